@@ -1,0 +1,225 @@
+//! Single SQL values: literals, constant-folded results, and cells pulled out of arrays.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
+use arrow_schema::{DataType, TimeUnit};
+
+use crate::types::{format_date, format_datetime, format_decimal};
+use crate::{QuiverError, Result};
+
+/// One SQL value. Integers keep their signedness because MySQL's
+/// arithmetic and overflow rules depend on it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScalarValue {
+    Null,
+    Boolean(bool),
+    Int64(i64),
+    UInt64(u64),
+    /// Unscaled value, precision, scale.
+    Decimal(i128, u8, i8),
+    Float64(f64),
+    /// Days since 1970-01-01.
+    Date(i32),
+    /// Microseconds since 1970-01-01 00:00:00.
+    DateTime(i64),
+    Utf8(String),
+}
+
+impl ScalarValue {
+    pub fn is_null(&self) -> bool {
+        matches!(self, ScalarValue::Null)
+    }
+
+    /// The natural Arrow type of this value (Null for NULL).
+    pub fn data_type(&self) -> DataType {
+        match self {
+            ScalarValue::Null => DataType::Null,
+            ScalarValue::Boolean(_) => DataType::Boolean,
+            ScalarValue::Int64(_) => DataType::Int64,
+            ScalarValue::UInt64(_) => DataType::UInt64,
+            ScalarValue::Decimal(_, p, s) => DataType::Decimal128(*p, *s),
+            ScalarValue::Float64(_) => DataType::Float64,
+            ScalarValue::Date(_) => DataType::Date32,
+            ScalarValue::DateTime(_) => DataType::Timestamp(TimeUnit::Microsecond, None),
+            ScalarValue::Utf8(_) => DataType::Utf8,
+        }
+    }
+
+    /// Reads row `i` of `array` as a scalar.
+    pub fn from_array(array: &dyn Array, i: usize) -> Result<ScalarValue> {
+        if array.is_null(i) {
+            return Ok(ScalarValue::Null);
+        }
+        Ok(match array.data_type() {
+            DataType::Null => ScalarValue::Null,
+            DataType::Boolean => ScalarValue::Boolean(array.as_boolean().value(i)),
+            DataType::Int8 => ScalarValue::Int64(array.as_primitive::<Int8Type>().value(i) as i64),
+            DataType::Int16 => ScalarValue::Int64(array.as_primitive::<Int16Type>().value(i) as i64),
+            DataType::Int32 => ScalarValue::Int64(array.as_primitive::<Int32Type>().value(i) as i64),
+            DataType::Int64 => ScalarValue::Int64(array.as_primitive::<Int64Type>().value(i)),
+            DataType::UInt8 => ScalarValue::UInt64(array.as_primitive::<UInt8Type>().value(i) as u64),
+            DataType::UInt16 => ScalarValue::UInt64(array.as_primitive::<UInt16Type>().value(i) as u64),
+            DataType::UInt32 => ScalarValue::UInt64(array.as_primitive::<UInt32Type>().value(i) as u64),
+            DataType::UInt64 => ScalarValue::UInt64(array.as_primitive::<UInt64Type>().value(i)),
+            DataType::Float32 => ScalarValue::Float64(array.as_primitive::<Float32Type>().value(i) as f64),
+            DataType::Float64 => ScalarValue::Float64(array.as_primitive::<Float64Type>().value(i)),
+            DataType::Decimal128(p, s) => {
+                ScalarValue::Decimal(array.as_primitive::<Decimal128Type>().value(i), *p, *s)
+            }
+            DataType::Date32 => ScalarValue::Date(array.as_primitive::<Date32Type>().value(i)),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                ScalarValue::DateTime(array.as_primitive::<TimestampMicrosecondType>().value(i))
+            }
+            DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(i).to_string()),
+            DataType::LargeUtf8 => ScalarValue::Utf8(array.as_string::<i64>().value(i).to_string()),
+            DataType::Utf8View => ScalarValue::Utf8(array.as_string_view().value(i).to_string()),
+            other => return Err(QuiverError::internal(format!("no scalar for type {other}"))),
+        })
+    }
+
+    /// A numeric view for comparisons and double arithmetic.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ScalarValue::Boolean(b) => Some(*b as i64 as f64),
+            ScalarValue::Int64(v) => Some(*v as f64),
+            ScalarValue::UInt64(v) => Some(*v as f64),
+            ScalarValue::Decimal(v, _, s) => Some(*v as f64 / 10f64.powi(*s as i32)),
+            ScalarValue::Float64(v) => Some(*v),
+            ScalarValue::Date(d) => Some(*d as f64),
+            ScalarValue::DateTime(t) => Some(*t as f64),
+            ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s)),
+            ScalarValue::Null => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            ScalarValue::Boolean(b) => Some(*b as i64),
+            ScalarValue::Int64(v) => Some(*v),
+            ScalarValue::UInt64(v) => i64::try_from(*v).ok(),
+            ScalarValue::Decimal(v, _, s) => {
+                let d = 10i128.pow(*s as u32);
+                // MySQL rounds half away from zero when converting to an integer.
+                let q = v / d;
+                let r = (v % d).abs() * 2;
+                let q = if r >= d { q + v.signum() } else { q };
+                i64::try_from(q).ok()
+            }
+            ScalarValue::Float64(f) => Some(f.round() as i64),
+            ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s).round() as i64),
+            ScalarValue::Date(d) => Some(*d as i64),
+            ScalarValue::DateTime(t) => Some(*t),
+            ScalarValue::Null => None,
+        }
+    }
+
+    /// SQL truth value: NULL is unknown (None), numbers are true when non-zero.
+    pub fn truth(&self) -> Option<bool> {
+        match self {
+            ScalarValue::Null => None,
+            ScalarValue::Boolean(b) => Some(*b),
+            other => other.as_f64().map(|f| f != 0.0),
+        }
+    }
+
+    /// Orders two non-NULL values of compatible kinds (numbers with numbers,
+    /// strings byte-wise, dates with dates).
+    pub fn compare(&self, other: &ScalarValue) -> Option<Ordering> {
+        use ScalarValue::*;
+        match (self, other) {
+            (Null, _) | (_, Null) => None,
+            (Utf8(a), Utf8(b)) => Some(crate::types::compare_pad_space(a.as_bytes(), b.as_bytes())),
+            (Int64(a), Int64(b)) => Some(a.cmp(b)),
+            (UInt64(a), UInt64(b)) => Some(a.cmp(b)),
+            (Int64(a), UInt64(b)) => Some((*a as i128).cmp(&(*b as i128))),
+            (UInt64(a), Int64(b)) => Some((*a as i128).cmp(&(*b as i128))),
+            (Date(a), Date(b)) => Some(a.cmp(b)),
+            (DateTime(a), DateTime(b)) => Some(a.cmp(b)),
+            (Decimal(a, _, sa), Decimal(b, _, sb)) => {
+                let s = (*sa).max(*sb);
+                let a = a.checked_mul(10i128.pow((s - sa) as u32))?;
+                let b = b.checked_mul(10i128.pow((s - sb) as u32))?;
+                Some(a.cmp(&b))
+            }
+            (a, b) => a.as_f64()?.partial_cmp(&b.as_f64()?),
+        }
+    }
+}
+
+impl fmt::Display for ScalarValue {
+    /// MySQL's text-protocol rendering.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarValue::Null => write!(f, "NULL"),
+            ScalarValue::Boolean(b) => write!(f, "{}", *b as i32),
+            ScalarValue::Int64(v) => write!(f, "{v}"),
+            ScalarValue::UInt64(v) => write!(f, "{v}"),
+            ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal(*v, *s)),
+            ScalarValue::Float64(v) => write!(f, "{}", crate::types::format_double(*v)),
+            ScalarValue::Date(d) => write!(f, "{}", format_date(*d)),
+            ScalarValue::DateTime(t) => write!(f, "{}", format_datetime(*t)),
+            ScalarValue::Utf8(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// Builds an array of `n` copies of `value` with type `data_type`.
+pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> Result<ArrayRef> {
+    use arrow_array::*;
+    use std::sync::Arc;
+    if value.is_null() {
+        return Ok(arrow_array::new_null_array(data_type, n));
+    }
+    let v = value;
+    Ok(match data_type {
+        DataType::Null => new_null_array(data_type, n),
+        DataType::Boolean => Arc::new(BooleanArray::from(vec![v.truth().unwrap_or(false); n])),
+        DataType::Int8 => Arc::new(Int8Array::from_value(v.as_i64().unwrap_or(0) as i8, n)),
+        DataType::Int16 => Arc::new(Int16Array::from_value(v.as_i64().unwrap_or(0) as i16, n)),
+        DataType::Int32 => Arc::new(Int32Array::from_value(v.as_i64().unwrap_or(0) as i32, n)),
+        DataType::Int64 => Arc::new(Int64Array::from_value(v.as_i64().unwrap_or(0), n)),
+        DataType::UInt8 => Arc::new(UInt8Array::from_value(v.as_i64().unwrap_or(0) as u8, n)),
+        DataType::UInt16 => Arc::new(UInt16Array::from_value(v.as_i64().unwrap_or(0) as u16, n)),
+        DataType::UInt32 => Arc::new(UInt32Array::from_value(v.as_i64().unwrap_or(0) as u32, n)),
+        DataType::UInt64 => {
+            let u = match v {
+                ScalarValue::UInt64(u) => *u,
+                other => other.as_i64().unwrap_or(0) as u64,
+            };
+            Arc::new(UInt64Array::from_value(u, n))
+        }
+        DataType::Float32 => Arc::new(Float32Array::from_value(v.as_f64().unwrap_or(0.0) as f32, n)),
+        DataType::Float64 => Arc::new(Float64Array::from_value(v.as_f64().unwrap_or(0.0), n)),
+        DataType::Decimal128(p, s) => {
+            let unscaled = crate::types::to_decimal(v, *s)?;
+            Arc::new(Decimal128Array::from_value(unscaled, n).with_precision_and_scale(*p, *s)?)
+        }
+        DataType::Date32 => {
+            let d = match v {
+                ScalarValue::Date(d) => *d,
+                ScalarValue::DateTime(t) => t.div_euclid(86_400_000_000) as i32,
+                ScalarValue::Utf8(s) => crate::types::parse_date(s)
+                    .ok_or_else(|| QuiverError::truncated_value("date", s))?,
+                other => return Err(QuiverError::internal(format!("cannot make a date of {other:?}"))),
+            };
+            Arc::new(Date32Array::from_value(d, n))
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            let t = match v {
+                ScalarValue::Date(d) => *d as i64 * 86_400_000_000,
+                ScalarValue::DateTime(t) => *t,
+                ScalarValue::Utf8(s) => crate::types::parse_datetime(s)
+                    .ok_or_else(|| QuiverError::truncated_value("datetime", s))?,
+                other => return Err(QuiverError::internal(format!("cannot make a datetime of {other:?}"))),
+            };
+            Arc::new(TimestampMicrosecondArray::from_value(t, n))
+        }
+        DataType::Utf8 => {
+            let s = v.to_string();
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(s.as_str(), n)))
+        }
+        other => return Err(QuiverError::internal(format!("no array for type {other}"))),
+    })
+}

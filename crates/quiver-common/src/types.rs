@@ -1,0 +1,530 @@
+//! MySQL type rules over Arrow types: names, result types of arithmetic and
+//! aggregates, and text conversions of dates, decimals and doubles.
+
+use std::cmp::Ordering;
+
+use arrow_schema::{DataType, TimeUnit};
+
+use crate::{QuiverError, Result, ScalarValue};
+
+/// Largest decimal precision Quiver computes with (Arrow's Decimal128).
+/// MySQL allows 65; results that would need more are capped here.
+pub const MAX_DECIMAL_PRECISION: u8 = 38;
+/// MySQL's `div_precision_increment` default: `/` adds this many digits of scale.
+pub const DIV_PRECISION_INCREMENT: i8 = 4;
+
+pub fn datetime_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, None)
+}
+
+pub fn is_integer(t: &DataType) -> bool {
+    t.is_integer()
+}
+
+pub fn is_unsigned(t: &DataType) -> bool {
+    t.is_unsigned_integer()
+}
+
+pub fn is_numeric(t: &DataType) -> bool {
+    t.is_integer() || t.is_floating() || matches!(t, DataType::Decimal128(..) | DataType::Boolean)
+}
+
+pub fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+pub fn is_temporal(t: &DataType) -> bool {
+    matches!(t, DataType::Date32 | DataType::Timestamp(..))
+}
+
+/// Decimal digits needed by the integer part of an integer type, as MySQL counts them.
+pub fn integer_digits(t: &DataType) -> u8 {
+    match t {
+        DataType::Boolean => 1,
+        DataType::Int8 | DataType::UInt8 => 3,
+        DataType::Int16 | DataType::UInt16 => 5,
+        DataType::Int32 | DataType::UInt32 => 10,
+        DataType::Int64 => 19,
+        DataType::UInt64 => 20,
+        _ => 19,
+    }
+}
+
+/// (precision, scale) of a numeric type seen as a decimal.
+pub fn decimal_shape(t: &DataType) -> (u8, i8) {
+    match t {
+        DataType::Decimal128(p, s) => (*p, *s),
+        other => (integer_digits(other), 0),
+    }
+}
+
+fn capped(p: i32, s: i8) -> DataType {
+    let s = s.clamp(0, 30);
+    let p = p.clamp(s.max(1) as i32, MAX_DECIMAL_PRECISION as i32) as u8;
+    DataType::Decimal128(p, s)
+}
+
+/// Arithmetic operators whose result type MySQL defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+}
+
+/// Result type of `l op r` under MySQL's rules.
+pub fn arithmetic_result_type(op: ArithOp, l: &DataType, r: &DataType) -> Result<DataType> {
+    let l = if is_string(l) || matches!(l, DataType::Null) { &DataType::Float64 } else { l };
+    let r = if is_string(r) || matches!(r, DataType::Null) { &DataType::Float64 } else { r };
+    if !is_numeric(l) || !is_numeric(r) {
+        return Err(QuiverError::not_supported(format!("arithmetic on {l} and {r}")));
+    }
+    if l.is_floating() || r.is_floating() {
+        return Ok(if op == ArithOp::IntDiv { DataType::Int64 } else { DataType::Float64 });
+    }
+    let both_int = !matches!(l, DataType::Decimal128(..)) && !matches!(r, DataType::Decimal128(..));
+    if op == ArithOp::IntDiv {
+        return Ok(if is_unsigned(l) || is_unsigned(r) { DataType::UInt64 } else { DataType::Int64 });
+    }
+    if both_int && op != ArithOp::Div {
+        return Ok(if is_unsigned(l) || is_unsigned(r) { DataType::UInt64 } else { DataType::Int64 });
+    }
+    let (p1, s1) = decimal_shape(l);
+    let (p2, s2) = decimal_shape(r);
+    let (p1, p2) = (p1 as i32, p2 as i32);
+    Ok(match op {
+        ArithOp::Add | ArithOp::Sub => {
+            let s = s1.max(s2);
+            capped((p1 - s1 as i32).max(p2 - s2 as i32) + s as i32 + 1, s)
+        }
+        ArithOp::Mul => capped(p1 + p2, s1 + s2),
+        ArithOp::Div => {
+            let s = s1 + DIV_PRECISION_INCREMENT;
+            capped(p1 - s1 as i32 + s2 as i32 + s as i32, s)
+        }
+        ArithOp::Mod => {
+            let s = s1.max(s2);
+            capped((p1 - s1 as i32).max(p2 - s2 as i32) + s as i32, s)
+        }
+        ArithOp::IntDiv => unreachable!("handled above"),
+    })
+}
+
+/// The type both sides of a comparison are converted to, as MySQL compares them.
+pub fn comparison_type(l: &DataType, r: &DataType) -> DataType {
+    use DataType::*;
+    match (l, r) {
+        (Null, other) | (other, Null) => other.clone(),
+        (a, b) if a == b => a.clone(),
+        (a, b) if is_string(a) && is_string(b) => Utf8,
+        (Date32, Date32) => Date32,
+        (Date32, Timestamp(..)) | (Timestamp(..), Date32) => datetime_type(),
+        // A string compared with a date is read as a date.
+        (t, s) | (s, t) if is_temporal(t) && is_string(s) => t.clone(),
+        (a, b) if a.is_floating() || b.is_floating() => Float64,
+        (a, b) if is_string(a) || is_string(b) => Float64,
+        (a, b) if matches!(a, Decimal128(..)) || matches!(b, Decimal128(..)) => {
+            let (p1, s1) = decimal_shape(a);
+            let (p2, s2) = decimal_shape(b);
+            let s = s1.max(s2);
+            capped((p1 as i32 - s1 as i32).max(p2 as i32 - s2 as i32) + s as i32, s)
+        }
+        (a, b) if a.is_integer() && b.is_integer() => {
+            if is_unsigned(a) && is_unsigned(b) {
+                UInt64
+            } else if is_unsigned(a) || is_unsigned(b) {
+                // Mixed signedness: compare exactly in a wider decimal.
+                Decimal128(20, 0)
+            } else {
+                Int64
+            }
+        }
+        (Boolean, b) | (b, Boolean) if b.is_integer() => Int64,
+        _ => Float64,
+    }
+}
+
+/// The common type of the branches of CASE / COALESCE / UNION columns.
+pub fn common_type(types: &[DataType]) -> DataType {
+    let mut out = DataType::Null;
+    for t in types {
+        out = match (&out, t) {
+            (DataType::Null, t) => t.clone(),
+            (_, DataType::Null) => out.clone(),
+            (a, b) if a == b => a.clone(),
+            (a, b) if is_string(a) || is_string(b) => DataType::Utf8,
+            (DataType::Date32, DataType::Timestamp(..)) | (DataType::Timestamp(..), DataType::Date32) => {
+                datetime_type()
+            }
+            (a, b) if is_temporal(a) || is_temporal(b) => DataType::Utf8,
+            (a, b) if a.is_floating() || b.is_floating() => DataType::Float64,
+            (a, b) if matches!(a, DataType::Decimal128(..)) || matches!(b, DataType::Decimal128(..)) => {
+                let (p1, s1) = decimal_shape(a);
+                let (p2, s2) = decimal_shape(b);
+                let s = s1.max(s2);
+                capped((p1 as i32 - s1 as i32).max(p2 as i32 - s2 as i32) + s as i32, s)
+            }
+            (DataType::Boolean, b) | (b, DataType::Boolean) if b.is_integer() => DataType::Int64,
+            (a, b) if a.is_integer() && b.is_integer() => {
+                if is_unsigned(a) && is_unsigned(b) {
+                    DataType::UInt64
+                } else if is_unsigned(a) || is_unsigned(b) {
+                    DataType::Decimal128(20, 0)
+                } else {
+                    DataType::Int64
+                }
+            }
+            _ => DataType::Utf8,
+        };
+    }
+    out
+}
+
+/// MySQL: SUM of an exact type is DECIMAL(p + 22, s); of a float, DOUBLE.
+pub fn sum_type(t: &DataType) -> DataType {
+    if t.is_floating() || is_string(t) {
+        return DataType::Float64;
+    }
+    let (p, s) = decimal_shape(t);
+    capped(p as i32 + 22, s)
+}
+
+/// MySQL: AVG of an exact type is DECIMAL(p + 4, s + 4); of a float, DOUBLE.
+pub fn avg_type(t: &DataType) -> DataType {
+    if t.is_floating() || is_string(t) {
+        return DataType::Float64;
+    }
+    let (p, s) = decimal_shape(t);
+    capped(p as i32 + 4, s + DIV_PRECISION_INCREMENT)
+}
+
+/// The MySQL name of a type, as DESCRIBE shows it.
+pub fn mysql_type_name(t: &DataType) -> String {
+    match t {
+        DataType::Null => "null".into(),
+        DataType::Boolean => "tinyint(1)".into(),
+        DataType::Int8 => "tinyint".into(),
+        DataType::Int16 => "smallint".into(),
+        DataType::Int32 => "int".into(),
+        DataType::Int64 => "bigint".into(),
+        DataType::UInt8 => "tinyint unsigned".into(),
+        DataType::UInt16 => "smallint unsigned".into(),
+        DataType::UInt32 => "int unsigned".into(),
+        DataType::UInt64 => "bigint unsigned".into(),
+        DataType::Float32 => "float".into(),
+        DataType::Float64 => "double".into(),
+        DataType::Decimal128(p, s) => format!("decimal({p},{s})"),
+        DataType::Date32 => "date".into(),
+        DataType::Timestamp(..) => "datetime".into(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "varchar".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Converts a value to an unscaled decimal at `scale`, rounding half away from zero.
+pub fn to_decimal(v: &ScalarValue, scale: i8) -> Result<i128> {
+    let overflow = || QuiverError::out_of_range("DECIMAL", &v.to_string());
+    match v {
+        ScalarValue::Decimal(u, _, s) => rescale(*u, *s, scale).ok_or_else(overflow),
+        ScalarValue::Int64(i) => (*i as i128).checked_mul(10i128.pow(scale as u32)).ok_or_else(overflow),
+        ScalarValue::UInt64(i) => (*i as i128).checked_mul(10i128.pow(scale as u32)).ok_or_else(overflow),
+        ScalarValue::Boolean(b) => Ok((*b as i128) * 10i128.pow(scale as u32)),
+        ScalarValue::Utf8(s) => match parse_decimal(s.trim()) {
+            Some((u, s0)) => rescale(u, s0, scale).ok_or_else(overflow),
+            None => Ok(float_to_decimal(parse_f64_prefix(s), scale)),
+        },
+        other => Ok(float_to_decimal(other.as_f64().unwrap_or(0.0), scale)),
+    }
+}
+
+fn float_to_decimal(f: f64, scale: i8) -> i128 {
+    (f * 10f64.powi(scale as i32)).round() as i128
+}
+
+/// Changes the scale of an unscaled decimal, rounding half away from zero.
+pub fn rescale(v: i128, from: i8, to: i8) -> Option<i128> {
+    match to.cmp(&from) {
+        Ordering::Equal => Some(v),
+        Ordering::Greater => v.checked_mul(10i128.pow((to - from) as u32)),
+        Ordering::Less => {
+            let d = 10i128.pow((from - to) as u32);
+            let q = v / d;
+            let r = (v % d).abs() * 2;
+            Some(if r >= d { q + v.signum() } else { q })
+        }
+    }
+}
+
+/// Parses `[-+]digits[.digits]` into (unscaled, scale).
+pub fn parse_decimal(s: &str) -> Option<(i128, i8)> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (int_part, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (body, ""),
+    };
+    if (int_part.is_empty() && frac.is_empty())
+        || !int_part.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+        || frac.len() > 30
+    {
+        return None;
+    }
+    let mut v: i128 = 0;
+    for b in int_part.bytes().chain(frac.bytes()) {
+        v = v.checked_mul(10)?.checked_add((b - b'0') as i128)?;
+    }
+    Some((if neg { -v } else { v }, frac.len() as i8))
+}
+
+pub fn format_decimal(v: i128, scale: i8) -> String {
+    if scale <= 0 {
+        return v.to_string();
+    }
+    let neg = v < 0;
+    let digits = v.unsigned_abs().to_string();
+    let scale = scale as usize;
+    let padded = if digits.len() <= scale { format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits) } else { digits };
+    let (i, f) = padded.split_at(padded.len() - scale);
+    format!("{}{}.{}", if neg { "-" } else { "" }, i, f)
+}
+
+/// MySQL prints doubles with the shortest text that reads back the same value.
+pub fn format_double(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let a = v.abs();
+    if !(1e-15..1e15).contains(&a) {
+        let s = format!("{v:e}");
+        // Rust gives 1e20 / 1.5e-7; MySQL gives 1e20 / 1.5e-7 too.
+        return s;
+    }
+    format!("{v}")
+}
+
+/// Reads the numeric prefix of a string as MySQL does ('12abc' is 12, 'abc' is 0).
+pub fn parse_f64_prefix(s: &str) -> f64 {
+    let s = s.trim_start();
+    let b = s.as_bytes();
+    let mut end = 0;
+    if end < b.len() && (b[end] == b'-' || b[end] == b'+') {
+        end += 1;
+    }
+    while end < b.len() && b[end].is_ascii_digit() {
+        end += 1;
+    }
+    if end < b.len() && b[end] == b'.' {
+        end += 1;
+        while end < b.len() && b[end].is_ascii_digit() {
+            end += 1;
+        }
+    }
+    if end < b.len() && (b[end] == b'e' || b[end] == b'E') {
+        let mut e = end + 1;
+        if e < b.len() && (b[e] == b'-' || b[e] == b'+') {
+            e += 1;
+        }
+        if e < b.len() && b[e].is_ascii_digit() {
+            while e < b.len() && b[e].is_ascii_digit() {
+                e += 1;
+            }
+            end = e;
+        }
+    }
+    s[..end].parse().unwrap_or(0.0)
+}
+
+/// Days from 1970-01-01 to the civil date (proleptic Gregorian).
+pub fn days_from_civil(y: i32, m: u32, d: u32) -> i32 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = (y - era * 400) as u32;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe as i32 - 719468
+}
+
+/// The civil date (year, month, day) of a day number.
+pub fn civil_from_days(z: i32) -> (i32, u32, u32) {
+    let z = z + 719468;
+    let era = if z >= 0 { z } else { z - 146096 } / 146097;
+    let doe = (z - era * 146097) as u32;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let y = yoe as i32 + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+pub fn days_in_month(y: i32, m: u32) -> u32 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        _ => 28,
+    }
+}
+
+pub fn format_date(days: i32) -> String {
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+pub fn format_datetime(micros: i64) -> String {
+    let days = micros.div_euclid(86_400_000_000);
+    let rem = micros.rem_euclid(86_400_000_000);
+    let secs = rem / 1_000_000;
+    let frac = rem % 1_000_000;
+    let base = format!(
+        "{} {:02}:{:02}:{:02}",
+        format_date(days as i32),
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    if frac == 0 {
+        base
+    } else {
+        format!("{base}.{frac:06}")
+    }
+}
+
+/// Parses 'YYYY-MM-DD' (also with a time part, which is dropped).
+pub fn parse_date(s: &str) -> Option<i32> {
+    let s = s.trim();
+    let date = s.split([' ', 'T']).next()?;
+    let mut it = date.split('-');
+    let y: i32 = it.next()?.parse().ok()?;
+    let m: u32 = it.next()?.parse().ok()?;
+    let d: u32 = it.next()?.parse().ok()?;
+    if it.next().is_some() || !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d))
+}
+
+/// Parses 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]'.
+pub fn parse_datetime(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let days = parse_date(s)? as i64;
+    let time = s.split_once([' ', 'T']).map(|(_, t)| t).unwrap_or("");
+    let mut micros = 0i64;
+    if !time.is_empty() {
+        let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
+        let mut parts = hms.split(':');
+        let h: i64 = parts.next()?.parse().ok()?;
+        let mi: i64 = parts.next().unwrap_or("0").parse().ok()?;
+        let se: i64 = parts.next().unwrap_or("0").parse().ok()?;
+        if h > 23 || mi > 59 || se > 59 {
+            return None;
+        }
+        let mut f = 0i64;
+        let fd: String = frac.chars().take(6).collect();
+        if !fd.is_empty() {
+            f = fd.parse::<i64>().ok()? * 10i64.pow(6 - fd.len() as u32);
+        }
+        micros = ((h * 60 + mi) * 60 + se) * 1_000_000 + f;
+    }
+    Some(days * 86_400_000_000 + micros)
+}
+
+/// Adds months to a date as MySQL does: the day is clipped to the month's last day.
+pub fn add_months(days: i32, months: i64) -> Option<i32> {
+    let (y, m, d) = civil_from_days(days);
+    let total = y as i64 * 12 + (m as i64 - 1) + months;
+    let ny = total.div_euclid(12);
+    let nm = (total.rem_euclid(12) + 1) as u32;
+    if !(0..=9999).contains(&ny) {
+        return None;
+    }
+    let nd = d.min(days_in_month(ny as i32, nm));
+    Some(days_from_civil(ny as i32, nm, nd))
+}
+
+/// PAD SPACE comparison of byte strings (utf8mb4_bin): the shorter one is
+/// compared as if padded with spaces, so 'a' = 'a  ' and 'a\t' < 'a'.
+pub fn compare_pad_space(a: &[u8], b: &[u8]) -> Ordering {
+    let n = a.len().min(b.len());
+    match a[..n].cmp(&b[..n]) {
+        Ordering::Equal => {}
+        other => return other,
+    }
+    let (rest, flip) = if a.len() > n { (&a[n..], false) } else { (&b[n..], true) };
+    for &c in rest {
+        if c != b' ' {
+            let o = c.cmp(&b' ');
+            return if flip { o.reverse() } else { o };
+        }
+    }
+    Ordering::Equal
+}
+
+/// Bytes of `s` without trailing spaces: the key under which PAD SPACE strings are equal.
+pub fn trim_pad(s: &[u8]) -> &[u8] {
+    let mut end = s.len();
+    while end > 0 && s[end - 1] == b' ' {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trip() {
+        for d in [-800_000, -1, 0, 1, 10_000, 2_932_896] {
+            let (y, m, dd) = civil_from_days(d);
+            assert_eq!(days_from_civil(y, m, dd), d);
+        }
+        assert_eq!(parse_date("1998-12-01"), Some(10561));
+        assert_eq!(format_date(10561), "1998-12-01");
+        assert_eq!(parse_date("1998-02-30"), None);
+    }
+
+    #[test]
+    fn add_months_clips() {
+        let jan31 = parse_date("2020-01-31").unwrap();
+        assert_eq!(format_date(add_months(jan31, 1).unwrap()), "2020-02-29");
+        assert_eq!(format_date(add_months(jan31, -13).unwrap()), "2018-12-31");
+    }
+
+    #[test]
+    fn decimal_text() {
+        assert_eq!(format_decimal(-5, 2), "-0.05");
+        assert_eq!(format_decimal(12345, 2), "123.45");
+        assert_eq!(parse_decimal("-1.50"), Some((-150, 2)));
+        assert_eq!(rescale(125, 2, 1), Some(13));
+        assert_eq!(rescale(-125, 2, 1), Some(-13));
+    }
+
+    #[test]
+    fn pad_space() {
+        assert_eq!(compare_pad_space(b"a", b"a  "), Ordering::Equal);
+        assert_eq!(compare_pad_space(b"a\t", b"a"), Ordering::Less);
+        assert_eq!(compare_pad_space(b"a", b"a\t"), Ordering::Greater);
+    }
+
+    #[test]
+    fn mysql_decimal_rules() {
+        let d = DataType::Decimal128(15, 2);
+        assert_eq!(arithmetic_result_type(ArithOp::Mul, &d, &d).unwrap(), DataType::Decimal128(30, 4));
+        assert_eq!(arithmetic_result_type(ArithOp::Div, &DataType::Int64, &DataType::Int64).unwrap(), DataType::Decimal128(23, 4));
+        assert_eq!(sum_type(&d), DataType::Decimal128(37, 2));
+        assert_eq!(avg_type(&d), DataType::Decimal128(19, 6));
+    }
+}

@@ -1,0 +1,370 @@
+//! Typed scalar expressions. Types are fixed by the binder (with MySQL's
+//! coercions made explicit as casts), so the executor never guesses.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use arrow_schema::DataType;
+use quiver_common::types::{arithmetic_result_type, ArithOp};
+use quiver_common::ScalarValue;
+
+/// Identity of a column produced somewhere in a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ColumnId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq)
+    }
+
+    pub fn arith(self) -> Option<ArithOp> {
+        Some(match self {
+            BinaryOp::Add => ArithOp::Add,
+            BinaryOp::Sub => ArithOp::Sub,
+            BinaryOp::Mul => ArithOp::Mul,
+            BinaryOp::Div => ArithOp::Div,
+            BinaryOp::IntDiv => ArithOp::IntDiv,
+            BinaryOp::Mod => ArithOp::Mod,
+            _ => return None,
+        })
+    }
+
+    /// The comparison with its operands swapped (`a < b` is `b > a`).
+    pub fn swap(self) -> BinaryOp {
+        match self {
+            BinaryOp::Lt => BinaryOp::Gt,
+            BinaryOp::LtEq => BinaryOp::GtEq,
+            BinaryOp::Gt => BinaryOp::Lt,
+            BinaryOp::GtEq => BinaryOp::LtEq,
+            other => other,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::IntDiv => "DIV",
+            BinaryOp::Mod => "%",
+            BinaryOp::Eq => "=",
+            BinaryOp::NotEq => "<>",
+            BinaryOp::Lt => "<",
+            BinaryOp::LtEq => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::GtEq => ">=",
+            BinaryOp::And => "AND",
+            BinaryOp::Or => "OR",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Not,
+    Neg,
+    IsNull,
+    IsNotNull,
+}
+
+/// Scalar functions with a fixed result type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarFunc {
+    /// SUBSTRING(s, pos [, len]) in characters, 1-based, negative pos from the end.
+    Substring,
+    /// EXTRACT(unit FROM d): args are [d]; the unit is in the variant.
+    Extract(DatePart),
+    /// d + INTERVAL n unit; args [d, n].
+    DateAdd(DatePart),
+    Coalesce,
+    /// IF(cond, a, b) is planned as CASE; NULLIF(a, b):
+    NullIf,
+    Concat,
+    Length,
+    CharLength,
+    Upper,
+    Lower,
+    Trim,
+    LTrim,
+    RTrim,
+    Abs,
+    Round,
+    Floor,
+    Ceil,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DatePart {
+    Year,
+    Quarter,
+    Month,
+    Week,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Microsecond,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Column(ColumnId, DataType),
+    Literal(ScalarValue, DataType),
+    Binary { op: BinaryOp, left: Box<Expr>, right: Box<Expr> },
+    Unary { op: UnaryOp, expr: Box<Expr> },
+    Like { negated: bool, expr: Box<Expr>, pattern: Box<Expr>, escape: Option<char> },
+    InList { negated: bool, expr: Box<Expr>, list: Vec<Expr> },
+    Case { branches: Vec<(Expr, Expr)>, else_expr: Option<Box<Expr>>, data_type: DataType },
+    Cast { expr: Box<Expr>, to: DataType },
+    Function { func: ScalarFunc, args: Vec<Expr>, data_type: DataType },
+}
+
+impl Expr {
+    pub fn col(id: ColumnId, t: DataType) -> Expr {
+        Expr::Column(id, t)
+    }
+
+    pub fn lit(v: ScalarValue) -> Expr {
+        let t = v.data_type();
+        Expr::Literal(v, t)
+    }
+
+    pub fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+        Expr::Binary { op, left: Box::new(left), right: Box::new(right) }
+    }
+
+    pub fn and(self, other: Expr) -> Expr {
+        Expr::binary(BinaryOp::And, self, other)
+    }
+
+    pub fn not(self) -> Expr {
+        Expr::Unary { op: UnaryOp::Not, expr: Box::new(self) }
+    }
+
+    pub fn cast(self, to: &DataType) -> Expr {
+        if &self.data_type() == to {
+            self
+        } else {
+            Expr::Cast { expr: Box::new(self), to: to.clone() }
+        }
+    }
+
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Expr::Column(_, t) | Expr::Literal(_, t) => t.clone(),
+            Expr::Binary { op, left, right } => {
+                if let Some(a) = op.arith() {
+                    arithmetic_result_type(a, &left.data_type(), &right.data_type()).unwrap_or(DataType::Float64)
+                } else {
+                    DataType::Boolean
+                }
+            }
+            Expr::Unary { op: UnaryOp::Neg, expr } => match expr.data_type() {
+                t if t.is_unsigned_integer() => DataType::Int64,
+                t => t,
+            },
+            Expr::Unary { .. } | Expr::Like { .. } | Expr::InList { .. } => DataType::Boolean,
+            Expr::Case { data_type, .. } | Expr::Function { data_type, .. } => data_type.clone(),
+            Expr::Cast { to, .. } => to.clone(),
+        }
+    }
+
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Column(..) | Expr::Literal(..) => vec![],
+            Expr::Binary { left, right, .. } => vec![left, right],
+            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => vec![expr],
+            Expr::Like { expr, pattern, .. } => vec![expr, pattern],
+            Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
+            Expr::Case { branches, else_expr, .. } => {
+                let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
+                if let Some(e) = else_expr {
+                    v.push(e);
+                }
+                v
+            }
+            Expr::Function { args, .. } => args.iter().collect(),
+        }
+    }
+
+    /// Rebuilds the expression bottom-up through `f`.
+    pub fn transform(self, f: &mut impl FnMut(Expr) -> Expr) -> Expr {
+        let e = match self {
+            Expr::Binary { op, left, right } => {
+                Expr::Binary { op, left: Box::new(left.transform(f)), right: Box::new(right.transform(f)) }
+            }
+            Expr::Unary { op, expr } => Expr::Unary { op, expr: Box::new(expr.transform(f)) },
+            Expr::Cast { expr, to } => Expr::Cast { expr: Box::new(expr.transform(f)), to },
+            Expr::Like { negated, expr, pattern, escape } => Expr::Like {
+                negated,
+                expr: Box::new(expr.transform(f)),
+                pattern: Box::new(pattern.transform(f)),
+                escape,
+            },
+            Expr::InList { negated, expr, list } => Expr::InList {
+                negated,
+                expr: Box::new(expr.transform(f)),
+                list: list.into_iter().map(|e| e.transform(f)).collect(),
+            },
+            Expr::Case { branches, else_expr, data_type } => Expr::Case {
+                branches: branches.into_iter().map(|(w, t)| (w.transform(f), t.transform(f))).collect(),
+                else_expr: else_expr.map(|e| Box::new(e.transform(f))),
+                data_type,
+            },
+            Expr::Function { func, args, data_type } => {
+                Expr::Function { func, args: args.into_iter().map(|a| a.transform(f)).collect(), data_type }
+            }
+            leaf => leaf,
+        };
+        f(e)
+    }
+
+    pub fn columns(&self) -> HashSet<ColumnId> {
+        let mut out = HashSet::new();
+        self.collect_columns(&mut out);
+        out
+    }
+
+    pub fn collect_columns(&self, out: &mut HashSet<ColumnId>) {
+        if let Expr::Column(id, _) = self {
+            out.insert(*id);
+        }
+        for c in self.children() {
+            c.collect_columns(out);
+        }
+    }
+
+    /// Splits a conjunction into its terms.
+    pub fn split_conjunction(self) -> Vec<Expr> {
+        match self {
+            Expr::Binary { op: BinaryOp::And, left, right } => {
+                let mut v = left.split_conjunction();
+                v.extend(right.split_conjunction());
+                v
+            }
+            other => vec![other],
+        }
+    }
+
+    pub fn conjunction(terms: Vec<Expr>) -> Option<Expr> {
+        terms.into_iter().reduce(|a, b| a.and(b))
+    }
+
+    pub fn replace_columns(self, map: &std::collections::HashMap<ColumnId, Expr>) -> Expr {
+        self.transform(&mut |e| match &e {
+            Expr::Column(id, _) => map.get(id).cloned().unwrap_or(e),
+            _ => e,
+        })
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Column(id, _) => write!(f, "#{}", id.0),
+            Expr::Literal(ScalarValue::Utf8(s), _) => write!(f, "'{s}'"),
+            Expr::Literal(v, _) => write!(f, "{v}"),
+            Expr::Binary { op, left, right } => write!(f, "({left} {} {right})", op.symbol()),
+            Expr::Unary { op: UnaryOp::Not, expr } => write!(f, "NOT {expr}"),
+            Expr::Unary { op: UnaryOp::Neg, expr } => write!(f, "-{expr}"),
+            Expr::Unary { op: UnaryOp::IsNull, expr } => write!(f, "{expr} IS NULL"),
+            Expr::Unary { op: UnaryOp::IsNotNull, expr } => write!(f, "{expr} IS NOT NULL"),
+            Expr::Like { negated, expr, pattern, .. } => {
+                write!(f, "{expr} {}LIKE {pattern}", if *negated { "NOT " } else { "" })
+            }
+            Expr::InList { negated, expr, list } => {
+                write!(f, "{expr} {}IN (", if *negated { "NOT " } else { "" })?;
+                for (i, e) in list.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                write!(f, ")")
+            }
+            Expr::Case { branches, else_expr, .. } => {
+                write!(f, "CASE")?;
+                for (w, t) in branches {
+                    write!(f, " WHEN {w} THEN {t}")?;
+                }
+                if let Some(e) = else_expr {
+                    write!(f, " ELSE {e}")?;
+                }
+                write!(f, " END")
+            }
+            Expr::Cast { expr, to } => write!(f, "CAST({expr} AS {})", quiver_common::types::mysql_type_name(to)),
+            Expr::Function { func, args, .. } => {
+                write!(f, "{func:?}(")?;
+                for (i, e) in args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                write!(f, ")")
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggExpr {
+    pub func: AggFunc,
+    pub arg: Option<Expr>,
+    pub distinct: bool,
+    pub data_type: DataType,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortExpr {
+    pub expr: Expr,
+    pub asc: bool,
+    /// MySQL puts NULLs first in ascending order and last in descending order.
+    pub nulls_first: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    Agg(AggFunc),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowExpr {
+    pub func: WindowFunc,
+    pub arg: Option<Expr>,
+    pub partition_by: Vec<Expr>,
+    pub order_by: Vec<SortExpr>,
+    pub data_type: DataType,
+}

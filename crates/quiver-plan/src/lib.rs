@@ -1,0 +1,13 @@
+//! Logical plans: what a query computes, independent of how.
+//!
+//! The binder (`quiver-sql`) builds these; the optimizer rules in [`optimizer`]
+//! rewrite them; `quiver-exec` turns them into physical operators.
+//! Every column a plan node produces has a [`ColumnId`] unique in the query, so a
+//! rule can tell where an expression may go by the ids it reads.
+
+pub mod expr;
+pub mod optimizer;
+pub mod plan;
+
+pub use expr::*;
+pub use plan::*;

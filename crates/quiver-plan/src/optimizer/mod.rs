@@ -1,0 +1,22 @@
+//! Rewrite rules over logical plans, applied in a fixed order:
+//! predicate pushdown (which also turns WHERE equalities into join keys),
+//! join ordering by estimated cardinality, then column pruning.
+
+mod cardinality;
+mod join_order;
+mod prune;
+mod pushdown;
+
+use quiver_common::Result;
+
+use crate::plan::LogicalPlan;
+
+pub use cardinality::estimate_rows;
+
+pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
+    let plan = pushdown::push_down_predicates(plan);
+    let plan = join_order::reorder_joins(plan);
+    // Reordering exposes new places for predicates that spanned the old tree.
+    let plan = pushdown::push_down_predicates(plan);
+    Ok(prune::prune_columns(plan))
+}

@@ -1,0 +1,106 @@
+//! Column pruning: each node keeps only the columns someone above reads,
+//! so scans touch and joins carry the fewest columns.
+
+use std::collections::HashSet;
+
+use crate::expr::ColumnId;
+use crate::plan::LogicalPlan;
+
+pub fn prune_columns(plan: LogicalPlan) -> LogicalPlan {
+    let all = plan.schema().iter().map(|c| c.id).collect();
+    prune(plan, &all)
+}
+
+fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
+    match plan {
+        LogicalPlan::Scan { table, columns, filters } => {
+            let mut need = required.clone();
+            for f in &filters {
+                f.collect_columns(&mut need);
+            }
+            let mut kept: Vec<_> = columns.iter().filter(|(_, c)| need.contains(&c.id)).cloned().collect();
+            if kept.is_empty() {
+                // COUNT(*) still needs the row count: keep the narrowest column.
+                if let Some(c) = columns.iter().min_by_key(|(_, c)| c.data_type.primitive_width().unwrap_or(16)) {
+                    kept.push(c.clone());
+                }
+            }
+            LogicalPlan::Scan { table, columns: kept, filters }
+        }
+        LogicalPlan::Project { input, exprs } => {
+            let kept: Vec<_> = exprs.into_iter().filter(|(c, _)| required.contains(&c.id)).collect();
+            let mut need = HashSet::new();
+            for (_, e) in &kept {
+                e.collect_columns(&mut need);
+            }
+            LogicalPlan::Project { input: Box::new(prune(*input, &need)), exprs: kept }
+        }
+        LogicalPlan::Filter { input, predicate } => {
+            let mut need = required.clone();
+            predicate.collect_columns(&mut need);
+            LogicalPlan::Filter { input: Box::new(prune(*input, &need)), predicate }
+        }
+        LogicalPlan::Join { left, right, kind, on, filter } => {
+            let mut need = required.clone();
+            for (l, r) in &on {
+                l.collect_columns(&mut need);
+                r.collect_columns(&mut need);
+            }
+            if let Some(f) = &filter {
+                f.collect_columns(&mut need);
+            }
+            let left = prune(*left, &need);
+            let right = prune(*right, &need);
+            LogicalPlan::Join { left: Box::new(left), right: Box::new(right), kind, on, filter }
+        }
+        LogicalPlan::Aggregate { input, group, aggs } => {
+            let aggs: Vec<_> = aggs.into_iter().filter(|(c, _)| required.contains(&c.id)).collect();
+            let mut need = HashSet::new();
+            for (_, e) in &group {
+                e.collect_columns(&mut need);
+            }
+            for (_, a) in &aggs {
+                if let Some(e) = &a.arg {
+                    e.collect_columns(&mut need);
+                }
+            }
+            LogicalPlan::Aggregate { input: Box::new(prune(*input, &need)), group, aggs }
+        }
+        LogicalPlan::Window { input, exprs } => {
+            let mut need = required.clone();
+            for (_, w) in &exprs {
+                if let Some(e) = &w.arg {
+                    e.collect_columns(&mut need);
+                }
+                for e in &w.partition_by {
+                    e.collect_columns(&mut need);
+                }
+                for k in &w.order_by {
+                    k.expr.collect_columns(&mut need);
+                }
+            }
+            LogicalPlan::Window { input: Box::new(prune(*input, &need)), exprs }
+        }
+        LogicalPlan::Sort { input, keys, fetch } => {
+            let mut need = required.clone();
+            for k in &keys {
+                k.expr.collect_columns(&mut need);
+            }
+            LogicalPlan::Sort { input: Box::new(prune(*input, &need)), keys, fetch }
+        }
+        LogicalPlan::Limit { input, skip, fetch } => {
+            LogicalPlan::Limit { input: Box::new(prune(*input, required)), skip, fetch }
+        }
+        LogicalPlan::Union { inputs, columns } => LogicalPlan::Union {
+            inputs: inputs
+                .into_iter()
+                .map(|i| {
+                    let all = i.schema().iter().map(|c| c.id).collect();
+                    prune(i, &all)
+                })
+                .collect(),
+            columns,
+        },
+        values @ LogicalPlan::Values { .. } => values,
+    }
+}

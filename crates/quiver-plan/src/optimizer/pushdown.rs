@@ -1,0 +1,141 @@
+//! Predicate pushdown: every conjunct moves as close to the data as its
+//! columns allow; equalities across the two sides of a join become join keys.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::expr::{BinaryOp, ColumnId, Expr};
+use crate::plan::{JoinKind, LogicalPlan};
+
+pub fn push_down_predicates(plan: LogicalPlan) -> LogicalPlan {
+    push(plan, Vec::new())
+}
+
+fn ids(plan: &LogicalPlan) -> HashSet<ColumnId> {
+    plan.schema().iter().map(|c| c.id).collect()
+}
+
+fn covered(e: &Expr, cols: &HashSet<ColumnId>) -> bool {
+    e.columns().is_subset(cols)
+}
+
+fn with_filter(plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
+    match Expr::conjunction(preds) {
+        Some(predicate) => LogicalPlan::Filter { input: Box::new(plan), predicate },
+        None => plan,
+    }
+}
+
+/// A conjunct `l = r` with one side over `left` and the other over `right`.
+fn as_join_key(e: &Expr, left: &HashSet<ColumnId>, right: &HashSet<ColumnId>) -> Option<(Expr, Expr)> {
+    if let Expr::Binary { op: BinaryOp::Eq, left: a, right: b } = e {
+        let (ca, cb) = (a.columns(), b.columns());
+        if ca.is_empty() || cb.is_empty() {
+            return None;
+        }
+        if ca.is_subset(left) && cb.is_subset(right) {
+            return Some(((**a).clone(), (**b).clone()));
+        }
+        if ca.is_subset(right) && cb.is_subset(left) {
+            return Some(((**b).clone(), (**a).clone()));
+        }
+    }
+    None
+}
+
+fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
+    match plan {
+        LogicalPlan::Filter { input, predicate } => {
+            preds.extend(predicate.split_conjunction());
+            push(*input, preds)
+        }
+        LogicalPlan::Scan { table, columns, mut filters } => {
+            filters.extend(preds);
+            LogicalPlan::Scan { table, columns, filters }
+        }
+        LogicalPlan::Project { input, exprs } => {
+            let map: HashMap<ColumnId, Expr> = exprs.iter().map(|(c, e)| (c.id, e.clone())).collect();
+            let down: Vec<Expr> = preds.into_iter().map(|p| p.replace_columns(&map)).collect();
+            LogicalPlan::Project { input: Box::new(push(*input, down)), exprs }
+        }
+        LogicalPlan::Join { left, right, kind, mut on, filter } => {
+            let (lids, rids) = (ids(&left), ids(&right));
+            let (mut to_left, mut to_right, mut keep) = (Vec::new(), Vec::new(), Vec::new());
+            let mut join_filter = Vec::new();
+            let own: Vec<Expr> = filter.map(|f| f.split_conjunction()).unwrap_or_default();
+            match kind {
+                JoinKind::Inner => {
+                    for p in preds.into_iter().chain(own) {
+                        if covered(&p, &lids) {
+                            to_left.push(p);
+                        } else if covered(&p, &rids) {
+                            to_right.push(p);
+                        } else if let Some(k) = as_join_key(&p, &lids, &rids) {
+                            on.push(k);
+                        } else {
+                            join_filter.push(p);
+                        }
+                    }
+                }
+                _ => {
+                    for p in preds {
+                        if covered(&p, &lids) {
+                            to_left.push(p);
+                        } else {
+                            keep.push(p);
+                        }
+                    }
+                    for p in own {
+                        if covered(&p, &rids) && !p.columns().is_empty() {
+                            to_right.push(p);
+                        } else if let Some(k) = as_join_key(&p, &lids, &rids) {
+                            on.push(k);
+                        } else {
+                            join_filter.push(p);
+                        }
+                    }
+                }
+            }
+            let join = LogicalPlan::Join {
+                left: Box::new(push(*left, to_left)),
+                right: Box::new(push(*right, to_right)),
+                kind,
+                on,
+                filter: Expr::conjunction(join_filter),
+            };
+            with_filter(join, keep)
+        }
+        LogicalPlan::Aggregate { input, group, aggs } => {
+            let group_ids: HashSet<ColumnId> = group.iter().map(|(c, _)| c.id).collect();
+            let map: HashMap<ColumnId, Expr> = group.iter().map(|(c, e)| (c.id, e.clone())).collect();
+            let (down, keep): (Vec<Expr>, Vec<Expr>) =
+                preds.into_iter().partition(|p| !p.columns().is_empty() && covered(p, &group_ids));
+            let down = down.into_iter().map(|p| p.replace_columns(&map)).collect();
+            with_filter(LogicalPlan::Aggregate { input: Box::new(push(*input, down)), group, aggs }, keep)
+        }
+        LogicalPlan::Sort { input, keys, fetch: None } => {
+            LogicalPlan::Sort { input: Box::new(push(*input, preds)), keys, fetch: None }
+        }
+        LogicalPlan::Union { inputs, columns } => {
+            let inputs = inputs
+                .into_iter()
+                .map(|input| {
+                    let map: HashMap<ColumnId, Expr> =
+                        columns.iter().zip(input.schema()).map(|(u, c)| (u.id, c.expr())).collect();
+                    let down = preds.iter().map(|p| p.clone().replace_columns(&map)).collect();
+                    push(input, down)
+                })
+                .collect();
+            LogicalPlan::Union { inputs, columns }
+        }
+        LogicalPlan::Window { input, exprs } => {
+            with_filter(LogicalPlan::Window { input: Box::new(push(*input, Vec::new())), exprs }, preds)
+        }
+        LogicalPlan::Sort { input, keys, fetch } => {
+            with_filter(LogicalPlan::Sort { input: Box::new(push(*input, Vec::new())), keys, fetch }, preds)
+        }
+        LogicalPlan::Limit { input, skip, fetch } => {
+            with_filter(LogicalPlan::Limit { input: Box::new(push(*input, Vec::new())), skip, fetch }, preds)
+        }
+        values @ LogicalPlan::Values { .. } => with_filter(values, preds),
+    }
+}

@@ -1,0 +1,198 @@
+//! Logical plan nodes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::DataType;
+use quiver_common::Result;
+
+use crate::expr::{AggExpr, ColumnId, Expr, SortExpr, WindowExpr};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnInfo {
+    pub id: ColumnId,
+    pub name: String,
+    pub data_type: DataType,
+    pub nullable: bool,
+}
+
+impl ColumnInfo {
+    pub fn expr(&self) -> Expr {
+        Expr::Column(self.id, self.data_type.clone())
+    }
+}
+
+/// A table as the planner and the scan see it. Storage implements it.
+pub trait TableSource: Send + Sync + fmt::Debug {
+    fn name(&self) -> &str;
+    /// Column names, Arrow types and nullability, in table order.
+    fn schema(&self) -> arrow_schema::SchemaRef;
+    fn row_count(&self) -> usize;
+    /// Estimated number of distinct values of column `i`, if known.
+    fn distinct_estimate(&self, column: usize) -> Option<usize>;
+    /// The table's data, column-complete, as in-memory batches.
+    fn batches(&self) -> Result<Arc<Vec<RecordBatch>>>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    /// Left outer join: unmatched left rows with NULLs on the right.
+    Left,
+    /// Left rows with at least one match (EXISTS, IN).
+    Semi,
+    /// Left rows with no match (NOT EXISTS).
+    Anti,
+    /// NOT IN: no match, and NULL (so filtered out) when the right side has a NULL
+    /// key or the left key is NULL while the right side is non-empty.
+    NullAwareAnti,
+    /// Scalar subquery: like Left, but more than one match is error 1242.
+    Single,
+}
+
+#[derive(Debug, Clone)]
+pub enum LogicalPlan {
+    Scan {
+        table: Arc<dyn TableSource>,
+        /// (column index in the table, output column).
+        columns: Vec<(usize, ColumnInfo)>,
+        /// Conjuncts over the scan's own columns, applied while scanning.
+        filters: Vec<Expr>,
+    },
+    /// Literal rows; with no columns and one row it is MySQL's `DUAL`.
+    Values { columns: Vec<ColumnInfo>, rows: Vec<Vec<Expr>> },
+    Filter { input: Box<LogicalPlan>, predicate: Expr },
+    Project { input: Box<LogicalPlan>, exprs: Vec<(ColumnInfo, Expr)> },
+    Join {
+        left: Box<LogicalPlan>,
+        right: Box<LogicalPlan>,
+        kind: JoinKind,
+        /// Equi-join keys: (expression over left, expression over right).
+        on: Vec<(Expr, Expr)>,
+        /// Further conditions over both sides, evaluated on candidate pairs.
+        filter: Option<Expr>,
+    },
+    Aggregate { input: Box<LogicalPlan>, group: Vec<(ColumnInfo, Expr)>, aggs: Vec<(ColumnInfo, AggExpr)> },
+    /// Appends one column per window expression to its input's columns.
+    Window { input: Box<LogicalPlan>, exprs: Vec<(ColumnInfo, WindowExpr)> },
+    Sort { input: Box<LogicalPlan>, keys: Vec<SortExpr>, fetch: Option<usize> },
+    Limit { input: Box<LogicalPlan>, skip: usize, fetch: Option<usize> },
+    /// UNION ALL; input i's column j feeds output column j.
+    Union { inputs: Vec<LogicalPlan>, columns: Vec<ColumnInfo> },
+}
+
+impl LogicalPlan {
+    pub fn schema(&self) -> Vec<ColumnInfo> {
+        match self {
+            LogicalPlan::Scan { columns, .. } => columns.iter().map(|(_, c)| c.clone()).collect(),
+            LogicalPlan::Values { columns, .. } | LogicalPlan::Union { columns, .. } => columns.clone(),
+            LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => {
+                input.schema()
+            }
+            LogicalPlan::Project { exprs, .. } => exprs.iter().map(|(c, _)| c.clone()).collect(),
+            LogicalPlan::Join { left, right, kind, .. } => {
+                let mut s = left.schema();
+                match kind {
+                    JoinKind::Inner => s.extend(right.schema()),
+                    JoinKind::Left | JoinKind::Single => {
+                        s.extend(right.schema().into_iter().map(|c| ColumnInfo { nullable: true, ..c }))
+                    }
+                    JoinKind::Semi | JoinKind::Anti | JoinKind::NullAwareAnti => {}
+                }
+                s
+            }
+            LogicalPlan::Aggregate { group, aggs, .. } => {
+                group.iter().map(|(c, _)| c.clone()).chain(aggs.iter().map(|(c, _)| c.clone())).collect()
+            }
+            LogicalPlan::Window { input, exprs } => {
+                let mut s = input.schema();
+                s.extend(exprs.iter().map(|(c, _)| c.clone()));
+                s
+            }
+        }
+    }
+
+    pub fn children(&self) -> Vec<&LogicalPlan> {
+        match self {
+            LogicalPlan::Scan { .. } | LogicalPlan::Values { .. } => vec![],
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Aggregate { input, .. }
+            | LogicalPlan::Window { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => vec![input],
+            LogicalPlan::Join { left, right, .. } => vec![left, right],
+            LogicalPlan::Union { inputs, .. } => inputs.iter().collect(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        let list = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
+        match self {
+            LogicalPlan::Scan { table, columns, filters } => {
+                let cols: Vec<String> = columns.iter().map(|(_, c)| format!("{}#{}", c.name, c.id.0)).collect();
+                let mut s = format!("Scan {} [{}]", table.name(), cols.join(", "));
+                if !filters.is_empty() {
+                    s += &format!(" filters=[{}]", list(filters));
+                }
+                s
+            }
+            LogicalPlan::Values { rows, .. } => format!("Values rows={}", rows.len()),
+            LogicalPlan::Filter { predicate, .. } => format!("Filter {predicate}"),
+            LogicalPlan::Project { exprs, .. } => {
+                let v: Vec<String> = exprs.iter().map(|(c, e)| format!("{e} AS {}#{}", c.name, c.id.0)).collect();
+                format!("Project {}", v.join(", "))
+            }
+            LogicalPlan::Join { kind, on, filter, .. } => {
+                let keys: Vec<String> = on.iter().map(|(l, r)| format!("{l} = {r}")).collect();
+                let mut s = format!("Join {kind:?} on [{}]", keys.join(", "));
+                if let Some(f) = filter {
+                    s += &format!(" filter={f}");
+                }
+                s
+            }
+            LogicalPlan::Aggregate { group, aggs, .. } => {
+                let g: Vec<String> = group.iter().map(|(c, e)| format!("{e} AS #{}", c.id.0)).collect();
+                let a: Vec<String> = aggs
+                    .iter()
+                    .map(|(c, a)| {
+                        let arg = a.arg.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "*".into());
+                        format!("{:?}({}{arg}) AS #{}", a.func, if a.distinct { "DISTINCT " } else { "" }, c.id.0)
+                    })
+                    .collect();
+                format!("Aggregate group=[{}] aggs=[{}]", g.join(", "), a.join(", "))
+            }
+            LogicalPlan::Window { exprs, .. } => {
+                let v: Vec<String> = exprs.iter().map(|(c, w)| format!("{:?} AS #{}", w.func, c.id.0)).collect();
+                format!("Window {}", v.join(", "))
+            }
+            LogicalPlan::Sort { keys, fetch, .. } => {
+                let k: Vec<String> =
+                    keys.iter().map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })).collect();
+                match fetch {
+                    Some(n) => format!("TopN {n} [{}]", k.join(", ")),
+                    None => format!("Sort [{}]", k.join(", ")),
+                }
+            }
+            LogicalPlan::Limit { skip, fetch, .. } => format!("Limit skip={skip} fetch={fetch:?}"),
+            LogicalPlan::Union { inputs, .. } => format!("UnionAll inputs={}", inputs.len()),
+        }
+    }
+
+    /// The plan as an indented tree, for EXPLAIN.
+    pub fn display_tree(&self) -> String {
+        let mut out = String::new();
+        self.write_tree(0, &mut out);
+        out
+    }
+
+    fn write_tree(&self, depth: usize, out: &mut String) {
+        out.push_str(&"  ".repeat(depth));
+        out.push_str(&self.describe());
+        out.push('\n');
+        for c in self.children() {
+            c.write_tree(depth + 1, out);
+        }
+    }
+}
