@@ -1,0 +1,150 @@
+//! The `quiver` command.
+
+mod load;
+mod shell;
+mod tpch;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use quiver_common::{QuiverError, Result};
+use quiver_engine::{Database, EngineConfig, OutputFormat, Session, StatementResult};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(name = "quiver", version, about = "Quiver: a vectorized, MySQL-compatible analytical SQL engine")]
+struct Cli {
+    /// Database folder (created if missing). Without it, a temporary in-memory database.
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    /// Memory the operators of a query may hold, e.g. 4G or 512M (default: 60% of RAM).
+    #[arg(long, global = true, value_parser = parse_size)]
+    memory_limit: Option<usize>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run SQL statements and print their results.
+    Sql {
+        /// A statement (or several separated by `;`); repeatable.
+        #[arg(short = 'e', long = "execute")]
+        execute: Vec<String>,
+        /// A file of statements separated by `;`.
+        #[arg(short = 'f', long = "file")]
+        file: Option<PathBuf>,
+        #[arg(long, default_value = "table")]
+        format: OutputFormat,
+    },
+    /// Load a CSV file (`.tbl`: pipe-separated, no header) into a table, creating it if needed.
+    Load {
+        table: String,
+        file: PathBuf,
+        /// Field delimiter (default: `,`, or `|` for .tbl).
+        #[arg(long)]
+        delimiter: Option<char>,
+        /// Whether the first line is a header (default: yes, except for .tbl).
+        #[arg(long)]
+        header: Option<bool>,
+    },
+    /// TPC-H: generate data and run the 22 queries. Without a subcommand: both, into a default folder.
+    Tpch(tpch::TpchArgs),
+}
+
+fn parse_size(s: &str) -> std::result::Result<usize, String> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last() {
+        Some('K' | 'k') => (&s[..s.len() - 1], 1usize << 10),
+        Some('M' | 'm') => (&s[..s.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&s[..s.len() - 1], 1 << 30),
+        Some('T' | 't') => (&s[..s.len() - 1], 1 << 40),
+        _ => (s, 1),
+    };
+    let n: f64 = num.parse().map_err(|_| format!("invalid size '{s}' (examples: 4G, 512M)"))?;
+    Ok((n * mult as f64) as usize)
+}
+
+pub(crate) fn open_database(dir: Option<&PathBuf>) -> Result<Arc<Database>> {
+    match dir {
+        Some(d) => Database::open(d),
+        None => Ok(Database::in_memory()),
+    }
+}
+
+pub(crate) fn config(cli_threads: Option<usize>, memory_limit: Option<usize>) -> EngineConfig {
+    let mut c = EngineConfig::default();
+    if let Some(t) = cli_threads {
+        c.threads = t.max(1);
+    }
+    if let Some(m) = memory_limit {
+        c.memory_limit = m;
+    }
+    c
+}
+
+pub(crate) fn print_result(r: &StatementResult, format: OutputFormat) -> Result<()> {
+    use std::io::Write;
+    let text = match r {
+        StatementResult::Rows { schema, batches } => match format {
+            OutputFormat::Table => quiver_engine::format_table(schema, batches)?,
+            OutputFormat::Csv => quiver_engine::format_csv(schema, batches)?,
+            OutputFormat::Json => quiver_engine::format_json(schema, batches)?,
+        },
+        StatementResult::Done { affected } => match format {
+            OutputFormat::Table => format!("Query OK, {affected} row{} affected\n", if *affected == 1 { "" } else { "s" }),
+            _ => String::new(),
+        },
+    };
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (e.g. `| head`) is not an error worth reporting.
+    let _ = out.write_all(text.as_bytes());
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let cfg = config(cli.threads, cli.memory_limit);
+    match cli.command {
+        None => shell::run(open_database(cli.db.as_ref())?, cfg),
+        Some(Command::Sql { execute, file, format }) => {
+            let session = Session::new(open_database(cli.db.as_ref())?, cfg);
+            let mut scripts = execute;
+            if let Some(f) = file {
+                scripts.push(std::fs::read_to_string(&f).map_err(|e| QuiverError::io(&format!("cannot read {}", f.display()), e))?);
+            }
+            if scripts.is_empty() {
+                return Err(QuiverError::syntax_msg("nothing to run: give -e SQL or -f FILE"));
+            }
+            for sql in scripts {
+                for stmt in quiver_sql::parse_sql(&sql)? {
+                    let r = session.execute_statement(&stmt)?;
+                    print_result(&r, format)?;
+                }
+            }
+            Ok(())
+        }
+        Some(Command::Load { table, file, delimiter, header }) => {
+            let db = open_database(cli.db.as_ref())?;
+            load::load(&db, &table, &file, delimiter, header)
+        }
+        Some(Command::Tpch(args)) => tpch::run(args, cli.db, cfg),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
+    }
+}

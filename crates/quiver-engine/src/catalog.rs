@@ -1,0 +1,248 @@
+//! Tables and views of a database, kept in memory and, for a database
+//! folder, on disk (`DIR/tables/<name>/`, `DIR/views/<name>.sql`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use quiver_common::{QuiverError, Result};
+use quiver_plan::TableSource;
+use quiver_sql::sqlparser::ast::Query;
+
+/// One table. Data is read from disk on first use.
+#[derive(Debug)]
+pub struct Table {
+    name: String,
+    schema: SchemaRef,
+    rows: RwLock<usize>,
+    distinct: RwLock<Vec<usize>>,
+    data: RwLock<Option<Arc<Vec<RecordBatch>>>>,
+    dir: Option<PathBuf>,
+}
+
+impl Table {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    pub fn data(&self) -> Result<Arc<Vec<RecordBatch>>> {
+        if let Some(d) = self.data.read().expect("table lock").as_ref() {
+            return Ok(d.clone());
+        }
+        let mut slot = self.data.write().expect("table lock");
+        if let Some(d) = slot.as_ref() {
+            return Ok(d.clone());
+        }
+        let dir = self.dir.as_ref().ok_or_else(|| QuiverError::internal("in-memory table without data"))?;
+        let (_, batches) = quiver_storage::read_table(dir).map_err(|e| {
+            QuiverError::new(e.code, e.sqlstate, format!("table '{}': {}", self.name, e.message))
+        })?;
+        let d = Arc::new(batches);
+        *slot = Some(d.clone());
+        Ok(d)
+    }
+
+    /// Replaces the table's contents (persisting first for a folder database).
+    pub fn replace(&self, batches: Vec<RecordBatch>) -> Result<()> {
+        let rows = batches.iter().map(|b| b.num_rows()).sum();
+        let distinct = match &self.dir {
+            Some(dir) => quiver_storage::write_table(dir, &self.schema, &batches)?.distinct,
+            None => estimate_distinct(&batches, self.schema.fields().len()),
+        };
+        *self.data.write().expect("table lock") = Some(Arc::new(batches));
+        *self.rows.write().expect("table lock") = rows;
+        *self.distinct.write().expect("table lock") = distinct;
+        Ok(())
+    }
+}
+
+fn estimate_distinct(batches: &[RecordBatch], cols: usize) -> Vec<usize> {
+    // In-memory tables are small; count rows as an upper bound.
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    vec![rows.max(1); cols]
+}
+
+impl TableSource for Table {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+    fn row_count(&self) -> usize {
+        *self.rows.read().expect("table lock")
+    }
+    fn distinct_estimate(&self, column: usize) -> Option<usize> {
+        self.distinct.read().expect("table lock").get(column).copied()
+    }
+    fn batches(&self) -> Result<Arc<Vec<RecordBatch>>> {
+        self.data()
+    }
+}
+
+/// A database: a folder on disk, or memory only.
+#[derive(Debug)]
+pub struct Database {
+    dir: Option<PathBuf>,
+    tables: RwLock<BTreeMap<String, Arc<Table>>>,
+    views: RwLock<BTreeMap<String, (String, String)>>,
+}
+
+fn key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+const MARKER: &str = "quiver.db";
+
+impl Database {
+    pub fn in_memory() -> Arc<Database> {
+        Arc::new(Database { dir: None, tables: Default::default(), views: Default::default() })
+    }
+
+    /// Opens (creating if needed) the database in `dir`.
+    pub fn open(dir: &Path) -> Result<Arc<Database>> {
+        let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
+        fs::create_dir_all(dir.join("tables")).map_err(io)?;
+        fs::create_dir_all(dir.join("views")).map_err(io)?;
+        let marker = dir.join(MARKER);
+        if !marker.exists() {
+            fs::write(&marker, "quiver database 1\n").map_err(io)?;
+        }
+        let mut tables = BTreeMap::new();
+        for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
+            let entry = entry.map_err(io)?;
+            let path = entry.path();
+            if !path.join("table.meta").exists() {
+                continue;
+            }
+            let meta = quiver_storage::table_file::read_meta(&path)?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            tables.insert(
+                key(&name),
+                Arc::new(Table {
+                    name,
+                    schema: meta.schema.clone(),
+                    rows: RwLock::new(meta.rows),
+                    distinct: RwLock::new(meta.distinct.clone()),
+                    data: RwLock::new(None),
+                    dir: Some(path),
+                }),
+            );
+        }
+        let mut views = BTreeMap::new();
+        for entry in fs::read_dir(dir.join("views")).map_err(io)? {
+            let path = entry.map_err(io)?.path();
+            if path.extension().is_some_and(|e| e == "sql") {
+                let name = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+                let sql = fs::read_to_string(&path).map_err(io)?;
+                views.insert(key(&name), (name, sql));
+            }
+        }
+        Ok(Arc::new(Database { dir: Some(dir.to_path_buf()), tables: RwLock::new(tables), views: RwLock::new(views) }))
+    }
+
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    pub fn table(&self, name: &str) -> Option<Arc<Table>> {
+        self.tables.read().expect("catalog lock").get(&key(name)).cloned()
+    }
+
+    pub fn table_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.tables.read().expect("catalog lock").values().map(|t| t.name.clone()).collect();
+        v.extend(self.views.read().expect("catalog lock").values().map(|(n, _)| n.clone()));
+        v.sort();
+        v
+    }
+
+    pub fn view_sql(&self, name: &str) -> Option<String> {
+        self.views.read().expect("catalog lock").get(&key(name)).map(|(_, s)| s.clone())
+    }
+
+    fn exists(&self, name: &str) -> bool {
+        self.table(name).is_some() || self.view_sql(name).is_some()
+    }
+
+    /// Creates a table with `batches` as its contents.
+    pub fn create_table(&self, name: &str, schema: SchemaRef, batches: Vec<RecordBatch>, if_not_exists: bool) -> Result<bool> {
+        if self.exists(name) {
+            return if if_not_exists { Ok(false) } else { Err(QuiverError::table_exists(name)) };
+        }
+        let dir = self.dir.as_ref().map(|d| d.join("tables").join(name));
+        let table = Arc::new(Table {
+            name: name.to_string(),
+            schema,
+            rows: RwLock::new(0),
+            distinct: RwLock::new(vec![]),
+            data: RwLock::new(None),
+            dir,
+        });
+        table.replace(batches)?;
+        self.tables.write().expect("catalog lock").insert(key(name), table);
+        Ok(true)
+    }
+
+    pub fn drop_table(&self, name: &str, if_exists: bool) -> Result<()> {
+        let removed = self.tables.write().expect("catalog lock").remove(&key(name));
+        match removed {
+            Some(t) => {
+                if let Some(dir) = &t.dir {
+                    fs::remove_dir_all(dir).map_err(|e| QuiverError::io("dropping table files", e))?;
+                }
+                Ok(())
+            }
+            None if if_exists => Ok(()),
+            None => Err(QuiverError::unknown_table_drop(name)),
+        }
+    }
+
+    pub fn create_view(&self, name: &str, sql: &str, or_replace: bool) -> Result<()> {
+        if self.table(name).is_some() || (self.view_sql(name).is_some() && !or_replace) {
+            return Err(QuiverError::table_exists(name));
+        }
+        if let Some(dir) = &self.dir {
+            let path = dir.join("views").join(format!("{name}.sql"));
+            let tmp = path.with_extension("sql.tmp");
+            fs::write(&tmp, sql).and_then(|_| fs::rename(&tmp, &path)).map_err(|e| QuiverError::io("writing view", e))?;
+        }
+        self.views.write().expect("catalog lock").insert(key(name), (name.to_string(), sql.to_string()));
+        Ok(())
+    }
+
+    pub fn drop_view(&self, name: &str, if_exists: bool) -> Result<()> {
+        let removed = self.views.write().expect("catalog lock").remove(&key(name));
+        match removed {
+            Some((n, _)) => {
+                if let Some(dir) = &self.dir {
+                    let _ = fs::remove_file(dir.join("views").join(format!("{n}.sql")));
+                }
+                Ok(())
+            }
+            None if if_exists => Ok(()),
+            None => Err(QuiverError::unknown_table_drop(name)),
+        }
+    }
+}
+
+impl quiver_sql::Catalog for Database {
+    fn table(&self, name: &str) -> Option<Arc<dyn TableSource>> {
+        Database::table(self, name).map(|t| t as Arc<dyn TableSource>)
+    }
+
+    fn view(&self, name: &str) -> Option<Query> {
+        let sql = self.view_sql(name)?;
+        let stmts = quiver_sql::parse_sql(&sql).ok()?;
+        match stmts.into_iter().next()? {
+            quiver_sql::sqlparser::ast::Statement::Query(q) => Some(*q),
+            _ => None,
+        }
+    }
+}

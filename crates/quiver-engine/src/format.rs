@@ -1,0 +1,155 @@
+//! Result sets as text: a MySQL-style table for people, CSV and JSON for machines.
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, SchemaRef};
+use quiver_common::{Result, ScalarValue};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "table" => Ok(OutputFormat::Table),
+            "csv" => Ok(OutputFormat::Csv),
+            "json" => Ok(OutputFormat::Json),
+            other => Err(format!("unknown format '{other}' (table, csv or json)")),
+        }
+    }
+}
+
+/// Every cell as MySQL's text protocol renders it; None for NULL.
+pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>> {
+    let mut rows = Vec::new();
+    for b in batches {
+        for r in 0..b.num_rows() {
+            let mut row = Vec::with_capacity(b.num_columns());
+            for c in b.columns() {
+                row.push(if c.is_null(r) { None } else { Some(ScalarValue::from_array(c, r)?.to_string()) });
+            }
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+fn is_numeric(t: &DataType) -> bool {
+    quiver_common::types::is_numeric(t) && t != &DataType::Boolean
+}
+
+pub fn format_table(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String> {
+    let rows = rows_as_text(batches)?;
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let mut width: Vec<usize> = names.iter().map(|n| n.chars().count()).collect();
+    for r in &rows {
+        for (i, v) in r.iter().enumerate() {
+            width[i] = width[i].max(v.as_deref().unwrap_or("NULL").chars().count());
+        }
+    }
+    let line = {
+        let mut s = String::from("+");
+        for w in &width {
+            s += &"-".repeat(w + 2);
+            s.push('+');
+        }
+        s.push('\n');
+        s
+    };
+    let mut out = line.clone();
+    out.push('|');
+    for (n, w) in names.iter().zip(&width) {
+        out += &format!(" {n:<w$} |");
+    }
+    out.push('\n');
+    out += &line;
+    let right: Vec<bool> = schema.fields().iter().map(|f| is_numeric(f.data_type())).collect();
+    for r in &rows {
+        out.push('|');
+        for (i, v) in r.iter().enumerate() {
+            let v = v.as_deref().unwrap_or("NULL");
+            let w = width[i];
+            if right[i] {
+                out += &format!(" {v:>w$} |");
+            } else {
+                out += &format!(" {v:<w$} |");
+            }
+        }
+        out.push('\n');
+    }
+    if !rows.is_empty() {
+        out += &line;
+    }
+    let n = rows.len();
+    out += &format!("{n} row{} in set\n", if n == 1 { "" } else { "s" });
+    Ok(out)
+}
+
+fn csv_field(v: &str) -> String {
+    if v.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", v.replace('"', "\"\""))
+    } else {
+        v.to_string()
+    }
+}
+
+/// CSV with a header row, RFC 4180 quoting, NULL as `NULL`.
+pub fn format_csv(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String> {
+    let mut out = schema.fields().iter().map(|f| csv_field(f.name())).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for r in rows_as_text(batches)? {
+        let line: Vec<String> = r.iter().map(|v| v.as_deref().map(csv_field).unwrap_or_else(|| "NULL".into())).collect();
+        out += &line.join(",");
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+fn json_string(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o += "\\\"",
+            '\\' => o += "\\\\",
+            '\n' => o += "\\n",
+            '\r' => o += "\\r",
+            '\t' => o += "\\t",
+            c if (c as u32) < 0x20 => o += &format!("\\u{:04x}", c as u32),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// A JSON array of row objects; numbers stay numbers (decimals as JSON numbers).
+pub fn format_json(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String> {
+    let names: Vec<String> = schema.fields().iter().map(|f| json_string(f.name())).collect();
+    let numeric: Vec<bool> = schema.fields().iter().map(|f| is_numeric(f.data_type())).collect();
+    let mut out = String::from("[");
+    for (i, r) in rows_as_text(batches)?.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out += "\n  {";
+        for (c, v) in r.iter().enumerate() {
+            if c > 0 {
+                out += ", ";
+            }
+            let val = match v {
+                None => "null".to_string(),
+                Some(v) if numeric[c] && v.parse::<f64>().is_ok_and(|f| f.is_finite()) => v.clone(),
+                Some(v) => json_string(v),
+            };
+            out += &format!("{}: {}", names[c], val);
+        }
+        out.push('}');
+    }
+    out += "\n]\n";
+    Ok(out)
+}

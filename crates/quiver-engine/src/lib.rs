@@ -1,0 +1,11 @@
+//! The embedded database: a catalog of tables and views over a folder (or
+//! memory), and sessions that run SQL statements through the binder,
+//! optimizer and executor.
+
+pub mod catalog;
+pub mod format;
+pub mod session;
+
+pub use catalog::{Database, Table};
+pub use format::{format_csv, format_json, format_table, OutputFormat};
+pub use session::{EngineConfig, Session, StatementResult};

@@ -1,0 +1,374 @@
+//! Running statements: queries go through binder, optimizer, physical planner
+//! and executor; DDL and DML change the catalog.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use quiver_common::{QuiverError, Result};
+use quiver_exec::expr::{cast_array, PhysicalExpr};
+use quiver_exec::operators::display_plan;
+use quiver_exec::{collect, create_physical_plan, ExecContext, ExecutionPlan};
+use quiver_plan::optimizer::optimize;
+use quiver_plan::LogicalPlan;
+use quiver_sql::sqlparser::ast::{
+    ColumnOption, CreateTable, CreateView, Insert, ObjectName, ObjectNamePart, ObjectType, Query, SetExpr, Statement,
+    TableObject,
+};
+use quiver_sql::{parse_sql, sql_type, Binder};
+
+use crate::catalog::Database;
+
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub threads: usize,
+    /// Bytes operators may hold at once.
+    pub memory_limit: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            memory_limit: default_memory_limit(),
+        }
+    }
+}
+
+/// 60% of physical memory: room for the OS and the rest of the process.
+pub fn default_memory_limit() -> usize {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<usize>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(8 << 30);
+    total / 10 * 6
+}
+
+#[derive(Debug, Clone)]
+pub enum StatementResult {
+    Rows { schema: SchemaRef, batches: Vec<RecordBatch> },
+    Done { affected: u64 },
+}
+
+impl StatementResult {
+    pub fn num_rows(&self) -> usize {
+        match self {
+            StatementResult::Rows { batches, .. } => batches.iter().map(|b| b.num_rows()).sum(),
+            StatementResult::Done { .. } => 0,
+        }
+    }
+}
+
+pub struct Session {
+    db: Arc<Database>,
+    config: EngineConfig,
+}
+
+fn object_name(name: &ObjectName) -> Result<String> {
+    match name.0.last() {
+        Some(ObjectNamePart::Identifier(i)) => Ok(i.value.clone()),
+        _ => Err(QuiverError::syntax_msg(format!("unsupported object name {name}"))),
+    }
+}
+
+fn text_result(column: &str, lines: Vec<String>) -> Result<StatementResult> {
+    let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, false)]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from(lines))])?;
+    Ok(StatementResult::Rows { schema, batches: vec![batch] })
+}
+
+impl Session {
+    pub fn new(db: Arc<Database>, config: EngineConfig) -> Session {
+        Session { db, config }
+    }
+
+    pub fn database(&self) -> &Arc<Database> {
+        &self.db
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// Runs every statement of `sql` in order; stops at the first error.
+    pub fn execute(&self, sql: &str) -> Result<Vec<StatementResult>> {
+        parse_sql(sql)?.iter().map(|s| self.execute_statement(s)).collect()
+    }
+
+    /// Runs `sql`, which must be one statement, and returns its result.
+    pub fn query(&self, sql: &str) -> Result<StatementResult> {
+        let mut stmts = parse_sql(sql)?;
+        if stmts.len() != 1 {
+            return Err(QuiverError::syntax_msg(format!("expected one statement, got {}", stmts.len())));
+        }
+        self.execute_statement(&stmts.remove(0))
+    }
+
+    fn context(&self) -> Arc<ExecContext> {
+        Arc::new(ExecContext::new(self.config.threads, self.config.memory_limit))
+    }
+
+    /// Binds and optimizes a query.
+    pub fn logical_plan(&self, query: &Query) -> Result<LogicalPlan> {
+        let mut binder = Binder::new(self.db.as_ref());
+        optimize(binder.bind_query(query)?)
+    }
+
+    pub fn physical_plan(&self, query: &Query) -> Result<Arc<dyn ExecutionPlan>> {
+        create_physical_plan(&self.logical_plan(query)?, self.config.threads)
+    }
+
+    fn run_query(&self, query: &Query) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+        let plan = self.physical_plan(query)?;
+        let batches = collect(&plan, &self.context())?;
+        Ok((plan.schema(), batches))
+    }
+
+    pub fn execute_statement(&self, stmt: &Statement) -> Result<StatementResult> {
+        match stmt {
+            Statement::Query(q) => {
+                let (schema, batches) = self.run_query(q)?;
+                Ok(StatementResult::Rows { schema, batches })
+            }
+            Statement::CreateTable(ct) => self.create_table(ct),
+            Statement::Insert(ins) => self.insert(ins),
+            Statement::Drop { object_type, if_exists, names, .. } => {
+                for n in names {
+                    let name = object_name(n)?;
+                    match object_type {
+                        ObjectType::Table => self.db.drop_table(&name, *if_exists)?,
+                        ObjectType::View => self.db.drop_view(&name, *if_exists)?,
+                        other => return Err(QuiverError::not_supported(format!("DROP {other}"))),
+                    }
+                }
+                Ok(StatementResult::Done { affected: 0 })
+            }
+            Statement::CreateView(CreateView { name, query, or_replace, .. }) => {
+                let name = object_name(name)?;
+                // Bind once so a broken view is refused when created.
+                self.logical_plan(query)?;
+                self.db.create_view(&name, &query.to_string(), *or_replace)?;
+                Ok(StatementResult::Done { affected: 0 })
+            }
+            Statement::ShowTables { .. } => text_result("Tables_in_quiver", self.db.table_names()),
+            Statement::ExplainTable { table_name, .. } => self.describe(&object_name(table_name)?),
+            Statement::Explain { analyze, statement, .. } => {
+                let Statement::Query(q) = statement.as_ref() else {
+                    return Err(QuiverError::not_supported("EXPLAIN of a statement other than SELECT"));
+                };
+                let plan = self.physical_plan(q)?;
+                if *analyze {
+                    let start = Instant::now();
+                    let batches = collect(&plan, &self.context())?;
+                    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+                    let mut lines: Vec<String> = display_plan(&plan, true).lines().map(String::from).collect();
+                    lines.push(format!("Total: {rows} rows in {:.3} ms", start.elapsed().as_secs_f64() * 1e3));
+                    text_result("plan", lines)
+                } else {
+                    text_result("plan", display_plan(&plan, false).lines().map(String::from).collect())
+                }
+            }
+            Statement::Set(_) | Statement::Use(_) => Ok(StatementResult::Done { affected: 0 }),
+            other => Err(QuiverError::not_supported(first_words(&other.to_string()))),
+        }
+    }
+
+    fn describe(&self, name: &str) -> Result<StatementResult> {
+        let table = self.db.table(name).ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
+        let schema = table.schema();
+        let fields: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let types: Vec<String> = schema.fields().iter().map(|f| quiver_common::types::mysql_type_name(f.data_type())).collect();
+        let nulls: Vec<&str> = schema.fields().iter().map(|f| if f.is_nullable() { "YES" } else { "NO" }).collect();
+        let empty = vec![""; fields.len()];
+        let out = Arc::new(Schema::new(
+            ["Field", "Type", "Null", "Key", "Default", "Extra"].iter().map(|n| Field::new(*n, DataType::Utf8, true)).collect::<Vec<_>>(),
+        ));
+        let defaults: StringArray = std::iter::repeat_n(None::<&str>, fields.len()).collect();
+        let batch = RecordBatch::try_new(
+            out.clone(),
+            vec![
+                Arc::new(StringArray::from(fields)),
+                Arc::new(StringArray::from(types)),
+                Arc::new(StringArray::from(nulls)),
+                Arc::new(StringArray::from(empty.clone())),
+                Arc::new(defaults),
+                Arc::new(StringArray::from(empty)),
+            ],
+        )?;
+        Ok(StatementResult::Rows { schema: out, batches: vec![batch] })
+    }
+
+    fn create_table(&self, ct: &CreateTable) -> Result<StatementResult> {
+        let name = object_name(&ct.name)?;
+        if let Some(q) = &ct.query {
+            if ct.if_not_exists && self.db.table(&name).is_some() {
+                return Ok(StatementResult::Done { affected: 0 });
+            }
+            let (schema, batches) = self.run_query(q)?;
+            check_unique_names(&schema)?;
+            let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
+            self.db.create_table(&name, schema, batches, ct.if_not_exists)?;
+            return Ok(StatementResult::Done { affected: rows });
+        }
+        let mut fields = Vec::with_capacity(ct.columns.len());
+        for c in &ct.columns {
+            let t = sql_type(&c.data_type)?;
+            let not_null = c.options.iter().any(|o| {
+                matches!(o.option, ColumnOption::NotNull) || matches!(o.option, ColumnOption::PrimaryKey(_))
+            });
+            fields.push(Field::new(&c.name.value, t, !not_null));
+        }
+        let schema = Arc::new(Schema::new(fields));
+        check_unique_names(&schema)?;
+        self.db.create_table(&name, schema, vec![], ct.if_not_exists)?;
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    fn insert(&self, ins: &Insert) -> Result<StatementResult> {
+        let TableObject::TableName(name) = &ins.table else {
+            return Err(QuiverError::not_supported("INSERT into a table function"));
+        };
+        let name = object_name(name)?;
+        let table = self.db.table(&name).ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
+        let schema = table.schema();
+        // Which table column each source column fills.
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            (0..schema.fields().len()).collect()
+        } else {
+            ins.columns
+                .iter()
+                .map(|c| {
+                    let c = c.to_string();
+                    schema
+                        .fields()
+                        .iter()
+                        .position(|f| f.name().eq_ignore_ascii_case(&c))
+                        .ok_or_else(|| QuiverError::unknown_column(&c, "field list"))
+                })
+                .collect::<Result<_>>()?
+        };
+        let source = ins.source.as_ref().ok_or_else(|| QuiverError::not_supported("INSERT without a source"))?;
+        let columns: Vec<ArrayRef> = match source.body.as_ref() {
+            SetExpr::Values(values) => {
+                let mut binder = Binder::new(self.db.as_ref());
+                let one = RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &RecordBatchOptions::new().with_row_count(Some(1)))?;
+                let mut cols: Vec<Vec<ArrayRef>> = vec![Vec::with_capacity(values.rows.len()); targets.len()];
+                for (r, row) in values.rows.iter().enumerate() {
+                    if row.content.len() != targets.len() {
+                        return Err(QuiverError::column_count_mismatch(r + 1));
+                    }
+                    for (c, e) in row.content.iter().enumerate() {
+                        let bound = binder.bind_constant(e)?;
+                        let v = PhysicalExpr::compile(&bound, &Default::default())?.evaluate_array(&one)?;
+                        cols[c].push(v);
+                    }
+                }
+                cols.into_iter()
+                    .enumerate()
+                    .map(|(c, parts)| {
+                        let t = schema.field(targets[c]).data_type();
+                        let parts = parts.iter().map(|p| cast_array(p, &common_input_type(p.data_type(), t))).collect::<Result<Vec<_>>>()?;
+                        let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+                        if refs.is_empty() {
+                            Ok(arrow_array::new_empty_array(t))
+                        } else {
+                            Ok(arrow_select::concat::concat(&refs)?)
+                        }
+                    })
+                    .collect::<Result<_>>()?
+            }
+            _ => {
+                let (s, batches) = self.run_query(source)?;
+                if s.fields().len() != targets.len() {
+                    return Err(QuiverError::column_count_mismatch(1));
+                }
+                let b = arrow_select::concat::concat_batches(&s, &batches)?;
+                b.columns().to_vec()
+            }
+        };
+        let rows = columns.first().map(|c| c.len()).unwrap_or(0);
+        let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        for (i, f) in schema.fields().iter().enumerate() {
+            let a = match targets.iter().position(|t| *t == i) {
+                Some(src) => store_cast(&columns[src], f)?,
+                None => arrow_array::new_null_array(f.data_type(), rows),
+            };
+            if !f.is_nullable() && a.null_count() > 0 {
+                return Err(QuiverError::new(1048, "23000", format!("Column '{}' cannot be null", f.name())));
+            }
+            full.push(a);
+        }
+        let batch = RecordBatch::try_new_with_options(schema.clone(), full, &RecordBatchOptions::new().with_row_count(Some(rows)))?;
+        let mut all: Vec<RecordBatch> = table.data()?.as_ref().clone();
+        all.push(batch);
+        table.replace(all)?;
+        Ok(StatementResult::Done { affected: rows as u64 })
+    }
+}
+
+/// The type a literal is read as before it is stored (strings stay strings so
+/// that dates and numbers are parsed by the store cast).
+fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
+    match from {
+        DataType::Null => DataType::Null,
+        DataType::Utf8 => DataType::Utf8,
+        t if t.is_integer() => DataType::Int64,
+        DataType::Boolean => DataType::Int64,
+        other => other.clone(),
+    }
+}
+
+/// Converts a value to a column's type with MySQL strict-mode checks:
+/// out of range is 1264, an invalid date or number is 1292 / 1366.
+fn store_cast(a: &ArrayRef, f: &Field) -> Result<ArrayRef> {
+    let t = f.data_type();
+    let out = cast_array(a, t)?;
+    let out_of_range = || QuiverError::new(1264, "22003", format!("Out of range value for column '{}' at row 1", f.name()));
+    if t.is_integer() && a.data_type() != t {
+        // The value must survive the round trip through the column type.
+        let back = cast_array(&out, &DataType::Decimal128(38, 0))?;
+        let orig = cast_array(a, &DataType::Decimal128(38, 0))?;
+        if back.as_ref() != orig.as_ref() {
+            return Err(out_of_range());
+        }
+    }
+    if let DataType::Decimal128(p, _) = t {
+        let d = out.as_any().downcast_ref::<arrow_array::Decimal128Array>().expect("decimal");
+        let max = 10i128.pow(*p as u32);
+        if d.iter().flatten().any(|v| v.abs() >= max) {
+            return Err(out_of_range());
+        }
+    }
+    if out.null_count() > a.null_count() {
+        let kind = match t {
+            DataType::Date32 => "date",
+            DataType::Timestamp(..) => "datetime",
+            _ => "value",
+        };
+        let first = (0..a.len()).find(|i| out.is_null(*i) && !a.is_null(*i)).unwrap_or(0);
+        let v = quiver_common::ScalarValue::from_array(a, first)?.to_string();
+        return Err(QuiverError::new(1292, "22007", format!("Incorrect {kind} value: '{v}' for column '{}' at row {}", f.name(), first + 1)));
+    }
+    Ok(out)
+}
+
+fn check_unique_names(schema: &SchemaRef) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for f in schema.fields() {
+        if !seen.insert(f.name().to_lowercase()) {
+            return Err(QuiverError::duplicate_column(f.name()));
+        }
+    }
+    Ok(())
+}
+
+fn first_words(s: &str) -> String {
+    s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,115 @@
+//! Per-query execution settings and the memory budget.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use quiver_common::{QuiverError, Result};
+
+/// Rows per batch produced by scans: small enough that a batch's columns stay
+/// in cache through a pipeline, large enough to amortize per-batch dispatch.
+pub const MORSEL_ROWS: usize = 16 * 1024;
+
+#[derive(Debug)]
+pub struct ExecContext {
+    pub threads: usize,
+    pub memory: MemoryPool,
+}
+
+impl ExecContext {
+    pub fn new(threads: usize, memory_limit: usize) -> Self {
+        ExecContext { threads: threads.max(1), memory: MemoryPool::new(memory_limit) }
+    }
+}
+
+/// Counts the bytes that operators hold (hash tables, sort buffers, build
+/// sides). A reservation over the limit fails the query with a clear error
+/// instead of letting the process be killed.
+#[derive(Debug)]
+pub struct MemoryPool {
+    limit: usize,
+    used: AtomicUsize,
+}
+
+impl MemoryPool {
+    pub fn new(limit: usize) -> Self {
+        MemoryPool { limit, used: AtomicUsize::new(0) }
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// Reserves `bytes` for the life of the returned guard.
+    pub fn reserve(&self, bytes: usize) -> Result<Reservation<'_>> {
+        let mut r = Reservation { pool: self, bytes: 0 };
+        r.grow(bytes)?;
+        Ok(r)
+    }
+}
+
+pub struct Reservation<'a> {
+    pool: &'a MemoryPool,
+    bytes: usize,
+}
+
+impl Reservation<'_> {
+    pub fn grow(&mut self, bytes: usize) -> Result<()> {
+        let before = self.pool.used.fetch_add(bytes, Ordering::Relaxed);
+        if before + bytes > self.pool.limit {
+            self.pool.used.fetch_sub(bytes, Ordering::Relaxed);
+            return Err(QuiverError::memory_limit(self.pool.limit));
+        }
+        self.bytes += bytes;
+        Ok(())
+    }
+
+    /// Sets the reservation to `bytes`, growing or shrinking.
+    pub fn resize(&mut self, bytes: usize) -> Result<()> {
+        if bytes > self.bytes {
+            self.grow(bytes - self.bytes)
+        } else {
+            self.pool.used.fetch_sub(self.bytes - bytes, Ordering::Relaxed);
+            self.bytes = bytes;
+            Ok(())
+        }
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.pool.used.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
+}
+
+/// A reservation that owns its context, for state kept in shared operators.
+#[derive(Debug)]
+pub struct OwnedReservation {
+    ctx: std::sync::Arc<ExecContext>,
+    bytes: usize,
+}
+
+impl OwnedReservation {
+    pub fn new(ctx: &std::sync::Arc<ExecContext>) -> Self {
+        OwnedReservation { ctx: ctx.clone(), bytes: 0 }
+    }
+
+    pub fn grow(&mut self, bytes: usize) -> Result<()> {
+        let pool = &self.ctx.memory;
+        let before = pool.used.fetch_add(bytes, Ordering::Relaxed);
+        if before + bytes > pool.limit {
+            pool.used.fetch_sub(bytes, Ordering::Relaxed);
+            return Err(QuiverError::memory_limit(pool.limit));
+        }
+        self.bytes += bytes;
+        Ok(())
+    }
+}
+
+impl Drop for OwnedReservation {
+    fn drop(&mut self) {
+        self.ctx.memory.used.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
+}

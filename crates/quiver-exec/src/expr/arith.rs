@@ -1,0 +1,296 @@
+//! Arithmetic with MySQL's rules: exact integer and decimal results, overflow
+//! as error 1690, division by zero as NULL, `/` adding four digits of scale.
+
+use std::sync::Arc;
+
+use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, Decimal128Array, Float64Array, Int64Array, UInt64Array};
+use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow_schema::DataType;
+use quiver_common::types::{decimal_shape, rescale};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::BinaryOp;
+
+use super::{cast_array, ColumnarValue};
+
+/// One operand: a column of values with its nulls, or one value for every row.
+enum Operand<T: arrow_buffer::ArrowNativeType> {
+    Values(ScalarBuffer<T>, Option<NullBuffer>),
+    Constant(T),
+}
+
+impl<T: Copy + arrow_buffer::ArrowNativeType> Operand<T> {
+    #[inline(always)]
+    fn get(&self, i: usize) -> T {
+        match self {
+            Operand::Values(v, _) => v[i],
+            Operand::Constant(c) => *c,
+        }
+    }
+
+    fn nulls(&self) -> Option<&NullBuffer> {
+        match self {
+            Operand::Values(_, n) => n.as_ref(),
+            Operand::Constant(_) => None,
+        }
+    }
+}
+
+/// Brings a value to `t` and splits it into an operand; None means a NULL constant.
+fn operand<T: arrow_array::ArrowPrimitiveType>(v: &ColumnarValue, t: &DataType) -> Result<Option<Operand<T::Native>>> {
+    Ok(match v {
+        ColumnarValue::Scalar(ScalarValue::Null, _) => None,
+        ColumnarValue::Scalar(s, st) => {
+            let a = cast_array(&quiver_common::scalar::scalar_to_array(s, st, 1)?, t)?;
+            if a.is_null(0) {
+                None
+            } else {
+                Some(Operand::Constant(a.as_primitive::<T>().value(0)))
+            }
+        }
+        ColumnarValue::Array(a) => {
+            let a = if a.data_type() == t { a.clone() } else { cast_array(a, t)? };
+            let p = a.as_primitive::<T>();
+            Some(Operand::Values(p.values().clone(), p.nulls().cloned()))
+        }
+    })
+}
+
+fn out_of_range(t: &str, op: BinaryOp) -> QuiverError {
+    QuiverError::out_of_range(t, &format!("a {} b", op.symbol()))
+}
+
+/// Runs `f` over all rows; `f` returns None for a NULL result (division by zero).
+/// `overflow` is set by `f` when a result does not fit.
+fn run<T: Copy + arrow_buffer::ArrowNativeType, O: arrow_buffer::ArrowNativeType + Default>(
+    l: &Operand<T>,
+    r: &Operand<T>,
+    rows: usize,
+    f: impl Fn(T, T, &mut bool) -> Option<O>,
+) -> (Vec<O>, Option<NullBuffer>, bool) {
+    let mut overflow = false;
+    let mut null_rows: Vec<usize> = Vec::new();
+    let nulls_in = NullBuffer::union(l.nulls(), r.nulls());
+    let mut out = Vec::with_capacity(rows);
+    for i in 0..rows {
+        let mut of = false;
+        match f(l.get(i), r.get(i), &mut of) {
+            Some(v) => out.push(v),
+            None => {
+                out.push(O::default());
+                null_rows.push(i);
+            }
+        }
+        // Overflow in a NULL row does not count.
+        overflow |= of && nulls_in.as_ref().is_none_or(|n| n.is_valid(i));
+    }
+    let nulls = if null_rows.is_empty() {
+        nulls_in
+    } else {
+        let mut valid = match &nulls_in {
+            Some(n) => n.inner().iter().collect::<Vec<bool>>(),
+            None => vec![true; rows],
+        };
+        for i in null_rows {
+            valid[i] = false;
+        }
+        Some(NullBuffer::new(BooleanBuffer::from(valid)))
+    };
+    (out, nulls, overflow)
+}
+
+pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType, rows: usize) -> Result<ColumnarValue> {
+    let all_scalar = matches!((&l, &r), (ColumnarValue::Scalar(..), ColumnarValue::Scalar(..)));
+    let n = if all_scalar { 1 } else { rows };
+    let out: ArrayRef = match t {
+        DataType::Int64 => {
+            let (Some(a), Some(b)) = (operand::<Int64Type>(&l, t)?, operand::<Int64Type>(&r, t)?) else {
+                return Ok(ColumnarValue::Scalar(ScalarValue::Null, t.clone()));
+            };
+            if op == BinaryOp::IntDiv && (is_fractional(&l) || is_fractional(&r)) {
+                return fractional_int_div(l, r, rows);
+            }
+            let (v, nulls, of) = run(&a, &b, n, |x: i64, y: i64, of: &mut bool| match op {
+                BinaryOp::Add => { let (v, o) = x.overflowing_add(y); *of = o; Some(v) }
+                BinaryOp::Sub => { let (v, o) = x.overflowing_sub(y); *of = o; Some(v) }
+                BinaryOp::Mul => { let (v, o) = x.overflowing_mul(y); *of = o; Some(v) }
+                BinaryOp::IntDiv => if y == 0 { None } else { Some(x.wrapping_div(y)) },
+                BinaryOp::Mod => if y == 0 { None } else { Some(x.wrapping_rem(y)) },
+                _ => None,
+            });
+            if of {
+                return Err(out_of_range("BIGINT", op));
+            }
+            Arc::new(Int64Array::new(v.into(), nulls))
+        }
+        DataType::UInt64 => {
+            let wide = DataType::Decimal128(38, 0);
+            let (Some(a), Some(b)) = (operand::<Decimal128Type>(&l, &wide)?, operand::<Decimal128Type>(&r, &wide)?) else {
+                return Ok(ColumnarValue::Scalar(ScalarValue::Null, t.clone()));
+            };
+            let (v, nulls, of) = run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
+                let v = match op {
+                    BinaryOp::Add => x + y,
+                    BinaryOp::Sub => x - y,
+                    BinaryOp::Mul => x.checked_mul(y).unwrap_or(-1),
+                    BinaryOp::IntDiv => if y == 0 { return None } else { x / y },
+                    BinaryOp::Mod => if y == 0 { return None } else { x % y },
+                    _ => return None,
+                };
+                *of = !(0..=u64::MAX as i128).contains(&v);
+                Some(v as u64)
+            });
+            if of {
+                return Err(out_of_range("BIGINT UNSIGNED", op));
+            }
+            Arc::new(UInt64Array::new(v.into(), nulls))
+        }
+        DataType::Float64 => {
+            let (Some(a), Some(b)) = (operand::<Float64Type>(&l, t)?, operand::<Float64Type>(&r, t)?) else {
+                return Ok(ColumnarValue::Scalar(ScalarValue::Null, t.clone()));
+            };
+            let (v, nulls, of) = run(&a, &b, n, |x: f64, y: f64, of: &mut bool| {
+                let v = match op {
+                    BinaryOp::Add => x + y,
+                    BinaryOp::Sub => x - y,
+                    BinaryOp::Mul => x * y,
+                    BinaryOp::Div => if y == 0.0 { return None } else { x / y },
+                    BinaryOp::Mod => if y == 0.0 { return None } else { x % y },
+                    _ => return None,
+                };
+                *of = !v.is_finite();
+                Some(v)
+            });
+            if of {
+                return Err(out_of_range("DOUBLE", op));
+            }
+            Arc::new(Float64Array::new(v.into(), nulls))
+        }
+        DataType::Decimal128(p, s) => decimal_arith(op, &l, &r, *p, *s, n)?,
+        other => return Err(QuiverError::not_supported(format!("arithmetic producing {other}"))),
+    };
+    if all_scalar {
+        Ok(ColumnarValue::Scalar(ScalarValue::from_array(&out, 0)?, t.clone()))
+    } else {
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+fn is_fractional(v: &ColumnarValue) -> bool {
+    matches!(v.data_type(), DataType::Decimal128(..) | DataType::Float64 | DataType::Float32)
+}
+
+fn fractional_int_div(l: ColumnarValue, r: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+    let f = DataType::Float64;
+    let (Some(a), Some(b)) = (operand::<Float64Type>(&l, &f)?, operand::<Float64Type>(&r, &f)?) else {
+        return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Int64));
+    };
+    let (v, nulls, _) = run(&a, &b, rows, |x: f64, y: f64, _| if y == 0.0 { None } else { Some((x / y).trunc() as i64) });
+    Ok(ColumnarValue::Array(Arc::new(Int64Array::new(v.into(), nulls))))
+}
+
+fn decimal_arith(op: BinaryOp, l: &ColumnarValue, r: &ColumnarValue, p: u8, s: i8, n: usize) -> Result<ArrayRef> {
+    let shape = |v: &ColumnarValue| {
+        let (p, s) = decimal_shape(&v.data_type());
+        DataType::Decimal128(p.max(s as u8).max(1), s)
+    };
+    let null = || Ok(arrow_array::new_null_array(&DataType::Decimal128(p, s), n));
+    let (v, nulls, of) = match op {
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mod => {
+            let t = DataType::Decimal128(38, s);
+            let (Some(a), Some(b)) = (operand::<Decimal128Type>(l, &t)?, operand::<Decimal128Type>(r, &t)?) else {
+                return null();
+            };
+            run(&a, &b, n, |x: i128, y: i128, of: &mut bool| match op {
+                BinaryOp::Add => { let (v, o) = x.overflowing_add(y); *of = o; Some(v) }
+                BinaryOp::Sub => { let (v, o) = x.overflowing_sub(y); *of = o; Some(v) }
+                _ => if y == 0 { None } else { Some(x % y) },
+            })
+        }
+        BinaryOp::Mul => {
+            let (tl, tr) = (shape(l), shape(r));
+            let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else { unreachable!() };
+            let natural = s1 + s2;
+            let (Some(a), Some(b)) = (operand::<Decimal128Type>(l, &tl)?, operand::<Decimal128Type>(r, &tr)?) else {
+                return null();
+            };
+            run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
+                let (v, o) = x.overflowing_mul(y);
+                *of = o;
+                if natural == s { Some(v) } else { rescale(v, natural, s) }
+            })
+        }
+        BinaryOp::Div => {
+            let (tl, tr) = (shape(l), shape(r));
+            let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else { unreachable!() };
+            // a / b at scale s: a * 10^(s - s1 + s2) / b, rounded half away from zero.
+            let shift = (s - s1 + s2) as u32;
+            let factor = 10i128.pow(shift);
+            let (Some(a), Some(b)) = (operand::<Decimal128Type>(l, &tl)?, operand::<Decimal128Type>(r, &tr)?) else {
+                return null();
+            };
+            run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
+                if y == 0 {
+                    return None;
+                }
+                let (num, o) = x.overflowing_mul(factor);
+                *of = o;
+                let q = num / y;
+                let rem = (num % y).abs() * 2;
+                Some(if rem >= y.abs() { q + (num.signum() * y.signum()) } else { q })
+            })
+        }
+        _ => return Err(QuiverError::internal("integer division produces an integer")),
+    };
+    if of {
+        return Err(out_of_range("DECIMAL", op));
+    }
+    Ok(Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?))
+}
+
+pub fn negate(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+    let t = match v.data_type() {
+        t if t.is_unsigned_integer() || t.is_integer() || t == DataType::Boolean => DataType::Int64,
+        DataType::Null => return Ok(v),
+        DataType::Decimal128(p, s) => DataType::Decimal128(p, s),
+        _ => DataType::Float64,
+    };
+    let zero = ColumnarValue::Scalar(ScalarValue::Int64(0), DataType::Int64);
+    arithmetic(BinaryOp::Sub, zero, v, &t, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(v: Vec<i128>, p: u8, s: i8) -> ColumnarValue {
+        ColumnarValue::Array(Arc::new(Decimal128Array::from(v).with_precision_and_scale(p, s).unwrap()))
+    }
+
+    #[test]
+    fn decimal_division_rounds_half_away_from_zero() {
+        // 1.00 / 3.00 at scale 6 = 0.333333; 2.00 / 3.00 = 0.666667; -2/3 = -0.666667
+        let out = arithmetic(BinaryOp::Div, dec(vec![100, 200, -200], 15, 2), dec(vec![300, 300, 300], 15, 2), &DataType::Decimal128(23, 6), 3)
+            .unwrap()
+            .into_array(3)
+            .unwrap();
+        let d = out.as_primitive::<Decimal128Type>();
+        assert_eq!(d.values().to_vec(), vec![333_333, 666_667, -666_667]);
+    }
+
+    #[test]
+    fn bigint_overflow_is_error_1690() {
+        let a = ColumnarValue::Array(Arc::new(Int64Array::from(vec![i64::MAX])));
+        let b = ColumnarValue::Scalar(ScalarValue::Int64(1), DataType::Int64);
+        let e = arithmetic(BinaryOp::Add, a, b, &DataType::Int64, 1).unwrap_err();
+        assert_eq!(e.code, 1690);
+    }
+
+    #[test]
+    fn division_by_zero_is_null() {
+        let a = ColumnarValue::Array(Arc::new(Int64Array::from(vec![1, 2])));
+        let b = ColumnarValue::Array(Arc::new(Int64Array::from(vec![0, 2])));
+        let out = arithmetic(BinaryOp::Div, a, b, &DataType::Decimal128(23, 4), 2).unwrap().into_array(2).unwrap();
+        assert!(out.is_null(0));
+        assert_eq!(out.as_primitive::<Decimal128Type>().value(1), 10000);
+    }
+}

@@ -1,0 +1,329 @@
+//! Comparisons into boolean masks, IN lists. Strings compare as utf8mb4_bin
+//! (PAD SPACE): trailing spaces do not count.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, ArrowPrimitiveType, BooleanArray, RecordBatch};
+use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_schema::{DataType, TimeUnit};
+use quiver_common::types::{comparison_type, compare_pad_space, trim_pad};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::BinaryOp;
+
+use super::{cast_array, ColumnarValue, PhysicalExpr};
+
+#[inline(always)]
+fn test(op: BinaryOp, o: Ordering) -> bool {
+    match op {
+        BinaryOp::Eq => o == Ordering::Equal,
+        BinaryOp::NotEq => o != Ordering::Equal,
+        BinaryOp::Lt => o == Ordering::Less,
+        BinaryOp::LtEq => o != Ordering::Greater,
+        BinaryOp::Gt => o == Ordering::Greater,
+        BinaryOp::GtEq => o != Ordering::Less,
+        _ => false,
+    }
+}
+
+pub fn compare(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+    let t = comparison_type(&l.data_type(), &r.data_type());
+    let to_t = |v: ColumnarValue| -> Result<ColumnarValue> {
+        Ok(match v {
+            ColumnarValue::Array(a) if a.data_type() != &t => ColumnarValue::Array(cast_array(&a, &t)?),
+            ColumnarValue::Scalar(s, st) if st != t && !s.is_null() => {
+                let a = cast_array(&quiver_common::scalar::scalar_to_array(&s, &st, 1)?, &t)?;
+                ColumnarValue::Scalar(ScalarValue::from_array(&a, 0)?, t.clone())
+            }
+            other => other,
+        })
+    };
+    let (l, r) = (to_t(l)?, to_t(r)?);
+    match (l, r) {
+        (ColumnarValue::Scalar(a, _), ColumnarValue::Scalar(b, _)) => {
+            let v = match a.compare(&b) {
+                Some(o) => ScalarValue::Boolean(test(op, o)),
+                None => ScalarValue::Null,
+            };
+            Ok(ColumnarValue::Scalar(v, DataType::Boolean))
+        }
+        (ColumnarValue::Array(a), ColumnarValue::Scalar(s, _)) => compare_scalar(op, &a, &s),
+        (ColumnarValue::Scalar(s, _), ColumnarValue::Array(a)) => compare_scalar(op.swap(), &a, &s),
+        (ColumnarValue::Array(a), ColumnarValue::Array(b)) => {
+            debug_assert_eq!(a.len(), rows);
+            Ok(ColumnarValue::Array(Arc::new(compare_arrays(op, &a, &b)?)))
+        }
+    }
+}
+
+fn cmp_prim_scalar<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, c: T::Native) -> BooleanBuffer
+where
+    T::Native: PartialOrd,
+{
+    let v = a.as_primitive::<T>().values();
+    // One closure per operator keeps the loop branch-free, so it vectorizes.
+    match op {
+        BinaryOp::Eq => BooleanBuffer::collect_bool(v.len(), |i| v[i] == c),
+        BinaryOp::NotEq => BooleanBuffer::collect_bool(v.len(), |i| v[i] != c),
+        BinaryOp::Lt => BooleanBuffer::collect_bool(v.len(), |i| v[i] < c),
+        BinaryOp::LtEq => BooleanBuffer::collect_bool(v.len(), |i| v[i] <= c),
+        BinaryOp::Gt => BooleanBuffer::collect_bool(v.len(), |i| v[i] > c),
+        _ => BooleanBuffer::collect_bool(v.len(), |i| v[i] >= c),
+    }
+}
+
+fn cmp_prim_arrays<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, b: &dyn Array) -> BooleanBuffer
+where
+    T::Native: PartialOrd,
+{
+    let (x, y) = (a.as_primitive::<T>().values(), b.as_primitive::<T>().values());
+    match op {
+        BinaryOp::Eq => BooleanBuffer::collect_bool(x.len(), |i| x[i] == y[i]),
+        BinaryOp::NotEq => BooleanBuffer::collect_bool(x.len(), |i| x[i] != y[i]),
+        BinaryOp::Lt => BooleanBuffer::collect_bool(x.len(), |i| x[i] < y[i]),
+        BinaryOp::LtEq => BooleanBuffer::collect_bool(x.len(), |i| x[i] <= y[i]),
+        BinaryOp::Gt => BooleanBuffer::collect_bool(x.len(), |i| x[i] > y[i]),
+        _ => BooleanBuffer::collect_bool(x.len(), |i| x[i] >= y[i]),
+    }
+}
+
+fn cmp_str_scalar(op: BinaryOp, a: &dyn Array, c: &str) -> BooleanBuffer {
+    let s = a.as_string::<i32>();
+    let c = c.as_bytes();
+    match op {
+        BinaryOp::Eq | BinaryOp::NotEq => {
+            // Equality under PAD SPACE is equality after trimming trailing spaces.
+            let key = trim_pad(c);
+            let eq = op == BinaryOp::Eq;
+            BooleanBuffer::collect_bool(s.len(), |i| {
+                let v = s.value(i).as_bytes();
+                let hit = if v.len() == key.len() { v == key } else { v.len() > key.len() && trim_pad(v) == key };
+                hit == eq
+            })
+        }
+        _ => BooleanBuffer::collect_bool(s.len(), |i| test(op, compare_pad_space(s.value(i).as_bytes(), c))),
+    }
+}
+
+fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<ColumnarValue> {
+    if s.is_null() {
+        return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Boolean));
+    }
+    let i = || s.as_i64().unwrap_or(0);
+    let bits = match a.data_type() {
+        DataType::Int8 => cmp_prim_scalar::<Int8Type>(op, a, i() as i8),
+        DataType::Int16 => cmp_prim_scalar::<Int16Type>(op, a, i() as i16),
+        DataType::Int32 => cmp_prim_scalar::<Int32Type>(op, a, i() as i32),
+        DataType::Int64 => cmp_prim_scalar::<Int64Type>(op, a, i()),
+        DataType::UInt8 => cmp_prim_scalar::<UInt8Type>(op, a, i() as u8),
+        DataType::UInt16 => cmp_prim_scalar::<UInt16Type>(op, a, i() as u16),
+        DataType::UInt32 => cmp_prim_scalar::<UInt32Type>(op, a, i() as u32),
+        DataType::UInt64 => {
+            let c = match s {
+                ScalarValue::UInt64(u) => *u,
+                other => other.as_i64().unwrap_or(0) as u64,
+            };
+            cmp_prim_scalar::<UInt64Type>(op, a, c)
+        }
+        DataType::Float32 => cmp_prim_scalar::<Float32Type>(op, a, s.as_f64().unwrap_or(0.0) as f32),
+        DataType::Float64 => cmp_prim_scalar::<Float64Type>(op, a, s.as_f64().unwrap_or(0.0)),
+        DataType::Date32 => match s {
+            ScalarValue::Date(d) => cmp_prim_scalar::<Date32Type>(op, a, *d),
+            _ => return Err(QuiverError::internal("date compared with a non-date")),
+        },
+        DataType::Timestamp(TimeUnit::Microsecond, _) => match s {
+            ScalarValue::DateTime(t) => cmp_prim_scalar::<TimestampMicrosecondType>(op, a, *t),
+            _ => return Err(QuiverError::internal("datetime compared with a non-datetime")),
+        },
+        DataType::Decimal128(_, scale) => {
+            let c = quiver_common::types::to_decimal(s, *scale)?;
+            cmp_prim_scalar::<Decimal128Type>(op, a, c)
+        }
+        DataType::Utf8 => match s {
+            ScalarValue::Utf8(c) => cmp_str_scalar(op, a, c),
+            other => cmp_str_scalar(op, a, &other.to_string()),
+        },
+        DataType::Boolean => {
+            let c = s.truth().unwrap_or(false);
+            let v = a.as_boolean().values();
+            BooleanBuffer::collect_bool(v.len(), |i| test(op, v.value(i).cmp(&c)))
+        }
+        DataType::Null => return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Boolean)),
+        other => return Err(QuiverError::not_supported(format!("comparison of {other}"))),
+    };
+    Ok(ColumnarValue::Array(Arc::new(BooleanArray::new(bits, a.logical_nulls()))))
+}
+
+/// Compares two arrays of the same type row by row.
+pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<BooleanArray> {
+    let b = if a.data_type() != b.data_type() { cast_array(b, a.data_type())? } else { b.clone() };
+    let bits = match a.data_type() {
+        DataType::Int8 => cmp_prim_arrays::<Int8Type>(op, a, &b),
+        DataType::Int16 => cmp_prim_arrays::<Int16Type>(op, a, &b),
+        DataType::Int32 => cmp_prim_arrays::<Int32Type>(op, a, &b),
+        DataType::Int64 => cmp_prim_arrays::<Int64Type>(op, a, &b),
+        DataType::UInt8 => cmp_prim_arrays::<UInt8Type>(op, a, &b),
+        DataType::UInt16 => cmp_prim_arrays::<UInt16Type>(op, a, &b),
+        DataType::UInt32 => cmp_prim_arrays::<UInt32Type>(op, a, &b),
+        DataType::UInt64 => cmp_prim_arrays::<UInt64Type>(op, a, &b),
+        DataType::Float32 => cmp_prim_arrays::<Float32Type>(op, a, &b),
+        DataType::Float64 => cmp_prim_arrays::<Float64Type>(op, a, &b),
+        DataType::Date32 => cmp_prim_arrays::<Date32Type>(op, a, &b),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => cmp_prim_arrays::<TimestampMicrosecondType>(op, a, &b),
+        DataType::Decimal128(..) => cmp_prim_arrays::<Decimal128Type>(op, a, &b),
+        DataType::Utf8 => {
+            let (x, y) = (a.as_string::<i32>(), b.as_string::<i32>());
+            BooleanBuffer::collect_bool(x.len(), |i| {
+                test(op, compare_pad_space(x.value(i).as_bytes(), y.value(i).as_bytes()))
+            })
+        }
+        DataType::Boolean => {
+            let (x, y) = (a.as_boolean().values(), b.as_boolean().values());
+            BooleanBuffer::collect_bool(x.len(), |i| test(op, x.value(i).cmp(&y.value(i))))
+        }
+        DataType::Null => BooleanBuffer::new_unset(a.len()),
+        other => return Err(QuiverError::not_supported(format!("comparison of {other}"))),
+    };
+    let nulls = NullBuffer::union(a.logical_nulls().as_ref(), b.logical_nulls().as_ref());
+    let nulls = if a.data_type() == &DataType::Null { Some(NullBuffer::new_null(a.len())) } else { nulls };
+    Ok(BooleanArray::new(bits, nulls))
+}
+
+/// A set of constants for `x IN (...)`, prepared once. Short lists are
+/// scanned linearly (faster than hashing below about eight items).
+#[derive(Debug)]
+pub struct ScalarSet {
+    kind: SetKind,
+    has_null: bool,
+}
+
+#[derive(Debug)]
+enum SetKind {
+    Ints(Vec<i128>, HashSet<i128>),
+    Floats(Vec<f64>),
+    Strings(Vec<Vec<u8>>, HashSet<Vec<u8>>),
+}
+
+const LINEAR_MAX: usize = 8;
+
+impl ScalarSet {
+    /// Builds the set when every item is a literal of (or castable to) `t`.
+    pub fn from_literals(list: &[PhysicalExpr], t: &DataType) -> Option<ScalarSet> {
+        let mut values = Vec::new();
+        let mut has_null = false;
+        for e in list {
+            match e {
+                PhysicalExpr::Literal(ScalarValue::Null, _) => has_null = true,
+                PhysicalExpr::Literal(v, _) => values.push(v.clone()),
+                _ => return None,
+            }
+        }
+        let kind = match t {
+            DataType::Utf8 => {
+                let v: Vec<Vec<u8>> = values.iter().map(|s| trim_pad(s.to_string().as_bytes()).to_vec()).collect();
+                let h = v.iter().cloned().collect();
+                SetKind::Strings(v, h)
+            }
+            t if t.is_floating() => SetKind::Floats(values.iter().map(|v| v.as_f64().unwrap_or(0.0)).collect()),
+            DataType::Decimal128(_, s) => {
+                let v: Vec<i128> = values.iter().map(|x| quiver_common::types::to_decimal(x, *s)).collect::<Result<_>>().ok()?;
+                let h = v.iter().copied().collect();
+                SetKind::Ints(v, h)
+            }
+            t if t.is_integer() || matches!(t, DataType::Date32 | DataType::Timestamp(..) | DataType::Boolean) => {
+                let v: Vec<i128> = values
+                    .iter()
+                    .map(|x| match (x, t) {
+                        (ScalarValue::Date(d), _) => Some(*d as i128),
+                        (ScalarValue::DateTime(d), _) => Some(*d as i128),
+                        (ScalarValue::UInt64(u), _) => Some(*u as i128),
+                        (ScalarValue::Utf8(s), DataType::Date32) => quiver_common::types::parse_date(s).map(|d| d as i128),
+                        (other, _) => other.as_i64().map(|i| i as i128),
+                    })
+                    .collect::<Option<_>>()?;
+                let h = v.iter().copied().collect();
+                SetKind::Ints(v, h)
+            }
+            _ => return None,
+        };
+        Some(ScalarSet { kind, has_null })
+    }
+
+    pub fn contains_array(&self, a: &ArrayRef) -> Result<BooleanArray> {
+        let n = a.len();
+        let bits = match &self.kind {
+            SetKind::Ints(list, set) => {
+                let get = int_getter(a)?;
+                if list.len() <= LINEAR_MAX {
+                    BooleanBuffer::collect_bool(n, |i| list.contains(&get(i)))
+                } else {
+                    BooleanBuffer::collect_bool(n, |i| set.contains(&get(i)))
+                }
+            }
+            SetKind::Floats(list) => {
+                let f = cast_array(a, &DataType::Float64)?;
+                let v = f.as_primitive::<Float64Type>().values().clone();
+                BooleanBuffer::collect_bool(n, |i| list.contains(&v[i]))
+            }
+            SetKind::Strings(list, set) => {
+                let s = if a.data_type() == &DataType::Utf8 { a.clone() } else { cast_array(a, &DataType::Utf8)? };
+                let s = s.as_string::<i32>();
+                if list.len() <= LINEAR_MAX {
+                    BooleanBuffer::collect_bool(n, |i| {
+                        let v = trim_pad(s.value(i).as_bytes());
+                        list.iter().any(|x| x.as_slice() == v)
+                    })
+                } else {
+                    BooleanBuffer::collect_bool(n, |i| set.contains(trim_pad(s.value(i).as_bytes())))
+                }
+            }
+        };
+        // x IN (..., NULL) is NULL when x matches nothing.
+        let mut nulls = a.logical_nulls();
+        if self.has_null {
+            let unmatched = !&bits;
+            let valid = match &nulls {
+                Some(n) => n.inner() & &(!&unmatched),
+                None => !&unmatched,
+            };
+            nulls = Some(NullBuffer::new(valid));
+        }
+        Ok(BooleanArray::new(bits, nulls))
+    }
+}
+
+fn int_getter(a: &ArrayRef) -> Result<Box<dyn Fn(usize) -> i128 + '_>> {
+    Ok(match a.data_type() {
+        DataType::Int8 => { let v = a.as_primitive::<Int8Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::Int16 => { let v = a.as_primitive::<Int16Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::Int32 => { let v = a.as_primitive::<Int32Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::Int64 => { let v = a.as_primitive::<Int64Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::UInt8 => { let v = a.as_primitive::<UInt8Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::UInt16 => { let v = a.as_primitive::<UInt16Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::UInt32 => { let v = a.as_primitive::<UInt32Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::UInt64 => { let v = a.as_primitive::<UInt64Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::Date32 => { let v = a.as_primitive::<Date32Type>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::Timestamp(..) => { let v = a.as_primitive::<TimestampMicrosecondType>(); Box::new(move |i| v.value(i) as i128) }
+        DataType::Decimal128(..) => { let v = a.as_primitive::<Decimal128Type>(); Box::new(move |i| v.value(i)) }
+        DataType::Boolean => { let v = a.as_boolean(); Box::new(move |i| v.value(i) as i128) }
+        other => return Err(QuiverError::internal(format!("IN over {other}"))),
+    })
+}
+
+/// IN with non-constant items: OR of equalities, with SQL's NULL rules.
+pub fn in_list_dynamic(v: &ArrayRef, list: &[PhysicalExpr], batch: &RecordBatch) -> Result<BooleanArray> {
+    let mut acc: Option<ColumnarValue> = None;
+    for item in list {
+        let eq = compare(BinaryOp::Eq, ColumnarValue::Array(v.clone()), item.evaluate(batch)?, v.len())?;
+        acc = Some(match acc {
+            None => eq,
+            Some(prev) => super::logic::and_or(BinaryOp::Or, prev, eq, v.len())?,
+        });
+    }
+    let out = match acc {
+        Some(c) => c.into_array(v.len())?,
+        None => Arc::new(BooleanArray::from(vec![false; v.len()])),
+    };
+    Ok(out.as_boolean().clone())
+}

@@ -1,0 +1,354 @@
+//! Scalar functions and CASE. String results are built with the output size
+//! computed first where it is known, so each result is one allocation.
+
+use std::sync::Arc;
+
+use arrow_array::builder::StringBuilder;
+use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, TimeUnit};
+use quiver_common::types::{add_months, civil_from_days, rescale};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::{DatePart, ScalarFunc};
+
+use super::{cast_array, ColumnarValue, PhysicalExpr};
+
+pub fn case_when(
+    branches: &[(PhysicalExpr, PhysicalExpr)],
+    else_expr: Option<&PhysicalExpr>,
+    t: &DataType,
+    batch: &RecordBatch,
+) -> Result<ColumnarValue> {
+    let rows = batch.num_rows();
+    let mut acc: ArrayRef = match else_expr {
+        Some(e) => cast_array(&e.evaluate_array(batch)?, t)?,
+        None => arrow_array::new_null_array(t, rows),
+    };
+    for (when, then) in branches.iter().rev() {
+        let mask = when.evaluate_mask(batch)?;
+        if mask.true_count() == 0 {
+            continue;
+        }
+        let then = cast_array(&then.evaluate_array(batch)?, t)?;
+        acc = arrow_select::zip::zip(&mask, &then, &acc)?;
+    }
+    Ok(ColumnarValue::Array(acc))
+}
+
+fn strings(a: &ArrayRef) -> Result<ArrayRef> {
+    if a.data_type() == &DataType::Utf8 {
+        Ok(a.clone())
+    } else {
+        cast_array(a, &DataType::Utf8)
+    }
+}
+
+/// Applies `f` to each non-NULL string, building the result in one buffer
+/// sized by `size_hint` bytes.
+fn map_strings(a: &ArrayRef, size_hint: usize, mut f: impl FnMut(&str, &mut String)) -> Result<ArrayRef> {
+    let a = strings(a)?;
+    let s = a.as_string::<i32>();
+    let mut b = StringBuilder::with_capacity(s.len(), size_hint);
+    let mut buf = String::new();
+    for i in 0..s.len() {
+        if s.is_null(i) {
+            b.append_null();
+        } else {
+            buf.clear();
+            f(s.value(i), &mut buf);
+            b.append_value(&buf);
+        }
+    }
+    Ok(Arc::new(b.finish()))
+}
+
+fn value_bytes(a: &ArrayRef) -> usize {
+    match a.data_type() {
+        DataType::Utf8 => a.as_string::<i32>().values().len(),
+        _ => a.len() * 8,
+    }
+}
+
+pub fn call(func: ScalarFunc, args: Vec<ColumnarValue>, t: &DataType, rows: usize) -> Result<ColumnarValue> {
+    let all_scalar = args.iter().all(|a| matches!(a, ColumnarValue::Scalar(..)));
+    let n = if all_scalar { 1 } else { rows };
+    let arrays: Vec<ArrayRef> = args.into_iter().map(|a| a.into_array(n)).collect::<Result<_>>()?;
+    let arg = |i: usize| -> Result<&ArrayRef> { arrays.get(i).ok_or_else(|| QuiverError::wrong_arguments(&format!("{func:?}"))) };
+    let out: ArrayRef = match func {
+        ScalarFunc::Substring => {
+            let pos = cast_array(arg(1)?, &DataType::Int64)?;
+            let pos = pos.as_primitive::<Int64Type>();
+            let len = match arrays.get(2) {
+                Some(l) => Some(cast_array(l, &DataType::Int64)?),
+                None => None,
+            };
+            let len = len.as_ref().map(|l| l.as_primitive::<Int64Type>());
+            let s = strings(arg(0)?)?;
+            let s = s.as_string::<i32>();
+            let mut b = StringBuilder::with_capacity(n, s.values().len());
+            for i in 0..n {
+                if s.is_null(i) || pos.is_null(i) || len.is_some_and(|l| l.is_null(i)) {
+                    b.append_null();
+                    continue;
+                }
+                b.append_value(substring(s.value(i), pos.value(i), len.map(|l| l.value(i))));
+            }
+            Arc::new(b.finish())
+        }
+        ScalarFunc::Extract(part) => extract(arg(0)?, part)?,
+        ScalarFunc::DateAdd(part) => date_add(arg(0)?, arg(1)?, part, t)?,
+        ScalarFunc::Coalesce => {
+            let mut acc = cast_array(arg(0)?, t)?;
+            for next in &arrays[1..] {
+                if acc.null_count() == 0 {
+                    break;
+                }
+                let next = cast_array(next, t)?;
+                let valid = BooleanArray::new(
+                    acc.logical_nulls().map(|n| n.inner().clone()).unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(n)),
+                    None,
+                );
+                acc = arrow_select::zip::zip(&valid, &acc, &next)?;
+            }
+            acc
+        }
+        ScalarFunc::NullIf => {
+            let a = cast_array(arg(0)?, t)?;
+            let eq = super::compare::compare_arrays(quiver_plan::BinaryOp::Eq, &a, &cast_array(arg(1)?, t)?)?;
+            let eq = BooleanArray::new(eq.values() & &eq.nulls().map(|n| n.inner().clone()).unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(n)), None);
+            let nulls = arrow_array::new_null_array(t, n);
+            arrow_select::zip::zip(&eq, &nulls, &a)?
+        }
+        ScalarFunc::Concat => {
+            let parts: Vec<ArrayRef> = arrays.iter().map(strings).collect::<Result<_>>()?;
+            let total: usize = parts.iter().map(value_bytes).sum();
+            let parts: Vec<&StringArray> = parts.iter().map(|p| p.as_string::<i32>()).collect();
+            let mut b = StringBuilder::with_capacity(n, total);
+            let mut buf = String::new();
+            for i in 0..n {
+                if parts.iter().any(|p| p.is_null(i)) {
+                    b.append_null();
+                    continue;
+                }
+                buf.clear();
+                for p in &parts {
+                    buf.push_str(p.value(i));
+                }
+                b.append_value(&buf);
+            }
+            Arc::new(b.finish())
+        }
+        ScalarFunc::Length | ScalarFunc::CharLength => {
+            let s = strings(arg(0)?)?;
+            let s = s.as_string::<i32>();
+            let chars = func == ScalarFunc::CharLength;
+            let v: Vec<i64> = (0..n)
+                .map(|i| if chars { s.value(i).chars().count() as i64 } else { s.value(i).len() as i64 })
+                .collect();
+            Arc::new(Int64Array::new(v.into(), s.logical_nulls()))
+        }
+        ScalarFunc::Upper => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(&s.to_uppercase()))?,
+        ScalarFunc::Lower => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(&s.to_lowercase()))?,
+        ScalarFunc::Trim => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(s.trim_matches(' ')))?,
+        ScalarFunc::LTrim => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(s.trim_start_matches(' ')))?,
+        ScalarFunc::RTrim => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(s.trim_end_matches(' ')))?,
+        ScalarFunc::Abs | ScalarFunc::Round | ScalarFunc::Floor | ScalarFunc::Ceil => {
+            numeric_fn(func, arg(0)?, arrays.get(1), t)?
+        }
+    };
+    if all_scalar {
+        Ok(ColumnarValue::Scalar(ScalarValue::from_array(&out, 0)?, t.clone()))
+    } else {
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+/// SUBSTRING in characters: 1-based, negative positions count from the end,
+/// position 0 gives the empty string (MySQL).
+fn substring(s: &str, pos: i64, len: Option<i64>) -> &str {
+    let count = if s.is_ascii() { s.len() as i64 } else { s.chars().count() as i64 };
+    let start = if pos > 0 { pos - 1 } else if pos < 0 { count + pos } else { return "" };
+    if start < 0 || start >= count {
+        return "";
+    }
+    let take = match len {
+        Some(l) if l <= 0 => return "",
+        Some(l) => l.min(count - start),
+        None => count - start,
+    };
+    if s.is_ascii() {
+        return &s[start as usize..(start + take) as usize];
+    }
+    let mut idx = s.char_indices().map(|(i, _)| i).chain(std::iter::once(s.len()));
+    let b = idx.nth(start as usize).unwrap_or(s.len());
+    let e = if take == 0 { b } else { idx.nth(take as usize - 1).unwrap_or(s.len()) };
+    &s[b..e]
+}
+
+fn days_and_micros(a: &ArrayRef) -> Result<(Vec<i32>, Vec<i64>)> {
+    Ok(match a.data_type() {
+        DataType::Date32 => (a.as_primitive::<Date32Type>().values().to_vec(), vec![0; a.len()]),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => a
+            .as_primitive::<TimestampMicrosecondType>()
+            .values()
+            .iter()
+            .map(|t| (t.div_euclid(86_400_000_000) as i32, t.rem_euclid(86_400_000_000)))
+            .unzip(),
+        _ => return days_and_micros(&cast_array(a, &quiver_common::types::datetime_type())?),
+    })
+}
+
+fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    let (days, micros) = days_and_micros(a)?;
+    let v: Vec<i64> = days
+        .iter()
+        .zip(&micros)
+        .map(|(d, us)| {
+            let (y, m, dd) = civil_from_days(*d);
+            match part {
+                DatePart::Year => y as i64,
+                DatePart::Quarter => ((m - 1) / 3 + 1) as i64,
+                DatePart::Month => m as i64,
+                DatePart::Week => ((d - quiver_common::types::days_from_civil(y, 1, 1)) / 7) as i64,
+                DatePart::Day => dd as i64,
+                DatePart::Hour => us / 3_600_000_000,
+                DatePart::Minute => us / 60_000_000 % 60,
+                DatePart::Second => us / 1_000_000 % 60,
+                DatePart::Microsecond => us % 1_000_000,
+            }
+        })
+        .collect();
+    Ok(Arc::new(Int64Array::new(v.into(), a.logical_nulls())))
+}
+
+fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<ArrayRef> {
+    let (days, micros) = days_and_micros(a)?;
+    let n = cast_array(n, &DataType::Int64)?;
+    let nv = n.as_primitive::<Int64Type>();
+    let nulls = NullBuffer::union(a.logical_nulls().as_ref(), n.logical_nulls().as_ref());
+    let len = days.len();
+    let mut out_days = Vec::with_capacity(len);
+    let mut out_us = Vec::with_capacity(len);
+    let mut bad = Vec::new();
+    for i in 0..len {
+        let k = nv.value(i);
+        let (d, us) = match part {
+            DatePart::Day => (Some(days[i] as i64 + k), micros[i]),
+            DatePart::Week => (Some(days[i] as i64 + 7 * k), micros[i]),
+            DatePart::Month => (add_months(days[i], k).map(|d| d as i64), micros[i]),
+            DatePart::Quarter => (add_months(days[i], 3 * k).map(|d| d as i64), micros[i]),
+            DatePart::Year => (add_months(days[i], 12 * k).map(|d| d as i64), micros[i]),
+            _ => {
+                let unit = match part {
+                    DatePart::Hour => 3_600_000_000i64,
+                    DatePart::Minute => 60_000_000,
+                    DatePart::Second => 1_000_000,
+                    _ => 1,
+                };
+                let total = days[i] as i64 * 86_400_000_000 + micros[i] + k.saturating_mul(unit);
+                (Some(total.div_euclid(86_400_000_000)), total.rem_euclid(86_400_000_000))
+            }
+        };
+        match d {
+            Some(d) if (-719_528..=2_932_896).contains(&d) => {
+                out_days.push(d as i32);
+                out_us.push(us);
+            }
+            _ => {
+                bad.push(i);
+                out_days.push(0);
+                out_us.push(0);
+            }
+        }
+    }
+    let nulls = if bad.is_empty() {
+        nulls
+    } else {
+        let mut valid: Vec<bool> = (0..len).map(|i| nulls.as_ref().is_none_or(|n| n.is_valid(i))).collect();
+        for i in bad {
+            valid[i] = false;
+        }
+        Some(NullBuffer::from(valid))
+    };
+    Ok(match t {
+        DataType::Date32 => Arc::new(Date32Array::new(out_days.into(), nulls)),
+        _ => {
+            let v: Vec<i64> = out_days.iter().zip(&out_us).map(|(d, us)| *d as i64 * 86_400_000_000 + us).collect();
+            Arc::new(TimestampMicrosecondArray::new(v.into(), nulls))
+        }
+    })
+}
+
+fn numeric_fn(func: ScalarFunc, a: &ArrayRef, digits: Option<&ArrayRef>, t: &DataType) -> Result<ArrayRef> {
+    let d = match digits {
+        Some(d) => {
+            let d = cast_array(d, &DataType::Int64)?;
+            if d.is_empty() || d.is_null(0) { 0 } else { d.as_primitive::<Int64Type>().value(0) }
+        }
+        None => 0,
+    };
+    match a.data_type() {
+        DataType::Decimal128(_, s) => {
+            let s = *s;
+            let DataType::Decimal128(pt, st) = t.clone() else {
+                let f = cast_array(a, &DataType::Float64)?;
+                return numeric_fn(func, &f, digits, t);
+            };
+            let v: Vec<i128> = a
+                .as_primitive::<Decimal128Type>()
+                .values()
+                .iter()
+                .map(|x| match func {
+                    ScalarFunc::Abs => rescale(x.abs(), s, st).unwrap_or(0),
+                    ScalarFunc::Round => {
+                        let r = rescale(*x, s, d.clamp(-30, 30) as i8).unwrap_or(0);
+                        rescale(r, d.clamp(-30, 30) as i8, st).unwrap_or(0)
+                    }
+                    _ => {
+                        let unit = 10i128.pow(s as u32);
+                        let q = x.div_euclid(unit);
+                        let q = if func == ScalarFunc::Ceil && x.rem_euclid(unit) != 0 { q + 1 } else { q };
+                        rescale(q, 0, st).unwrap_or(0)
+                    }
+                })
+                .collect();
+            Ok(Arc::new(arrow_array::Decimal128Array::new(v.into(), a.logical_nulls()).with_precision_and_scale(pt, st)?))
+        }
+        dt if dt.is_integer() => cast_array(
+            &match func {
+                ScalarFunc::Abs => {
+                    let i = cast_array(a, &DataType::Int64)?;
+                    Arc::new(i.as_primitive::<Int64Type>().unary::<_, Int64Type>(|v| v.wrapping_abs())) as ArrayRef
+                }
+                _ => a.clone(),
+            },
+            t,
+        ),
+        _ => {
+            let f = cast_array(a, &DataType::Float64)?;
+            let m = 10f64.powi(d as i32);
+            let out: Float64Array = f.as_primitive::<Float64Type>().unary(|x| match func {
+                ScalarFunc::Abs => x.abs(),
+                ScalarFunc::Round => (x * m).round() / m,
+                ScalarFunc::Floor => x.floor(),
+                _ => x.ceil(),
+            });
+            cast_array(&(Arc::new(out) as ArrayRef), t)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::substring;
+
+    #[test]
+    fn substring_mysql_positions() {
+        assert_eq!(substring("Quadratically", 5, None), "ratically");
+        assert_eq!(substring("Quadratically", 5, Some(6)), "ratica");
+        assert_eq!(substring("Sakila", -3, None), "ila");
+        assert_eq!(substring("Sakila", 0, None), "");
+        assert_eq!(substring("héllo", 2, Some(3)), "éll");
+        assert_eq!(substring("13-123", 1, Some(2)), "13");
+    }
+}

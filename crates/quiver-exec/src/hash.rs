@@ -1,0 +1,288 @@
+//! Key columns for hash joins and hash aggregation: values normalized to a
+//! few physical shapes (64-bit ints, 128-bit decimals, float bits, strings),
+//! hashed a column at a time and compared row against row without dispatch
+//! per value. Strings hash and compare without trailing spaces (PAD SPACE).
+
+use std::sync::Arc;
+
+use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, Date32Array, Decimal128Array, Float64Array, Int64Array, StringArray, TimestampMicrosecondArray};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, TimeUnit};
+use quiver_common::types::trim_pad;
+use quiver_common::Result;
+
+use crate::expr::cast_array;
+
+#[inline(always)]
+pub fn mix(h: u64) -> u64 {
+    // A 64-bit finalizer (murmur3's fmix64): cheap and spreads low bits.
+    let mut h = h;
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ceb9fe1a85ec53);
+    h ^ (h >> 33)
+}
+
+#[inline]
+pub fn hash_bytes(b: &[u8]) -> u64 {
+    let mut h: u64 = 0x9e3779b97f4a7c15 ^ (b.len() as u64);
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        h = (h ^ u64::from_le_bytes(c.try_into().expect("8 bytes"))).wrapping_mul(0x100000001b3).rotate_left(29);
+    }
+    let mut tail = 0u64;
+    for (i, x) in chunks.remainder().iter().enumerate() {
+        tail |= (*x as u64) << (8 * i);
+    }
+    mix(h ^ tail)
+}
+
+/// One key column in its physical shape.
+#[derive(Debug, Clone)]
+pub enum KeyValues {
+    Int(Vec<i64>),
+    Wide(Vec<i128>),
+    Float(Vec<u64>),
+    Str(StringArray),
+}
+
+#[derive(Debug, Clone)]
+pub struct KeyColumn {
+    pub values: KeyValues,
+    pub nulls: Option<NullBuffer>,
+}
+
+impl KeyColumn {
+    pub fn new(a: &ArrayRef) -> Result<KeyColumn> {
+        let nulls = a.logical_nulls().filter(|n| n.null_count() > 0);
+        let values = match a.data_type() {
+            DataType::Int64 => KeyValues::Int(a.as_primitive::<Int64Type>().values().to_vec()),
+            DataType::Int32 => KeyValues::Int(a.as_primitive::<Int32Type>().values().iter().map(|v| *v as i64).collect()),
+            DataType::Date32 => KeyValues::Int(a.as_primitive::<Date32Type>().values().iter().map(|v| *v as i64).collect()),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                KeyValues::Int(a.as_primitive::<TimestampMicrosecondType>().values().to_vec())
+            }
+            DataType::Decimal128(..) => KeyValues::Wide(a.as_primitive::<Decimal128Type>().values().to_vec()),
+            DataType::UInt64 => KeyValues::Wide(a.as_primitive::<UInt64Type>().values().iter().map(|v| *v as i128).collect()),
+            DataType::Float64 | DataType::Float32 => {
+                let f = cast_array(a, &DataType::Float64)?;
+                // -0.0 and 0.0 are equal in SQL: hash them alike.
+                KeyValues::Float(f.as_primitive::<Float64Type>().values().iter().map(|v| (v + 0.0).to_bits()).collect())
+            }
+            DataType::Utf8 => KeyValues::Str(a.as_string::<i32>().clone()),
+            DataType::Null => KeyValues::Int(vec![0; a.len()]),
+            t if t.is_integer() || t == &DataType::Boolean => {
+                let i = cast_array(a, &DataType::Int64)?;
+                KeyValues::Int(i.as_primitive::<Int64Type>().values().to_vec())
+            }
+            _ => {
+                let s = cast_array(a, &DataType::Utf8)?;
+                KeyValues::Str(s.as_string::<i32>().clone())
+            }
+        };
+        let nulls = if a.data_type() == &DataType::Null { Some(NullBuffer::new_null(a.len())) } else { nulls };
+        Ok(KeyColumn { values, nulls })
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.values {
+            KeyValues::Int(v) => v.len(),
+            KeyValues::Wide(v) => v.len(),
+            KeyValues::Float(v) => v.len(),
+            KeyValues::Str(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    pub fn is_null(&self, i: usize) -> bool {
+        self.nulls.as_ref().is_some_and(|n| n.is_null(i))
+    }
+
+    /// Folds this column into the running row hashes.
+    pub fn hash_into(&self, hashes: &mut [u64]) {
+        match &self.values {
+            KeyValues::Int(v) => {
+                for (h, x) in hashes.iter_mut().zip(v) {
+                    *h = mix(*h ^ (*x as u64));
+                }
+            }
+            KeyValues::Wide(v) => {
+                for (h, x) in hashes.iter_mut().zip(v) {
+                    *h = mix(*h ^ (*x as u64) ^ mix((*x >> 64) as u64));
+                }
+            }
+            KeyValues::Float(v) => {
+                for (h, x) in hashes.iter_mut().zip(v) {
+                    *h = mix(*h ^ x);
+                }
+            }
+            KeyValues::Str(s) => {
+                for (i, h) in hashes.iter_mut().enumerate() {
+                    *h = mix(*h ^ hash_bytes(trim_pad(s.value(i).as_bytes())));
+                }
+            }
+        }
+        if let Some(n) = &self.nulls {
+            for (i, h) in hashes.iter_mut().enumerate() {
+                if n.is_null(i) {
+                    *h = mix(*h ^ 0x5bd1e995);
+                }
+            }
+        }
+    }
+
+    /// Row `i` of self equals row `j` of `other` (same shape; NULLs equal each other).
+    #[inline]
+    pub fn eq(&self, i: usize, other: &KeyColumn, j: usize) -> bool {
+        let (a, b) = (self.is_null(i), other.is_null(j));
+        if a || b {
+            return a && b;
+        }
+        match (&self.values, &other.values) {
+            (KeyValues::Int(x), KeyValues::Int(y)) => x[i] == y[j],
+            (KeyValues::Wide(x), KeyValues::Wide(y)) => x[i] == y[j],
+            (KeyValues::Float(x), KeyValues::Float(y)) => x[i] == y[j],
+            (KeyValues::Str(x), KeyValues::Str(y)) => {
+                let (p, q) = (x.value(i).as_bytes(), y.value(j).as_bytes());
+                p == q || trim_pad(p) == trim_pad(q)
+            }
+            _ => false,
+        }
+    }
+}
+
+pub fn hash_rows(keys: &[KeyColumn], rows: usize) -> Vec<u64> {
+    let mut h = vec![0u64; rows];
+    for k in keys {
+        k.hash_into(&mut h);
+    }
+    h
+}
+
+pub fn any_null(keys: &[KeyColumn], i: usize) -> bool {
+    keys.iter().any(|k| k.is_null(i))
+}
+
+/// Group keys stored column by column as groups are found.
+#[derive(Debug)]
+pub struct GroupKeys {
+    types: Vec<DataType>,
+    cols: Vec<KeyStore>,
+}
+
+#[derive(Debug)]
+enum KeyStore {
+    Int(Vec<i64>, Vec<bool>),
+    Wide(Vec<i128>, Vec<bool>),
+    Float(Vec<u64>, Vec<bool>),
+    Str(Vec<u8>, Vec<usize>, Vec<bool>),
+}
+
+impl GroupKeys {
+    pub fn new(sample: &[KeyColumn], types: Vec<DataType>) -> GroupKeys {
+        let cols = sample
+            .iter()
+            .map(|k| match k.values {
+                KeyValues::Int(_) => KeyStore::Int(vec![], vec![]),
+                KeyValues::Wide(_) => KeyStore::Wide(vec![], vec![]),
+                KeyValues::Float(_) => KeyStore::Float(vec![], vec![]),
+                KeyValues::Str(_) => KeyStore::Str(vec![], vec![0], vec![]),
+            })
+            .collect();
+        GroupKeys { types, cols }
+    }
+
+    pub fn push(&mut self, keys: &[KeyColumn], i: usize) {
+        for (store, k) in self.cols.iter_mut().zip(keys) {
+            let valid = !k.is_null(i);
+            match (store, &k.values) {
+                (KeyStore::Int(v, n), KeyValues::Int(x)) => { v.push(x[i]); n.push(valid) }
+                (KeyStore::Wide(v, n), KeyValues::Wide(x)) => { v.push(x[i]); n.push(valid) }
+                (KeyStore::Float(v, n), KeyValues::Float(x)) => { v.push(x[i]); n.push(valid) }
+                (KeyStore::Str(b, o, n), KeyValues::Str(s)) => {
+                    b.extend_from_slice(s.value(i).as_bytes());
+                    o.push(b.len());
+                    n.push(valid);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Stored group `g` equals row `i` of `keys`.
+    #[inline]
+    pub fn eq(&self, g: usize, keys: &[KeyColumn], i: usize) -> bool {
+        self.cols.iter().zip(keys).all(|(store, k)| {
+            let kn = k.is_null(i);
+            match (store, &k.values) {
+                (KeyStore::Int(v, n), KeyValues::Int(x)) => if !n[g] || kn { !n[g] && kn } else { v[g] == x[i] },
+                (KeyStore::Wide(v, n), KeyValues::Wide(x)) => if !n[g] || kn { !n[g] && kn } else { v[g] == x[i] },
+                (KeyStore::Float(v, n), KeyValues::Float(x)) => if !n[g] || kn { !n[g] && kn } else { v[g] == x[i] },
+                (KeyStore::Str(b, o, n), KeyValues::Str(s)) => {
+                    if !n[g] || kn {
+                        return !n[g] && kn;
+                    }
+                    let p = &b[o[g]..o[g + 1]];
+                    let q = s.value(i).as_bytes();
+                    p == q || trim_pad(p) == trim_pad(q)
+                }
+                _ => false,
+            }
+        })
+    }
+
+    pub fn to_arrays(&self) -> Result<Vec<ArrayRef>> {
+        self.cols
+            .iter()
+            .zip(&self.types)
+            .map(|(store, t)| -> Result<ArrayRef> {
+                Ok(match store {
+                    KeyStore::Int(v, n) => {
+                        let nulls = Some(NullBuffer::from(n.clone()));
+                        match t {
+                            DataType::Date32 => Arc::new(Date32Array::new(v.iter().map(|x| *x as i32).collect::<Vec<_>>().into(), nulls)),
+                            DataType::Timestamp(..) => Arc::new(TimestampMicrosecondArray::new(v.clone().into(), nulls)),
+                            _ => cast_array(&(Arc::new(Int64Array::new(v.clone().into(), nulls)) as ArrayRef), t)?,
+                        }
+                    }
+                    KeyStore::Wide(v, n) => {
+                        let nulls = Some(NullBuffer::from(n.clone()));
+                        match t {
+                            DataType::Decimal128(p, s) => Arc::new(Decimal128Array::new(v.clone().into(), nulls).with_precision_and_scale(*p, *s)?),
+                            _ => {
+                                let d: ArrayRef = Arc::new(Decimal128Array::new(v.clone().into(), nulls).with_precision_and_scale(38, 0)?);
+                                cast_array(&d, t)?
+                            }
+                        }
+                    }
+                    KeyStore::Float(v, n) => {
+                        let f: ArrayRef = Arc::new(Float64Array::new(v.iter().map(|b| f64::from_bits(*b)).collect::<Vec<_>>().into(), Some(NullBuffer::from(n.clone()))));
+                        cast_array(&f, t)?
+                    }
+                    KeyStore::Str(b, o, n) => {
+                        let offsets = arrow_buffer::OffsetBuffer::new(o.iter().map(|x| *x as i32).collect::<Vec<i32>>().into());
+                        let s: ArrayRef = Arc::new(StringArray::try_new(offsets, b.clone().into(), Some(NullBuffer::from(n.clone())))?);
+                        cast_array(&s, t)?
+                    }
+                })
+            })
+            .collect()
+    }
+
+    pub fn memory_size(&self) -> usize {
+        self.cols
+            .iter()
+            .map(|c| match c {
+                KeyStore::Int(v, _) => v.len() * 9,
+                KeyStore::Wide(v, _) => v.len() * 17,
+                KeyStore::Float(v, _) => v.len() * 9,
+                KeyStore::Str(b, o, _) => b.len() + o.len() * 9,
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,12 @@
+//! Physical execution: operators over Arrow record batches, run as parallel
+//! partitions (morsel-driven scans, shared hash tables, partial aggregation).
+
+pub mod context;
+pub mod expr;
+pub mod hash;
+pub mod operators;
+pub mod planner;
+
+pub use context::ExecContext;
+pub use operators::{collect, ExecutionPlan};
+pub use planner::create_physical_plan;

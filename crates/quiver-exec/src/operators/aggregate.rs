@@ -1,0 +1,622 @@
+//! Hash aggregation in two phases: every input partition aggregates into a
+//! table of its own (no sharing, no locks), then the partial tables are merged.
+//! Accumulators keep their state in flat vectors indexed by group id and are
+//! updated a batch at a time with typed loops.
+
+use std::collections::HashSet;
+use std::sync::{Arc, OnceLock};
+
+use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, SchemaRef};
+use hashbrown::HashTable;
+use quiver_common::types::{compare_pad_space, rescale, trim_pad};
+use quiver_common::{QuiverError, Result};
+use quiver_plan::AggFunc;
+
+use super::{for_each_partition, metered, BatchStream, ExecutionPlan, Metrics};
+use crate::context::OwnedReservation;
+use crate::expr::{cast_array, PhysicalExpr};
+use crate::hash::{hash_rows, GroupKeys, KeyColumn};
+use crate::ExecContext;
+
+#[derive(Debug, Clone)]
+pub struct AggregateSpec {
+    pub func: AggFunc,
+    pub arg: Option<PhysicalExpr>,
+    pub distinct: bool,
+    pub output_type: DataType,
+    pub text: String,
+}
+
+#[derive(Debug)]
+pub struct AggregateExec {
+    input: Arc<dyn ExecutionPlan>,
+    group: Vec<PhysicalExpr>,
+    group_types: Vec<DataType>,
+    aggs: Vec<AggregateSpec>,
+    schema: SchemaRef,
+    text: String,
+    output: OnceLock<Result<Arc<Vec<RecordBatch>>>>,
+    metrics: Arc<Metrics>,
+}
+
+impl AggregateExec {
+    pub fn new(
+        input: Arc<dyn ExecutionPlan>,
+        group: Vec<PhysicalExpr>,
+        group_types: Vec<DataType>,
+        aggs: Vec<AggregateSpec>,
+        schema: SchemaRef,
+        text: String,
+    ) -> Self {
+        AggregateExec { input, group, group_types, aggs, schema, text, output: OnceLock::new(), metrics: Default::default() }
+    }
+
+    fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
+        let tables = for_each_partition(&self.input, ctx, |stream| {
+            let mut table = GroupTable::new(&self.group_types, &self.aggs);
+            let mut memory = OwnedReservation::new(ctx);
+            let mut reserved = 0;
+            for batch in stream {
+                let batch = batch?;
+                table.update(&batch, &self.group, &self.aggs)?;
+                let size = table.memory_size();
+                if size > reserved + (1 << 20) {
+                    memory.grow(size - reserved)?;
+                    reserved = size;
+                }
+            }
+            Ok((table, memory))
+        })?;
+        let mut it = tables.into_iter();
+        let (mut total, _m) = it.next().ok_or_else(|| QuiverError::internal("aggregate without input partitions"))?;
+        let mut keep = vec![_m];
+        for (t, m) in it {
+            total.merge(t)?;
+            keep.push(m);
+        }
+        let batch = total.finish(&self.schema, &self.aggs)?;
+        Ok(Arc::new(vec![batch]))
+    }
+}
+
+impl ExecutionPlan for AggregateExec {
+    fn describe(&self) -> String {
+        format!("HashAggregate {}", self.text)
+    }
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+    fn children(&self) -> Vec<Arc<dyn ExecutionPlan>> {
+        vec![self.input.clone()]
+    }
+    fn output_partitions(&self) -> usize {
+        1
+    }
+    fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
+        let out = self.output.get_or_init(|| self.run(ctx)).clone()?;
+        let batches: Vec<Result<RecordBatch>> = out.iter().filter(|b| b.num_rows() > 0).cloned().map(Ok).collect();
+        Ok(metered(Box::new(batches.into_iter()), &self.metrics))
+    }
+    fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+}
+
+struct GroupTable {
+    types: Vec<DataType>,
+    keys: Option<GroupKeys>,
+    hashes: Vec<u64>,
+    map: HashTable<u32>,
+    groups: usize,
+    accs: Vec<Acc>,
+}
+
+impl GroupTable {
+    fn new(types: &[DataType], aggs: &[AggregateSpec]) -> GroupTable {
+        let groups = if types.is_empty() { 1 } else { 0 };
+        let mut accs: Vec<Acc> = aggs.iter().map(Acc::new).collect();
+        for a in &mut accs {
+            a.resize(groups);
+        }
+        GroupTable { types: types.to_vec(), keys: None, hashes: vec![], map: HashTable::new(), groups, accs }
+    }
+
+    fn memory_size(&self) -> usize {
+        self.keys.as_ref().map(|k| k.memory_size()).unwrap_or(0) + self.groups * (12 + 16 * self.accs.len())
+    }
+
+    /// Group ids of the rows of `keys`, creating groups as needed.
+    fn group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Vec<u32> {
+        if self.types.is_empty() {
+            return vec![0; rows];
+        }
+        let hashes = hash_rows(keys, rows);
+        let store = self.keys.get_or_insert_with(|| GroupKeys::new(keys, self.types.clone()));
+        let mut ids = Vec::with_capacity(rows);
+        for (i, &h) in hashes.iter().enumerate() {
+            let found = self.map.find(h, |&g| self.hashes[g as usize] == h && store.eq(g as usize, keys, i));
+            let g = match found {
+                Some(&g) => g,
+                None => {
+                    let g = self.groups as u32;
+                    store.push(keys, i);
+                    self.hashes.push(h);
+                    let hs = &self.hashes;
+                    self.map.insert_unique(h, g, |&x| hs[x as usize]);
+                    self.groups += 1;
+                    g
+                }
+            };
+            ids.push(g);
+        }
+        ids
+    }
+
+    fn update(&mut self, batch: &RecordBatch, group: &[PhysicalExpr], aggs: &[AggregateSpec]) -> Result<()> {
+        let keys = group.iter().map(|g| KeyColumn::new(&g.evaluate_array(batch)?)).collect::<Result<Vec<_>>>()?;
+        let ids = self.group_ids(&keys, batch.num_rows());
+        for (acc, spec) in self.accs.iter_mut().zip(aggs) {
+            acc.resize(self.groups);
+            let arg = spec.arg.as_ref().map(|a| a.evaluate_array(batch)).transpose()?;
+            acc.update(&ids, arg.as_ref())?;
+        }
+        Ok(())
+    }
+
+    fn merge(&mut self, other: GroupTable) -> Result<()> {
+        let ids: Vec<u32> = match &other.keys {
+            None if self.types.is_empty() => vec![0],
+            None => vec![],
+            Some(k) => {
+                let arrays = k.to_arrays()?;
+                let keys = arrays.iter().map(KeyColumn::new).collect::<Result<Vec<_>>>()?;
+                self.group_ids(&keys, other.groups)
+            }
+        };
+        for (a, b) in self.accs.iter_mut().zip(other.accs) {
+            a.resize(self.groups);
+            a.merge(b, &ids)?;
+        }
+        Ok(())
+    }
+
+    fn finish(self, schema: &SchemaRef, aggs: &[AggregateSpec]) -> Result<RecordBatch> {
+        let mut cols: Vec<ArrayRef> = match &self.keys {
+            Some(k) => k.to_arrays()?,
+            None => self.types.iter().map(|t| arrow_array::new_null_array(t, 0)).collect(),
+        };
+        for (acc, spec) in self.accs.into_iter().zip(aggs) {
+            cols.push(acc.finish(&spec.output_type, self.groups)?);
+        }
+        Ok(RecordBatch::try_new_with_options(
+            schema.clone(),
+            cols,
+            &RecordBatchOptions::new().with_row_count(Some(self.groups)),
+        )?)
+    }
+}
+
+/// A value kept by DISTINCT aggregates.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum DistinctValue {
+    Int(i128),
+    Float(u64),
+    Bytes(Vec<u8>),
+}
+
+#[derive(Debug)]
+enum Acc {
+    Count { counts: Vec<i64>, star: bool },
+    /// Exact sums of integers and decimals at the input's scale.
+    SumExact { sums: Vec<i128>, seen: Vec<bool>, scale: i8, avg: Option<Vec<i64>> },
+    SumFloat { sums: Vec<f64>, seen: Vec<bool>, avg: Option<Vec<i64>> },
+    /// MIN/MAX over anything with an exact i128 view (ints, decimals, dates).
+    MinMaxExact { vals: Vec<i128>, seen: Vec<bool>, min: bool, input: Option<DataType> },
+    MinMaxFloat { vals: Vec<f64>, seen: Vec<bool>, min: bool },
+    MinMaxStr { vals: Vec<Option<String>>, min: bool },
+    Distinct { func: AggFunc, sets: Vec<HashSet<DistinctValue>>, input: Option<DataType> },
+}
+
+fn exact_values(a: &ArrayRef) -> Option<(Vec<i128>, i8)> {
+    macro_rules! v {
+        ($t:ty) => {
+            a.as_primitive::<$t>().values().iter().map(|x| *x as i128).collect()
+        };
+    }
+    Some(match a.data_type() {
+        DataType::Int8 => (v!(Int8Type), 0),
+        DataType::Int16 => (v!(Int16Type), 0),
+        DataType::Int32 => (v!(Int32Type), 0),
+        DataType::Int64 => (v!(Int64Type), 0),
+        DataType::UInt8 => (v!(UInt8Type), 0),
+        DataType::UInt16 => (v!(UInt16Type), 0),
+        DataType::UInt32 => (v!(UInt32Type), 0),
+        DataType::UInt64 => (v!(UInt64Type), 0),
+        DataType::Date32 => (v!(Date32Type), 0),
+        DataType::Timestamp(..) => (v!(TimestampMicrosecondType), 0),
+        DataType::Boolean => (a.as_boolean().values().iter().map(|b| b as i128).collect(), 0),
+        DataType::Decimal128(_, s) => (a.as_primitive::<Decimal128Type>().values().to_vec(), *s),
+        _ => return None,
+    })
+}
+
+fn valid(a: &ArrayRef) -> Option<NullBuffer> {
+    a.logical_nulls().filter(|n| n.null_count() > 0)
+}
+
+impl Acc {
+    fn new(spec: &AggregateSpec) -> Acc {
+        let input = spec.arg.as_ref().map(|_| spec.output_type.clone());
+        if spec.distinct && spec.func != AggFunc::Min && spec.func != AggFunc::Max {
+            return Acc::Distinct { func: spec.func, sets: vec![], input: None };
+        }
+        let exact_out = matches!(spec.output_type, DataType::Decimal128(..));
+        match spec.func {
+            AggFunc::CountStar => Acc::Count { counts: vec![], star: true },
+            AggFunc::Count => Acc::Count { counts: vec![], star: false },
+            AggFunc::Sum | AggFunc::Avg => {
+                let avg = (spec.func == AggFunc::Avg).then(Vec::new);
+                if exact_out {
+                    Acc::SumExact { sums: vec![], seen: vec![], scale: 0, avg }
+                } else {
+                    Acc::SumFloat { sums: vec![], seen: vec![], avg }
+                }
+            }
+            AggFunc::Min | AggFunc::Max => {
+                let min = spec.func == AggFunc::Min;
+                match &spec.output_type {
+                    DataType::Utf8 => Acc::MinMaxStr { vals: vec![], min },
+                    DataType::Float64 | DataType::Float32 => Acc::MinMaxFloat { vals: vec![], seen: vec![], min },
+                    _ => Acc::MinMaxExact { vals: vec![], seen: vec![], min, input },
+                }
+            }
+        }
+    }
+
+    fn resize(&mut self, n: usize) {
+        match self {
+            Acc::Count { counts, .. } => counts.resize(n, 0),
+            Acc::SumExact { sums, seen, avg, .. } => {
+                sums.resize(n, 0);
+                seen.resize(n, false);
+                if let Some(c) = avg {
+                    c.resize(n, 0)
+                }
+            }
+            Acc::SumFloat { sums, seen, avg } => {
+                sums.resize(n, 0.0);
+                seen.resize(n, false);
+                if let Some(c) = avg {
+                    c.resize(n, 0)
+                }
+            }
+            Acc::MinMaxExact { vals, seen, .. } => {
+                vals.resize(n, 0);
+                seen.resize(n, false);
+            }
+            Acc::MinMaxFloat { vals, seen, .. } => {
+                vals.resize(n, 0.0);
+                seen.resize(n, false);
+            }
+            Acc::MinMaxStr { vals, .. } => vals.resize(n, None),
+            Acc::Distinct { sets, .. } => sets.resize_with(n, HashSet::new),
+        }
+    }
+
+    fn update(&mut self, ids: &[u32], arg: Option<&ArrayRef>) -> Result<()> {
+        let nulls = arg.and_then(valid);
+        let is_valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+        match self {
+            Acc::Count { counts, star } => {
+                if *star || nulls.is_none() {
+                    for g in ids {
+                        counts[*g as usize] += 1;
+                    }
+                } else {
+                    for (i, g) in ids.iter().enumerate() {
+                        counts[*g as usize] += is_valid(i) as i64;
+                    }
+                }
+            }
+            Acc::SumExact { sums, seen, scale, avg } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("SUM without argument"))?;
+                let (v, s) = match exact_values(a) {
+                    Some(x) => x,
+                    None => exact_values(&cast_array(a, &DataType::Decimal128(38, 6))?).expect("decimal"),
+                };
+                *scale = s;
+                for (i, g) in ids.iter().enumerate() {
+                    if is_valid(i) {
+                        let g = *g as usize;
+                        sums[g] += v[i];
+                        seen[g] = true;
+                        if let Some(c) = avg {
+                            c[g] += 1;
+                        }
+                    }
+                }
+            }
+            Acc::SumFloat { sums, seen, avg } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("SUM without argument"))?;
+                let f = cast_array(a, &DataType::Float64)?;
+                let v = f.as_primitive::<Float64Type>().values();
+                for (i, g) in ids.iter().enumerate() {
+                    if is_valid(i) {
+                        let g = *g as usize;
+                        sums[g] += v[i];
+                        seen[g] = true;
+                        if let Some(c) = avg {
+                            c[g] += 1;
+                        }
+                    }
+                }
+            }
+            Acc::MinMaxExact { vals, seen, min, input } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
+                *input = Some(a.data_type().clone());
+                let (v, _) = exact_values(a).ok_or_else(|| QuiverError::internal("MIN over an unexpected type"))?;
+                for (i, g) in ids.iter().enumerate() {
+                    if is_valid(i) {
+                        let g = *g as usize;
+                        let x = v[i];
+                        if !seen[g] || (*min && x < vals[g]) || (!*min && x > vals[g]) {
+                            vals[g] = x;
+                            seen[g] = true;
+                        }
+                    }
+                }
+            }
+            Acc::MinMaxFloat { vals, seen, min } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
+                let f = cast_array(a, &DataType::Float64)?;
+                let v = f.as_primitive::<Float64Type>().values();
+                for (i, g) in ids.iter().enumerate() {
+                    if is_valid(i) {
+                        let g = *g as usize;
+                        if !seen[g] || (*min && v[i] < vals[g]) || (!*min && v[i] > vals[g]) {
+                            vals[g] = v[i];
+                            seen[g] = true;
+                        }
+                    }
+                }
+            }
+            Acc::MinMaxStr { vals, min } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
+                let a = cast_array(a, &DataType::Utf8)?;
+                let s = a.as_string::<i32>();
+                for (i, g) in ids.iter().enumerate() {
+                    if is_valid(i) {
+                        let x = s.value(i);
+                        let slot = &mut vals[*g as usize];
+                        let better = match slot {
+                            None => true,
+                            Some(cur) => {
+                                let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
+                                if *min { o.is_lt() } else { o.is_gt() }
+                            }
+                        };
+                        if better {
+                            *slot = Some(x.to_string());
+                        }
+                    }
+                }
+            }
+            Acc::Distinct { sets, input, .. } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("DISTINCT aggregate without argument"))?;
+                *input = Some(a.data_type().clone());
+                let vals: Vec<DistinctValue> = if let Some((v, _)) = exact_values(a) {
+                    v.into_iter().map(DistinctValue::Int).collect()
+                } else if a.data_type().is_floating() {
+                    let f = cast_array(a, &DataType::Float64)?;
+                    f.as_primitive::<Float64Type>().values().iter().map(|x| DistinctValue::Float((x + 0.0).to_bits())).collect()
+                } else {
+                    let s = cast_array(a, &DataType::Utf8)?;
+                    s.as_string::<i32>().iter().map(|x| DistinctValue::Bytes(trim_pad(x.unwrap_or("").as_bytes()).to_vec())).collect()
+                };
+                for (i, (g, v)) in ids.iter().zip(vals).enumerate() {
+                    if is_valid(i) {
+                        sets[*g as usize].insert(v);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Folds `other`'s groups into ours; `ids[k]` is our id of its group k.
+    fn merge(&mut self, other: Acc, ids: &[u32]) -> Result<()> {
+        match (self, other) {
+            (Acc::Count { counts, .. }, Acc::Count { counts: o, .. }) => {
+                for (k, g) in ids.iter().enumerate() {
+                    counts[*g as usize] += o[k];
+                }
+            }
+            (Acc::SumExact { sums, seen, scale, avg }, Acc::SumExact { sums: os, seen: oseen, scale: oscale, avg: oavg }) => {
+                if oseen.iter().any(|s| *s) {
+                    *scale = oscale;
+                }
+                for (k, g) in ids.iter().enumerate() {
+                    let g = *g as usize;
+                    sums[g] += os[k];
+                    seen[g] |= oseen[k];
+                    if let (Some(c), Some(oc)) = (avg.as_mut(), oavg.as_ref()) {
+                        c[g] += oc[k];
+                    }
+                }
+            }
+            (Acc::SumFloat { sums, seen, avg }, Acc::SumFloat { sums: os, seen: oseen, avg: oavg }) => {
+                for (k, g) in ids.iter().enumerate() {
+                    let g = *g as usize;
+                    sums[g] += os[k];
+                    seen[g] |= oseen[k];
+                    if let (Some(c), Some(oc)) = (avg.as_mut(), oavg.as_ref()) {
+                        c[g] += oc[k];
+                    }
+                }
+            }
+            (Acc::MinMaxExact { vals, seen, min, input }, Acc::MinMaxExact { vals: ov, seen: os, input: oi, .. }) => {
+                if input.is_none() {
+                    *input = oi;
+                }
+                for (k, g) in ids.iter().enumerate() {
+                    let g = *g as usize;
+                    if os[k] && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g])) {
+                        vals[g] = ov[k];
+                        seen[g] = true;
+                    }
+                }
+            }
+            (Acc::MinMaxFloat { vals, seen, min }, Acc::MinMaxFloat { vals: ov, seen: os, .. }) => {
+                for (k, g) in ids.iter().enumerate() {
+                    let g = *g as usize;
+                    if os[k] && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g])) {
+                        vals[g] = ov[k];
+                        seen[g] = true;
+                    }
+                }
+            }
+            (Acc::MinMaxStr { vals, min }, Acc::MinMaxStr { vals: ov, .. }) => {
+                for (k, v) in ov.into_iter().enumerate() {
+                    let Some(x) = v else { continue };
+                    let slot = &mut vals[ids[k] as usize];
+                    let better = match slot {
+                        None => true,
+                        Some(cur) => {
+                            let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
+                            if *min { o.is_lt() } else { o.is_gt() }
+                        }
+                    };
+                    if better {
+                        *slot = Some(x);
+                    }
+                }
+            }
+            (Acc::Distinct { sets, input, .. }, Acc::Distinct { sets: os, input: oi, .. }) => {
+                if input.is_none() {
+                    *input = oi;
+                }
+                for (k, set) in os.into_iter().enumerate() {
+                    sets[ids[k] as usize].extend(set);
+                }
+            }
+            _ => return Err(QuiverError::internal("mismatched aggregate states")),
+        }
+        Ok(())
+    }
+
+    fn finish(self, t: &DataType, groups: usize) -> Result<ArrayRef> {
+        let decimal = |v: Vec<i128>, seen: Vec<bool>, from: i8| -> Result<ArrayRef> {
+            let (p, s) = match t {
+                DataType::Decimal128(p, s) => (*p, *s),
+                _ => (38, from),
+            };
+            let v: Vec<i128> = v.into_iter().map(|x| rescale(x, from, s).unwrap_or(0)).collect();
+            let a: ArrayRef = Arc::new(arrow_array::Decimal128Array::new(v.into(), Some(NullBuffer::from(seen))).with_precision_and_scale(p, s)?);
+            if matches!(t, DataType::Decimal128(..)) { Ok(a) } else { cast_array(&a, t) }
+        };
+        Ok(match self {
+            Acc::Count { mut counts, .. } => {
+                counts.resize(groups, 0);
+                Arc::new(arrow_array::Int64Array::from(counts))
+            }
+            Acc::SumExact { sums, seen, scale, avg: None } => decimal(sums, seen, scale)?,
+            Acc::SumExact { sums, seen, scale, avg: Some(counts) } => {
+                // AVG = SUM / COUNT at the output scale, rounded half away from zero.
+                let out_scale = match t {
+                    DataType::Decimal128(_, s) => *s,
+                    _ => scale,
+                };
+                let f = 10i128.pow((out_scale - scale).max(0) as u32);
+                let v: Vec<i128> = sums
+                    .iter()
+                    .zip(&counts)
+                    .map(|(s, c)| {
+                        if *c == 0 {
+                            return 0;
+                        }
+                        let num = s * f;
+                        let c = *c as i128;
+                        let q = num / c;
+                        if (num % c).abs() * 2 >= c { q + num.signum() } else { q }
+                    })
+                    .collect();
+                decimal(v, seen, out_scale)?
+            }
+            Acc::SumFloat { sums, seen, avg } => {
+                let v: Vec<f64> = match avg {
+                    None => sums,
+                    Some(c) => sums.iter().zip(&c).map(|(s, c)| s / (*c).max(1) as f64).collect(),
+                };
+                let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(v.into(), Some(NullBuffer::from(seen))));
+                cast_array(&a, t)?
+            }
+            Acc::MinMaxExact { vals, seen, input, .. } => {
+                let input = input.unwrap_or_else(|| t.clone());
+                let nulls = Some(NullBuffer::from(seen));
+                let a: ArrayRef = match &input {
+                    DataType::Decimal128(p, s) => Arc::new(arrow_array::Decimal128Array::new(vals.into(), nulls).with_precision_and_scale(*p, *s)?),
+                    DataType::Date32 => Arc::new(arrow_array::Date32Array::new(vals.iter().map(|x| *x as i32).collect::<Vec<_>>().into(), nulls)),
+                    DataType::Timestamp(..) => Arc::new(arrow_array::TimestampMicrosecondArray::new(vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(), nulls)),
+                    DataType::UInt64 => Arc::new(arrow_array::UInt64Array::new(vals.iter().map(|x| *x as u64).collect::<Vec<_>>().into(), nulls)),
+                    _ => Arc::new(arrow_array::Int64Array::new(vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(), nulls)),
+                };
+                cast_array(&a, t)?
+            }
+            Acc::MinMaxFloat { vals, seen, .. } => {
+                let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(vals.into(), Some(NullBuffer::from(seen))));
+                cast_array(&a, t)?
+            }
+            Acc::MinMaxStr { vals, .. } => {
+                let a: ArrayRef = Arc::new(arrow_array::StringArray::from(vals));
+                cast_array(&a, t)?
+            }
+            Acc::Distinct { func, sets, input } => {
+                let mut sets = sets;
+                sets.resize_with(groups, HashSet::new);
+                match func {
+                    AggFunc::Count | AggFunc::CountStar => {
+                        Arc::new(arrow_array::Int64Array::from(sets.iter().map(|s| s.len() as i64).collect::<Vec<_>>()))
+                    }
+                    _ => {
+                        let scale = match &input {
+                            Some(DataType::Decimal128(_, s)) => *s,
+                            _ => 0,
+                        };
+                        let avg = func == AggFunc::Avg;
+                        if sets.iter().flatten().any(|v| matches!(v, DistinctValue::Float(_))) {
+                            let mut sums = vec![];
+                            let mut seen = vec![];
+                            for s in &sets {
+                                let vals: Vec<f64> = s.iter().map(|v| match v { DistinctValue::Float(b) => f64::from_bits(*b), DistinctValue::Int(i) => *i as f64, _ => 0.0 }).collect();
+                                let total: f64 = vals.iter().sum();
+                                sums.push(if avg { total / vals.len().max(1) as f64 } else { total });
+                                seen.push(!vals.is_empty());
+                            }
+                            let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(sums.into(), Some(NullBuffer::from(seen))));
+                            cast_array(&a, t)?
+                        } else {
+                            let mut acc = Acc::SumExact { sums: vec![], seen: vec![], scale, avg: avg.then(Vec::new) };
+                            acc.resize(groups);
+                            if let Acc::SumExact { sums, seen, avg, .. } = &mut acc {
+                                for (g, s) in sets.iter().enumerate() {
+                                    for v in s {
+                                        if let DistinctValue::Int(i) = v {
+                                            sums[g] += i;
+                                            seen[g] = true;
+                                            if let Some(c) = avg.as_mut() {
+                                                c[g] += 1;
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                            acc.finish(t, groups)?
+                        }
+                    }
+                }
+            }
+        })
+    }
+}

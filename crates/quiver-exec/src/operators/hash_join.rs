@@ -1,0 +1,303 @@
+//! Hash join. The right child is the build side (the optimizer puts the
+//! smaller input there): all its partitions are drained in parallel into one
+//! chained hash table, shared by every probe partition of the left child.
+//! One operator covers inner, left outer, semi, anti, NULL-aware anti (NOT IN)
+//! and single (scalar subquery) joins; extra non-equi conditions are checked
+//! on candidate pairs.
+
+use std::sync::{Arc, OnceLock};
+
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow_schema::SchemaRef;
+use quiver_common::{QuiverError, Result};
+use quiver_plan::JoinKind;
+
+use super::{execute_partitions, metered, BatchStream, ExecutionPlan, Metrics};
+use crate::context::OwnedReservation;
+use crate::expr::PhysicalExpr;
+use crate::hash::{any_null, hash_rows, KeyColumn};
+use crate::ExecContext;
+
+const EMPTY: u32 = u32::MAX;
+/// Candidate pairs gathered before a batch is emitted.
+const PAIRS_PER_BATCH: usize = 64 * 1024;
+
+#[derive(Debug)]
+pub struct HashJoinExec {
+    left: Arc<dyn ExecutionPlan>,
+    right: Arc<dyn ExecutionPlan>,
+    kind: JoinKind,
+    left_keys: Vec<PhysicalExpr>,
+    right_keys: Vec<PhysicalExpr>,
+    /// Evaluated over left columns followed by right columns.
+    filter: Option<PhysicalExpr>,
+    schema: SchemaRef,
+    text: String,
+    build: OnceLock<Result<Arc<BuildSide>>>,
+    metrics: Arc<Metrics>,
+}
+
+#[derive(Debug)]
+struct BuildSide {
+    batch: RecordBatch,
+    keys: Vec<KeyColumn>,
+    hashes: Vec<u64>,
+    first: Vec<u32>,
+    next: Vec<u32>,
+    mask: u64,
+    has_null_key: bool,
+    _memory: OwnedReservation,
+}
+
+impl BuildSide {
+    #[inline]
+    fn chain(&self, h: u64) -> ChainIter<'_> {
+        ChainIter { side: self, at: self.first[(h & self.mask) as usize], hash: h }
+    }
+}
+
+struct ChainIter<'a> {
+    side: &'a BuildSide,
+    at: u32,
+    hash: u64,
+}
+
+impl Iterator for ChainIter<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.at != EMPTY {
+            let j = self.at as usize;
+            self.at = self.side.next[j];
+            if self.side.hashes[j] == self.hash {
+                return Some(j);
+            }
+        }
+        None
+    }
+}
+
+impl HashJoinExec {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        left: Arc<dyn ExecutionPlan>,
+        right: Arc<dyn ExecutionPlan>,
+        kind: JoinKind,
+        left_keys: Vec<PhysicalExpr>,
+        right_keys: Vec<PhysicalExpr>,
+        filter: Option<PhysicalExpr>,
+        schema: SchemaRef,
+        text: String,
+    ) -> Self {
+        HashJoinExec { left, right, kind, left_keys, right_keys, filter, schema, text, build: OnceLock::new(), metrics: Default::default() }
+    }
+
+    fn build_side(&self, ctx: &Arc<ExecContext>) -> Result<Arc<BuildSide>> {
+        self.build
+            .get_or_init(|| {
+                let parts = execute_partitions(&self.right, ctx)?;
+                let batches: Vec<RecordBatch> = parts.into_iter().flatten().collect();
+                let batch = arrow_select::concat::concat_batches(&self.right.schema(), &batches)?;
+                drop(batches);
+                let rows = batch.num_rows();
+                let mut memory = OwnedReservation::new(ctx);
+                memory.grow(batch.get_array_memory_size() + rows * 24)?;
+                if rows >= EMPTY as usize {
+                    return Err(QuiverError::not_supported("a join build side of more than 4 billion rows"));
+                }
+                let keys = self
+                    .right_keys
+                    .iter()
+                    .map(|k| KeyColumn::new(&k.evaluate_array(&batch)?))
+                    .collect::<Result<Vec<_>>>()?;
+                let hashes = hash_rows(&keys, rows);
+                let buckets = (rows * 2).next_power_of_two().max(16);
+                let mut first = vec![EMPTY; buckets];
+                let mut next = vec![EMPTY; rows];
+                let mask = (buckets - 1) as u64;
+                let mut has_null_key = false;
+                // Insert in reverse so chains list rows in input order.
+                for j in (0..rows).rev() {
+                    if any_null(&keys, j) {
+                        has_null_key = true;
+                        continue;
+                    }
+                    let b = (hashes[j] & mask) as usize;
+                    next[j] = first[b];
+                    first[b] = j as u32;
+                }
+                Ok(Arc::new(BuildSide { batch, keys, hashes, first, next, mask, has_null_key, _memory: memory }))
+            })
+            .clone()
+    }
+}
+
+/// Columns of `left` rows `li` next to `right` rows `ri` (None = NULLs).
+fn pair_batch(schema: &SchemaRef, left: &RecordBatch, li: &[u32], right: &RecordBatch, ri: &[Option<u32>]) -> Result<RecordBatch> {
+    let li = UInt32Array::from(li.to_vec());
+    let ri = UInt32Array::from(ri.to_vec());
+    let mut cols: Vec<ArrayRef> = Vec::with_capacity(left.num_columns() + right.num_columns());
+    for c in left.columns() {
+        cols.push(arrow_select::take::take(c, &li, None)?);
+    }
+    for c in right.columns() {
+        cols.push(arrow_select::take::take(c, &ri, None)?);
+    }
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        cols,
+        &RecordBatchOptions::new().with_row_count(Some(li.len())),
+    )?)
+}
+
+struct Prober {
+    kind: JoinKind,
+    left_keys: Vec<PhysicalExpr>,
+    filter: Option<PhysicalExpr>,
+    /// Left ++ right columns, for evaluating the filter and for inner/outer output.
+    pair_schema: SchemaRef,
+    out_schema: SchemaRef,
+    build: Arc<BuildSide>,
+}
+
+impl Prober {
+    fn probe(&self, left: RecordBatch) -> Result<Vec<RecordBatch>> {
+        let n = left.num_rows();
+        let build = &self.build;
+        let keys = self.left_keys.iter().map(|k| KeyColumn::new(&k.evaluate_array(&left)?)).collect::<Result<Vec<_>>>()?;
+        let hashes = hash_rows(&keys, n);
+        let keys = &keys;
+        let hashes = &hashes;
+        let matches = |i: usize| {
+            build.chain(hashes[i]).filter(move |&j| keys.iter().zip(&build.keys).all(|(k, b)| k.eq(i, b, j)))
+        };
+        let null_key = |i: usize| any_null(keys, i);
+        let mut out = Vec::new();
+        match (self.kind, &self.filter) {
+            (JoinKind::Semi | JoinKind::Anti, None) => {
+                let want = self.kind == JoinKind::Semi;
+                let mask: BooleanArray = (0..n).map(|i| Some(!null_key(i) && matches(i).next().is_some() == want || (!want && null_key(i)))).collect();
+                out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
+            }
+            (JoinKind::NullAwareAnti, _) if build.batch.num_rows() == 0 => out.push(left),
+            (JoinKind::NullAwareAnti, _) if build.has_null_key => {}
+            _ => {
+                // Gather candidate pairs, check the filter, then shape the output by kind.
+                let mut matched = vec![0u32; n];
+                let mut li: Vec<u32> = Vec::new();
+                let mut ri: Vec<Option<u32>> = Vec::new();
+                let flush = |li: &mut Vec<u32>, ri: &mut Vec<Option<u32>>, matched: &mut [u32], out: &mut Vec<RecordBatch>| -> Result<()> {
+                    if li.is_empty() {
+                        return Ok(());
+                    }
+                    let mut pairs = pair_batch(&self.pair_schema, &left, li, &build.batch, ri)?;
+                    if let Some(f) = &self.filter {
+                        let mask = f.evaluate_mask(&pairs)?;
+                        for (k, i) in li.iter().enumerate() {
+                            if mask.value(k) {
+                                matched[*i as usize] += 1;
+                            }
+                        }
+                        if matches!(self.kind, JoinKind::Inner | JoinKind::Left | JoinKind::Single) {
+                            pairs = arrow_select::filter::filter_record_batch(&pairs, &mask)?;
+                        }
+                    } else {
+                        for i in li.iter() {
+                            matched[*i as usize] += 1;
+                        }
+                    }
+                    if matches!(self.kind, JoinKind::Inner | JoinKind::Left | JoinKind::Single) && pairs.num_rows() > 0 {
+                        out.push(pairs);
+                    }
+                    li.clear();
+                    ri.clear();
+                    Ok(())
+                };
+                for i in 0..n {
+                    if null_key(i) {
+                        continue;
+                    }
+                    for j in matches(i) {
+                        li.push(i as u32);
+                        ri.push(Some(j as u32));
+                    }
+                    if li.len() >= PAIRS_PER_BATCH {
+                        flush(&mut li, &mut ri, &mut matched, &mut out)?;
+                    }
+                }
+                flush(&mut li, &mut ri, &mut matched, &mut out)?;
+                match self.kind {
+                    JoinKind::Inner => {}
+                    JoinKind::Left | JoinKind::Single => {
+                        if self.kind == JoinKind::Single && matched.iter().any(|m| *m > 1) {
+                            return Err(QuiverError::subquery_rows());
+                        }
+                        let lonely: Vec<u32> = (0..n as u32).filter(|i| matched[*i as usize] == 0).collect();
+                        if !lonely.is_empty() {
+                            let none = vec![None; lonely.len()];
+                            out.push(pair_batch(&self.pair_schema, &left, &lonely, &build.batch, &none)?);
+                        }
+                    }
+                    JoinKind::Semi => {
+                        let mask: BooleanArray = matched.iter().map(|m| Some(*m > 0)).collect();
+                        out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
+                    }
+                    JoinKind::Anti | JoinKind::NullAwareAnti => {
+                        let null_aware = self.kind == JoinKind::NullAwareAnti;
+                        let mask: BooleanArray =
+                            (0..n).map(|i| Some(matched[i] == 0 && !(null_aware && null_key(i)))).collect();
+                        out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
+                    }
+                }
+            }
+        }
+        // Output columns are exactly the pair columns or the left columns.
+        out.into_iter()
+            .filter(|b| b.num_rows() > 0)
+            .map(|b| {
+                Ok(RecordBatch::try_new_with_options(
+                    self.out_schema.clone(),
+                    b.columns().to_vec(),
+                    &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                )?)
+            })
+            .collect()
+    }
+}
+
+impl ExecutionPlan for HashJoinExec {
+    fn describe(&self) -> String {
+        format!("HashJoin {:?} {}", self.kind, self.text)
+    }
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+    fn children(&self) -> Vec<Arc<dyn ExecutionPlan>> {
+        vec![self.left.clone(), self.right.clone()]
+    }
+    fn output_partitions(&self) -> usize {
+        self.left.output_partitions()
+    }
+    fn execute(&self, partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
+        let build = self.build_side(ctx)?;
+        let left = self.left.execute(partition, ctx)?;
+        let mut fields: Vec<_> = self.left.schema().fields().iter().cloned().collect();
+        fields.extend(self.right.schema().fields().iter().map(|f| Arc::new(f.as_ref().clone().with_nullable(true))));
+        let prober = Prober {
+            kind: self.kind,
+            left_keys: self.left_keys.clone(),
+            filter: self.filter.clone(),
+            pair_schema: Arc::new(arrow_schema::Schema::new(fields)),
+            out_schema: self.schema.clone(),
+            build,
+        };
+        let stream = left.flat_map(move |b| match b.and_then(|b| prober.probe(b)) {
+            Ok(v) => v.into_iter().map(Ok).collect::<Vec<_>>(),
+            Err(e) => vec![Err(e)],
+        });
+        Ok(metered(Box::new(stream), &self.metrics))
+    }
+    fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+}

@@ -1,0 +1,146 @@
+//! Logical plan to physical operators. Every operator outputs its columns in
+//! the order of its logical node's schema(), so a column id's position in a
+//! child's schema is its position in the child's batches.
+
+use std::sync::Arc;
+
+use arrow_schema::{Field, Schema, SchemaRef};
+use quiver_common::types::comparison_type;
+use quiver_common::Result;
+use quiver_plan::{ColumnInfo, Expr, LogicalPlan};
+
+use crate::expr::{Layout, PhysicalExpr};
+use crate::operators::*;
+
+pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
+    Arc::new(Schema::new(columns.iter().map(|c| Field::new(&c.name, c.data_type.clone(), true)).collect::<Vec<_>>()))
+}
+
+fn layout(columns: &[ColumnInfo]) -> Layout {
+    columns.iter().enumerate().map(|(i, c)| (c.id, i)).collect()
+}
+
+fn list(exprs: &[Expr]) -> String {
+    exprs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dyn ExecutionPlan>> {
+    let schema = arrow_schema(&plan.schema());
+    Ok(match plan {
+        LogicalPlan::Scan { table, columns, filters } => {
+            let cols: Vec<ColumnInfo> = columns.iter().map(|(_, c)| c.clone()).collect();
+            let l = layout(&cols);
+            let compiled = filters.iter().map(|f| PhysicalExpr::compile(f, &l)).collect::<Result<Vec<_>>>()?;
+            let text = filters.iter().map(|f| f.to_string()).collect();
+            Arc::new(ScanExec::new(table.clone(), columns.iter().map(|(i, _)| *i).collect(), compiled, text, schema, threads))
+        }
+        LogicalPlan::Values { rows, .. } => {
+            let empty = Layout::new();
+            let rows = rows
+                .iter()
+                .map(|r| r.iter().map(|e| PhysicalExpr::compile(e, &empty)).collect::<Result<Vec<_>>>())
+                .collect::<Result<Vec<_>>>()?;
+            Arc::new(ValuesExec::new(rows, schema))
+        }
+        LogicalPlan::Filter { input, predicate } => {
+            let child = create_physical_plan(input, threads)?;
+            let p = PhysicalExpr::compile(predicate, &layout(&input.schema()))?;
+            Arc::new(FilterExec::new(child, p, predicate.to_string()))
+        }
+        LogicalPlan::Project { input, exprs } => {
+            let child = create_physical_plan(input, threads)?;
+            let l = layout(&input.schema());
+            let compiled = exprs.iter().map(|(_, e)| PhysicalExpr::compile(e, &l)).collect::<Result<Vec<_>>>()?;
+            let text = exprs.iter().map(|(c, e)| format!("{e} AS {}", c.name)).collect();
+            Arc::new(ProjectExec::new(child, compiled, text, schema))
+        }
+        LogicalPlan::Join { left, right, kind, on, filter } => {
+            let (ls, rs) = (left.schema(), right.schema());
+            let (ll, rl) = (layout(&ls), layout(&rs));
+            let mut lk = Vec::new();
+            let mut rk = Vec::new();
+            for (l, r) in on {
+                // Both sides hash and compare in one common type.
+                let t = comparison_type(&l.data_type(), &r.data_type());
+                lk.push(PhysicalExpr::compile(&l.clone().cast(&t), &ll)?);
+                rk.push(PhysicalExpr::compile(&r.clone().cast(&t), &rl)?);
+            }
+            let both: Vec<ColumnInfo> = ls.iter().chain(rs.iter()).cloned().collect();
+            let f = filter.as_ref().map(|f| PhysicalExpr::compile(f, &layout(&both))).transpose()?;
+            let mut text = on.iter().map(|(l, r)| format!("{l} = {r}")).collect::<Vec<_>>().join(" AND ");
+            if let Some(f) = filter {
+                text += &format!(" filter {f}");
+            }
+            Arc::new(HashJoinExec::new(
+                create_physical_plan(left, threads)?,
+                create_physical_plan(right, threads)?,
+                *kind,
+                lk,
+                rk,
+                f,
+                schema,
+                text,
+            ))
+        }
+        LogicalPlan::Aggregate { input, group, aggs } => {
+            let child = create_physical_plan(input, threads)?;
+            let l = layout(&input.schema());
+            let g = group.iter().map(|(_, e)| PhysicalExpr::compile(e, &l)).collect::<Result<Vec<_>>>()?;
+            let types = group.iter().map(|(c, _)| c.data_type.clone()).collect();
+            let specs = aggs
+                .iter()
+                .map(|(c, a)| {
+                    Ok(AggregateSpec {
+                        func: a.func,
+                        arg: a.arg.as_ref().map(|e| PhysicalExpr::compile(e, &l)).transpose()?,
+                        distinct: a.distinct,
+                        output_type: c.data_type.clone(),
+                        text: format!("{:?}", a.func),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let text = format!(
+                "group=[{}] aggs=[{}]",
+                list(&group.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>()),
+                aggs.iter().map(|(c, a)| format!("{:?} AS {}", a.func, c.name)).collect::<Vec<_>>().join(", ")
+            );
+            Arc::new(AggregateExec::new(child, g, types, specs, schema, text))
+        }
+        LogicalPlan::Window { input, exprs } => {
+            let child = create_physical_plan(input, threads)?;
+            let l = layout(&input.schema());
+            let specs = exprs
+                .iter()
+                .map(|(c, w)| {
+                    Ok(WindowSpec {
+                        func: w.func,
+                        arg: w.arg.as_ref().map(|e| PhysicalExpr::compile(e, &l)).transpose()?,
+                        partition_by: w.partition_by.iter().map(|e| PhysicalExpr::compile(e, &l)).collect::<Result<_>>()?,
+                        order_by: w
+                            .order_by
+                            .iter()
+                            .map(|k| Ok(SortKey { expr: PhysicalExpr::compile(&k.expr, &l)?, asc: k.asc, nulls_first: k.nulls_first }))
+                            .collect::<Result<_>>()?,
+                        output_type: c.data_type.clone(),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Arc::new(WindowExec::new(child, specs, schema))
+        }
+        LogicalPlan::Sort { input, keys, fetch } => {
+            let child = create_physical_plan(input, threads)?;
+            let l = layout(&input.schema());
+            let k = keys
+                .iter()
+                .map(|k| Ok(SortKey { expr: PhysicalExpr::compile(&k.expr, &l)?, asc: k.asc, nulls_first: k.nulls_first }))
+                .collect::<Result<Vec<_>>>()?;
+            let text = keys.iter().map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })).collect::<Vec<_>>().join(", ");
+            Arc::new(SortExec::new(child, k, *fetch, text))
+        }
+        LogicalPlan::Limit { input, skip, fetch } => Arc::new(LimitExec::new(create_physical_plan(input, threads)?, *skip, *fetch)),
+        LogicalPlan::Union { inputs, .. } => {
+            let children = inputs.iter().map(|i| create_physical_plan(i, threads)).collect::<Result<Vec<_>>>()?;
+            Arc::new(UnionExec::new(children, schema))
+        }
+    })
+}

@@ -1,0 +1,122 @@
+//! All 22 TPC-H queries at SF0.01 and SF0.1 against DuckDB's answers on the
+//! same generated data (tests/tpch/golden, made by scripts/tpch_golden.py).
+//! Numbers match within 0.01 absolute or 1e-9 relative (MySQL keeps four
+//! extra digits in AVG and division where DuckDB returns doubles); rows are
+//! compared in order, since every golden query orders its output fully.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use quiver_engine::{format::rows_as_text, Database, EngineConfig, Session, StatementResult};
+
+fn golden_dir(sf: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tpch/golden").join(sf)
+}
+
+/// RFC 4180 lines into fields (quoted fields may hold commas, quotes, newlines).
+fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    field.push('"');
+                    chars.next();
+                }
+                '"' => quoted = false,
+                c => field.push(c),
+            }
+        } else {
+            match c {
+                '"' => quoted = true,
+                ',' => row.push(std::mem::take(&mut field)),
+                '\n' => {
+                    row.push(std::mem::take(&mut field));
+                    rows.push(std::mem::take(&mut row));
+                }
+                '\r' => {}
+                c => field.push(c),
+            }
+        }
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    rows
+}
+
+fn cells_match(ours: &str, theirs: &str) -> bool {
+    if ours == theirs {
+        return true;
+    }
+    match (ours.parse::<f64>(), theirs.parse::<f64>()) {
+        (Ok(a), Ok(b)) => (a - b).abs() <= 0.01 || (a - b).abs() <= 1e-9 * b.abs(),
+        _ => false,
+    }
+}
+
+fn session_for(sf: f64) -> Arc<Session> {
+    let db = Database::in_memory();
+    quiver_tpch::generate(&db, sf, &|_, _| {}).expect("generate");
+    Arc::new(Session::new(db, EngineConfig { threads: 2, ..EngineConfig::default() }))
+}
+
+fn check(session: &Session, sf: &str, q: usize) -> Result<(), Failed> {
+    let path = golden_dir(sf).join(format!("q{q:02}.csv"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let golden = parse_csv(&text);
+    let expected = &golden[1..];
+    let sql = quiver_tpch::query(q).expect("query");
+    let result = session.query(sql).map_err(|e| format!("q{q}: {e}"))?;
+    let StatementResult::Rows { schema, batches } = result else { return Err("not a query".into()) };
+    if schema.fields().len() != golden[0].len() {
+        return Err(format!("q{q}: {} columns, expected {}", schema.fields().len(), golden[0].len()).into());
+    }
+    let ours = rows_as_text(&batches)?;
+    if ours.len() != expected.len() {
+        return Err(format!("q{q}: {} rows, expected {}", ours.len(), expected.len()).into());
+    }
+    for (i, (a, b)) in ours.iter().zip(expected).enumerate() {
+        for (c, (x, y)) in a.iter().zip(b).enumerate() {
+            let x = x.as_deref().unwrap_or("NULL");
+            if !cells_match(x, y) {
+                return Err(format!("q{q} row {} column {}: got '{x}', expected '{y}'", i + 1, golden[0][c]).into());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let known: Vec<String> = std::fs::read_to_string(golden_dir("").join("../known_failures.txt"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    static SF001: OnceLock<Arc<Session>> = OnceLock::new();
+    static SF01: OnceLock<Arc<Session>> = OnceLock::new();
+    let mut trials = Vec::new();
+    for (sf_name, sf, cell) in [("sf0.01", 0.01, &SF001), ("sf0.1", 0.1, &SF01)] {
+        for q in 1..=22 {
+            let name = format!("{sf_name}/q{q:02}");
+            let expect_fail = known.contains(&name);
+            trials.push(Trial::test(name.clone(), move || {
+                let session = cell.get_or_init(|| session_for(sf));
+                match (check(session, sf_name, q), expect_fail) {
+                    (Ok(()), false) | (Err(_), true) => Ok(()),
+                    (Err(e), false) => Err(e),
+                    (Ok(()), true) => Err(format!("{name} now passes: remove it from tests/tpch/known_failures.txt").into()),
+                }
+            }));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
