@@ -57,6 +57,33 @@ pub fn compare(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, rows: usize) ->
     }
 }
 
+fn kernel_op(op: BinaryOp) -> quiver_kernels::CmpOp {
+    match op {
+        BinaryOp::Eq => quiver_kernels::CmpOp::Eq,
+        BinaryOp::NotEq => quiver_kernels::CmpOp::NotEq,
+        BinaryOp::Lt => quiver_kernels::CmpOp::Lt,
+        BinaryOp::LtEq => quiver_kernels::CmpOp::LtEq,
+        BinaryOp::Gt => quiver_kernels::CmpOp::Gt,
+        _ => quiver_kernels::CmpOp::GtEq,
+    }
+}
+
+/// Column-vs-constant through the SIMD kernels (1/2/4/8-byte types).
+fn simd_scalar<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, c: T::Native) -> BooleanBuffer
+where
+    T::Native: quiver_kernels::CmpNative,
+{
+    quiver_kernels::cmp_scalar(a.as_primitive::<T>().values(), kernel_op(op), c)
+}
+
+fn simd_columns<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, b: &dyn Array) -> BooleanBuffer
+where
+    T::Native: quiver_kernels::CmpNative,
+{
+    quiver_kernels::cmp_columns(a.as_primitive::<T>().values(), b.as_primitive::<T>().values(), kernel_op(op))
+}
+
+/// Fallback for types the SIMD kernels do not cover (128-bit decimals).
 fn cmp_prim_scalar<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, c: T::Native) -> BooleanBuffer
 where
     T::Native: PartialOrd,
@@ -112,28 +139,28 @@ fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<Columna
     }
     let i = || s.as_i64().unwrap_or(0);
     let bits = match a.data_type() {
-        DataType::Int8 => cmp_prim_scalar::<Int8Type>(op, a, i() as i8),
-        DataType::Int16 => cmp_prim_scalar::<Int16Type>(op, a, i() as i16),
-        DataType::Int32 => cmp_prim_scalar::<Int32Type>(op, a, i() as i32),
-        DataType::Int64 => cmp_prim_scalar::<Int64Type>(op, a, i()),
-        DataType::UInt8 => cmp_prim_scalar::<UInt8Type>(op, a, i() as u8),
-        DataType::UInt16 => cmp_prim_scalar::<UInt16Type>(op, a, i() as u16),
-        DataType::UInt32 => cmp_prim_scalar::<UInt32Type>(op, a, i() as u32),
+        DataType::Int8 => simd_scalar::<Int8Type>(op, a, i() as i8),
+        DataType::Int16 => simd_scalar::<Int16Type>(op, a, i() as i16),
+        DataType::Int32 => simd_scalar::<Int32Type>(op, a, i() as i32),
+        DataType::Int64 => simd_scalar::<Int64Type>(op, a, i()),
+        DataType::UInt8 => simd_scalar::<UInt8Type>(op, a, i() as u8),
+        DataType::UInt16 => simd_scalar::<UInt16Type>(op, a, i() as u16),
+        DataType::UInt32 => simd_scalar::<UInt32Type>(op, a, i() as u32),
         DataType::UInt64 => {
             let c = match s {
                 ScalarValue::UInt64(u) => *u,
                 other => other.as_i64().unwrap_or(0) as u64,
             };
-            cmp_prim_scalar::<UInt64Type>(op, a, c)
+            simd_scalar::<UInt64Type>(op, a, c)
         }
-        DataType::Float32 => cmp_prim_scalar::<Float32Type>(op, a, s.as_f64().unwrap_or(0.0) as f32),
-        DataType::Float64 => cmp_prim_scalar::<Float64Type>(op, a, s.as_f64().unwrap_or(0.0)),
+        DataType::Float32 => simd_scalar::<Float32Type>(op, a, s.as_f64().unwrap_or(0.0) as f32),
+        DataType::Float64 => simd_scalar::<Float64Type>(op, a, s.as_f64().unwrap_or(0.0)),
         DataType::Date32 => match s {
-            ScalarValue::Date(d) => cmp_prim_scalar::<Date32Type>(op, a, *d),
+            ScalarValue::Date(d) => simd_scalar::<Date32Type>(op, a, *d),
             _ => return Err(QuiverError::internal("date compared with a non-date")),
         },
         DataType::Timestamp(TimeUnit::Microsecond, _) => match s {
-            ScalarValue::DateTime(t) => cmp_prim_scalar::<TimestampMicrosecondType>(op, a, *t),
+            ScalarValue::DateTime(t) => simd_scalar::<TimestampMicrosecondType>(op, a, *t),
             _ => return Err(QuiverError::internal("datetime compared with a non-datetime")),
         },
         DataType::Decimal128(_, scale) => {
@@ -159,18 +186,18 @@ fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<Columna
 pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<BooleanArray> {
     let b = if a.data_type() != b.data_type() { cast_array(b, a.data_type())? } else { b.clone() };
     let bits = match a.data_type() {
-        DataType::Int8 => cmp_prim_arrays::<Int8Type>(op, a, &b),
-        DataType::Int16 => cmp_prim_arrays::<Int16Type>(op, a, &b),
-        DataType::Int32 => cmp_prim_arrays::<Int32Type>(op, a, &b),
-        DataType::Int64 => cmp_prim_arrays::<Int64Type>(op, a, &b),
-        DataType::UInt8 => cmp_prim_arrays::<UInt8Type>(op, a, &b),
-        DataType::UInt16 => cmp_prim_arrays::<UInt16Type>(op, a, &b),
-        DataType::UInt32 => cmp_prim_arrays::<UInt32Type>(op, a, &b),
-        DataType::UInt64 => cmp_prim_arrays::<UInt64Type>(op, a, &b),
-        DataType::Float32 => cmp_prim_arrays::<Float32Type>(op, a, &b),
-        DataType::Float64 => cmp_prim_arrays::<Float64Type>(op, a, &b),
-        DataType::Date32 => cmp_prim_arrays::<Date32Type>(op, a, &b),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => cmp_prim_arrays::<TimestampMicrosecondType>(op, a, &b),
+        DataType::Int8 => simd_columns::<Int8Type>(op, a, &b),
+        DataType::Int16 => simd_columns::<Int16Type>(op, a, &b),
+        DataType::Int32 => simd_columns::<Int32Type>(op, a, &b),
+        DataType::Int64 => simd_columns::<Int64Type>(op, a, &b),
+        DataType::UInt8 => simd_columns::<UInt8Type>(op, a, &b),
+        DataType::UInt16 => simd_columns::<UInt16Type>(op, a, &b),
+        DataType::UInt32 => simd_columns::<UInt32Type>(op, a, &b),
+        DataType::UInt64 => simd_columns::<UInt64Type>(op, a, &b),
+        DataType::Float32 => simd_columns::<Float32Type>(op, a, &b),
+        DataType::Float64 => simd_columns::<Float64Type>(op, a, &b),
+        DataType::Date32 => simd_columns::<Date32Type>(op, a, &b),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => simd_columns::<TimestampMicrosecondType>(op, a, &b),
         DataType::Decimal128(..) => cmp_prim_arrays::<Decimal128Type>(op, a, &b),
         DataType::Utf8 => {
             let (x, y) = (a.as_string::<i32>(), b.as_string::<i32>());
