@@ -1,4 +1,4 @@
-//! `quiver load`: CSV into a table, creating the table from the file when it
+//! `quiver load`: CSV or Parquet into a table, creating the table from the file when it
 //! does not exist (column types inferred from the first rows).
 
 use std::path::Path;
@@ -20,8 +20,10 @@ pub fn load(db: &Arc<Database>, table: &str, file: &Path, delimiter: Option<char
         opts.has_header = h;
     }
     let existing = db.table(table);
+    let is_parquet = file.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
     let schema = match &existing {
         Some(t) => t.schema(),
+        None if is_parquet => quiver_storage::parquet_load::parquet_schema(file)?,
         None => infer_schema(file, &opts)?,
     };
     let size = std::fs::metadata(file).map_err(|e| QuiverError::io(&format!("cannot read {}", file.display()), e))?.len();
@@ -32,7 +34,12 @@ pub fn load(db: &Arc<Database>, table: &str, file: &Path, delimiter: Option<char
             .progress_chars("=> "),
     );
     bar.set_message(format!("loading {table}"));
-    let batches = read_csv(file, &schema, &opts, |b| bar.set_position(b))?;
+    let batches = if is_parquet {
+        bar.set_length(0);
+        quiver_storage::parquet_load::read_parquet(file, &schema, |rows| bar.set_message(format!("loading {table}: {rows} rows")))?
+    } else {
+        read_csv(file, &schema, &opts, |b| bar.set_position(b))?
+    };
     bar.finish_and_clear();
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     match existing {

@@ -44,7 +44,7 @@ enum Command {
         #[arg(long, default_value = "table")]
         format: OutputFormat,
     },
-    /// Load a CSV file (`.tbl`: pipe-separated, no header) into a table, creating it if needed.
+    /// Load a CSV or Parquet file (`.tbl`: pipe-separated, no header) into a table, creating it if needed.
     Load {
         table: String,
         file: PathBuf,

@@ -8,6 +8,7 @@
 //! rename, so a crash leaves either the old or the new table, never a mix.
 
 pub mod csv_load;
+pub mod parquet_load;
 pub mod sketch;
 pub mod table_file;
 pub mod type_names;

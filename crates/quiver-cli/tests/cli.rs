@@ -1,0 +1,112 @@
+//! The command-line contract that scripts rely on: output formats, error
+//! lines and exit codes, persistence of a database folder, loading, TPC-H.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn quiver(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_quiver")).args(args).output().expect("run quiver")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("quiver-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn csv_output_has_header_quoting_and_null() {
+    let o = quiver(&["sql", "--format", "csv", "-e", "SELECT 1 + 1 AS two, 'a,b' AS s, NULL AS n, 7 / 2 AS q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "two,s,n,q\n2,\"a,b\",NULL,3.5000\n");
+}
+
+#[test]
+fn several_statements_print_each_result() {
+    let o = quiver(&["sql", "--format", "csv", "-e", "SELECT 1 AS a; SELECT 2 AS b", "-e", "SELECT 3 AS c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a\n1\nb\n2\nc\n3\n");
+}
+
+#[test]
+fn errors_are_mysql_lines_with_exit_status_1() {
+    let o = quiver(&["sql", "-e", "SELECT * FROM nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).trim(), "ERROR 1146 (42S02): Table 'quiver.nope' doesn't exist");
+    let o = quiver(&["sql", "-e", "SELEC 1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("ERROR 1064 (42000): You have an error in your SQL syntax"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+}
+
+#[test]
+fn database_folder_persists_between_runs() {
+    let dir = temp_dir("persist");
+    let db = dir.to_str().unwrap();
+    let o = quiver(&["sql", "--db", db, "-e", "CREATE TABLE t (id INT, name VARCHAR(10))", "-e", "INSERT INTO t VALUES (1, 'x'), (2, NULL)"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "SELECT id, name FROM t ORDER BY id DESC"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "id,name\n2,NULL\n1,x\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn load_csv_infers_types() {
+    let dir = temp_dir("load");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("people.csv");
+    std::fs::write(&csv, "id,name,born,score\n1,Ann,1990-02-03,1.5\n2,\"Bo, Jr\",1985-12-31,2.25\n").unwrap();
+    let db = dir.join("db");
+    let o = quiver(&["load", "--db", db.to_str().unwrap(), "people", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = quiver(&[
+        "sql", "--db", db.to_str().unwrap(), "--format", "csv", "-e",
+        "SELECT name, born + INTERVAL 1 DAY AS next, score * 2 AS s FROM people WHERE id = 2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "name,next,s\n\"Bo, Jr\",1986-01-01,4.50\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn memory_limit_stops_the_query_with_an_error() {
+    let o = quiver(&[
+        "sql", "--memory-limit", "64K", "-e",
+        "SELECT a.x FROM (SELECT 1 AS x UNION ALL SELECT 2) a ORDER BY a.x",
+    ]);
+    // Tiny inputs fit; now a big one that cannot.
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = temp_dir("mem");
+    let db = dir.to_str().unwrap();
+    let o = quiver(&["tpch", "gen", "--sf", "0.01", "--db", db]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = quiver(&["sql", "--db", db, "--memory-limit", "1M", "-e", "SELECT l_comment FROM lineitem ORDER BY l_comment"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("ERROR 1041 (HY001)"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tpch_run_prints_the_csv_contract() {
+    let dir = temp_dir("tpch");
+    let db = dir.to_str().unwrap();
+    let o = quiver(&["tpch", "gen", "--sf", "0.01", "--db", db]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = quiver(&["tpch", "run", "--db", db, "--runs", "1", "--threads", "2", "--format", "csv", "--queries", "1,6"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "query,rows,median_s");
+    assert!(lines[1].starts_with("q1,4,"), "{out}");
+    assert!(lines[2].starts_with("q6,1,"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
