@@ -67,35 +67,46 @@ fn run<T: Copy + arrow_buffer::ArrowNativeType, O: arrow_buffer::ArrowNativeType
     rows: usize,
     f: impl Fn(T, T, &mut bool) -> Option<O>,
 ) -> (Vec<O>, Option<NullBuffer>, bool) {
-    let mut overflow = false;
-    let mut null_rows: Vec<usize> = Vec::new();
     let nulls_in = NullBuffer::union(l.nulls(), r.nulls());
+    // Fast path: one tight loop writing values and an overflow flag; only a
+    // NULL result (division by zero) sends us to the slower path below.
     let mut out = Vec::with_capacity(rows);
-    for i in 0..rows {
-        let mut of = false;
-        match f(l.get(i), r.get(i), &mut of) {
-            Some(v) => out.push(v),
-            None => {
-                out.push(O::default());
-                null_rows.push(i);
+    let mut overflow = false;
+    let mut produced_null = false;
+    macro_rules! body {
+        ($get_l:expr, $get_r:expr) => {
+            for i in 0..rows {
+                let mut of = false;
+                let v = f($get_l(i), $get_r(i), &mut of);
+                overflow |= of;
+                produced_null |= v.is_none();
+                out.push(v.unwrap_or_default());
             }
-        }
-        // Overflow in a NULL row does not count.
-        overflow |= of && nulls_in.as_ref().is_none_or(|n| n.is_valid(i));
-    }
-    let nulls = if null_rows.is_empty() {
-        nulls_in
-    } else {
-        let mut valid = match &nulls_in {
-            Some(n) => n.inner().iter().collect::<Vec<bool>>(),
-            None => vec![true; rows],
         };
-        for i in null_rows {
-            valid[i] = false;
+    }
+    match (l, r) {
+        (Operand::Values(a, _), Operand::Values(b, _)) => body!(|i| a[i], |i| b[i]),
+        (Operand::Values(a, _), Operand::Constant(c)) => body!(|i| a[i], |_| *c),
+        (Operand::Constant(c), Operand::Values(b, _)) => body!(|_| *c, |i| b[i]),
+        (Operand::Constant(c), Operand::Constant(d)) => body!(|_| *c, |_| *d),
+    }
+    if !overflow && !produced_null {
+        return (out, nulls_in, false);
+    }
+    // Overflow in a NULL row does not count; NULL results join the null mask.
+    let mut valid: Vec<bool> = (0..rows).map(|i| nulls_in.as_ref().is_none_or(|n| n.is_valid(i))).collect();
+    overflow = false;
+    for (i, ok) in valid.iter_mut().enumerate() {
+        let mut of = false;
+        let v = f(l.get(i), r.get(i), &mut of);
+        if *ok {
+            overflow |= of;
         }
-        Some(NullBuffer::new(BooleanBuffer::from(valid)))
-    };
-    (out, nulls, overflow)
+        if v.is_none() {
+            *ok = false;
+        }
+    }
+    (out, Some(NullBuffer::new(BooleanBuffer::from(valid))), overflow)
 }
 
 pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType, rows: usize) -> Result<ColumnarValue> {

@@ -1,0 +1,405 @@
+//! Aggregate and window function calls, and the rewrite of a block's
+//! expressions over the Aggregate node's output.
+//!
+//! Calls are bound where they appear (select list, HAVING, ORDER BY) and
+//! replaced by a reference to the column the Aggregate or Window node will
+//! produce; equal calls share one column.
+
+use std::collections::{HashMap, HashSet};
+
+use arrow_schema::DataType;
+use quiver_common::types::{avg_type, is_string, sum_type};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::{AggExpr, AggFunc, ColumnId, ColumnInfo, Expr, ScalarFunc, SortExpr, WindowExpr, WindowFunc};
+use sqlparser::ast;
+
+use super::coerce::{self, cast, is_null, null_lit, or};
+use super::functions::Arg;
+use super::{replace_exprs, Binder, Ctx, PendingJoin, Scope, SelectItem};
+
+impl Binder<'_> {
+    pub(crate) fn aggregate(
+        &mut self,
+        name: &str,
+        distinct: bool,
+        args: &[Arg],
+        display: String,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
+        if !ctx.aggregates {
+            return Err(QuiverError::invalid_group("Invalid use of group function"));
+        }
+        // Nested aggregates are not allowed; subqueries inside would need a join below the Aggregate.
+        let inner = Ctx { aggregates: false, windows: false, subqueries: false, ..*ctx };
+        let agg = self.agg_call(name, distinct, args, &inner)?;
+        Ok(self.register_agg(agg, display))
+    }
+
+    /// The AggExpr of COUNT / SUM / AVG / MIN / MAX.
+    fn agg_call(&mut self, name: &str, distinct: bool, args: &[Arg], ctx: &Ctx) -> Result<AggExpr> {
+        let wrong = || QuiverError::wrong_arguments(&name.to_uppercase());
+        let mut exprs = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                Arg::Expr(e) => exprs.push(self.expr(e, ctx)?),
+                Arg::Star if name == "count" && args.len() == 1 && !distinct => {
+                    return Ok(AggExpr {
+                        func: AggFunc::CountStar,
+                        arg: None,
+                        distinct: false,
+                        data_type: DataType::Int64,
+                    });
+                }
+                Arg::Star => return Err(wrong()),
+            }
+        }
+        if name == "count" {
+            let arg = match exprs.len() {
+                0 => return Err(wrong()),
+                1 => exprs.pop().expect("one"),
+                // COUNT(DISTINCT a, b) counts distinct rows of non-NULL values.
+                _ if distinct => tuple_key(exprs),
+                _ => return Err(wrong()),
+            };
+            // COUNT of a non-NULL constant counts rows.
+            if !distinct && matches!(&arg, Expr::Literal(v, _) if !v.is_null()) {
+                return Ok(AggExpr {
+                    func: AggFunc::CountStar,
+                    arg: None,
+                    distinct: false,
+                    data_type: DataType::Int64,
+                });
+            }
+            return Ok(AggExpr { func: AggFunc::Count, arg: Some(arg), distinct, data_type: DataType::Int64 });
+        }
+        if exprs.len() != 1 {
+            return Err(wrong());
+        }
+        let arg = exprs.pop().expect("one");
+        Ok(match name {
+            "sum" | "avg" => {
+                // SUM / AVG read strings as doubles and booleans and dates as numbers.
+                let arg = match arg.data_type() {
+                    t if is_string(&t) => cast(arg, &DataType::Float64),
+                    DataType::Boolean | DataType::Date32 | DataType::Null => cast(arg, &DataType::Int64),
+                    DataType::Timestamp(..) => return Err(QuiverError::not_supported(format!("{name} of DATETIME"))),
+                    _ => arg,
+                };
+                let t = arg.data_type();
+                let (func, data_type) =
+                    if name == "sum" { (AggFunc::Sum, sum_type(&t)) } else { (AggFunc::Avg, avg_type(&t)) };
+                AggExpr { func, arg: Some(arg), distinct, data_type }
+            }
+            _ => {
+                let func = if name == "min" { AggFunc::Min } else { AggFunc::Max };
+                // DISTINCT does not change MIN / MAX.
+                AggExpr { func, data_type: arg.data_type(), arg: Some(arg), distinct: false }
+            }
+        })
+    }
+
+    fn register_agg(&mut self, agg: AggExpr, name: String) -> Expr {
+        if let Some((c, _)) = self.block.aggs.iter().find(|(_, a)| *a == agg) {
+            return c.expr();
+        }
+        let nullable = !matches!(agg.func, AggFunc::Count | AggFunc::CountStar);
+        let c = self.new_column(name, agg.data_type.clone(), nullable);
+        self.block.aggs.push((c.clone(), agg));
+        c.expr()
+    }
+
+    pub(crate) fn window_function(
+        &mut self,
+        name: &str,
+        distinct: bool,
+        args: &[Arg],
+        over: &ast::WindowType,
+        display: String,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
+        if !ctx.windows {
+            return Err(QuiverError::new(
+                3593,
+                "HY000",
+                format!("You cannot use the window function '{name}' in this context.'"),
+            ));
+        }
+        if distinct {
+            return Err(QuiverError::not_supported(format!("<window function>(DISTINCT ..)' in '{display}")));
+        }
+        let spec = match over {
+            ast::WindowType::NamedWindow(n) => self.named_window(&n.value)?,
+            ast::WindowType::WindowSpec(s) => self.resolve_window_spec(s)?,
+        };
+        // Window arguments may use aggregates of the block (ranking by SUM(x)), not other windows.
+        let inner = Ctx { windows: false, subqueries: false, ..*ctx };
+        let ranking = match name {
+            "row_number" => Some(WindowFunc::RowNumber),
+            "rank" => Some(WindowFunc::Rank),
+            "dense_rank" => Some(WindowFunc::DenseRank),
+            _ => None,
+        };
+        let (func, arg, data_type) = match ranking {
+            Some(f) => {
+                if !args.is_empty() {
+                    return Err(QuiverError::wrong_arguments(&name.to_uppercase()));
+                }
+                (f, None, DataType::Int64)
+            }
+            None if super::functions::is_aggregate(name) => {
+                let agg = self.agg_call(name, false, args, &Ctx { aggregates: ctx.aggregates, ..inner })?;
+                (WindowFunc::Agg(agg.func), agg.arg, agg.data_type)
+            }
+            None => return Err(QuiverError::not_supported(format!("the window function {}", name.to_uppercase()))),
+        };
+        let whole_partition = match &spec.window_frame {
+            None => false,
+            Some(frame) => frame_covers_partition(frame, !spec.order_by.is_empty(), ranking.is_some())?,
+        };
+        let partition_by = spec.partition_by.iter().map(|e| self.expr(e, &inner)).collect::<Result<Vec<_>>>()?;
+        let mut order_by = Vec::with_capacity(spec.order_by.len());
+        for o in &spec.order_by {
+            let asc = order_asc(o)?;
+            order_by.push(SortExpr { expr: self.expr(&o.expr, &inner)?, asc, nulls_first: asc });
+        }
+        if whole_partition {
+            // An aggregate over the whole partition does not depend on the order.
+            order_by.clear();
+        }
+        let w = WindowExpr { func, arg, partition_by, order_by, data_type };
+        if let Some((c, _)) = self.block.windows.iter().find(|(_, x)| *x == w) {
+            return Ok(c.expr());
+        }
+        let nullable = !matches!(
+            w.func,
+            WindowFunc::RowNumber
+                | WindowFunc::Rank
+                | WindowFunc::DenseRank
+                | WindowFunc::Agg(AggFunc::Count | AggFunc::CountStar)
+        );
+        let c = self.new_column(display, w.data_type.clone(), nullable);
+        self.block.windows.push((c.clone(), w));
+        Ok(c.expr())
+    }
+
+    /// Records the `WINDOW w AS (...)` definitions of a block.
+    pub(crate) fn define_windows(&mut self, defs: &[ast::NamedWindowDefinition]) -> Result<()> {
+        let mut raw: HashMap<String, ast::NamedWindowExpr> = HashMap::new();
+        for ast::NamedWindowDefinition(name, expr) in defs {
+            if raw.insert(name.value.to_lowercase(), expr.clone()).is_some() {
+                return Err(QuiverError::new(3591, "HY000", format!("Window '{}' is defined twice.", name.value)));
+            }
+        }
+        // Definitions may refer to each other: resolve through the raw map.
+        self.block.named_windows.clear();
+        let names: Vec<String> = raw.keys().cloned().collect();
+        let mut resolved = HashMap::new();
+        for n in names {
+            let spec = resolve_named(&raw, &n, 0)?;
+            resolved.insert(n, spec);
+        }
+        self.block.named_windows = resolved;
+        Ok(())
+    }
+
+    fn named_window(&self, name: &str) -> Result<ast::WindowSpec> {
+        self.block
+            .named_windows
+            .get(&name.to_lowercase())
+            .cloned()
+            .ok_or_else(|| QuiverError::new(3579, "HY000", format!("Window name '{name}' is not defined.")))
+    }
+
+    /// `OVER (w ORDER BY ...)`: a named window refined.
+    fn resolve_window_spec(&self, spec: &ast::WindowSpec) -> Result<ast::WindowSpec> {
+        match &spec.window_name {
+            None => Ok(spec.clone()),
+            Some(base) => inherit(&self.named_window(&base.value)?, spec, 0),
+        }
+    }
+}
+
+pub(crate) fn order_asc(o: &ast::OrderByExpr) -> Result<bool> {
+    if o.options.nulls_first.is_some() || o.with_fill.is_some() {
+        return Err(QuiverError::syntax_msg(format!(
+            "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{}'",
+            o
+        )));
+    }
+    match &o.options.sort {
+        None | Some(ast::OrderBySort::Asc) => Ok(true),
+        Some(ast::OrderBySort::Desc) => Ok(false),
+        Some(other) => Err(QuiverError::not_supported(format!("ORDER BY {other:?}"))),
+    }
+}
+
+/// `spec` refining the named window `base`: it may add ORDER BY and a frame, not a partition.
+fn inherit(base: &ast::WindowSpec, spec: &ast::WindowSpec, depth: usize) -> Result<ast::WindowSpec> {
+    if depth > 32 {
+        return Err(QuiverError::new(3580, "HY000", "There is a circularity in the window dependency graph."));
+    }
+    Ok(ast::WindowSpec {
+        window_name: None,
+        partition_by: if spec.partition_by.is_empty() { base.partition_by.clone() } else { spec.partition_by.clone() },
+        order_by: if spec.order_by.is_empty() { base.order_by.clone() } else { spec.order_by.clone() },
+        window_frame: spec.window_frame.clone().or_else(|| base.window_frame.clone()),
+    })
+}
+
+fn resolve_named(raw: &HashMap<String, ast::NamedWindowExpr>, name: &str, depth: usize) -> Result<ast::WindowSpec> {
+    if depth > raw.len() {
+        return Err(QuiverError::new(3580, "HY000", "There is a circularity in the window dependency graph."));
+    }
+    match raw.get(name) {
+        None => Err(QuiverError::new(3579, "HY000", format!("Window name '{name}' is not defined."))),
+        Some(ast::NamedWindowExpr::NamedWindow(other)) => resolve_named(raw, &other.value.to_lowercase(), depth + 1),
+        Some(ast::NamedWindowExpr::WindowSpec(spec)) => match &spec.window_name {
+            None => Ok(spec.clone()),
+            Some(base) => {
+                let base = resolve_named(raw, &base.value.to_lowercase(), depth + 1)?;
+                inherit(&base, spec, depth)
+            }
+        },
+    }
+}
+
+/// Frames Quiver runs: MySQL's default (RANGE UNBOUNDED PRECEDING to CURRENT ROW)
+/// and the whole partition. Returns whether the frame is the whole partition.
+fn frame_covers_partition(frame: &ast::WindowFrame, ordered: bool, ranking: bool) -> Result<bool> {
+    use ast::WindowFrameBound as Bound;
+    if ranking {
+        // Ranking functions ignore frames.
+        return Ok(false);
+    }
+    let unbounded_start = matches!(frame.start_bound, Bound::Preceding(None));
+    let end = frame.end_bound.as_ref().unwrap_or(&Bound::CurrentRow);
+    match (frame.units, unbounded_start, end) {
+        (_, true, Bound::Following(None)) => Ok(true),
+        (ast::WindowFrameUnits::Range, true, Bound::CurrentRow) => Ok(!ordered),
+        _ => Err(QuiverError::not_supported(format!("the window frame {frame:?}"))),
+    }
+}
+
+/// COUNT(DISTINCT a, b): one string per row that is NULL when any part is,
+/// with length prefixes so different tuples never give the same string.
+fn tuple_key(parts: Vec<Expr>) -> Expr {
+    let any_null =
+        parts.iter().map(|p| is_null(p.clone(), false)).reduce(or).unwrap_or_else(|| coerce::bool_lit(false));
+    let n = parts.len();
+    let mut args = Vec::with_capacity(parts.len() * 3);
+    for (i, p) in parts.into_iter().enumerate() {
+        let s = cast(p, &DataType::Utf8);
+        if i + 1 < n {
+            let len =
+                Expr::Function { func: ScalarFunc::CharLength, args: vec![s.clone()], data_type: DataType::Int64 };
+            args.push(cast(len, &DataType::Utf8));
+            args.push(Expr::lit(ScalarValue::Utf8(":".into())));
+        }
+        args.push(s);
+    }
+    let key = Expr::Function { func: ScalarFunc::Concat, args, data_type: DataType::Utf8 };
+    coerce::case(vec![(any_null, null_lit(DataType::Utf8))], Some(key))
+}
+
+/// Rewrites expressions of a block over its Aggregate's output: group
+/// expressions become the group columns, and whatever still reads a column
+/// from below the Aggregate is an error (MySQL's ONLY_FULL_GROUP_BY).
+pub(crate) struct GroupRewrite<'s> {
+    pub from: Vec<Expr>,
+    pub to: Vec<Expr>,
+    /// Columns below the Aggregate.
+    pub input: HashSet<ColumnId>,
+    pub scope: &'s Scope,
+    pub has_group_by: bool,
+}
+
+impl GroupRewrite<'_> {
+    pub fn rewrite(&self, e: &Expr) -> Expr {
+        replace_exprs(e, &self.from, &self.to)
+    }
+
+    /// Rewrites and checks an expression; `what` names it for the error (e.g. "SELECT list").
+    pub fn checked(&self, e: &Expr, position: usize, what: &str) -> Result<Expr> {
+        let r = self.rewrite(e);
+        if let Some(id) = r.columns().into_iter().find(|id| self.input.contains(id)) {
+            let col =
+                self.scope.by_id(id).map(|c| format!("quiver.{}", c.display())).unwrap_or_else(|| format!("#{}", id.0));
+            return Err(if self.has_group_by {
+                QuiverError::new(
+                    1055,
+                    "42000",
+                    format!(
+                        "Expression #{position} of {what} is not in GROUP BY clause and contains nonaggregated column '{col}' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by"
+                    ),
+                )
+            } else {
+                QuiverError::new(
+                    1140,
+                    "42000",
+                    format!(
+                        "In aggregated query without GROUP BY, expression #{position} of {what} contains nonaggregated column '{col}'; this is incompatible with sql_mode=only_full_group_by"
+                    ),
+                )
+            });
+        }
+        Ok(r)
+    }
+
+    /// Rewrites everything a block evaluates above its Aggregate.
+    pub fn apply(
+        &self,
+        items: &mut [SelectItem],
+        having: &mut Option<Expr>,
+        order: &mut [SortExpr],
+        windows: &mut [(ColumnInfo, WindowExpr)],
+        pending: &mut [PendingJoin],
+    ) -> Result<()> {
+        for (i, item) in items.iter_mut().enumerate() {
+            item.expr = self.checked(&item.expr, i + 1, "SELECT list")?;
+        }
+        if let Some(h) = having.as_mut() {
+            *h = self.checked(h, 1, "HAVING clause")?;
+        }
+        for (i, k) in order.iter_mut().enumerate() {
+            k.expr = self.checked(&k.expr, i + 1, "ORDER BY clause")?;
+        }
+        for (_, w) in windows.iter_mut() {
+            w.arg = w.arg.as_ref().map(|a| self.checked(a, 1, "window function")).transpose()?;
+            for p in w.partition_by.iter_mut() {
+                *p = self.checked(p, 1, "window function")?;
+            }
+            for k in w.order_by.iter_mut() {
+                k.expr = self.checked(&k.expr, 1, "window function")?;
+            }
+        }
+        // Keys of subquery joins above the Aggregate read its columns too.
+        for j in pending.iter_mut() {
+            for (l, _) in j.on.iter_mut() {
+                *l = self.checked(l, 1, "subquery")?;
+            }
+            j.filter = j.filter.as_ref().map(|f| self.checked(f, 1, "subquery")).transpose()?;
+        }
+        Ok(())
+    }
+}
+
+/// What a select-list expression of an aggregate subquery is for an outer row
+/// with no inner rows: COUNT is 0, other aggregates and group columns NULL.
+/// None when that depends on more than aggregates (a window, a subquery).
+pub(crate) fn empty_group_value(e: &Expr, aggs: &[(ColumnInfo, AggExpr)], groups: &[Expr]) -> Option<Expr> {
+    let mut map = HashMap::new();
+    for (c, a) in aggs {
+        let v = match a.func {
+            AggFunc::Count | AggFunc::CountStar => Expr::Literal(ScalarValue::Int64(0), DataType::Int64),
+            _ => null_lit(a.data_type.clone()),
+        };
+        map.insert(c.id, v);
+    }
+    for g in groups {
+        if let Expr::Column(id, t) = g {
+            map.insert(*id, null_lit(t.clone()));
+        }
+    }
+    let v = coerce::fold(e.clone().replace_columns(&map));
+    v.columns().is_empty().then_some(v)
+}

@@ -1,0 +1,703 @@
+//! MySQL's implicit conversions made explicit, and constant folding.
+//!
+//! Builders here take bound operands and return the typed expression with
+//! casts inserted where the executor needs them. Operations on literals are
+//! folded when the result is exact, so filters see `column op literal` with the
+//! literal already in the column's type (`l_quantity < 24` on DECIMAL(15,2)
+//! compares with the literal 24.00, not a cast of the column).
+
+use std::cmp::Ordering;
+
+use arrow_schema::DataType;
+use quiver_common::types::{
+    add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, is_string, is_temporal,
+    parse_date, parse_datetime, parse_f64_prefix, rescale, to_decimal, ArithOp,
+};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
+
+const DAY_MICROS: i64 = 86_400_000_000;
+
+pub(crate) fn null_lit(t: DataType) -> Expr {
+    Expr::Literal(ScalarValue::Null, t)
+}
+
+pub(crate) fn bool_lit(b: bool) -> Expr {
+    Expr::Literal(ScalarValue::Boolean(b), DataType::Boolean)
+}
+
+fn is_null_lit(e: &Expr) -> bool {
+    matches!(e, Expr::Literal(ScalarValue::Null, _))
+}
+
+fn literal_truth(e: &Expr) -> Option<Option<bool>> {
+    match e {
+        Expr::Literal(v, _) => Some(v.truth()),
+        _ => None,
+    }
+}
+
+fn fits_decimal(v: i128, p: u8) -> bool {
+    v.checked_abs().is_some_and(|a| p >= 39 || a < 10i128.pow(p as u32))
+}
+
+fn int_range(t: &DataType) -> Option<(i128, i128)> {
+    Some(match t {
+        DataType::Int8 => (i8::MIN as i128, i8::MAX as i128),
+        DataType::Int16 => (i16::MIN as i128, i16::MAX as i128),
+        DataType::Int32 => (i32::MIN as i128, i32::MAX as i128),
+        DataType::Int64 => (i64::MIN as i128, i64::MAX as i128),
+        DataType::UInt8 => (0, u8::MAX as i128),
+        DataType::UInt16 => (0, u16::MAX as i128),
+        DataType::UInt32 => (0, u32::MAX as i128),
+        DataType::UInt64 => (0, u64::MAX as i128),
+        _ => return None,
+    })
+}
+
+/// An integer scalar of type `t`, if `v` is in its range.
+fn int_scalar(v: i128, t: &DataType) -> Option<ScalarValue> {
+    let (lo, hi) = int_range(t)?;
+    if v < lo || v > hi {
+        return None;
+    }
+    Some(if t.is_unsigned_integer() { ScalarValue::UInt64(v as u64) } else { ScalarValue::Int64(v as i64) })
+}
+
+fn exact_int(v: &ScalarValue) -> Option<i128> {
+    match v {
+        ScalarValue::Int64(i) => Some(*i as i128),
+        ScalarValue::UInt64(u) => Some(*u as i128),
+        ScalarValue::Boolean(b) => Some(*b as i128),
+        ScalarValue::Decimal(u, _, s) => {
+            let d = 10i128.pow((*s).max(0) as u32);
+            (u % d == 0).then_some(u / d)
+        }
+        ScalarValue::Float64(f) if f.fract() == 0.0 && f.abs() < 1e38 => Some(*f as i128),
+        _ => None,
+    }
+}
+
+/// `v` converted to type `to` as the executor's CAST would, when that is
+/// known at bind time. None leaves the cast to run time.
+pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
+    use ScalarValue as S;
+    if v.is_null() {
+        return Some(S::Null);
+    }
+    match to {
+        DataType::Null => None,
+        DataType::Boolean => match v {
+            S::Boolean(b) => Some(S::Boolean(*b)),
+            S::Int64(_) | S::UInt64(_) | S::Decimal(..) | S::Float64(_) => v.truth().map(S::Boolean),
+            _ => None,
+        },
+        t if t.is_integer() => {
+            let i = match v {
+                S::Boolean(b) => *b as i128,
+                S::Int64(i) => *i as i128,
+                S::UInt64(u) => *u as i128,
+                S::Decimal(u, _, s) => rescale(*u, *s, 0)?,
+                S::Float64(f) if f.is_finite() && f.abs() < 1e19 => f.round() as i128,
+                _ => return None,
+            };
+            int_scalar(i, t)
+        }
+        DataType::Float64 | DataType::Float32 => match v {
+            S::Utf8(s) => Some(S::Float64(parse_f64_prefix(s))),
+            S::Date(_) | S::DateTime(_) => None,
+            other => other.as_f64().map(S::Float64),
+        },
+        DataType::Decimal128(p, s) => match v {
+            S::Date(_) | S::DateTime(_) => None,
+            S::Float64(f) if !f.is_finite() => None,
+            other => {
+                let u = to_decimal(other, *s).ok()?;
+                fits_decimal(u, *p).then_some(S::Decimal(u, *p, *s))
+            }
+        },
+        DataType::Date32 => match v {
+            S::Utf8(s) => parse_date(s).map(S::Date),
+            S::Date(d) => Some(S::Date(*d)),
+            S::DateTime(t) => Some(S::Date(t.div_euclid(DAY_MICROS) as i32)),
+            _ => None,
+        },
+        DataType::Timestamp(..) => match v {
+            S::Utf8(s) => parse_datetime(s).map(S::DateTime),
+            S::Date(d) => Some(S::DateTime(*d as i64 * DAY_MICROS)),
+            S::DateTime(t) => Some(S::DateTime(*t)),
+            _ => None,
+        },
+        t if is_string(t) => Some(S::Utf8(v.to_string())),
+        _ => None,
+    }
+}
+
+/// `v` in type `to` when the conversion loses nothing, so comparing in `to`
+/// is the same as comparing in the wider comparison type.
+fn exact_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
+    use ScalarValue as S;
+    match to {
+        t if t.is_integer() => int_scalar(exact_int(v)?, t),
+        DataType::Decimal128(p, s) => {
+            let (u, from) = match v {
+                S::Int64(i) => (*i as i128, 0),
+                S::UInt64(u) => (*u as i128, 0),
+                S::Decimal(u, _, s0) => (*u, *s0),
+                _ => return None,
+            };
+            let scaled = if *s >= from {
+                u.checked_mul(10i128.pow((*s - from) as u32))?
+            } else {
+                let d = 10i128.pow((from - *s) as u32);
+                if u % d != 0 {
+                    return None;
+                }
+                u / d
+            };
+            fits_decimal(scaled, *p).then_some(S::Decimal(scaled, *p, *s))
+        }
+        DataType::Float64 => match v {
+            S::Int64(_) | S::UInt64(_) | S::Decimal(..) | S::Float64(_) => v.as_f64().map(S::Float64),
+            _ => None,
+        },
+        DataType::Date32 => match v {
+            S::Utf8(_) | S::Date(_) => cast_literal(v, to),
+            S::DateTime(t) if t.rem_euclid(DAY_MICROS) == 0 => cast_literal(v, to),
+            _ => None,
+        },
+        DataType::Timestamp(..) => match v {
+            S::Utf8(_) | S::Date(_) | S::DateTime(_) => cast_literal(v, to),
+            _ => None,
+        },
+        t if is_string(t) => matches!(v, S::Utf8(_)).then(|| v.clone()),
+        DataType::Boolean => matches!(v, S::Boolean(_)).then(|| v.clone()),
+        _ => None,
+    }
+}
+
+/// `e` converted to `to`; literals are converted now when possible.
+pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
+    if &e.data_type() == to {
+        return e;
+    }
+    if let Expr::Literal(v, _) = &e {
+        if let Some(v) = cast_literal(v, to) {
+            return Expr::Literal(v, to.clone());
+        }
+    }
+    Expr::Cast { expr: Box::new(e), to: to.clone() }
+}
+
+/// `l op r` for a comparison operator, both sides brought to MySQL's comparison type.
+pub(crate) fn compare(op: BinaryOp, l: Expr, r: Expr) -> Expr {
+    let (lt, rt) = (l.data_type(), r.data_type());
+    if is_null_lit(&l) || is_null_lit(&r) || lt == DataType::Null || rt == DataType::Null {
+        return null_lit(DataType::Boolean);
+    }
+    match (&l, &r) {
+        (Expr::Literal(..), Expr::Literal(..)) => {}
+        (_, Expr::Literal(v, _)) => {
+            if let Some(v) = exact_literal(v, &lt) {
+                return Expr::binary(op, l, Expr::Literal(v, lt));
+            }
+        }
+        (Expr::Literal(v, _), _) => {
+            if let Some(v) = exact_literal(v, &rt) {
+                return Expr::binary(op, Expr::Literal(v, rt), r);
+            }
+        }
+        _ => {}
+    }
+    let t = comparison_type(&lt, &rt);
+    let (l, r) = (cast(l, &t), cast(r, &t));
+    if let (Expr::Literal(a, _), Expr::Literal(b, _)) = (&l, &r) {
+        if let Some(o) = a.compare(b) {
+            return bool_lit(test(op, o));
+        }
+    }
+    Expr::binary(op, l, r)
+}
+
+fn test(op: BinaryOp, o: Ordering) -> bool {
+    match op {
+        BinaryOp::Eq => o == Ordering::Equal,
+        BinaryOp::NotEq => o != Ordering::Equal,
+        BinaryOp::Lt => o == Ordering::Less,
+        BinaryOp::LtEq => o != Ordering::Greater,
+        BinaryOp::Gt => o == Ordering::Greater,
+        _ => o != Ordering::Less,
+    }
+}
+
+/// Operands of arithmetic: strings are read as doubles, booleans as integers
+/// and dates as their YYYYMMDD number, as MySQL does.
+fn numeric_operand(e: Expr) -> Result<Expr> {
+    let t = e.data_type();
+    Ok(match t {
+        t if is_string(&t) => cast(e, &DataType::Float64),
+        DataType::Boolean | DataType::Date32 => cast(e, &DataType::Int64),
+        DataType::Timestamp(..) => {
+            return Err(QuiverError::not_supported("arithmetic on DATETIME values"));
+        }
+        _ => e,
+    })
+}
+
+/// `l op r` for an arithmetic operator, with MySQL's result type.
+///
+/// Operands are converted so the executor sees one numeric kind without the
+/// result type changing: doubles and BIGINTs to the result type; for DECIMAL
+/// results each integer operand becomes the decimal of its own digits (casting
+/// both to the result's precision would make `Expr::data_type` grow it).
+/// Unsigned results are left to the executor, which widens them itself.
+pub(crate) fn arith(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+    let aop = op.arith().ok_or_else(|| QuiverError::internal("not an arithmetic operator"))?;
+    if is_null_lit(&l) || is_null_lit(&r) {
+        let t = arithmetic_result_type(aop, &l.data_type(), &r.data_type())?;
+        return Ok(null_lit(t));
+    }
+    let (l, r) = (numeric_operand(l)?, numeric_operand(r)?);
+    let t = arithmetic_result_type(aop, &l.data_type(), &r.data_type())?;
+    let (l, r) = match (&t, aop) {
+        (_, ArithOp::IntDiv) => (l, r),
+        (DataType::Float64, _) | (DataType::Int64, _) => (cast(l, &t), cast(r, &t)),
+        (DataType::Decimal128(..), _) => (to_decimal_shape(l), to_decimal_shape(r)),
+        _ => (l, r),
+    };
+    if let (Expr::Literal(a, _), Expr::Literal(b, _)) = (&l, &r) {
+        if let Some(v) = fold_arith(aop, a, b, &t) {
+            return Ok(Expr::Literal(v, t));
+        }
+    }
+    Ok(Expr::binary(op, l, r))
+}
+
+fn to_decimal_shape(e: Expr) -> Expr {
+    let t = e.data_type();
+    if t.is_integer() {
+        let (p, s) = decimal_shape(&t);
+        cast(e, &DataType::Decimal128(p, s))
+    } else {
+        e
+    }
+}
+
+fn fold_arith(op: ArithOp, a: &ScalarValue, b: &ScalarValue, t: &DataType) -> Option<ScalarValue> {
+    use ScalarValue as S;
+    match t {
+        DataType::Int64 => {
+            let (x, y) = (a.as_i64()?, b.as_i64()?);
+            if !matches!(a, S::Int64(_)) || !matches!(b, S::Int64(_)) {
+                return None;
+            }
+            let v = match op {
+                ArithOp::Add => x.checked_add(y)?,
+                ArithOp::Sub => x.checked_sub(y)?,
+                ArithOp::Mul => x.checked_mul(y)?,
+                ArithOp::IntDiv if y != 0 => x.checked_div(y)?,
+                ArithOp::Mod if y != 0 => x.checked_rem(y)?,
+                _ => return None,
+            };
+            Some(S::Int64(v))
+        }
+        DataType::Float64 => {
+            let (S::Float64(x), S::Float64(y)) = (a, b) else { return None };
+            let v = match op {
+                ArithOp::Add => x + y,
+                ArithOp::Sub => x - y,
+                ArithOp::Mul => x * y,
+                _ => return None,
+            };
+            v.is_finite().then_some(S::Float64(v))
+        }
+        DataType::Decimal128(p, s) => {
+            let (S::Decimal(x, _, sx), S::Decimal(y, _, sy)) = (a, b) else { return None };
+            let v = match op {
+                ArithOp::Add | ArithOp::Sub => {
+                    let (x, y) = (rescale(*x, *sx, *s)?, rescale(*y, *sy, *s)?);
+                    if op == ArithOp::Add {
+                        x.checked_add(y)?
+                    } else {
+                        x.checked_sub(y)?
+                    }
+                }
+                ArithOp::Mul => rescale(x.checked_mul(*y)?, sx + sy, *s)?,
+                // Division and modulo keep MySQL's intermediate precision rules in the executor.
+                _ => return None,
+            };
+            fits_decimal(v, *p).then_some(S::Decimal(v, *p, *s))
+        }
+        _ => None,
+    }
+}
+
+/// Unary minus.
+pub(crate) fn negate(e: Expr) -> Result<Expr> {
+    use ScalarValue as S;
+    if let Expr::Literal(v, t) = &e {
+        let folded = match v {
+            S::Null => Some(null_lit(t.clone())),
+            S::Int64(i) => Some(match i.checked_neg() {
+                Some(n) => Expr::lit(S::Int64(n)),
+                None => Expr::Literal(S::Decimal(-(*i as i128), 20, 0), DataType::Decimal128(20, 0)),
+            }),
+            S::UInt64(u) => Some(if *u <= i64::MAX as u64 + 1 {
+                Expr::lit(S::Int64((-(*u as i128)) as i64))
+            } else {
+                Expr::Literal(S::Decimal(-(*u as i128), 20, 0), DataType::Decimal128(20, 0))
+            }),
+            S::Decimal(u, p, s) => Some(Expr::Literal(S::Decimal(-u, *p, *s), t.clone())),
+            S::Float64(f) => Some(Expr::lit(S::Float64(-f))),
+            _ => None,
+        };
+        if let Some(f) = folded {
+            return Ok(f);
+        }
+    }
+    let e = numeric_operand(e)?;
+    if e.data_type() == DataType::Null {
+        return Ok(null_lit(DataType::Null));
+    }
+    Ok(Expr::Unary { op: UnaryOp::Neg, expr: Box::new(e) })
+}
+
+/// A value in boolean context: numbers are true when non-zero (MySQL), so
+/// `WHERE n` becomes `n <> 0`.
+pub(crate) fn to_bool(e: Expr) -> Expr {
+    match e.data_type() {
+        DataType::Boolean => e,
+        DataType::Null => null_lit(DataType::Boolean),
+        _ => match &e {
+            Expr::Literal(v, _) => match v.truth() {
+                Some(b) => bool_lit(b),
+                None => null_lit(DataType::Boolean),
+            },
+            _ => compare(BinaryOp::NotEq, e, Expr::lit(ScalarValue::Int64(0))),
+        },
+    }
+}
+
+pub(crate) fn and(l: Expr, r: Expr) -> Expr {
+    let (l, r) = (to_bool(l), to_bool(r));
+    match (literal_truth(&l), literal_truth(&r)) {
+        (Some(Some(false)), _) | (_, Some(Some(false))) => bool_lit(false),
+        (Some(Some(true)), _) => r,
+        (_, Some(Some(true))) => l,
+        (Some(None), Some(None)) => null_lit(DataType::Boolean),
+        _ => Expr::binary(BinaryOp::And, l, r),
+    }
+}
+
+pub(crate) fn or(l: Expr, r: Expr) -> Expr {
+    let (l, r) = (to_bool(l), to_bool(r));
+    match (literal_truth(&l), literal_truth(&r)) {
+        (Some(Some(true)), _) | (_, Some(Some(true))) => bool_lit(true),
+        (Some(Some(false)), _) => r,
+        (_, Some(Some(false))) => l,
+        (Some(None), Some(None)) => null_lit(DataType::Boolean),
+        _ => Expr::binary(BinaryOp::Or, l, r),
+    }
+}
+
+pub(crate) fn not(e: Expr) -> Expr {
+    let e = to_bool(e);
+    match e {
+        Expr::Literal(v, _) => match v.truth() {
+            Some(b) => bool_lit(!b),
+            None => null_lit(DataType::Boolean),
+        },
+        // NOT of a comparison is the opposite comparison (same NULL behaviour),
+        // which filter kernels handle directly.
+        Expr::Binary { op, left, right } if op.is_comparison() => {
+            let op = match op {
+                BinaryOp::Eq => BinaryOp::NotEq,
+                BinaryOp::NotEq => BinaryOp::Eq,
+                BinaryOp::Lt => BinaryOp::GtEq,
+                BinaryOp::LtEq => BinaryOp::Gt,
+                BinaryOp::Gt => BinaryOp::LtEq,
+                _ => BinaryOp::Lt,
+            };
+            Expr::Binary { op, left, right }
+        }
+        Expr::Unary { op: UnaryOp::IsNull, expr } => Expr::Unary { op: UnaryOp::IsNotNull, expr },
+        Expr::Unary { op: UnaryOp::IsNotNull, expr } => Expr::Unary { op: UnaryOp::IsNull, expr },
+        Expr::Unary { op: UnaryOp::Not, expr } => *expr,
+        Expr::Like { negated, expr, pattern, escape } => Expr::Like { negated: !negated, expr, pattern, escape },
+        Expr::InList { negated, expr, list } => Expr::InList { negated: !negated, expr, list },
+        other => other.not(),
+    }
+}
+
+pub(crate) fn is_null(e: Expr, negated: bool) -> Expr {
+    if let Expr::Literal(v, _) = &e {
+        return bool_lit(v.is_null() != negated);
+    }
+    Expr::Unary { op: if negated { UnaryOp::IsNotNull } else { UnaryOp::IsNull }, expr: Box::new(e) }
+}
+
+/// `x IN (list)`: one comparison type for all; literal items are converted at
+/// bind time, into `x`'s own type when they fit exactly.
+pub(crate) fn in_list(x: Expr, list: Vec<Expr>, negated: bool) -> Expr {
+    if list.len() == 1 {
+        let item = list.into_iter().next().expect("one item");
+        return compare(if negated { BinaryOp::NotEq } else { BinaryOp::Eq }, x, item);
+    }
+    let xt = x.data_type();
+    if xt == DataType::Null || is_null_lit(&x) {
+        return null_lit(DataType::Boolean);
+    }
+    let exact: Option<Vec<Expr>> = list
+        .iter()
+        .map(|e| match e {
+            Expr::Literal(ScalarValue::Null, _) => Some(null_lit(xt.clone())),
+            Expr::Literal(v, _) => exact_literal(v, &xt).map(|v| Expr::Literal(v, xt.clone())),
+            _ => None,
+        })
+        .collect();
+    let (x, list) = match exact {
+        Some(list) => (x, list),
+        None => {
+            let t = list.iter().fold(xt.clone(), |t, e| match e.data_type() {
+                DataType::Null => t,
+                et => comparison_type(&t, &et),
+            });
+            (cast(x, &t), list.into_iter().map(|e| cast(e, &t)).collect())
+        }
+    };
+    if let Expr::Literal(v, _) = &x {
+        // A constant probe: decide now when every item is a literal.
+        let lits: Option<Vec<&ScalarValue>> =
+            list.iter().map(|e| if let Expr::Literal(v, _) = e { Some(v) } else { None }).collect();
+        if let Some(lits) = lits {
+            let hit = lits.iter().any(|l| v.compare(l) == Some(Ordering::Equal));
+            let has_null = lits.iter().any(|l| l.is_null());
+            return match (hit, has_null) {
+                (true, _) => bool_lit(!negated),
+                (false, true) => null_lit(DataType::Boolean),
+                (false, false) => bool_lit(negated),
+            };
+        }
+    }
+    Expr::InList { negated, expr: Box::new(x), list }
+}
+
+/// CASE with branch values brought to their common type.
+pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr {
+    let mut types: Vec<DataType> = branches.iter().map(|(_, v)| v.data_type()).collect();
+    if let Some(e) = &else_expr {
+        types.push(e.data_type());
+    }
+    let t = common_type(&types);
+    let mut kept = Vec::new();
+    for (w, v) in branches {
+        let w = to_bool(w);
+        match literal_truth(&w) {
+            // A constant false (or NULL) condition never fires.
+            Some(Some(false)) | Some(None) => continue,
+            // A constant true condition ends the CASE.
+            Some(Some(true)) if kept.is_empty() => return cast(v, &t),
+            Some(Some(true)) => {
+                return Expr::Case { branches: kept, else_expr: Some(Box::new(cast(v, &t))), data_type: t };
+            }
+            None => kept.push((w, cast(v, &t))),
+        }
+    }
+    let else_expr = else_expr.map(|e| cast(e, &t)).filter(|e| !is_null_lit(e));
+    if kept.is_empty() {
+        return else_expr.unwrap_or_else(|| null_lit(t));
+    }
+    Expr::Case { branches: kept, else_expr: else_expr.map(Box::new), data_type: t }
+}
+
+/// `x IS [NOT] TRUE` / `IS [NOT] FALSE`: never NULL.
+pub(crate) fn is_truth(e: Expr, truth: bool, negated: bool) -> Expr {
+    let b = to_bool(e);
+    let test = if truth { b.clone() } else { not(b.clone()) };
+    let r = and(is_null(b, true), test);
+    if negated {
+        not(r)
+    } else {
+        r
+    }
+}
+
+/// `a <=> b`: equality where NULL equals NULL; never NULL.
+pub(crate) fn null_safe_eq(l: Expr, r: Expr) -> Expr {
+    let eq = compare(BinaryOp::Eq, l.clone(), r.clone());
+    let both_null = and(is_null(l.clone(), false), is_null(r.clone(), false));
+    let any_null = or(is_null(l, false), is_null(r, false));
+    case(vec![(both_null, bool_lit(true)), (any_null, bool_lit(false))], Some(eq))
+}
+
+/// `d + INTERVAL n part` (n negated for minus), folded when both are literals.
+pub(crate) fn date_add(date: Expr, n: Expr, part: DatePart) -> Result<Expr> {
+    use ScalarValue as S;
+    let date_units =
+        matches!(part, DatePart::Day | DatePart::Week | DatePart::Month | DatePart::Quarter | DatePart::Year);
+    let date = match date.data_type() {
+        DataType::Date32 | DataType::Timestamp(..) => date,
+        DataType::Null => return Ok(null_lit(DataType::Date32)),
+        t if is_string(&t) => match &date {
+            // A string in date context: a date, or a datetime if it has a time part.
+            Expr::Literal(S::Utf8(s), _) if !s.trim().contains([' ', 'T']) => cast(date, &DataType::Date32),
+            _ => cast(date, &quiver_common::types::datetime_type()),
+        },
+        other => return Err(QuiverError::not_supported(format!("date arithmetic on {other}"))),
+    };
+    let result = if date.data_type() == DataType::Date32 && date_units {
+        DataType::Date32
+    } else {
+        quiver_common::types::datetime_type()
+    };
+    let n = cast(n, &DataType::Int64);
+    if let (Expr::Literal(d, _), Expr::Literal(k, _)) = (&date, &n) {
+        if d.is_null() || k.is_null() {
+            return Ok(null_lit(result));
+        }
+        if let Some(v) = fold_date_add(d, k.as_i64().unwrap_or(0), part, &result) {
+            return Ok(Expr::Literal(v, result));
+        }
+    }
+    Ok(Expr::Function { func: ScalarFunc::DateAdd(part), args: vec![date, n], data_type: result })
+}
+
+fn fold_date_add(d: &ScalarValue, k: i64, part: DatePart, result: &DataType) -> Option<ScalarValue> {
+    let (days, micros) = match d {
+        ScalarValue::Date(d) => (*d, 0),
+        ScalarValue::DateTime(t) => (t.div_euclid(DAY_MICROS) as i32, t.rem_euclid(DAY_MICROS)),
+        _ => return None,
+    };
+    let months = |m: i64| add_months(days, m).map(|d| (d as i64, micros));
+    let (days, micros) = match part {
+        DatePart::Day => ((days as i64).checked_add(k)?, micros),
+        DatePart::Week => ((days as i64).checked_add(k.checked_mul(7)?)?, micros),
+        DatePart::Month => months(k)?,
+        DatePart::Quarter => months(k.checked_mul(3)?)?,
+        DatePart::Year => months(k.checked_mul(12)?)?,
+        _ => {
+            let unit = match part {
+                DatePart::Hour => 3_600_000_000i64,
+                DatePart::Minute => 60_000_000,
+                DatePart::Second => 1_000_000,
+                _ => 1,
+            };
+            let total = (days as i64 * DAY_MICROS + micros).checked_add(k.checked_mul(unit)?)?;
+            (total.div_euclid(DAY_MICROS), total.rem_euclid(DAY_MICROS))
+        }
+    };
+    // MySQL's date range: 0000-01-01 ..= 9999-12-31.
+    if !(-719_528..=2_932_896).contains(&days) {
+        return None;
+    }
+    Some(match result {
+        DataType::Date32 => ScalarValue::Date(days as i32),
+        _ => ScalarValue::DateTime(days * DAY_MICROS + micros),
+    })
+}
+
+/// Constant-folds an expression bottom-up where every operand is a literal.
+pub(crate) fn fold(e: Expr) -> Expr {
+    e.transform(&mut |e| match e {
+        Expr::Binary { op, left, right }
+            if matches!(*left, Expr::Literal(..)) && matches!(*right, Expr::Literal(..)) =>
+        {
+            match op {
+                BinaryOp::And => and(*left, *right),
+                BinaryOp::Or => or(*left, *right),
+                op if op.is_comparison() => compare(op, *left, *right),
+                op => arith(op, (*left).clone(), (*right).clone()).unwrap_or(Expr::Binary { op, left, right }),
+            }
+        }
+        Expr::Binary { op: BinaryOp::And, left, right } => and(*left, *right),
+        Expr::Binary { op: BinaryOp::Or, left, right } => or(*left, *right),
+        Expr::Unary { op: UnaryOp::Not, expr } if matches!(*expr, Expr::Literal(..)) => not(*expr),
+        Expr::Unary { op: UnaryOp::Neg, expr } if matches!(*expr, Expr::Literal(..)) => {
+            negate(*expr.clone()).unwrap_or(Expr::Unary { op: UnaryOp::Neg, expr })
+        }
+        Expr::Unary { op: op @ (UnaryOp::IsNull | UnaryOp::IsNotNull), expr } if matches!(*expr, Expr::Literal(..)) => {
+            is_null(*expr, op == UnaryOp::IsNotNull)
+        }
+        Expr::Cast { expr, to } if matches!(*expr, Expr::Literal(..)) => cast(*expr, &to),
+        Expr::Case { branches, else_expr, data_type } => {
+            let folded = case(branches.clone(), else_expr.clone().map(|e| *e));
+            if folded.data_type() == data_type {
+                folded
+            } else {
+                Expr::Case { branches, else_expr, data_type }
+            }
+        }
+        Expr::Function { func: ScalarFunc::Coalesce, args, data_type } => {
+            let args: Vec<Expr> = args.into_iter().filter(|a| !is_null_lit(a)).collect();
+            match args.first() {
+                None => null_lit(data_type),
+                Some(Expr::Literal(..)) => cast(args[0].clone(), &data_type),
+                _ => Expr::Function { func: ScalarFunc::Coalesce, args, data_type },
+            }
+        }
+        other => other,
+    })
+}
+
+/// Whether a temporal or string type can take part in date arithmetic.
+pub(crate) fn is_date_like(t: &DataType) -> bool {
+    is_temporal(t) || is_string(t) || *t == DataType::Null
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quiver_plan::ColumnId;
+
+    fn col(t: DataType) -> Expr {
+        Expr::Column(ColumnId(1), t)
+    }
+
+    #[test]
+    fn literal_takes_the_column_type_when_exact() {
+        let q = compare(BinaryOp::Lt, col(DataType::Decimal128(15, 2)), Expr::lit(ScalarValue::Int64(24)));
+        assert_eq!(
+            q,
+            Expr::binary(
+                BinaryOp::Lt,
+                col(DataType::Decimal128(15, 2)),
+                Expr::Literal(ScalarValue::Decimal(2400, 15, 2), DataType::Decimal128(15, 2))
+            )
+        );
+        // 4.5 is not an integer: the column is cast to the comparison type instead.
+        let q = compare(
+            BinaryOp::Eq,
+            col(DataType::Int32),
+            Expr::Literal(ScalarValue::Decimal(45, 2, 1), DataType::Decimal128(2, 1)),
+        );
+        assert!(matches!(q, Expr::Binary { ref left, .. } if matches!(**left, Expr::Cast { .. })), "{q:?}");
+        let d = compare(BinaryOp::GtEq, col(DataType::Date32), Expr::lit(ScalarValue::Utf8("1994-01-01".into())));
+        assert_eq!(
+            d,
+            Expr::binary(
+                BinaryOp::GtEq,
+                col(DataType::Date32),
+                Expr::lit(ScalarValue::Date(parse_date("1994-01-01").unwrap()))
+            )
+        );
+    }
+
+    #[test]
+    fn folding() {
+        let dec = |v, p, s| Expr::Literal(ScalarValue::Decimal(v, p, s), DataType::Decimal128(p, s));
+        assert_eq!(arith(BinaryOp::Sub, dec(6, 3, 2), dec(1, 3, 2)).unwrap(), dec(5, 4, 2));
+        assert_eq!(
+            arith(BinaryOp::Add, Expr::lit(ScalarValue::Int64(1)), Expr::lit(ScalarValue::Int64(1))).unwrap(),
+            Expr::lit(ScalarValue::Int64(2))
+        );
+        // Overflow is left to the executor, which reports error 1690.
+        let big =
+            arith(BinaryOp::Mul, Expr::lit(ScalarValue::Int64(i64::MAX)), Expr::lit(ScalarValue::Int64(2))).unwrap();
+        assert!(matches!(big, Expr::Binary { .. }));
+        assert_eq!(not(Expr::lit(ScalarValue::Int64(5))), bool_lit(false));
+        assert_eq!(and(null_lit(DataType::Boolean), bool_lit(false)), bool_lit(false));
+        let day = parse_date("1998-12-01").unwrap();
+        let e = date_add(Expr::lit(ScalarValue::Date(day)), Expr::lit(ScalarValue::Int64(-90)), DatePart::Day).unwrap();
+        assert_eq!(e, Expr::lit(ScalarValue::Date(day - 90)));
+    }
+}

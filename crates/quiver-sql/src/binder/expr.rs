@@ -1,0 +1,449 @@
+//! Expressions: column references, literals and operators. Functions are in
+//! `functions.rs`, subqueries in `subquery.rs`.
+
+use arrow_schema::DataType;
+use quiver_common::types::{datetime_type, is_string, parse_date, parse_datetime, parse_decimal, parse_f64_prefix};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::{BinaryOp, DatePart, Expr};
+use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
+
+use super::coerce::{self, and, arith, bool_lit, cast, compare, is_null, not, null_lit, or, to_bool};
+use super::{Binder, Ctx, Lookup, MAX_EXPR_DEPTH};
+use crate::sql_type;
+
+impl Binder<'_> {
+    /// Binds an expression in `ctx`.
+    pub(crate) fn expr(&mut self, e: &ast::Expr, ctx: &Ctx) -> Result<Expr> {
+        if self.depth >= MAX_EXPR_DEPTH {
+            return Err(QuiverError::not_supported(format!(
+                "expressions nested more than {MAX_EXPR_DEPTH} levels deep"
+            )));
+        }
+        self.depth += 1;
+        let r = self.expr_inner(e, ctx);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, e: &ast::Expr, ctx: &Ctx) -> Result<Expr> {
+        use ast::Expr as A;
+        match e {
+            A::Identifier(i) => self.column(None, &i.value, ctx),
+            A::CompoundIdentifier(parts) => match parts.as_slice() {
+                [t, c] | [_, t, c] => self.column(Some(&t.value), &c.value, ctx),
+                _ => Err(QuiverError::not_supported(format!("the name {e}"))),
+            },
+            A::Value(v) => literal(&v.value),
+            A::TypedString(ts) => typed_string(ts),
+            A::Nested(inner) => self.expr(inner, ctx),
+            A::UnaryOp { op, expr } => {
+                let x = self.expr(expr, ctx)?;
+                match op {
+                    UnaryOperator::Minus => coerce::negate(x),
+                    UnaryOperator::Plus => Ok(x),
+                    UnaryOperator::Not | UnaryOperator::BangNot => Ok(not(x)),
+                    other => Err(QuiverError::not_supported(format!("operator {other}"))),
+                }
+            }
+            A::BinaryOp { left, op, right } => self.binary(left, op, right, ctx),
+            A::IsNull(x) => Ok(is_null(self.expr(x, ctx)?, false)),
+            A::IsNotNull(x) => Ok(is_null(self.expr(x, ctx)?, true)),
+            A::IsTrue(x) => Ok(coerce::is_truth(self.expr(x, ctx)?, true, false)),
+            A::IsNotTrue(x) => Ok(coerce::is_truth(self.expr(x, ctx)?, true, true)),
+            A::IsFalse(x) => Ok(coerce::is_truth(self.expr(x, ctx)?, false, false)),
+            A::IsNotFalse(x) => Ok(coerce::is_truth(self.expr(x, ctx)?, false, true)),
+            A::IsUnknown(x) => Ok(is_null(to_bool(self.expr(x, ctx)?), false)),
+            A::IsNotUnknown(x) => Ok(is_null(to_bool(self.expr(x, ctx)?), true)),
+            A::IsNotDistinctFrom(a, b) => Ok(coerce::null_safe_eq(self.expr(a, ctx)?, self.expr(b, ctx)?)),
+            A::IsDistinctFrom(a, b) => Ok(not(coerce::null_safe_eq(self.expr(a, ctx)?, self.expr(b, ctx)?))),
+            A::InList { expr, list, negated } => self.in_list(expr, list, *negated, ctx),
+            A::InSubquery { expr, subquery, negated } => self.in_subquery_value(expr, subquery, *negated, ctx),
+            A::Between { expr, negated, low, high } => {
+                let x = self.expr(expr, ctx)?;
+                let (lo, hi) = (self.expr(low, ctx)?, self.expr(high, ctx)?);
+                Ok(if *negated {
+                    or(compare(BinaryOp::Lt, x.clone(), lo), compare(BinaryOp::Gt, x, hi))
+                } else {
+                    and(compare(BinaryOp::GtEq, x.clone(), lo), compare(BinaryOp::LtEq, x, hi))
+                })
+            }
+            A::Like { negated, any, expr, pattern, escape_char } => {
+                if *any {
+                    return Err(QuiverError::not_supported("LIKE ANY"));
+                }
+                self.like(expr, pattern, escape_char.as_deref(), *negated, ctx)
+            }
+            A::ILike { .. } | A::SimilarTo { .. } | A::RLike { .. } => {
+                Err(QuiverError::not_supported(format!("the operator in {e}")))
+            }
+            A::Cast { kind, expr, data_type, format } => {
+                if format.is_some() || !matches!(kind, ast::CastKind::Cast) {
+                    return Err(QuiverError::not_supported(format!("{e}")));
+                }
+                let x = self.expr(expr, ctx)?;
+                Ok(cast(x, &sql_type(data_type)?))
+            }
+            A::Convert { expr, data_type, charset, styles, .. } => {
+                if !styles.is_empty() {
+                    return Err(QuiverError::not_supported(format!("{e}")));
+                }
+                let x = self.expr(expr, ctx)?;
+                match (data_type, charset) {
+                    (Some(t), _) => Ok(cast(x, &sql_type(t)?)),
+                    // CONVERT(x USING charset): everything is utf8mb4.
+                    (None, _) => Ok(string_arg(x)),
+                }
+            }
+            A::Extract { field, expr, .. } => {
+                let part = date_part(field)?;
+                let x = self.expr(expr, ctx)?;
+                super::functions::extract(x, part)
+            }
+            A::Ceil { expr, field } | A::Floor { expr, field } => {
+                if !matches!(field, ast::CeilFloorKind::DateTimeField(DateTimeField::NoDateTime)) {
+                    return Err(QuiverError::not_supported(format!("{e}")));
+                }
+                let x = self.expr(expr, ctx)?;
+                let func = if matches!(e, A::Ceil { .. }) {
+                    quiver_plan::ScalarFunc::Ceil
+                } else {
+                    quiver_plan::ScalarFunc::Floor
+                };
+                super::functions::numeric(func, x, None)
+            }
+            A::Substring { expr, substring_from, substring_for, .. } => {
+                let s = self.expr(expr, ctx)?;
+                let from = match substring_from {
+                    Some(f) => self.expr(f, ctx)?,
+                    None => return Err(QuiverError::wrong_arguments("SUBSTRING")),
+                };
+                let len = substring_for.as_ref().map(|l| self.expr(l, ctx)).transpose()?;
+                Ok(super::functions::substring(s, from, len))
+            }
+            A::Trim { trim_where, trim_what, expr, trim_characters } => {
+                if trim_characters.is_some() {
+                    return Err(QuiverError::not_supported(format!("{e}")));
+                }
+                let s = self.expr(expr, ctx)?;
+                let what = trim_what.as_ref().map(|w| self.expr(w, ctx)).transpose()?;
+                Ok(super::functions::trim(trim_where.as_ref(), s, what))
+            }
+            A::Collate { expr, .. } => self.expr(expr, ctx),
+            A::Function(f) => self.function(f, ctx),
+            A::Case { operand, conditions, else_result, .. } => {
+                let operand = operand.as_ref().map(|o| self.expr(o, ctx)).transpose()?;
+                let mut branches = Vec::with_capacity(conditions.len());
+                for w in conditions {
+                    let c = self.expr(&w.condition, ctx)?;
+                    // Simple CASE compares with = semantics (1 matches 1.0, NULL never matches).
+                    let c = match &operand {
+                        Some(o) => compare(BinaryOp::Eq, o.clone(), c),
+                        None => to_bool(c),
+                    };
+                    branches.push((c, self.expr(&w.result, ctx)?));
+                }
+                let else_expr = else_result.as_ref().map(|e| self.expr(e, ctx)).transpose()?;
+                Ok(coerce::case(branches, else_expr))
+            }
+            A::Exists { subquery, negated } => self.exists_value(subquery, *negated, ctx),
+            A::Subquery(q) => self.scalar_subquery(q, ctx),
+            A::Tuple(items) if items.len() == 1 => self.expr(&items[0], ctx),
+            A::Tuple(_) => Err(QuiverError::operand_columns(1)),
+            A::Interval(_) => Err(QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax; INTERVAL is only allowed in date arithmetic near '{e}'"
+            ))),
+            A::AnyOp { .. } | A::AllOp { .. } => Err(QuiverError::not_supported("ANY / ALL subqueries")),
+            A::Wildcard(_) | A::QualifiedWildcard(..) => {
+                Err(QuiverError::syntax_msg(format!("You have an error in your SQL syntax near '{e}'")))
+            }
+            other => Err(QuiverError::not_supported(format!("the expression {other}"))),
+        }
+    }
+
+    /// Resolves a column: the block's FROM scope, then select-list aliases where
+    /// the clause allows them, then the enclosing blocks (a correlated reference).
+    pub(crate) fn column(&mut self, qualifier: Option<&str>, name: &str, ctx: &Ctx) -> Result<Expr> {
+        let display = match qualifier {
+            Some(q) => format!("{q}.{name}"),
+            None => name.to_string(),
+        };
+        match ctx.scope.lookup(qualifier, name) {
+            Lookup::Found(c) => return Ok(c.expr()),
+            Lookup::Ambiguous => return Err(QuiverError::ambiguous_column(&display, ctx.clause.name())),
+            Lookup::NotFound => {}
+        }
+        if qualifier.is_none() {
+            if let Some(item) = ctx.aliases.iter().find(|i| i.name.eq_ignore_ascii_case(name)) {
+                return Ok(item.expr.clone());
+            }
+        }
+        for scope in self.outer.iter().rev() {
+            match scope.lookup(qualifier, name) {
+                Lookup::Found(c) => return Ok(c.expr()),
+                Lookup::Ambiguous => return Err(QuiverError::ambiguous_column(&display, ctx.clause.name())),
+                Lookup::NotFound => {}
+            }
+        }
+        Err(QuiverError::unknown_column(&display, ctx.clause.name()))
+    }
+
+    fn binary(&mut self, left: &ast::Expr, op: &B, right: &ast::Expr, ctx: &Ctx) -> Result<Expr> {
+        // Date arithmetic: d + INTERVAL n unit, INTERVAL n unit + d, d - INTERVAL n unit.
+        if matches!(op, B::Plus | B::Minus) {
+            if let ast::Expr::Interval(iv) = right {
+                let d = self.expr(left, ctx)?;
+                return self.interval_add(d, iv, *op == B::Minus, ctx);
+            }
+            if let (ast::Expr::Interval(iv), B::Plus) = (left, op) {
+                let d = self.expr(right, ctx)?;
+                return self.interval_add(d, iv, false, ctx);
+            }
+        }
+        let cmp = match op {
+            B::Eq => Some(BinaryOp::Eq),
+            B::NotEq => Some(BinaryOp::NotEq),
+            B::Lt => Some(BinaryOp::Lt),
+            B::LtEq => Some(BinaryOp::LtEq),
+            B::Gt => Some(BinaryOp::Gt),
+            B::GtEq => Some(BinaryOp::GtEq),
+            _ => None,
+        };
+        if let (Some(cmp), true) = (cmp, is_row(left) || is_row(right)) {
+            return self.row_compare(cmp, left, right, ctx);
+        }
+        let l = self.expr(left, ctx)?;
+        let r = self.expr(right, ctx)?;
+        if let Some(cmp) = cmp {
+            return Ok(compare(cmp, l, r));
+        }
+        Ok(match op {
+            B::Plus => arith(BinaryOp::Add, l, r)?,
+            B::Minus => arith(BinaryOp::Sub, l, r)?,
+            B::Multiply => arith(BinaryOp::Mul, l, r)?,
+            B::Divide => arith(BinaryOp::Div, l, r)?,
+            B::Modulo => arith(BinaryOp::Mod, l, r)?,
+            B::MyIntegerDivide | B::DuckIntegerDivide => arith(BinaryOp::IntDiv, l, r)?,
+            B::Spaceship => coerce::null_safe_eq(l, r),
+            B::And => and(l, r),
+            // MySQL's || is OR unless PIPES_AS_CONCAT is set.
+            B::Or | B::StringConcat => or(l, r),
+            B::Xor => and(or(l.clone(), r.clone()), not(and(l, r))),
+            other => return Err(QuiverError::not_supported(format!("operator {other}"))),
+        })
+    }
+
+    /// `(a, b) = (c, d)` and `<>`, element-wise.
+    fn row_compare(&mut self, op: BinaryOp, left: &ast::Expr, right: &ast::Expr, ctx: &Ctx) -> Result<Expr> {
+        let l = self.operands(left, ctx)?;
+        let r = self.operands(right, ctx)?;
+        if l.len() != r.len() {
+            return Err(QuiverError::operand_columns(l.len()));
+        }
+        let pairs = l.into_iter().zip(r);
+        Ok(match op {
+            BinaryOp::Eq => {
+                pairs.map(|(a, b)| compare(BinaryOp::Eq, a, b)).reduce(and).unwrap_or_else(|| bool_lit(true))
+            }
+            BinaryOp::NotEq => {
+                pairs.map(|(a, b)| compare(BinaryOp::NotEq, a, b)).reduce(or).unwrap_or_else(|| bool_lit(false))
+            }
+            _ => return Err(QuiverError::not_supported("ordering comparisons of rows")),
+        })
+    }
+
+    /// The operands of a row constructor `(a, b)`, or the single operand.
+    pub(crate) fn operands(&mut self, e: &ast::Expr, ctx: &Ctx) -> Result<Vec<Expr>> {
+        match e {
+            ast::Expr::Tuple(items) => items.iter().map(|i| self.expr(i, ctx)).collect(),
+            ast::Expr::Nested(inner) if is_row(inner) => self.operands(inner, ctx),
+            ast::Expr::Subquery(_) => Err(QuiverError::not_supported("row subqueries")),
+            other => Ok(vec![self.expr(other, ctx)?]),
+        }
+    }
+
+    fn in_list(&mut self, x: &ast::Expr, list: &[ast::Expr], negated: bool, ctx: &Ctx) -> Result<Expr> {
+        if is_row(x) {
+            // (a, b) IN ((1, 2), (3, 4)): a disjunction of row equalities.
+            let mut any: Option<Expr> = None;
+            for item in list {
+                let eq = self.row_compare(BinaryOp::Eq, x, item, ctx)?;
+                any = Some(match any {
+                    Some(a) => or(a, eq),
+                    None => eq,
+                });
+            }
+            let any = any.unwrap_or_else(|| bool_lit(false));
+            return Ok(if negated { not(any) } else { any });
+        }
+        let x = self.expr(x, ctx)?;
+        let items = list.iter().map(|i| self.expr(i, ctx)).collect::<Result<Vec<_>>>()?;
+        if items.is_empty() {
+            return Err(QuiverError::syntax_msg("You have an error in your SQL syntax near ')'"));
+        }
+        Ok(coerce::in_list(x, items, negated))
+    }
+
+    fn like(
+        &mut self,
+        x: &ast::Expr,
+        p: &ast::Expr,
+        escape: Option<&ast::Expr>,
+        negated: bool,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
+        let x = string_arg(self.expr(x, ctx)?);
+        let p = string_arg(self.expr(p, ctx)?);
+        let escape = match escape {
+            None => None,
+            Some(e) => match self.expr(e, ctx)? {
+                Expr::Literal(ScalarValue::Utf8(s), _) => {
+                    let mut chars = s.chars();
+                    match (chars.next(), chars.next()) {
+                        (Some(c), None) => Some(c),
+                        _ => return Err(QuiverError::new(1210, "HY000", "Incorrect arguments to ESCAPE")),
+                    }
+                }
+                _ => return Err(QuiverError::new(1210, "HY000", "Incorrect arguments to ESCAPE")),
+            },
+        };
+        if matches!(x, Expr::Literal(ScalarValue::Null, _)) || matches!(p, Expr::Literal(ScalarValue::Null, _)) {
+            return Ok(null_lit(DataType::Boolean));
+        }
+        Ok(Expr::Like { negated, expr: Box::new(x), pattern: Box::new(p), escape })
+    }
+
+    /// `d + INTERVAL n unit` (or minus).
+    pub(crate) fn interval_add(&mut self, date: Expr, iv: &ast::Interval, negate: bool, ctx: &Ctx) -> Result<Expr> {
+        if iv.last_field.is_some() {
+            return Err(QuiverError::not_supported("compound INTERVAL units"));
+        }
+        let part = match &iv.leading_field {
+            Some(f) => date_part(f)?,
+            None => return Err(QuiverError::syntax_msg("You have an error in your SQL syntax: INTERVAL needs a unit")),
+        };
+        let n = match self.expr(&iv.value, ctx)? {
+            // INTERVAL '90' DAY: the count may be written as a string.
+            Expr::Literal(ScalarValue::Utf8(s), _) => {
+                let s = s.trim();
+                let n = s.parse::<i64>().unwrap_or_else(|_| parse_f64_prefix(s).round() as i64);
+                Expr::lit(ScalarValue::Int64(n))
+            }
+            other => other,
+        };
+        let n = if negate { coerce::negate(n)? } else { n };
+        if !coerce::is_date_like(&date.data_type()) {
+            return Err(QuiverError::not_supported(format!("INTERVAL arithmetic on {}", date.data_type())));
+        }
+        coerce::date_add(date, n, part)
+    }
+}
+
+fn is_row(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Tuple(items) => items.len() != 1,
+        ast::Expr::Nested(inner) => is_row(inner),
+        _ => false,
+    }
+}
+
+/// A value in string context (LIKE, CONCAT): non-strings are converted.
+pub(crate) fn string_arg(e: Expr) -> Expr {
+    let t = e.data_type();
+    if is_string(&t) || t == DataType::Null {
+        e
+    } else {
+        cast(e, &DataType::Utf8)
+    }
+}
+
+/// The part named by an INTERVAL unit or EXTRACT field.
+pub(crate) fn date_part(f: &DateTimeField) -> Result<DatePart> {
+    use DateTimeField as F;
+    Ok(match f {
+        F::Year | F::Years => DatePart::Year,
+        F::Quarter => DatePart::Quarter,
+        F::Month | F::Months => DatePart::Month,
+        F::Week(None) | F::Weeks => DatePart::Week,
+        F::Day | F::Days => DatePart::Day,
+        F::Hour | F::Hours => DatePart::Hour,
+        F::Minute | F::Minutes => DatePart::Minute,
+        F::Second | F::Seconds => DatePart::Second,
+        F::Microsecond | F::Microseconds => DatePart::Microsecond,
+        other => return Err(QuiverError::not_supported(format!("the unit {other}"))),
+    })
+}
+
+/// A literal value with MySQL's type: integers are BIGINT (BIGINT UNSIGNED,
+/// then DECIMAL when larger), `1.50` is DECIMAL(3,2), `1e3` is DOUBLE.
+pub(crate) fn literal(v: &ast::Value) -> Result<Expr> {
+    use ast::Value as V;
+    Ok(match v {
+        V::Number(s, _) => number(s),
+        V::SingleQuotedString(s)
+        | V::DoubleQuotedString(s)
+        | V::NationalStringLiteral(s)
+        | V::EscapedStringLiteral(s) => Expr::lit(ScalarValue::Utf8(s.clone())),
+        V::HexStringLiteral(h) => {
+            let bytes: Option<Vec<u8>> =
+                (0..h.len()).step_by(2).map(|i| h.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok())).collect();
+            match bytes.and_then(|b| String::from_utf8(b).ok()) {
+                Some(s) => Expr::lit(ScalarValue::Utf8(s)),
+                None => return Err(QuiverError::not_supported("binary string literals")),
+            }
+        }
+        V::Boolean(b) => bool_lit(*b),
+        V::Null => null_lit(DataType::Null),
+        V::Placeholder(_) => return Err(QuiverError::not_supported("statement parameters")),
+        other => return Err(QuiverError::not_supported(format!("the literal {other}"))),
+    })
+}
+
+fn number(s: &str) -> Expr {
+    let float = || Expr::lit(ScalarValue::Float64(s.parse().unwrap_or(f64::NAN)));
+    if s.contains(['e', 'E']) {
+        return float();
+    }
+    if let Some((int_part, frac)) = s.split_once('.') {
+        let int_digits = int_part.trim_start_matches('0').len().max(1);
+        let p = int_digits + frac.len();
+        return match parse_decimal(s) {
+            Some((v, scale)) if p <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => {
+                Expr::Literal(ScalarValue::Decimal(v, p as u8, scale), DataType::Decimal128(p as u8, scale))
+            }
+            _ => float(),
+        };
+    }
+    if let Ok(i) = s.parse::<i64>() {
+        return Expr::lit(ScalarValue::Int64(i));
+    }
+    if let Ok(u) = s.parse::<u64>() {
+        return Expr::lit(ScalarValue::UInt64(u));
+    }
+    let digits = s.trim_start_matches('0').len().max(1);
+    match s.parse::<i128>() {
+        Ok(v) if digits <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => {
+            Expr::Literal(ScalarValue::Decimal(v, digits as u8, 0), DataType::Decimal128(digits as u8, 0))
+        }
+        _ => float(),
+    }
+}
+
+/// `DATE '...'`, `TIMESTAMP '...'` and other typed string literals.
+fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
+    let s = match &ts.value.value {
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+        other => return Err(QuiverError::not_supported(format!("the literal {other}"))),
+    };
+    let incorrect = |kind: &str| QuiverError::new(1525, "HY000", format!("Incorrect {kind} value: '{s}'"));
+    match &ts.data_type {
+        ast::DataType::Date => {
+            let d = parse_date(&s).filter(|_| !s.trim().contains([' ', 'T'])).ok_or_else(|| incorrect("DATE"))?;
+            Ok(Expr::lit(ScalarValue::Date(d)))
+        }
+        ast::DataType::Timestamp(..) | ast::DataType::Datetime(_) => {
+            let t = parse_datetime(&s).ok_or_else(|| incorrect("DATETIME"))?;
+            Ok(Expr::Literal(ScalarValue::DateTime(t), datetime_type()))
+        }
+        other => Ok(cast(Expr::lit(ScalarValue::Utf8(s.clone())), &sql_type(other)?)),
+    }
+}

@@ -1,0 +1,300 @@
+//! FROM: tables, views, CTEs, derived tables and joins.
+
+use std::collections::HashSet;
+
+use quiver_common::{QuiverError, Result};
+use quiver_plan::{BinaryOp, Expr, JoinKind, LogicalPlan};
+use sqlparser::ast;
+
+use super::coerce::{and, compare, to_bool};
+use super::{Binder, Clause, CteDef, Ctx, Lookup, Nesting, Scope, ScopeColumn, MAX_VIEW_DEPTH};
+
+/// One row, no columns: MySQL's DUAL, the input of SELECT without FROM.
+pub(crate) fn dual() -> LogicalPlan {
+    LogicalPlan::Values { columns: vec![], rows: vec![vec![]] }
+}
+
+impl Binder<'_> {
+    pub(crate) fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
+        let mut acc: Option<(LogicalPlan, Scope)> = None;
+        for twj in from {
+            let (plan, scope) = self.table_with_joins(twj)?;
+            acc = Some(match acc {
+                None => (plan, scope),
+                Some((lp, ls)) => cross(lp, ls, plan, scope)?,
+            });
+        }
+        Ok(acc.unwrap_or_else(|| (dual(), Scope::default())))
+    }
+
+    fn table_with_joins(&mut self, twj: &ast::TableWithJoins) -> Result<(LogicalPlan, Scope)> {
+        let (mut plan, mut scope) = self.table_factor(&twj.relation)?;
+        for j in &twj.joins {
+            (plan, scope) = self.join(plan, scope, j)?;
+        }
+        Ok((plan, scope))
+    }
+
+    fn table_factor(&mut self, tf: &ast::TableFactor) -> Result<(LogicalPlan, Scope)> {
+        match tf {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                version: None,
+                sample: None,
+                with_ordinality: false,
+                ..
+            } => self.named_table(name, alias.as_ref()),
+            ast::TableFactor::Derived { lateral: false, subquery, alias, sample: None } => {
+                let Some(alias) = alias else {
+                    return Err(QuiverError::syntax_msg(
+                        "You have an error in your SQL syntax: every derived table must have its own alias",
+                    ));
+                };
+                let columns: Vec<String> = alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                self.derived(subquery, &alias.name.value, &columns)
+            }
+            ast::TableFactor::NestedJoin { table_with_joins, alias: None } => self.table_with_joins(table_with_joins),
+            other => Err(QuiverError::not_supported(format!("the table reference {other}"))),
+        }
+    }
+
+    fn named_table(&mut self, name: &ast::ObjectName, alias: Option<&ast::TableAlias>) -> Result<(LogicalPlan, Scope)> {
+        let parts: Vec<&str> = name
+            .0
+            .iter()
+            .map(|p| match p {
+                ast::ObjectNamePart::Identifier(i) => Ok(i.value.as_str()),
+                other => Err(QuiverError::not_supported(format!("the table name {other}"))),
+            })
+            .collect::<Result<_>>()?;
+        let (db, table) = match parts.as_slice() {
+            [t] => (None, *t),
+            [db, t] => (Some(*db), *t),
+            _ => return Err(QuiverError::not_supported(format!("the table name {name}"))),
+        };
+        let qualifier = alias.map(|a| a.name.value.as_str()).unwrap_or(table);
+        let alias_columns: Vec<String> =
+            alias.map(|a| a.columns.iter().map(|c| c.name.value.clone()).collect()).unwrap_or_default();
+        if db.is_none() {
+            if table.eq_ignore_ascii_case("dual") {
+                return Ok((dual(), Scope::default()));
+            }
+            if let Some(cte) = self.ctes.iter().rev().find(|c| c.name.eq_ignore_ascii_case(table)).cloned() {
+                return self.cte(&cte, qualifier, &alias_columns);
+            }
+        }
+        if let Some(query) = self.catalog.view(table) {
+            return self.view(table, &query, qualifier, &alias_columns);
+        }
+        let Some(source) = self.catalog.table(table) else {
+            return Err(QuiverError::unknown_table(&format!("{}.{table}", db.unwrap_or("quiver"))));
+        };
+        if !alias_columns.is_empty() {
+            return Err(QuiverError::syntax_msg(
+                "You have an error in your SQL syntax: a table alias can not list columns",
+            ));
+        }
+        let schema = source.schema();
+        let columns: Vec<_> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, self.new_column(f.name().clone(), f.data_type().clone(), f.is_nullable())))
+            .collect();
+        let scope = Scope { columns: columns.iter().map(|(_, c)| ScopeColumn::new(Some(qualifier), c)).collect() };
+        Ok((LogicalPlan::Scan { table: source, columns, filters: vec![] }, scope))
+    }
+
+    /// A CTE is bound again at every use, seeing only the CTEs defined before it.
+    fn cte(&mut self, cte: &CteDef, qualifier: &str, alias_columns: &[String]) -> Result<(LogicalPlan, Scope)> {
+        let hidden = self.ctes.split_off(cte.visible.min(self.ctes.len()));
+        let columns = if alias_columns.is_empty() { &cte.columns[..] } else { alias_columns };
+        let r = self.derived(&cte.query, qualifier, columns);
+        self.ctes.extend(hidden);
+        r
+    }
+
+    /// A view is bound like a derived table, without the query's CTEs.
+    fn view(
+        &mut self,
+        name: &str,
+        query: &ast::Query,
+        qualifier: &str,
+        columns: &[String],
+    ) -> Result<(LogicalPlan, Scope)> {
+        if self.views.len() >= MAX_VIEW_DEPTH || self.views.iter().any(|v| v.eq_ignore_ascii_case(name)) {
+            return Err(QuiverError::new(1462, "HY000", format!("`quiver`.`{name}` contains view recursion")));
+        }
+        self.views.push(name.to_string());
+        let ctes = std::mem::take(&mut self.ctes);
+        let r = self.derived(query, qualifier, columns);
+        self.ctes = ctes;
+        self.views.pop();
+        r
+    }
+
+    /// A subquery in FROM (also a CTE or view body): its own block, which can
+    /// not see the enclosing query's columns.
+    fn derived(&mut self, query: &ast::Query, qualifier: &str, names: &[String]) -> Result<(LogicalPlan, Scope)> {
+        let outer = std::mem::take(&mut self.outer);
+        let bound = self.query(query, Nesting::Derived);
+        self.outer = outer;
+        let bound = bound?;
+        let schema = bound.plan.schema();
+        let names: Vec<String> = if names.is_empty() {
+            schema.iter().map(|c| c.name.clone()).collect()
+        } else if names.len() != schema.len() {
+            return Err(QuiverError::new(
+                1353,
+                "HY000",
+                "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts",
+            ));
+        } else {
+            names.to_vec()
+        };
+        let mut seen = HashSet::new();
+        for n in &names {
+            if !seen.insert(n.to_lowercase()) {
+                return Err(QuiverError::duplicate_column(n));
+            }
+        }
+        let columns = names
+            .into_iter()
+            .zip(&schema)
+            .map(|(name, c)| ScopeColumn { name, ..ScopeColumn::new(Some(qualifier), c) })
+            .collect();
+        Ok((bound.plan, Scope { columns }))
+    }
+
+    fn join(&mut self, left: LogicalPlan, lscope: Scope, j: &ast::Join) -> Result<(LogicalPlan, Scope)> {
+        use ast::JoinOperator as O;
+        let (right, rscope) = self.table_factor(&j.relation)?;
+        check_unique_qualifiers(&lscope, &rscope)?;
+        let (side, constraint) = match &j.join_operator {
+            O::Join(c) | O::Inner(c) | O::StraightJoin(c) | O::CrossJoin(c) => (Side::Inner, c),
+            O::Left(c) | O::LeftOuter(c) => (Side::Left, c),
+            O::Right(c) | O::RightOuter(c) => (Side::Right, c),
+            other => return Err(QuiverError::not_supported(format!("the join {other:?}"))),
+        };
+        // Columns of the side an outer join may fill with NULLs become nullable.
+        let (lscope, rscope) = match side {
+            Side::Left => (lscope, nullable_scope(rscope)),
+            Side::Right => (nullable_scope(lscope), rscope),
+            Side::Inner => (lscope, rscope),
+        };
+        let (cond, scope) = match constraint {
+            ast::JoinConstraint::On(e) => {
+                let scope = Scope { columns: lscope.columns.into_iter().chain(rscope.columns).collect() };
+                let ctx = Ctx { subqueries: false, ..Ctx::new(&scope, Clause::On) };
+                let cond = to_bool(self.expr(e, &ctx)?);
+                (Some(cond), scope)
+            }
+            ast::JoinConstraint::Using(names) => {
+                let names = names
+                    .iter()
+                    .map(|n| match n.0.as_slice() {
+                        [ast::ObjectNamePart::Identifier(i)] => Ok(i.value.clone()),
+                        _ => Err(QuiverError::syntax_msg(format!("You have an error in your SQL syntax near '{n}'"))),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                using(lscope, rscope, &names, side)?
+            }
+            ast::JoinConstraint::Natural => {
+                let names: Vec<String> = lscope
+                    .star()
+                    .filter(|l| rscope.star().any(|r| r.name.eq_ignore_ascii_case(&l.name)))
+                    .map(|c| c.name.clone())
+                    .collect();
+                using(lscope, rscope, &names, side)?
+            }
+            ast::JoinConstraint::None if side == Side::Inner => {
+                (None, Scope { columns: lscope.columns.into_iter().chain(rscope.columns).collect() })
+            }
+            ast::JoinConstraint::None => {
+                return Err(QuiverError::syntax_msg(
+                    "You have an error in your SQL syntax: an outer join needs an ON or USING condition",
+                ))
+            }
+        };
+        let filter = cond.filter(|c| !matches!(c, Expr::Literal(quiver_common::ScalarValue::Boolean(true), _)));
+        let plan = match side {
+            Side::Inner => join_node(left, right, JoinKind::Inner, filter),
+            Side::Left => join_node(left, right, JoinKind::Left, filter),
+            // RIGHT JOIN is a LEFT JOIN with the sides swapped; names resolve through
+            // the scope (kept in the written order), so no re-projection is needed.
+            Side::Right => join_node(right, left, JoinKind::Left, filter),
+        };
+        Ok((plan, scope))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Inner,
+    Left,
+    Right,
+}
+
+fn join_node(left: LogicalPlan, right: LogicalPlan, kind: JoinKind, filter: Option<Expr>) -> LogicalPlan {
+    LogicalPlan::Join { left: Box::new(left), right: Box::new(right), kind, on: vec![], filter }
+}
+
+fn nullable_scope(mut s: Scope) -> Scope {
+    for c in &mut s.columns {
+        c.nullable = true;
+    }
+    s
+}
+
+/// A comma join: an inner join without condition (the optimizer finds the keys in WHERE).
+fn cross(left: LogicalPlan, lscope: Scope, right: LogicalPlan, rscope: Scope) -> Result<(LogicalPlan, Scope)> {
+    check_unique_qualifiers(&lscope, &rscope)?;
+    let scope = Scope { columns: lscope.columns.into_iter().chain(rscope.columns).collect() };
+    Ok((join_node(left, right, JoinKind::Inner, None), scope))
+}
+
+fn check_unique_qualifiers(l: &Scope, r: &Scope) -> Result<()> {
+    let left: HashSet<String> =
+        l.columns.iter().filter_map(|c| c.qualifier.as_ref().map(|q| q.to_lowercase())).collect();
+    match r.columns.iter().filter_map(|c| c.qualifier.as_ref()).find(|q| left.contains(&q.to_lowercase())) {
+        Some(q) => Err(QuiverError::new(1066, "42000", format!("Not unique table/alias: '{q}'"))),
+        None => Ok(()),
+    }
+}
+
+/// `USING (a, b)` / NATURAL: equalities on the named columns, which appear once
+/// (first, from the side that keeps all its rows); the other side's copies stay
+/// reachable qualified.
+fn using(lscope: Scope, rscope: Scope, names: &[String], side: Side) -> Result<(Option<Expr>, Scope)> {
+    let find = |s: &Scope, n: &str| -> Result<ScopeColumn> {
+        match s.lookup(None, n) {
+            Lookup::Found(c) => Ok(c.clone()),
+            Lookup::NotFound => Err(QuiverError::unknown_column(n, Clause::From.name())),
+            Lookup::Ambiguous => Err(QuiverError::ambiguous_column(n, Clause::From.name())),
+        }
+    };
+    let mut cond: Option<Expr> = None;
+    let mut merged = Vec::new();
+    let mut away = HashSet::new();
+    for n in names {
+        let (l, r) = (find(&lscope, n)?, find(&rscope, n)?);
+        let eq = compare(BinaryOp::Eq, l.expr(), r.expr());
+        cond = Some(match cond {
+            Some(c) => and(c, eq),
+            None => eq,
+        });
+        let (keep, drop) = if side == Side::Right { (r, l) } else { (l, r) };
+        away.insert(drop.id);
+        away.insert(keep.id);
+        merged.push(keep);
+    }
+    let mut columns = merged;
+    for c in lscope.columns.into_iter().chain(rscope.columns) {
+        // Both copies stay reachable qualified (`t.a`); the kept one is listed first already.
+        let merged_away = away.contains(&c.id);
+        columns.push(ScopeColumn { merged_away, ..c });
+    }
+    Ok((cond, Scope { columns }))
+}

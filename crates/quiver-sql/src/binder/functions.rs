@@ -1,0 +1,411 @@
+//! Function calls: dispatch to aggregates and window functions, and the
+//! scalar functions with their MySQL result types.
+
+use arrow_schema::DataType;
+use quiver_common::types::{common_type, datetime_type, decimal_shape, is_string, MAX_DECIMAL_PRECISION};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc};
+use sqlparser::ast;
+
+use super::coerce::{self, cast, null_lit, to_bool};
+use super::expr::string_arg;
+use super::{Binder, Ctx};
+
+/// One argument of a call: an expression or `*`.
+pub(crate) enum Arg<'e> {
+    Expr(&'e ast::Expr),
+    Star,
+}
+
+const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
+
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    AGGREGATES.contains(&name)
+}
+
+/// MySQL functions Quiver knows of but does not implement (1235, not 1305).
+const UNSUPPORTED: &[&str] = &[
+    "truncate",
+    "hex",
+    "unhex",
+    "now",
+    "curdate",
+    "current_date",
+    "current_timestamp",
+    "sysdate",
+    "datediff",
+    "date_format",
+    "str_to_date",
+    "locate",
+    "instr",
+    "replace",
+    "repeat",
+    "reverse",
+    "left",
+    "right",
+    "lpad",
+    "rpad",
+    "group_concat",
+    "std",
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "variance",
+    "var_pop",
+    "var_samp",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "json_arrayagg",
+    "json_objectagg",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
+    "ntile",
+    "percent_rank",
+    "cume_dist",
+    "sqrt",
+    "power",
+    "pow",
+    "exp",
+    "ln",
+    "log",
+    "log10",
+    "log2",
+    "sign",
+    "greatest",
+    "least",
+    "ascii",
+    "ord",
+    "char",
+    "space",
+    "format",
+    "uuid",
+    "rand",
+    "pi",
+    "sin",
+    "cos",
+    "tan",
+    "dayofweek",
+    "dayofyear",
+    "weekday",
+    "dayname",
+    "monthname",
+    "last_day",
+    "timestampdiff",
+    "timestampadd",
+    "from_unixtime",
+    "unix_timestamp",
+    "week",
+    "yearweek",
+    "time",
+    "to_days",
+    "from_days",
+    "cast",
+    "field",
+    "elt",
+    "concat_ws",
+    "any_value",
+    "isnull",
+    "strcmp",
+    "regexp_like",
+    "regexp_replace",
+    "md5",
+    "sha1",
+    "sha2",
+];
+
+impl Binder<'_> {
+    pub(crate) fn function(&mut self, f: &ast::Function, ctx: &Ctx) -> Result<Expr> {
+        let name = match f.name.0.as_slice() {
+            [ast::ObjectNamePart::Identifier(i)] => i.value.to_lowercase(),
+            _ => return Err(QuiverError::unknown_function(&f.name.to_string())),
+        };
+        if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() || f.uses_odbc_syntax {
+            return Err(QuiverError::not_supported(format!("{f}")));
+        }
+        if !matches!(f.parameters, ast::FunctionArguments::None) {
+            return Err(QuiverError::not_supported(format!("{f}")));
+        }
+        let (distinct, args) = match &f.args {
+            ast::FunctionArguments::None => (false, vec![]),
+            ast::FunctionArguments::Subquery(_) => return Err(QuiverError::not_supported(format!("{f}"))),
+            ast::FunctionArguments::List(list) => {
+                if !list.clauses.is_empty() {
+                    return Err(QuiverError::not_supported(format!("{f}")));
+                }
+                let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+                let args = list
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => Ok(Arg::Expr(e)),
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => Ok(Arg::Star),
+                        other => Err(QuiverError::syntax_msg(format!(
+                            "You have an error in your SQL syntax; check the manual near '{other}'"
+                        ))),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                (distinct, args)
+            }
+        };
+        let display = f.to_string();
+        if let Some(over) = &f.over {
+            return self.window_function(&name, distinct, &args, over, display, ctx);
+        }
+        if is_aggregate(&name) {
+            return self.aggregate(&name, distinct, &args, display, ctx);
+        }
+        if distinct {
+            return Err(QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax; DISTINCT is only allowed in aggregates near '{display}'"
+            )));
+        }
+        let mut exprs = Vec::with_capacity(args.len());
+        for a in &args {
+            match a {
+                Arg::Expr(e) => exprs.push(e),
+                Arg::Star => {
+                    return Err(QuiverError::syntax_msg(format!(
+                        "You have an error in your SQL syntax near '{display}'"
+                    )))
+                }
+            }
+        }
+        // DATE_ADD(d, INTERVAL n unit) and friends take an INTERVAL argument.
+        if matches!(name.as_str(), "date_add" | "adddate" | "date_sub" | "subdate") {
+            if exprs.len() != 2 {
+                return Err(QuiverError::wrong_arguments(&name.to_uppercase()));
+            }
+            let d = self.expr(exprs[0], ctx)?;
+            let negate = name.ends_with("sub") || name == "subdate";
+            return match exprs[1] {
+                ast::Expr::Interval(iv) => self.interval_add(d, iv, negate, ctx),
+                // ADDDATE(d, n) adds days.
+                n if name == "adddate" || name == "subdate" => {
+                    let n = self.expr(n, ctx)?;
+                    let n = if negate { coerce::negate(n)? } else { n };
+                    coerce::date_add(d, n, DatePart::Day)
+                }
+                _ => Err(QuiverError::syntax_msg(format!("You have an error in your SQL syntax near '{display}'"))),
+            };
+        }
+        let args = exprs.iter().map(|e| self.expr(e, ctx)).collect::<Result<Vec<_>>>()?;
+        scalar(&name, args)
+    }
+}
+
+fn arity(name: &str, args: &[Expr], range: std::ops::RangeInclusive<usize>) -> Result<()> {
+    if range.contains(&args.len()) {
+        Ok(())
+    } else {
+        Err(QuiverError::wrong_arguments(&name.to_uppercase()))
+    }
+}
+
+/// A scalar function call by (lower-case) name.
+fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let one = |args: Vec<Expr>| args.into_iter().next().expect("arity checked");
+    match name {
+        "mod" => {
+            arity(name, &args, 2..=2)?;
+            let mut it = args.into_iter();
+            let (a, b) = (it.next().expect("two"), it.next().expect("two"));
+            coerce::arith(BinaryOp::Mod, a, b)
+        }
+        "if" => {
+            arity(name, &args, 3..=3)?;
+            let mut it = args.into_iter();
+            let (c, a, b) = (it.next().expect("three"), it.next().expect("three"), it.next().expect("three"));
+            Ok(coerce::case(vec![(to_bool(c), a)], Some(b)))
+        }
+        "ifnull" => {
+            arity(name, &args, 2..=2)?;
+            Ok(coalesce(args))
+        }
+        "coalesce" => {
+            arity(name, &args, 1..=usize::MAX)?;
+            Ok(coalesce(args))
+        }
+        "nullif" => {
+            arity(name, &args, 2..=2)?;
+            let t = match args[0].data_type() {
+                DataType::Null => args[1].data_type(),
+                t => t,
+            };
+            Ok(Expr::Function { func: ScalarFunc::NullIf, args, data_type: t })
+        }
+        "concat" => {
+            arity(name, &args, 1..=usize::MAX)?;
+            if args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _))) {
+                return Ok(null_lit(DataType::Utf8));
+            }
+            let args = args.into_iter().map(string_arg).collect();
+            Ok(Expr::Function { func: ScalarFunc::Concat, args, data_type: DataType::Utf8 })
+        }
+        "length" | "octet_length" | "char_length" | "character_length" => {
+            arity(name, &args, 1..=1)?;
+            let func = if name.starts_with("char") { ScalarFunc::CharLength } else { ScalarFunc::Length };
+            Ok(string_fn(func, args, DataType::Int64))
+        }
+        "upper" | "ucase" => {
+            arity(name, &args, 1..=1)?;
+            Ok(string_fn(ScalarFunc::Upper, args, DataType::Utf8))
+        }
+        "lower" | "lcase" => {
+            arity(name, &args, 1..=1)?;
+            Ok(string_fn(ScalarFunc::Lower, args, DataType::Utf8))
+        }
+        "trim" | "ltrim" | "rtrim" => {
+            arity(name, &args, 1..=1)?;
+            let func = match name {
+                "ltrim" => ScalarFunc::LTrim,
+                "rtrim" => ScalarFunc::RTrim,
+                _ => ScalarFunc::Trim,
+            };
+            Ok(string_fn(func, args, DataType::Utf8))
+        }
+        "substring" | "substr" | "mid" => {
+            arity(name, &args, 2..=3)?;
+            let mut it = args.into_iter();
+            let (s, p) = (it.next().expect("two"), it.next().expect("two"));
+            Ok(substring(s, p, it.next()))
+        }
+        "abs" => {
+            arity(name, &args, 1..=1)?;
+            numeric(ScalarFunc::Abs, one(args), None)
+        }
+        "floor" => {
+            arity(name, &args, 1..=1)?;
+            numeric(ScalarFunc::Floor, one(args), None)
+        }
+        "ceil" | "ceiling" => {
+            arity(name, &args, 1..=1)?;
+            numeric(ScalarFunc::Ceil, one(args), None)
+        }
+        "round" => {
+            arity(name, &args, 1..=2)?;
+            let mut it = args.into_iter();
+            let x = it.next().expect("one");
+            numeric(ScalarFunc::Round, x, it.next())
+        }
+        "date" => {
+            arity(name, &args, 1..=1)?;
+            Ok(cast(one(args), &DataType::Date32))
+        }
+        "year" | "quarter" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second" | "microsecond" => {
+            arity(name, &args, 1..=1)?;
+            let part = match name {
+                "year" => DatePart::Year,
+                "quarter" => DatePart::Quarter,
+                "month" => DatePart::Month,
+                "day" | "dayofmonth" => DatePart::Day,
+                "hour" => DatePart::Hour,
+                "minute" => DatePart::Minute,
+                "second" => DatePart::Second,
+                _ => DatePart::Microsecond,
+            };
+            extract(one(args), part)
+        }
+        n if UNSUPPORTED.contains(&n) => Err(QuiverError::not_supported(format!("the function {}", n.to_uppercase()))),
+        n => Err(QuiverError::unknown_function(&format!("quiver.{n}"))),
+    }
+}
+
+fn string_fn(func: ScalarFunc, args: Vec<Expr>, data_type: DataType) -> Expr {
+    if args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _))) {
+        return null_lit(data_type);
+    }
+    Expr::Function { func, args: args.into_iter().map(string_arg).collect(), data_type }
+}
+
+/// COALESCE / IFNULL: the common type of the arguments.
+fn coalesce(args: Vec<Expr>) -> Expr {
+    let t = common_type(&args.iter().map(Expr::data_type).collect::<Vec<_>>());
+    let args: Vec<Expr> = args.into_iter().map(|a| cast(a, &t)).collect();
+    coerce::fold(Expr::Function { func: ScalarFunc::Coalesce, args, data_type: t })
+}
+
+/// SUBSTRING(s, pos [, len]).
+pub(crate) fn substring(s: Expr, pos: Expr, len: Option<Expr>) -> Expr {
+    let mut args = vec![s, pos];
+    args.extend(len);
+    if args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _))) {
+        return null_lit(DataType::Utf8);
+    }
+    let mut it = args.into_iter();
+    let mut args = vec![string_arg(it.next().expect("string"))];
+    args.extend(it.map(|a| cast(a, &DataType::Int64)));
+    Expr::Function { func: ScalarFunc::Substring, args, data_type: DataType::Utf8 }
+}
+
+/// TRIM([BOTH | LEADING | TRAILING] [what FROM] s): args are [s] or [s, what].
+pub(crate) fn trim(side: Option<&ast::TrimWhereField>, s: Expr, what: Option<Expr>) -> Expr {
+    let func = match side {
+        Some(ast::TrimWhereField::Leading) => ScalarFunc::LTrim,
+        Some(ast::TrimWhereField::Trailing) => ScalarFunc::RTrim,
+        _ => ScalarFunc::Trim,
+    };
+    let mut args = vec![s];
+    // Trimming spaces is the default form the executor implements directly.
+    args.extend(what.filter(|w| !matches!(w, Expr::Literal(ScalarValue::Utf8(s), _) if s == " ")));
+    string_fn(func, args, DataType::Utf8)
+}
+
+/// EXTRACT(part FROM d): a BIGINT.
+pub(crate) fn extract(x: Expr, part: DatePart) -> Result<Expr> {
+    let x = match x.data_type() {
+        DataType::Date32 | DataType::Timestamp(..) => x,
+        DataType::Null => return Ok(null_lit(DataType::Int64)),
+        t if is_string(&t) => cast(x, &datetime_type()),
+        other => return Err(QuiverError::not_supported(format!("EXTRACT from {other}"))),
+    };
+    Ok(Expr::Function { func: ScalarFunc::Extract(part), args: vec![x], data_type: DataType::Int64 })
+}
+
+/// ABS, ROUND, FLOOR, CEIL with MySQL's result types.
+pub(crate) fn numeric(func: ScalarFunc, x: Expr, digits: Option<Expr>) -> Result<Expr> {
+    let x = match x.data_type() {
+        t if is_string(&t) => cast(x, &DataType::Float64),
+        DataType::Boolean => cast(x, &DataType::Int64),
+        DataType::Null => return Ok(null_lit(DataType::Null)),
+        t if t.is_numeric() => x,
+        other => return Err(QuiverError::not_supported(format!("{func:?} of {other}"))),
+    };
+    let digits = digits.map(|d| cast(d, &DataType::Int64));
+    let constant_digits = match &digits {
+        None => Some(0),
+        Some(Expr::Literal(v, _)) => v.as_i64(),
+        Some(_) => None,
+    };
+    let t = x.data_type();
+    let data_type = match (&t, func) {
+        (t, ScalarFunc::Abs) if t.is_unsigned_integer() => DataType::UInt64,
+        (t, _) if t.is_integer() => DataType::Int64,
+        (DataType::Decimal128(p, s), ScalarFunc::Abs) => DataType::Decimal128(*p, *s),
+        (DataType::Decimal128(p, s), ScalarFunc::Round) => match constant_digits {
+            Some(d) => {
+                let d = d.clamp(0, 30) as i8;
+                let p = (*p as i32 - *s as i32 + d as i32 + 1).clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
+                DataType::Decimal128(p as u8, d)
+            }
+            None => DataType::Decimal128(*p, *s),
+        },
+        (DataType::Decimal128(..), _) => {
+            let (p, s) = decimal_shape(&t);
+            let p = (p as i32 - s as i32 + 1).clamp(1, MAX_DECIMAL_PRECISION as i32);
+            DataType::Decimal128(p as u8, 0)
+        }
+        // MySQL prints ROUND(double, d) with d decimals: a decimal of that scale shows the same.
+        (_, ScalarFunc::Round) => match constant_digits {
+            Some(d) if digits.is_some() && d >= 0 => DataType::Decimal128(MAX_DECIMAL_PRECISION, d.min(30) as i8),
+            _ => DataType::Float64,
+        },
+        _ => DataType::Float64,
+    };
+    let mut args = vec![x];
+    args.extend(digits);
+    Ok(Expr::Function { func, args, data_type })
+}

@@ -1,0 +1,364 @@
+//! Name resolution and typing: sqlparser AST to [`LogicalPlan`].
+//!
+//! A query block (one SELECT) is bound in this order: FROM (scans, joins,
+//! derived tables), WHERE (with EXISTS / IN subqueries turned into semi and
+//! anti joins), the select list, GROUP BY, HAVING and ORDER BY. Aggregates and
+//! window functions met on the way are registered in the block's state and
+//! replaced by references to the columns the Aggregate / Window nodes will
+//! produce; scalar subqueries become joins waiting to be attached to the
+//! block's plan ([`PendingJoin`]).
+
+mod aggregate;
+mod coerce;
+mod expr;
+mod from;
+mod functions;
+mod query;
+mod scope;
+mod subquery;
+
+use std::collections::{HashMap, HashSet};
+
+use arrow_schema::DataType;
+use quiver_common::{QuiverError, Result};
+use quiver_plan::{AggExpr, ColumnId, ColumnInfo, Expr, JoinKind, LogicalPlan, WindowExpr};
+use sqlparser::ast;
+
+use crate::Catalog;
+pub(crate) use scope::{Lookup, Scope, ScopeColumn};
+
+/// Deepest expression nesting bound before giving up (the binder recurses).
+const MAX_EXPR_DEPTH: usize = 256;
+/// Deepest nesting of views inside views.
+const MAX_VIEW_DEPTH: usize = 32;
+
+/// Binds SQL statements against a catalog.
+pub struct Binder<'a> {
+    catalog: &'a dyn Catalog,
+    next_id: u32,
+    /// CTEs in scope, outermost first; a CTE sees the ones before it.
+    ctes: Vec<CteDef>,
+    /// Scopes of the enclosing query blocks, for correlated column references.
+    outer: Vec<Scope>,
+    /// State of the query block being bound.
+    block: BlockState,
+    /// Views being expanded, to stop recursion.
+    views: Vec<String>,
+    depth: usize,
+}
+
+#[derive(Debug, Clone)]
+struct CteDef {
+    name: String,
+    columns: Vec<String>,
+    query: ast::Query,
+    /// How many entries of `ctes` its body may see (the ones defined before it).
+    visible: usize,
+}
+
+/// Aggregates, windows and subquery joins collected while binding one query block.
+#[derive(Default)]
+pub(crate) struct BlockState {
+    pub aggs: Vec<(ColumnInfo, AggExpr)>,
+    pub windows: Vec<(ColumnInfo, WindowExpr)>,
+    pub named_windows: HashMap<String, ast::WindowSpec>,
+    pub pending: Vec<PendingJoin>,
+}
+
+/// A subquery turned into a join, to be attached to the block's plan.
+#[derive(Debug)]
+pub(crate) struct PendingJoin {
+    pub kind: JoinKind,
+    pub right: LogicalPlan,
+    /// (expression over the block's columns, expression over `right`).
+    pub on: Vec<(Expr, Expr)>,
+    pub filter: Option<Expr>,
+}
+
+impl PendingJoin {
+    pub fn attach(self, left: LogicalPlan) -> LogicalPlan {
+        LogicalPlan::Join {
+            left: Box::new(left),
+            right: Box::new(self.right),
+            kind: self.kind,
+            on: self.on,
+            filter: self.filter,
+        }
+    }
+}
+
+/// Which clause an expression is in: MySQL names it in errors 1054 and 1052.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Clause {
+    FieldList,
+    Where,
+    On,
+    Order,
+    Group,
+    Having,
+    From,
+}
+
+impl Clause {
+    pub fn name(self) -> &'static str {
+        match self {
+            Clause::FieldList => "field list",
+            Clause::Where => "where clause",
+            Clause::On => "on clause",
+            Clause::Order => "order clause",
+            Clause::Group => "group statement",
+            Clause::Having => "having clause",
+            Clause::From => "from clause",
+        }
+    }
+}
+
+/// A bound select-list item.
+#[derive(Debug, Clone)]
+pub(crate) struct SelectItem {
+    pub name: String,
+    pub expr: Expr,
+}
+
+/// What an expression may contain and how its names resolve.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'s> {
+    pub scope: &'s Scope,
+    pub clause: Clause,
+    /// Select-list items an otherwise unknown name may refer to (GROUP BY, HAVING, ORDER BY).
+    pub aliases: &'s [SelectItem],
+    pub aggregates: bool,
+    pub windows: bool,
+    pub subqueries: bool,
+}
+
+impl<'s> Ctx<'s> {
+    pub fn new(scope: &'s Scope, clause: Clause) -> Self {
+        Ctx { scope, clause, aliases: &[], aggregates: false, windows: false, subqueries: true }
+    }
+}
+
+/// How a query is used: it decides what happens to outer references and ORDER BY.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Nesting {
+    Top,
+    /// FROM subquery, CTE or view: no outer references; ORDER BY without LIMIT is dropped.
+    Derived,
+    /// Subquery in an expression: correlated predicates are pulled out.
+    Subquery,
+}
+
+/// A bound query with what its user needs to join it.
+pub(crate) struct BoundQuery {
+    pub plan: LogicalPlan,
+    /// The plan's first `visible` columns are the select list; any others are
+    /// the inner sides of correlation predicates.
+    pub visible: usize,
+    /// Correlation predicates pulled out of a subquery's WHERE, over the plan's
+    /// output columns and the enclosing blocks' columns.
+    pub correlation: Vec<Expr>,
+    /// An aggregation without GROUP BY or HAVING: one row whatever the input.
+    pub always_one_row: bool,
+    /// For a correlated aggregate subquery, what each visible column would be
+    /// for an outer row with no inner rows (COUNT gives 0); None if unknown.
+    pub empty_row: Vec<Option<Expr>>,
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(catalog: &'a dyn Catalog) -> Self {
+        Binder {
+            catalog,
+            next_id: 0,
+            ctes: vec![],
+            outer: vec![],
+            block: BlockState::default(),
+            views: vec![],
+            depth: 0,
+        }
+    }
+
+    /// Binds a query; the plan's schema() gives the output columns with their
+    /// display names (alias, else the column name, else the expression text).
+    pub fn bind_query(&mut self, query: &ast::Query) -> Result<LogicalPlan> {
+        self.reset();
+        let bound = self.query(query, Nesting::Top)?;
+        check_closed(&bound.plan)?;
+        Ok(bound.plan)
+    }
+
+    /// Binds a constant expression (INSERT ... VALUES cells, LIMIT values): no columns in scope.
+    pub fn bind_constant(&mut self, expr: &ast::Expr) -> Result<Expr> {
+        self.reset();
+        let scope = Scope::default();
+        let ctx = Ctx { subqueries: false, ..Ctx::new(&scope, Clause::FieldList) };
+        Ok(coerce::fold(self.expr(expr, &ctx)?))
+    }
+
+    /// Clears state a failed earlier statement may have left.
+    fn reset(&mut self) {
+        self.ctes.clear();
+        self.outer.clear();
+        self.block = BlockState::default();
+        self.views.clear();
+        self.depth = 0;
+    }
+
+    pub(crate) fn new_column(&mut self, name: impl Into<String>, data_type: DataType, nullable: bool) -> ColumnInfo {
+        let id = ColumnId(self.next_id);
+        self.next_id += 1;
+        ColumnInfo { id, name: name.into(), data_type, nullable }
+    }
+
+    /// Ids of all columns of the enclosing blocks.
+    pub(crate) fn outer_ids(&self) -> HashSet<ColumnId> {
+        self.outer.iter().flat_map(|s| s.columns.iter().map(|c| c.id)).collect()
+    }
+}
+
+/// Ids of a plan's output columns.
+pub(crate) fn plan_ids(plan: &LogicalPlan) -> HashSet<ColumnId> {
+    plan.schema().iter().map(|c| c.id).collect()
+}
+
+/// Checks that every column a plan reads is produced inside it.
+pub(crate) fn check_closed(plan: &LogicalPlan) -> Result<()> {
+    match outside_reference(plan) {
+        Some(id) => Err(QuiverError::internal(format!("plan reads column #{} that it does not produce", id.0))),
+        None => Ok(()),
+    }
+}
+
+/// A column a plan reads but does not produce (an outer reference left inside).
+pub(crate) fn outside_reference(plan: &LogicalPlan) -> Option<ColumnId> {
+    let mut produced = HashSet::new();
+    let mut read = HashSet::new();
+    collect_ids(plan, &mut produced, &mut read);
+    read.into_iter().find(|id| !produced.contains(id))
+}
+
+fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut HashSet<ColumnId>) {
+    produced.extend(plan.schema().iter().map(|c| c.id));
+    let mut reads = |e: &Expr| e.collect_columns(read);
+    match plan {
+        LogicalPlan::Scan { filters, .. } => filters.iter().for_each(&mut reads),
+        LogicalPlan::Values { rows, .. } => rows.iter().flatten().for_each(&mut reads),
+        LogicalPlan::Filter { predicate, .. } => reads(predicate),
+        LogicalPlan::Project { exprs, .. } => exprs.iter().for_each(|(_, e)| reads(e)),
+        LogicalPlan::Join { on, filter, .. } => {
+            on.iter().for_each(|(l, r)| {
+                reads(l);
+                reads(r)
+            });
+            filter.iter().for_each(&mut reads);
+        }
+        LogicalPlan::Aggregate { group, aggs, .. } => {
+            group.iter().for_each(|(_, e)| reads(e));
+            aggs.iter().filter_map(|(_, a)| a.arg.as_ref()).for_each(&mut reads);
+        }
+        LogicalPlan::Window { exprs, .. } => {
+            for (_, w) in exprs {
+                w.arg.iter().for_each(&mut reads);
+                w.partition_by.iter().for_each(&mut reads);
+                w.order_by.iter().for_each(|k| reads(&k.expr));
+            }
+        }
+        LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| reads(&k.expr)),
+        LogicalPlan::Limit { .. } | LogicalPlan::Union { .. } => {}
+    }
+    for c in plan.children() {
+        collect_ids(c, produced, read);
+    }
+}
+
+/// Rebuilds `e` with each direct child replaced by `f(child)`.
+pub(crate) fn map_children(e: &Expr, f: &mut impl FnMut(&Expr) -> Expr) -> Expr {
+    match e {
+        Expr::Column(..) | Expr::Literal(..) => e.clone(),
+        Expr::Binary { op, left, right } => {
+            Expr::Binary { op: *op, left: Box::new(f(left)), right: Box::new(f(right)) }
+        }
+        Expr::Unary { op, expr } => Expr::Unary { op: *op, expr: Box::new(f(expr)) },
+        Expr::Like { negated, expr, pattern, escape } => {
+            Expr::Like { negated: *negated, expr: Box::new(f(expr)), pattern: Box::new(f(pattern)), escape: *escape }
+        }
+        Expr::InList { negated, expr, list } => {
+            Expr::InList { negated: *negated, expr: Box::new(f(expr)), list: list.iter().map(&mut *f).collect() }
+        }
+        Expr::Case { branches, else_expr, data_type } => Expr::Case {
+            branches: branches.iter().map(|(w, t)| (f(w), f(t))).collect(),
+            else_expr: else_expr.as_ref().map(|e| Box::new(f(e))),
+            data_type: data_type.clone(),
+        },
+        Expr::Cast { expr, to } => Expr::Cast { expr: Box::new(f(expr)), to: to.clone() },
+        Expr::Function { func, args, data_type } => {
+            Expr::Function { func: *func, args: args.iter().map(&mut *f).collect(), data_type: data_type.clone() }
+        }
+    }
+}
+
+/// Replaces, top-down, every subexpression equal to `from[i]` by `to[i]`.
+pub(crate) fn replace_exprs(e: &Expr, from: &[Expr], to: &[Expr]) -> Expr {
+    if let Some(i) = from.iter().position(|g| g == e) {
+        return to[i].clone();
+    }
+    map_children(e, &mut |c| replace_exprs(c, from, to))
+}
+
+/// Whether an expression may be NULL, given its input's columns.
+pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
+    use quiver_plan::{BinaryOp, ScalarFunc, UnaryOp};
+    match e {
+        Expr::Column(id, _) => input.iter().find(|c| c.id == *id).is_none_or(|c| c.nullable),
+        Expr::Literal(v, _) => v.is_null(),
+        Expr::Unary { op: UnaryOp::IsNull | UnaryOp::IsNotNull, .. } => false,
+        // Division and modulo by zero give NULL.
+        Expr::Binary { op: BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod, .. } => true,
+        Expr::Binary { .. } | Expr::Unary { .. } | Expr::Like { .. } | Expr::InList { .. } => {
+            e.children().iter().any(|c| nullable(c, input))
+        }
+        Expr::Case { branches, else_expr, .. } => {
+            else_expr.as_ref().is_none_or(|e| nullable(e, input)) || branches.iter().any(|(_, t)| nullable(t, input))
+        }
+        // A string may not convert (invalid dates are NULL).
+        Expr::Cast { expr, to } => {
+            nullable(expr, input) || (expr.data_type() != *to && !to.is_numeric() && *to != DataType::Utf8)
+        }
+        Expr::Function { func: ScalarFunc::Coalesce, args, .. } => args.iter().all(|a| nullable(a, input)),
+        Expr::Function {
+            func:
+                ScalarFunc::Concat
+                | ScalarFunc::Length
+                | ScalarFunc::CharLength
+                | ScalarFunc::Upper
+                | ScalarFunc::Lower
+                | ScalarFunc::Trim
+                | ScalarFunc::LTrim
+                | ScalarFunc::RTrim
+                | ScalarFunc::Abs
+                | ScalarFunc::Floor
+                | ScalarFunc::Ceil
+                | ScalarFunc::Extract(_)
+                | ScalarFunc::Substring,
+            args,
+            ..
+        } => args.iter().any(|a| nullable(a, input)),
+        Expr::Function { .. } => true,
+    }
+}
+
+/// The name MySQL shows for a select-list expression without an alias.
+pub(crate) fn display_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(i) => i.value.clone(),
+        ast::Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.clone()).unwrap_or_default(),
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            ast::Value::Boolean(b) => (if *b { "TRUE" } else { "FALSE" }).to_string(),
+            other => other.to_string(),
+        },
+        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) => {
+            display_name(inner)
+        }
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,91 @@
+//! Name scopes: the columns a FROM clause makes visible, looked up by
+//! (optional qualifier, name) case-insensitively.
+
+use arrow_schema::DataType;
+use quiver_plan::{ColumnId, ColumnInfo, Expr};
+
+#[derive(Debug, Clone)]
+pub(crate) struct ScopeColumn {
+    /// Table name or alias the column is reachable through (`t.c`).
+    pub qualifier: Option<String>,
+    pub name: String,
+    pub id: ColumnId,
+    pub data_type: DataType,
+    pub nullable: bool,
+    /// The right-hand copy of a USING / NATURAL join column: only reachable qualified,
+    /// and not part of `SELECT *`.
+    pub merged_away: bool,
+}
+
+impl ScopeColumn {
+    pub fn new(qualifier: Option<&str>, c: &ColumnInfo) -> Self {
+        ScopeColumn {
+            qualifier: qualifier.map(str::to_string),
+            name: c.name.clone(),
+            id: c.id,
+            data_type: c.data_type.clone(),
+            nullable: c.nullable,
+            merged_away: false,
+        }
+    }
+
+    pub fn expr(&self) -> Expr {
+        Expr::Column(self.id, self.data_type.clone())
+    }
+
+    /// `t.c` as MySQL prints it in messages.
+    pub fn display(&self) -> String {
+        match &self.qualifier {
+            Some(q) => format!("{q}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scope {
+    pub columns: Vec<ScopeColumn>,
+}
+
+pub(crate) enum Lookup<'s> {
+    Found(&'s ScopeColumn),
+    NotFound,
+    Ambiguous,
+}
+
+impl Scope {
+    pub fn lookup(&self, qualifier: Option<&str>, name: &str) -> Lookup<'_> {
+        let mut found: Option<&ScopeColumn> = None;
+        for c in &self.columns {
+            let hit = match qualifier {
+                Some(q) => c.qualifier.as_deref().is_some_and(|cq| cq.eq_ignore_ascii_case(q)),
+                None => !c.merged_away,
+            };
+            if !hit || !c.name.eq_ignore_ascii_case(name) {
+                continue;
+            }
+            match found {
+                Some(f) if f.id != c.id => return Lookup::Ambiguous,
+                _ => found = Some(c),
+            }
+        }
+        found.map_or(Lookup::NotFound, Lookup::Found)
+    }
+
+    /// The columns of `SELECT *`, in FROM order.
+    pub fn star(&self) -> impl Iterator<Item = &ScopeColumn> {
+        self.columns.iter().filter(|c| !c.merged_away)
+    }
+
+    /// The columns of `SELECT t.*`.
+    pub fn qualified_star(&self, qualifier: &str) -> Vec<&ScopeColumn> {
+        self.columns
+            .iter()
+            .filter(|c| c.qualifier.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(qualifier)))
+            .collect()
+    }
+
+    pub fn by_id(&self, id: ColumnId) -> Option<&ScopeColumn> {
+        self.columns.iter().find(|c| c.id == id)
+    }
+}

@@ -1,0 +1,271 @@
+//! Parsing with sqlparser's MySQL dialect, plus the two MySQL forms it lacks
+//! (`a MOD b` and `TRIM(LEADING FROM s)`), and sqlparser's errors mapped to
+//! MySQL's 1064 with the statement text from the error position.
+
+use quiver_common::{QuiverError, Result};
+use sqlparser::ast::Statement;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+
+/// Parses one or more `;`-separated statements.
+pub fn parse_sql(sql: &str) -> Result<Vec<Statement>> {
+    let dialect = MySqlDialect {};
+    let tokens =
+        Tokenizer::new(&dialect, sql).tokenize_with_location().map_err(|e| syntax_error(sql, &e.to_string()))?;
+    check_chain_length(&tokens)?;
+    let tokens = rewrite_tokens(tokens);
+    Parser::new(&dialect).with_tokens_with_locations(tokens).parse_statements().map_err(|e| match e {
+        ParserError::RecursionLimitExceeded => {
+            QuiverError::syntax_msg("You have an error in your SQL syntax: the statement is nested too deeply")
+        }
+        ParserError::TokenizerError(m) | ParserError::ParserError(m) => syntax_error(sql, &m),
+    })
+}
+
+/// Longest run of binary operators allowed in one list element. sqlparser
+/// builds `a + b + c ...` as a left-deep tree and frees it recursively, so a
+/// huge run would overflow the stack; the binder stops far earlier anyway.
+const MAX_OPERATOR_RUN: usize = 2000;
+
+fn check_chain_length(tokens: &[TokenWithSpan]) -> Result<()> {
+    let mut run = 0usize;
+    for t in tokens {
+        match &t.token {
+            Token::Comma | Token::SemiColon => run = 0,
+            Token::Plus
+            | Token::Minus
+            | Token::Mul
+            | Token::Div
+            | Token::Mod
+            | Token::Eq
+            | Token::DoubleEq
+            | Token::Neq
+            | Token::Lt
+            | Token::Gt
+            | Token::LtEq
+            | Token::GtEq
+            | Token::Spaceship
+            | Token::StringConcat
+            | Token::Ampersand
+            | Token::Pipe
+            | Token::Caret => run += 1,
+            Token::Word(w)
+                if matches!(
+                    w.keyword,
+                    Keyword::AND | Keyword::OR | Keyword::XOR | Keyword::DIV | Keyword::MOD | Keyword::NOT
+                ) =>
+            {
+                run += 1
+            }
+            _ => {}
+        }
+        if run > MAX_OPERATOR_RUN {
+            return Err(QuiverError::new(
+                1436,
+                "HY000",
+                "Thread stack overrun: the statement nests expressions too deeply",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Maps sqlparser's "... at Line: X, Column: Y" to MySQL's "near '<rest>' at line X".
+/// Without a position the error is at the end of the text (MySQL says near '').
+fn syntax_error(sql: &str, message: &str) -> QuiverError {
+    match error_position(message) {
+        Some((line, column)) => QuiverError::syntax(rest_from(sql, line, column), line),
+        None => {
+            // Errors at the end name the token they found; an unexpected token
+            // without a position is looked up in the text.
+            let found = message.rsplit_once("found: ").map(|(_, t)| t.trim()).unwrap_or("");
+            let line = sql.trim_end().lines().count().max(1) as u64;
+            if found.is_empty() || found == "EOF" {
+                return QuiverError::syntax("", line);
+            }
+            match sql.find(found) {
+                Some(at) => {
+                    let line = sql[..at].matches('\n').count() as u64 + 1;
+                    QuiverError::syntax(&sql[at..], line)
+                }
+                None => QuiverError::syntax("", line),
+            }
+        }
+    }
+}
+
+fn error_position(message: &str) -> Option<(u64, u64)> {
+    let (_, pos) = message.rsplit_once(" at Line: ")?;
+    let (line, column) = pos.split_once(", Column: ")?;
+    let column: String = column.chars().take_while(|c| c.is_ascii_digit()).collect();
+    Some((line.trim().parse().ok()?, column.parse().ok()?))
+}
+
+/// The text from 1-based (line, column in characters) to the end.
+fn rest_from(sql: &str, line: u64, column: u64) -> &str {
+    let mut offset = 0;
+    for (i, l) in sql.split_inclusive('\n').enumerate() {
+        if i as u64 + 1 == line {
+            let col = l.char_indices().nth(column.saturating_sub(1) as usize).map(|(b, _)| b).unwrap_or(l.len());
+            return &sql[offset + col..];
+        }
+        offset += l.len();
+    }
+    ""
+}
+
+fn significant(tokens: &[TokenWithSpan], from: usize, step: isize) -> Option<&Token> {
+    let mut i = from as isize + step;
+    while i >= 0 && (i as usize) < tokens.len() {
+        match &tokens[i as usize].token {
+            Token::Whitespace(_) => i += step,
+            t => return Some(t),
+        }
+    }
+    None
+}
+
+/// Keywords that can not end an operand (so `<kw> MOD` is not an infix MOD).
+const NOT_OPERAND_END: &[Keyword] = &[
+    Keyword::SELECT,
+    Keyword::WHERE,
+    Keyword::AND,
+    Keyword::OR,
+    Keyword::XOR,
+    Keyword::NOT,
+    Keyword::ON,
+    Keyword::BY,
+    Keyword::HAVING,
+    Keyword::WHEN,
+    Keyword::THEN,
+    Keyword::ELSE,
+    Keyword::CASE,
+    Keyword::IN,
+    Keyword::LIKE,
+    Keyword::BETWEEN,
+    Keyword::IS,
+    Keyword::DISTINCT,
+    Keyword::ALL,
+    Keyword::DIV,
+    Keyword::MOD,
+    Keyword::SET,
+    Keyword::VALUES,
+];
+
+/// Keywords that can not start an operand (so `MOD <kw>` makes MOD an alias or name).
+const NOT_OPERAND_START: &[Keyword] = &[
+    Keyword::FROM,
+    Keyword::WHERE,
+    Keyword::GROUP,
+    Keyword::ORDER,
+    Keyword::HAVING,
+    Keyword::LIMIT,
+    Keyword::UNION,
+    Keyword::AS,
+    Keyword::ON,
+    Keyword::USING,
+    Keyword::JOIN,
+    Keyword::INNER,
+    Keyword::LEFT,
+    Keyword::RIGHT,
+    Keyword::CROSS,
+    Keyword::AND,
+    Keyword::OR,
+    Keyword::XOR,
+    Keyword::WINDOW,
+    Keyword::INTO,
+    Keyword::FOR,
+    Keyword::END,
+    Keyword::THEN,
+    Keyword::ELSE,
+    Keyword::WHEN,
+    Keyword::ASC,
+    Keyword::DESC,
+    Keyword::OFFSET,
+    Keyword::IS,
+    Keyword::IN,
+    Keyword::LIKE,
+    Keyword::BETWEEN,
+    Keyword::DIV,
+    Keyword::MOD,
+];
+
+fn ends_operand(t: Option<&Token>) -> bool {
+    match t {
+        Some(Token::Number(..) | Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) | Token::RParen) => true,
+        Some(Token::Word(w)) => w.quote_style.is_some() || !NOT_OPERAND_END.contains(&w.keyword),
+        _ => false,
+    }
+}
+
+fn starts_operand(t: Option<&Token>) -> bool {
+    match t {
+        Some(
+            Token::Number(..)
+            | Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_)
+            | Token::LParen
+            | Token::Minus
+            | Token::Plus
+            | Token::AtSign,
+        ) => true,
+        Some(Token::Word(w)) => w.quote_style.is_some() || !NOT_OPERAND_START.contains(&w.keyword),
+        _ => false,
+    }
+}
+
+fn is_keyword(t: Option<&Token>, k: Keyword) -> bool {
+    matches!(t, Some(Token::Word(w)) if w.keyword == k && w.quote_style.is_none())
+}
+
+/// Rewrites the MySQL forms sqlparser does not parse into ones it does:
+/// infix `a MOD b` becomes `a % b`, and `TRIM(LEADING FROM s)` gets the
+/// implicit `' '` (`TRIM(LEADING ' ' FROM s)`).
+fn rewrite_tokens(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut out = Vec::with_capacity(tokens.len());
+    for i in 0..tokens.len() {
+        let t = &tokens[i];
+        if is_keyword(Some(&t.token), Keyword::MOD)
+            && ends_operand(significant(&tokens, i, -1))
+            && starts_operand(significant(&tokens, i, 1))
+        {
+            out.push(TokenWithSpan { token: Token::Mod, span: t.span });
+            continue;
+        }
+        out.push(t.clone());
+        let trim_side =
+            [Keyword::LEADING, Keyword::TRAILING, Keyword::BOTH].iter().any(|k| is_keyword(Some(&t.token), *k));
+        if trim_side && is_keyword(significant(&tokens, i, 1), Keyword::FROM) {
+            out.push(TokenWithSpan { token: Token::SingleQuotedString(" ".into()), span: t.span });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_point_at_the_rest_of_the_statement() {
+        let e = parse_sql("SELEC 1").unwrap_err();
+        assert_eq!(e.code, 1064);
+        assert!(e.message.ends_with("near 'SELEC 1' at line 1"), "{}", e.message);
+        let e = parse_sql("select a\nfrom t where b = = 3").unwrap_err();
+        assert!(e.message.ends_with("near '= 3' at line 2"), "{}", e.message);
+        let e = parse_sql("SELECT * FROM").unwrap_err();
+        assert!(e.message.ends_with("near '' at line 1"), "{}", e.message);
+        let e = parse_sql("CREATE TABLE (a INT)").unwrap_err();
+        assert!(e.message.contains("near '(a INT)' at line 1"), "{}", e.message);
+    }
+
+    #[test]
+    fn mysql_forms_sqlparser_lacks() {
+        let s = parse_sql("SELECT 7 MOD 3, MOD(7, 3), a mod FROM t").unwrap();
+        assert_eq!(s[0].to_string(), "SELECT 7 % 3, MOD(7, 3), a AS mod FROM t");
+        let s = parse_sql("SELECT TRIM(LEADING FROM ' a '), TRIM(BOTH 'x' FROM s)").unwrap();
+        assert_eq!(s[0].to_string(), "SELECT TRIM(LEADING ' ' FROM ' a '), TRIM(BOTH 'x' FROM s)");
+    }
+}

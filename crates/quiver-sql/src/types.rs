@@ -1,0 +1,138 @@
+//! SQL column types (CREATE TABLE, CAST) mapped to Arrow types.
+
+use arrow_schema::{DataType, TimeUnit};
+use quiver_common::types::MAX_DECIMAL_PRECISION;
+use quiver_common::{QuiverError, Result};
+use sqlparser::ast::{DataType as SqlType, ExactNumberInfo};
+
+/// MySQL's largest DECIMAL scale.
+const MAX_DECIMAL_SCALE: u64 = 30;
+
+/// Maps a column type of CREATE TABLE or a CAST target to its Arrow type.
+pub fn sql_type(dt: &SqlType) -> Result<DataType> {
+    use SqlType as T;
+    Ok(match dt {
+        T::TinyInt(_) => DataType::Int8,
+        T::SmallInt(_) | T::Int2(_) => DataType::Int16,
+        T::MediumInt(_) | T::Int(_) | T::Integer(_) | T::Int4(_) => DataType::Int32,
+        T::BigInt(_) | T::Int8(_) | T::Signed | T::SignedInteger => DataType::Int64,
+        T::TinyIntUnsigned(_) | T::UTinyInt => DataType::UInt8,
+        T::SmallIntUnsigned(_) | T::Int2Unsigned(_) | T::USmallInt => DataType::UInt16,
+        T::MediumIntUnsigned(_) | T::IntUnsigned(_) | T::IntegerUnsigned(_) | T::Int4Unsigned(_) => DataType::UInt32,
+        T::BigIntUnsigned(_) | T::Int8Unsigned(_) | T::UBigInt | T::Unsigned | T::UnsignedInteger => DataType::UInt64,
+        T::Decimal(info) | T::Numeric(info) | T::Dec(info) | T::DecimalUnsigned(info) | T::DecUnsigned(info) => {
+            decimal_type(info)?
+        }
+        T::Float(_)
+        | T::FloatUnsigned(_)
+        | T::Double(_)
+        | T::DoubleUnsigned(_)
+        | T::DoublePrecision
+        | T::DoublePrecisionUnsigned
+        | T::Real
+        | T::RealUnsigned
+        | T::Float4
+        | T::Float8
+        | T::Float32
+        | T::Float64 => DataType::Float64,
+        T::Date => DataType::Date32,
+        T::Datetime(_) | T::Timestamp(_, _) => DataType::Timestamp(TimeUnit::Microsecond, None),
+        T::Char(_)
+        | T::Character(_)
+        | T::Varchar(_)
+        | T::Nvarchar(_)
+        | T::CharacterVarying(_)
+        | T::CharVarying(_)
+        | T::Text
+        | T::TinyText
+        | T::MediumText
+        | T::LongText
+        | T::String(_) => DataType::Utf8,
+        T::Boolean | T::Bool => DataType::Boolean,
+        other => return Err(QuiverError::not_supported(format!("data type {other}"))),
+    })
+}
+
+fn decimal_type(info: &ExactNumberInfo) -> Result<DataType> {
+    let (p, s) = match *info {
+        ExactNumberInfo::None => (10, 0),
+        ExactNumberInfo::Precision(p) => (p, 0),
+        ExactNumberInfo::PrecisionAndScale(p, s) => (p, s.max(0) as u64),
+    };
+    if s > MAX_DECIMAL_SCALE {
+        return Err(QuiverError::new(
+            1425,
+            "42000",
+            format!("Too big scale {s} specified. Maximum is {MAX_DECIMAL_SCALE}."),
+        ));
+    }
+    if p > MAX_DECIMAL_PRECISION as u64 {
+        return Err(QuiverError::new(
+            1426,
+            "42000",
+            format!("Too big precision {p} specified. Maximum is {MAX_DECIMAL_PRECISION}."),
+        ));
+    }
+    if s > p {
+        return Err(QuiverError::new(1427, "42000", "For float(M,D), double(M,D) or decimal(M,D), M must be >= D"));
+    }
+    Ok(DataType::Decimal128(p.max(1) as u8, s as i8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_sql;
+    use sqlparser::ast::{ColumnDef, CreateTable, Statement};
+
+    fn column_types(sql: &str) -> Vec<Result<DataType>> {
+        match parse_sql(sql).unwrap().remove(0) {
+            Statement::CreateTable(CreateTable { columns, .. }) => {
+                columns.iter().map(|c: &ColumnDef| sql_type(&c.data_type)).collect()
+            }
+            other => panic!("not a CREATE TABLE: {other}"),
+        }
+    }
+
+    #[test]
+    fn mysql_column_types() {
+        let t = column_types(
+            "CREATE TABLE t (a TINYINT, b SMALLINT, c MEDIUMINT, d INT, e INTEGER, f BIGINT, g INT UNSIGNED, \
+             h BIGINT UNSIGNED, i DECIMAL(15,2), j DECIMAL, k NUMERIC(5), l DOUBLE, m FLOAT, n DATE, o DATETIME, \
+             p TIMESTAMP, q VARCHAR(10), r CHAR(3), s TEXT, u BOOLEAN, v TINYINT UNSIGNED)",
+        );
+        let t: Vec<DataType> = t.into_iter().map(|r| r.unwrap()).collect();
+        use DataType::*;
+        let ts = Timestamp(TimeUnit::Microsecond, None);
+        assert_eq!(
+            t,
+            vec![
+                Int8,
+                Int16,
+                Int32,
+                Int32,
+                Int32,
+                Int64,
+                UInt32,
+                UInt64,
+                Decimal128(15, 2),
+                Decimal128(10, 0),
+                Decimal128(5, 0),
+                Float64,
+                Float64,
+                Date32,
+                ts.clone(),
+                ts,
+                Utf8,
+                Utf8,
+                Utf8,
+                Boolean,
+                UInt8
+            ]
+        );
+        let e = column_types("CREATE TABLE t (a DECIMAL(50, 2))").remove(0).unwrap_err();
+        assert_eq!(e.code, 1426);
+        let e = column_types("CREATE TABLE t (a DECIMAL(5, 6))").remove(0).unwrap_err();
+        assert_eq!(e.code, 1427);
+    }
+}
