@@ -16,7 +16,11 @@ use quiver_engine::{Database, EngineConfig, OutputFormat, Session, StatementResu
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
-#[command(name = "quiver", version, about = "Quiver: a vectorized, MySQL-compatible analytical SQL engine")]
+#[command(
+    name = "quiver",
+    version,
+    about = "Quiver: a vectorized, MySQL-compatible analytical SQL engine"
+)]
 struct Cli {
     /// Database folder (created if missing). Without it, a temporary in-memory database.
     #[arg(long, global = true)]
@@ -68,7 +72,9 @@ fn parse_size(s: &str) -> std::result::Result<usize, String> {
         Some('T' | 't') => (&s[..s.len() - 1], 1 << 40),
         _ => (s, 1),
     };
-    let n: f64 = num.parse().map_err(|_| format!("invalid size '{s}' (examples: 4G, 512M)"))?;
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid size '{s}' (examples: 4G, 512M)"))?;
     Ok((n * mult as f64) as usize)
 }
 
@@ -99,7 +105,10 @@ pub(crate) fn print_result(r: &StatementResult, format: OutputFormat) -> Result<
             OutputFormat::Json => quiver_engine::format_json(schema, batches)?,
         },
         StatementResult::Done { affected } => match format {
-            OutputFormat::Table => format!("Query OK, {affected} row{} affected\n", if *affected == 1 { "" } else { "s" }),
+            OutputFormat::Table => format!(
+                "Query OK, {affected} row{} affected\n",
+                if *affected == 1 { "" } else { "s" }
+            ),
             _ => String::new(),
         },
     };
@@ -113,14 +122,23 @@ fn run(cli: Cli) -> Result<()> {
     let cfg = config(cli.threads, cli.memory_limit);
     match cli.command {
         None => shell::run(open_database(cli.db.as_ref())?, cfg),
-        Some(Command::Sql { execute, file, format }) => {
+        Some(Command::Sql {
+            execute,
+            file,
+            format,
+        }) => {
             let session = Session::new(open_database(cli.db.as_ref())?, cfg);
             let mut scripts = execute;
             if let Some(f) = file {
-                scripts.push(std::fs::read_to_string(&f).map_err(|e| QuiverError::io(&format!("cannot read {}", f.display()), e))?);
+                scripts
+                    .push(std::fs::read_to_string(&f).map_err(|e| {
+                        QuiverError::io(&format!("cannot read {}", f.display()), e)
+                    })?);
             }
             if scripts.is_empty() {
-                return Err(QuiverError::syntax_msg("nothing to run: give -e SQL or -f FILE"));
+                return Err(QuiverError::syntax_msg(
+                    "nothing to run: give -e SQL or -f FILE",
+                ));
             }
             for sql in scripts {
                 for stmt in quiver_sql::parse_sql(&sql)? {
@@ -130,7 +148,12 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::Load { table, file, delimiter, header }) => {
+        Some(Command::Load {
+            table,
+            file,
+            delimiter,
+            header,
+        }) => {
             let db = open_database(cli.db.as_ref())?;
             load::load(&db, &table, &file, delimiter, header)
         }

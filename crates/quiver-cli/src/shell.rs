@@ -10,19 +10,32 @@ use rustyline::DefaultEditor;
 
 pub fn run(db: Arc<Database>, cfg: EngineConfig) -> Result<()> {
     let session = Session::new(db, cfg);
-    let mut editor = DefaultEditor::new().map_err(|e| quiver_common::QuiverError::internal(e.to_string()))?;
-    let history = std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".quiver_history"));
+    let mut editor =
+        DefaultEditor::new().map_err(|e| quiver_common::QuiverError::internal(e.to_string()))?;
+    let history =
+        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".quiver_history"));
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
-    println!("Quiver {} — statements end with ';', quit with \\q or Ctrl-D.", env!("CARGO_PKG_VERSION"));
+    println!(
+        "Quiver {} — statements end with ';', quit with \\q or Ctrl-D.",
+        env!("CARGO_PKG_VERSION")
+    );
     let mut buffer = String::new();
     loop {
-        let prompt = if buffer.is_empty() { "quiver> " } else { "     -> " };
+        let prompt = if buffer.is_empty() {
+            "quiver> "
+        } else {
+            "     -> "
+        };
         match editor.readline(prompt) {
             Ok(line) => {
                 let trimmed = line.trim();
-                if buffer.is_empty() && (trimmed == "\\q" || trimmed.eq_ignore_ascii_case("quit") || trimmed.eq_ignore_ascii_case("exit")) {
+                if buffer.is_empty()
+                    && (trimmed == "\\q"
+                        || trimmed.eq_ignore_ascii_case("quit")
+                        || trimmed.eq_ignore_ascii_case("exit"))
+                {
                     break;
                 }
                 buffer.push_str(&line);
@@ -66,7 +79,9 @@ fn run_statements(session: &Session, sql: &str) {
                         let _ = crate::print_result(&r, OutputFormat::Table);
                         println!("({secs:.3} sec)\n");
                     }
-                    StatementResult::Done { affected } => println!("Query OK, {affected} rows affected ({secs:.3} sec)\n"),
+                    StatementResult::Done { affected } => {
+                        println!("Query OK, {affected} rows affected ({secs:.3} sec)\n")
+                    }
                 }
             }
             Err(e) => {

@@ -47,34 +47,54 @@ pub fn run(args: TpchArgs, db: Option<PathBuf>, cfg: EngineConfig) -> Result<()>
             let dir = db.ok_or_else(|| QuiverError::syntax_msg("tpch gen needs --db DIR"))?;
             generate(&dir, sf, &cfg)
         }
-        Some(TpchCommand::Run { runs, format, queries }) => {
+        Some(TpchCommand::Run {
+            runs,
+            format,
+            queries,
+        }) => {
             let dir = db.ok_or_else(|| QuiverError::syntax_msg("tpch run needs --db DIR"))?;
             let list = parse_queries(queries.as_deref())?;
             run_queries(&dir, runs, format, &list, cfg)
         }
         None => {
-            let dir = db.unwrap_or_else(|| PathBuf::from(format!("quiver-data/tpch-sf{}", args.sf)));
+            let dir =
+                db.unwrap_or_else(|| PathBuf::from(format!("quiver-data/tpch-sf{}", args.sf)));
             let marker = dir.join("tpch.sf");
-            let have = std::fs::read_to_string(&marker).ok().and_then(|s| s.trim().parse::<f64>().ok());
+            let have = std::fs::read_to_string(&marker)
+                .ok()
+                .and_then(|s| s.trim().parse::<f64>().ok());
             if have != Some(args.sf) {
                 generate(&dir, args.sf, &cfg)?;
             } else {
                 eprintln!("Using TPC-H SF{} data in {}", args.sf, dir.display());
             }
-            run_queries(&dir, args.runs, args.format, &(1..=22).collect::<Vec<_>>(), cfg)
+            run_queries(
+                &dir,
+                args.runs,
+                args.format,
+                &(1..=22).collect::<Vec<_>>(),
+                cfg,
+            )
         }
     }
 }
 
 fn parse_queries(spec: Option<&str>) -> Result<Vec<usize>> {
-    let Some(spec) = spec else { return Ok((1..=22).collect()) };
+    let Some(spec) = spec else {
+        return Ok((1..=22).collect());
+    };
     let bad = || QuiverError::syntax_msg(format!("invalid query list '{spec}' (example: 1,3,5-7)"));
     let mut out = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let part = part.trim_start_matches(['q', 'Q']);
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.parse().map_err(|_| bad())?, b.trim_start_matches(['q', 'Q']).parse().map_err(|_| bad())?);
+                let (a, b): (usize, usize) = (
+                    a.parse().map_err(|_| bad())?,
+                    b.trim_start_matches(['q', 'Q'])
+                        .parse()
+                        .map_err(|_| bad())?,
+                );
                 out.extend(a..=b);
             }
             None => out.push(part.parse().map_err(|_| bad())?),
@@ -89,7 +109,9 @@ fn parse_queries(spec: Option<&str>) -> Result<Vec<usize>> {
 fn generate(dir: &PathBuf, sf: f64, cfg: &EngineConfig) -> Result<()> {
     let db = quiver_engine::Database::open(dir)?;
     let multi = MultiProgress::new();
-    let style = ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} rows").expect("valid template").progress_chars("=> ");
+    let style = ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} rows")
+        .expect("valid template")
+        .progress_chars("=> ");
     let bars: Vec<(String, ProgressBar)> = quiver_tpch::TABLES
         .iter()
         .map(|t| {
@@ -114,14 +136,33 @@ fn generate(dir: &PathBuf, sf: f64, cfg: &EngineConfig) -> Result<()> {
     for (_, b) in &bars {
         b.finish();
     }
-    std::fs::write(dir.join("tpch.sf"), format!("{sf}\n")).map_err(|e| QuiverError::io("writing tpch.sf", e))?;
-    eprintln!("Generated TPC-H SF{sf} in {} in {:.1} s", dir.display(), start.elapsed().as_secs_f64());
+    std::fs::write(dir.join("tpch.sf"), format!("{sf}\n"))
+        .map_err(|e| QuiverError::io("writing tpch.sf", e))?;
+    eprintln!(
+        "Generated TPC-H SF{sf} in {} in {:.1} s",
+        dir.display(),
+        start.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
-fn run_queries(dir: &PathBuf, runs: usize, format: OutputFormat, queries: &[usize], cfg: EngineConfig) -> Result<()> {
+fn run_queries(
+    dir: &PathBuf,
+    runs: usize,
+    format: OutputFormat,
+    queries: &[usize],
+    cfg: EngineConfig,
+) -> Result<()> {
     if !dir.join("quiver.db").exists() {
-        return Err(QuiverError::new(1049, "42000", format!("Unknown database '{}': run `quiver tpch gen --db {}` first", dir.display(), dir.display())));
+        return Err(QuiverError::new(
+            1049,
+            "42000",
+            format!(
+                "Unknown database '{}': run `quiver tpch gen --db {}` first",
+                dir.display(),
+                dir.display()
+            ),
+        ));
     }
     let db = quiver_engine::Database::open(dir)?;
     let threads = cfg.threads;
@@ -140,7 +181,9 @@ fn run_queries(dir: &PathBuf, runs: usize, format: OutputFormat, queries: &[usiz
         let mut rows = 0;
         for i in 0..=runs.max(1) {
             let t = Instant::now();
-            let r = session.query(sql).map_err(|e| QuiverError::new(e.code, e.sqlstate, format!("q{q}: {}", e.message)))?;
+            let r = session.query(sql).map_err(|e| {
+                QuiverError::new(e.code, e.sqlstate, format!("q{q}: {}", e.message))
+            })?;
             let el = t.elapsed().as_secs_f64();
             rows = r.num_rows();
             if i > 0 {
@@ -163,8 +206,12 @@ fn run_queries(dir: &PathBuf, runs: usize, format: OutputFormat, queries: &[usiz
             }
         }
         OutputFormat::Json => {
-            let items: Vec<String> =
-                rows_out.iter().map(|(q, r, m)| format!("  {{\"query\": \"{q}\", \"rows\": {r}, \"median_s\": {m:.6}}}")).collect();
+            let items: Vec<String> = rows_out
+                .iter()
+                .map(|(q, r, m)| {
+                    format!("  {{\"query\": \"{q}\", \"rows\": {r}, \"median_s\": {m:.6}}}")
+                })
+                .collect();
             println!("[\n{}\n]", items.join(",\n"));
         }
         OutputFormat::Table => {
@@ -175,7 +222,10 @@ fn run_queries(dir: &PathBuf, runs: usize, format: OutputFormat, queries: &[usiz
                 println!("| {q:<5} | {r:>6} | {m:>9.4} |");
             }
             println!("+-------+--------+-----------+");
-            println!("total {total:.4} s over {} queries, {threads} threads, median of {runs} hot runs", rows_out.len());
+            println!(
+                "total {total:.4} s over {} queries, {threads} threads, median of {runs} hot runs",
+                rows_out.len()
+            );
         }
     }
     Ok(())

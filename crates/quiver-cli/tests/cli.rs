@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn quiver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_quiver")).args(args).output().expect("run quiver")
+    Command::new(env!("CARGO_BIN_EXE_quiver"))
+        .args(args)
+        .output()
+        .expect("run quiver")
 }
 
 fn stdout(o: &Output) -> String {
@@ -24,14 +27,28 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn csv_output_has_header_quoting_and_null() {
-    let o = quiver(&["sql", "--format", "csv", "-e", "SELECT 1 + 1 AS two, 'a,b' AS s, NULL AS n, 7 / 2 AS q"]);
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        "SELECT 1 + 1 AS two, 'a,b' AS s, NULL AS n, 7 / 2 AS q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "two,s,n,q\n2,\"a,b\",NULL,3.5000\n");
 }
 
 #[test]
 fn several_statements_print_each_result() {
-    let o = quiver(&["sql", "--format", "csv", "-e", "SELECT 1 AS a; SELECT 2 AS b", "-e", "SELECT 3 AS c"]);
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        "SELECT 1 AS a; SELECT 2 AS b",
+        "-e",
+        "SELECT 3 AS c",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "a\n1\nb\n2\nc\n3\n");
 }
@@ -40,10 +57,17 @@ fn several_statements_print_each_result() {
 fn errors_are_mysql_lines_with_exit_status_1() {
     let o = quiver(&["sql", "-e", "SELECT * FROM nope"]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(stderr(&o).trim(), "ERROR 1146 (42S02): Table 'quiver.nope' doesn't exist");
+    assert_eq!(
+        stderr(&o).trim(),
+        "ERROR 1146 (42S02): Table 'quiver.nope' doesn't exist"
+    );
     let o = quiver(&["sql", "-e", "SELEC 1"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).starts_with("ERROR 1064 (42000): You have an error in your SQL syntax"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("ERROR 1064 (42000): You have an error in your SQL syntax"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!stderr(&o).contains("panicked"));
 }
 
@@ -51,9 +75,25 @@ fn errors_are_mysql_lines_with_exit_status_1() {
 fn database_folder_persists_between_runs() {
     let dir = temp_dir("persist");
     let db = dir.to_str().unwrap();
-    let o = quiver(&["sql", "--db", db, "-e", "CREATE TABLE t (id INT, name VARCHAR(10))", "-e", "INSERT INTO t VALUES (1, 'x'), (2, NULL)"]);
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "-e",
+        "CREATE TABLE t (id INT, name VARCHAR(10))",
+        "-e",
+        "INSERT INTO t VALUES (1, 'x'), (2, NULL)",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "SELECT id, name FROM t ORDER BY id DESC"]);
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT id, name FROM t ORDER BY id DESC",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "id,name\n2,NULL\n1,x\n");
     let _ = std::fs::remove_dir_all(&dir);
@@ -64,12 +104,27 @@ fn load_csv_infers_types() {
     let dir = temp_dir("load");
     std::fs::create_dir_all(&dir).unwrap();
     let csv = dir.join("people.csv");
-    std::fs::write(&csv, "id,name,born,score\n1,Ann,1990-02-03,1.5\n2,\"Bo, Jr\",1985-12-31,2.25\n").unwrap();
+    std::fs::write(
+        &csv,
+        "id,name,born,score\n1,Ann,1990-02-03,1.5\n2,\"Bo, Jr\",1985-12-31,2.25\n",
+    )
+    .unwrap();
     let db = dir.join("db");
-    let o = quiver(&["load", "--db", db.to_str().unwrap(), "people", csv.to_str().unwrap()]);
+    let o = quiver(&[
+        "load",
+        "--db",
+        db.to_str().unwrap(),
+        "people",
+        csv.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = quiver(&[
-        "sql", "--db", db.to_str().unwrap(), "--format", "csv", "-e",
+        "sql",
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "csv",
+        "-e",
         "SELECT name, born + INTERVAL 1 DAY AS next, score * 2 AS s FROM people WHERE id = 2",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -80,7 +135,10 @@ fn load_csv_infers_types() {
 #[test]
 fn memory_limit_stops_the_query_with_an_error() {
     let o = quiver(&[
-        "sql", "--memory-limit", "64K", "-e",
+        "sql",
+        "--memory-limit",
+        "64K",
+        "-e",
         "SELECT a.x FROM (SELECT 1 AS x UNION ALL SELECT 2) a ORDER BY a.x",
     ]);
     // Tiny inputs fit; now a big one that cannot.
@@ -89,9 +147,21 @@ fn memory_limit_stops_the_query_with_an_error() {
     let db = dir.to_str().unwrap();
     let o = quiver(&["tpch", "gen", "--sf", "0.01", "--db", db]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = quiver(&["sql", "--db", db, "--memory-limit", "1M", "-e", "SELECT l_comment FROM lineitem ORDER BY l_comment"]);
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--memory-limit",
+        "1M",
+        "-e",
+        "SELECT l_comment FROM lineitem ORDER BY l_comment",
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).starts_with("ERROR 1041 (HY001)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("ERROR 1041 (HY001)"),
+        "{}",
+        stderr(&o)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -101,7 +171,20 @@ fn tpch_run_prints_the_csv_contract() {
     let db = dir.to_str().unwrap();
     let o = quiver(&["tpch", "gen", "--sf", "0.01", "--db", db]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = quiver(&["tpch", "run", "--db", db, "--runs", "1", "--threads", "2", "--format", "csv", "--queries", "1,6"]);
+    let o = quiver(&[
+        "tpch",
+        "run",
+        "--db",
+        db,
+        "--runs",
+        "1",
+        "--threads",
+        "2",
+        "--format",
+        "csv",
+        "--queries",
+        "1,6",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();

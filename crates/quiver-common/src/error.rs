@@ -17,7 +17,11 @@ pub type Result<T, E = QuiverError> = std::result::Result<T, E>;
 
 impl fmt::Display for QuiverError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ERROR {} ({}): {}", self.code, self.sqlstate, self.message)
+        write!(
+            f,
+            "ERROR {} ({}): {}",
+            self.code, self.sqlstate, self.message
+        )
     }
 }
 
@@ -25,7 +29,11 @@ impl std::error::Error for QuiverError {}
 
 impl QuiverError {
     pub fn new(code: u16, sqlstate: &'static str, message: impl Into<String>) -> Self {
-        QuiverError { code, sqlstate, message: message.into() }
+        QuiverError {
+            code,
+            sqlstate,
+            message: message.into(),
+        }
     }
 
     /// 1064: a syntax error. `near` is the rest of the statement from the error position.
@@ -58,11 +66,19 @@ impl QuiverError {
     }
 
     pub fn unknown_column(name: &str, place: &str) -> Self {
-        Self::new(1054, "42S22", format!("Unknown column '{name}' in '{place}'"))
+        Self::new(
+            1054,
+            "42S22",
+            format!("Unknown column '{name}' in '{place}'"),
+        )
     }
 
     pub fn ambiguous_column(name: &str, place: &str) -> Self {
-        Self::new(1052, "23000", format!("Column '{name}' in {place} is ambiguous"))
+        Self::new(
+            1052,
+            "23000",
+            format!("Column '{name}' in {place} is ambiguous"),
+        )
     }
 
     pub fn duplicate_column(name: &str) -> Self {
@@ -70,11 +86,19 @@ impl QuiverError {
     }
 
     pub fn column_count_mismatch(row: usize) -> Self {
-        Self::new(1136, "21S01", format!("Column count doesn't match value count at row {row}"))
+        Self::new(
+            1136,
+            "21S01",
+            format!("Column count doesn't match value count at row {row}"),
+        )
     }
 
     pub fn operand_columns(n: usize) -> Self {
-        Self::new(1241, "21000", format!("Operand should contain {n} column(s)"))
+        Self::new(
+            1241,
+            "21000",
+            format!("Operand should contain {n} column(s)"),
+        )
     }
 
     pub fn subquery_rows() -> Self {
@@ -82,7 +106,11 @@ impl QuiverError {
     }
 
     pub fn out_of_range(type_name: &str, expr: &str) -> Self {
-        Self::new(1690, "22003", format!("{type_name} value is out of range in '{expr}'"))
+        Self::new(
+            1690,
+            "22003",
+            format!("{type_name} value is out of range in '{expr}'"),
+        )
     }
 
     pub fn invalid_group(msg: impl Into<String>) -> Self {
@@ -90,7 +118,14 @@ impl QuiverError {
     }
 
     pub fn not_supported(what: impl Into<String>) -> Self {
-        Self::new(1235, "42000", format!("This version of Quiver doesn't yet support '{}'", what.into()))
+        Self::new(
+            1235,
+            "42000",
+            format!(
+                "This version of Quiver doesn't yet support '{}'",
+                what.into()
+            ),
+        )
     }
 
     pub fn memory_limit(limit: usize) -> Self {
@@ -111,7 +146,11 @@ impl QuiverError {
     }
 
     pub fn wrong_arguments(func: &str) -> Self {
-        Self::new(1582, "42000", format!("Incorrect parameter count in the call to native function '{func}'"))
+        Self::new(
+            1582,
+            "42000",
+            format!("Incorrect parameter count in the call to native function '{func}'"),
+        )
     }
 
     pub fn unknown_function(name: &str) -> Self {
@@ -119,7 +158,11 @@ impl QuiverError {
     }
 
     pub fn truncated_value(type_name: &str, value: &str) -> Self {
-        Self::new(1292, "22007", format!("Truncated incorrect {type_name} value: '{value}'"))
+        Self::new(
+            1292,
+            "22007",
+            format!("Truncated incorrect {type_name} value: '{value}'"),
+        )
     }
 }
 
@@ -145,7 +188,10 @@ mod tests {
     #[test]
     fn display_is_mysql_style() {
         let e = QuiverError::unknown_table("db.t");
-        assert_eq!(e.to_string(), "ERROR 1146 (42S02): Table 'db.t' doesn't exist");
+        assert_eq!(
+            e.to_string(),
+            "ERROR 1146 (42S02): Table 'db.t' doesn't exist"
+        );
         let s = QuiverError::syntax("FORM t", 1).to_string();
         assert!(s.starts_with("ERROR 1064 (42000): You have an error in your SQL syntax"));
         assert!(s.ends_with("near 'FORM t' at line 1"));

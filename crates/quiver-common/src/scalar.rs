@@ -56,14 +56,26 @@ impl ScalarValue {
             DataType::Null => ScalarValue::Null,
             DataType::Boolean => ScalarValue::Boolean(array.as_boolean().value(i)),
             DataType::Int8 => ScalarValue::Int64(array.as_primitive::<Int8Type>().value(i) as i64),
-            DataType::Int16 => ScalarValue::Int64(array.as_primitive::<Int16Type>().value(i) as i64),
-            DataType::Int32 => ScalarValue::Int64(array.as_primitive::<Int32Type>().value(i) as i64),
+            DataType::Int16 => {
+                ScalarValue::Int64(array.as_primitive::<Int16Type>().value(i) as i64)
+            }
+            DataType::Int32 => {
+                ScalarValue::Int64(array.as_primitive::<Int32Type>().value(i) as i64)
+            }
             DataType::Int64 => ScalarValue::Int64(array.as_primitive::<Int64Type>().value(i)),
-            DataType::UInt8 => ScalarValue::UInt64(array.as_primitive::<UInt8Type>().value(i) as u64),
-            DataType::UInt16 => ScalarValue::UInt64(array.as_primitive::<UInt16Type>().value(i) as u64),
-            DataType::UInt32 => ScalarValue::UInt64(array.as_primitive::<UInt32Type>().value(i) as u64),
+            DataType::UInt8 => {
+                ScalarValue::UInt64(array.as_primitive::<UInt8Type>().value(i) as u64)
+            }
+            DataType::UInt16 => {
+                ScalarValue::UInt64(array.as_primitive::<UInt16Type>().value(i) as u64)
+            }
+            DataType::UInt32 => {
+                ScalarValue::UInt64(array.as_primitive::<UInt32Type>().value(i) as u64)
+            }
             DataType::UInt64 => ScalarValue::UInt64(array.as_primitive::<UInt64Type>().value(i)),
-            DataType::Float32 => ScalarValue::Float64(array.as_primitive::<Float32Type>().value(i) as f64),
+            DataType::Float32 => {
+                ScalarValue::Float64(array.as_primitive::<Float32Type>().value(i) as f64)
+            }
             DataType::Float64 => ScalarValue::Float64(array.as_primitive::<Float64Type>().value(i)),
             DataType::Decimal128(p, s) => {
                 ScalarValue::Decimal(array.as_primitive::<Decimal128Type>().value(i), *p, *s)
@@ -107,7 +119,7 @@ impl ScalarValue {
                 let q = if r >= d { q + v.signum() } else { q };
                 i64::try_from(q).ok()
             }
-            ScalarValue::Float64(f) => Some(f.round() as i64),
+            ScalarValue::Float64(f) => Some(f.round_ties_even() as i64),
             ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s).round() as i64),
             ScalarValue::Date(d) => Some(*d as i64),
             ScalarValue::DateTime(t) => Some(*t),
@@ -190,7 +202,10 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
             };
             Arc::new(UInt64Array::from_value(u, n))
         }
-        DataType::Float32 => Arc::new(Float32Array::from_value(v.as_f64().unwrap_or(0.0) as f32, n)),
+        DataType::Float32 => Arc::new(Float32Array::from_value(
+            v.as_f64().unwrap_or(0.0) as f32,
+            n,
+        )),
         DataType::Float64 => Arc::new(Float64Array::from_value(v.as_f64().unwrap_or(0.0), n)),
         DataType::Decimal128(p, s) => {
             let unscaled = crate::types::to_decimal(v, *s)?;
@@ -202,7 +217,11 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
                 ScalarValue::DateTime(t) => t.div_euclid(86_400_000_000) as i32,
                 ScalarValue::Utf8(s) => crate::types::parse_date(s)
                     .ok_or_else(|| QuiverError::truncated_value("date", s))?,
-                other => return Err(QuiverError::internal(format!("cannot make a date of {other:?}"))),
+                other => {
+                    return Err(QuiverError::internal(format!(
+                        "cannot make a date of {other:?}"
+                    )))
+                }
             };
             Arc::new(Date32Array::from_value(d, n))
         }
@@ -212,13 +231,20 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
                 ScalarValue::DateTime(t) => *t,
                 ScalarValue::Utf8(s) => crate::types::parse_datetime(s)
                     .ok_or_else(|| QuiverError::truncated_value("datetime", s))?,
-                other => return Err(QuiverError::internal(format!("cannot make a datetime of {other:?}"))),
+                other => {
+                    return Err(QuiverError::internal(format!(
+                        "cannot make a datetime of {other:?}"
+                    )))
+                }
             };
             Arc::new(TimestampMicrosecondArray::from_value(t, n))
         }
         DataType::Utf8 => {
             let s = v.to_string();
-            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(s.as_str(), n)))
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                s.as_str(),
+                n,
+            )))
         }
         other => return Err(QuiverError::internal(format!("no array for type {other}"))),
     })

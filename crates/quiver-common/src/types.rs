@@ -13,6 +13,9 @@ pub const MAX_DECIMAL_PRECISION: u8 = 38;
 /// MySQL's `div_precision_increment` default: `/` adds this many digits of scale.
 pub const DIV_PRECISION_INCREMENT: i8 = 4;
 
+/// Field metadata key holding a column's DEFAULT as SQL text.
+pub const COLUMN_DEFAULT_KEY: &str = "quiver.default";
+
 pub fn datetime_type() -> DataType {
     DataType::Timestamp(TimeUnit::Microsecond, None)
 }
@@ -77,20 +80,42 @@ pub enum ArithOp {
 
 /// Result type of `l op r` under MySQL's rules.
 pub fn arithmetic_result_type(op: ArithOp, l: &DataType, r: &DataType) -> Result<DataType> {
-    let l = if is_string(l) || matches!(l, DataType::Null) { &DataType::Float64 } else { l };
-    let r = if is_string(r) || matches!(r, DataType::Null) { &DataType::Float64 } else { r };
+    let l = if is_string(l) || matches!(l, DataType::Null) {
+        &DataType::Float64
+    } else {
+        l
+    };
+    let r = if is_string(r) || matches!(r, DataType::Null) {
+        &DataType::Float64
+    } else {
+        r
+    };
     if !is_numeric(l) || !is_numeric(r) {
-        return Err(QuiverError::not_supported(format!("arithmetic on {l} and {r}")));
+        return Err(QuiverError::not_supported(format!(
+            "arithmetic on {l} and {r}"
+        )));
     }
     if l.is_floating() || r.is_floating() {
-        return Ok(if op == ArithOp::IntDiv { DataType::Int64 } else { DataType::Float64 });
+        return Ok(if op == ArithOp::IntDiv {
+            DataType::Int64
+        } else {
+            DataType::Float64
+        });
     }
     let both_int = !matches!(l, DataType::Decimal128(..)) && !matches!(r, DataType::Decimal128(..));
     if op == ArithOp::IntDiv {
-        return Ok(if is_unsigned(l) || is_unsigned(r) { DataType::UInt64 } else { DataType::Int64 });
+        return Ok(if is_unsigned(l) || is_unsigned(r) {
+            DataType::UInt64
+        } else {
+            DataType::Int64
+        });
     }
     if both_int && op != ArithOp::Div {
-        return Ok(if is_unsigned(l) || is_unsigned(r) { DataType::UInt64 } else { DataType::Int64 });
+        return Ok(if is_unsigned(l) || is_unsigned(r) {
+            DataType::UInt64
+        } else {
+            DataType::Int64
+        });
     }
     let (p1, s1) = decimal_shape(l);
     let (p2, s2) = decimal_shape(r);
@@ -130,7 +155,10 @@ pub fn comparison_type(l: &DataType, r: &DataType) -> DataType {
             let (p1, s1) = decimal_shape(a);
             let (p2, s2) = decimal_shape(b);
             let s = s1.max(s2);
-            capped((p1 as i32 - s1 as i32).max(p2 as i32 - s2 as i32) + s as i32, s)
+            capped(
+                (p1 as i32 - s1 as i32).max(p2 as i32 - s2 as i32) + s as i32,
+                s,
+            )
         }
         (a, b) if a.is_integer() && b.is_integer() => {
             if is_unsigned(a) && is_unsigned(b) {
@@ -156,16 +184,21 @@ pub fn common_type(types: &[DataType]) -> DataType {
             (_, DataType::Null) => out.clone(),
             (a, b) if a == b => a.clone(),
             (a, b) if is_string(a) || is_string(b) => DataType::Utf8,
-            (DataType::Date32, DataType::Timestamp(..)) | (DataType::Timestamp(..), DataType::Date32) => {
-                datetime_type()
-            }
+            (DataType::Date32, DataType::Timestamp(..))
+            | (DataType::Timestamp(..), DataType::Date32) => datetime_type(),
             (a, b) if is_temporal(a) || is_temporal(b) => DataType::Utf8,
             (a, b) if a.is_floating() || b.is_floating() => DataType::Float64,
-            (a, b) if matches!(a, DataType::Decimal128(..)) || matches!(b, DataType::Decimal128(..)) => {
+            (a, b)
+                if matches!(a, DataType::Decimal128(..))
+                    || matches!(b, DataType::Decimal128(..)) =>
+            {
                 let (p1, s1) = decimal_shape(a);
                 let (p2, s2) = decimal_shape(b);
                 let s = s1.max(s2);
-                capped((p1 as i32 - s1 as i32).max(p2 as i32 - s2 as i32) + s as i32, s)
+                capped(
+                    (p1 as i32 - s1 as i32).max(p2 as i32 - s2 as i32) + s as i32,
+                    s,
+                )
             }
             (DataType::Boolean, b) | (b, DataType::Boolean) if b.is_integer() => DataType::Int64,
             (a, b) if a.is_integer() && b.is_integer() => {
@@ -229,8 +262,12 @@ pub fn to_decimal(v: &ScalarValue, scale: i8) -> Result<i128> {
     let overflow = || QuiverError::out_of_range("DECIMAL", &v.to_string());
     match v {
         ScalarValue::Decimal(u, _, s) => rescale(*u, *s, scale).ok_or_else(overflow),
-        ScalarValue::Int64(i) => (*i as i128).checked_mul(10i128.pow(scale as u32)).ok_or_else(overflow),
-        ScalarValue::UInt64(i) => (*i as i128).checked_mul(10i128.pow(scale as u32)).ok_or_else(overflow),
+        ScalarValue::Int64(i) => (*i as i128)
+            .checked_mul(10i128.pow(scale as u32))
+            .ok_or_else(overflow),
+        ScalarValue::UInt64(i) => (*i as i128)
+            .checked_mul(10i128.pow(scale as u32))
+            .ok_or_else(overflow),
         ScalarValue::Boolean(b) => Ok((*b as i128) * 10i128.pow(scale as u32)),
         ScalarValue::Utf8(s) => match parse_decimal(s.trim()) {
             Some((u, s0)) => rescale(u, s0, scale).ok_or_else(overflow),
@@ -290,7 +327,11 @@ pub fn format_decimal(v: i128, scale: i8) -> String {
     let neg = v < 0;
     let digits = v.unsigned_abs().to_string();
     let scale = scale as usize;
-    let padded = if digits.len() <= scale { format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits) } else { digits };
+    let padded = if digits.len() <= scale {
+        format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits)
+    } else {
+        digits
+    };
     let (i, f) = padded.split_at(padded.len() - scale);
     format!("{}{}.{}", if neg { "-" } else { "" }, i, f)
 }
@@ -462,7 +503,11 @@ pub fn compare_pad_space(a: &[u8], b: &[u8]) -> Ordering {
         Ordering::Equal => {}
         other => return other,
     }
-    let (rest, flip) = if a.len() > n { (&a[n..], false) } else { (&b[n..], true) };
+    let (rest, flip) = if a.len() > n {
+        (&a[n..], false)
+    } else {
+        (&b[n..], true)
+    };
     for &c in rest {
         if c != b' ' {
             let o = c.cmp(&b' ');
@@ -522,8 +567,14 @@ mod tests {
     #[test]
     fn mysql_decimal_rules() {
         let d = DataType::Decimal128(15, 2);
-        assert_eq!(arithmetic_result_type(ArithOp::Mul, &d, &d).unwrap(), DataType::Decimal128(30, 4));
-        assert_eq!(arithmetic_result_type(ArithOp::Div, &DataType::Int64, &DataType::Int64).unwrap(), DataType::Decimal128(23, 4));
+        assert_eq!(
+            arithmetic_result_type(ArithOp::Mul, &d, &d).unwrap(),
+            DataType::Decimal128(30, 4)
+        );
+        assert_eq!(
+            arithmetic_result_type(ArithOp::Div, &DataType::Int64, &DataType::Int64).unwrap(),
+            DataType::Decimal128(23, 4)
+        );
         assert_eq!(sum_type(&d), DataType::Decimal128(37, 2));
         assert_eq!(avg_type(&d), DataType::Decimal128(19, 6));
     }

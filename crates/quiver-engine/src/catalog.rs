@@ -40,9 +40,16 @@ impl Table {
         if let Some(d) = slot.as_ref() {
             return Ok(d.clone());
         }
-        let dir = self.dir.as_ref().ok_or_else(|| QuiverError::internal("in-memory table without data"))?;
+        let dir = self
+            .dir
+            .as_ref()
+            .ok_or_else(|| QuiverError::internal("in-memory table without data"))?;
         let (_, batches) = quiver_storage::read_table(dir).map_err(|e| {
-            QuiverError::new(e.code, e.sqlstate, format!("table '{}': {}", self.name, e.message))
+            QuiverError::new(
+                e.code,
+                e.sqlstate,
+                format!("table '{}': {}", self.name, e.message),
+            )
         })?;
         let d = Arc::new(batches);
         *slot = Some(d.clone());
@@ -80,7 +87,11 @@ impl TableSource for Table {
         *self.rows.read().expect("table lock")
     }
     fn distinct_estimate(&self, column: usize) -> Option<usize> {
-        self.distinct.read().expect("table lock").get(column).copied()
+        self.distinct
+            .read()
+            .expect("table lock")
+            .get(column)
+            .copied()
     }
     fn batches(&self) -> Result<Arc<Vec<RecordBatch>>> {
         self.data()
@@ -103,12 +114,17 @@ const MARKER: &str = "quiver.db";
 
 impl Database {
     pub fn in_memory() -> Arc<Database> {
-        Arc::new(Database { dir: None, tables: Default::default(), views: Default::default() })
+        Arc::new(Database {
+            dir: None,
+            tables: Default::default(),
+            views: Default::default(),
+        })
     }
 
     /// Opens (creating if needed) the database in `dir`.
     pub fn open(dir: &Path) -> Result<Arc<Database>> {
-        let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
+        let io =
+            |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
         fs::create_dir_all(dir.join("tables")).map_err(io)?;
         fs::create_dir_all(dir.join("views")).map_err(io)?;
         let marker = dir.join(MARKER);
@@ -140,12 +156,20 @@ impl Database {
         for entry in fs::read_dir(dir.join("views")).map_err(io)? {
             let path = entry.map_err(io)?.path();
             if path.extension().is_some_and(|e| e == "sql") {
-                let name = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+                let name = path
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_string();
                 let sql = fs::read_to_string(&path).map_err(io)?;
                 views.insert(key(&name), (name, sql));
             }
         }
-        Ok(Arc::new(Database { dir: Some(dir.to_path_buf()), tables: RwLock::new(tables), views: RwLock::new(views) }))
+        Ok(Arc::new(Database {
+            dir: Some(dir.to_path_buf()),
+            tables: RwLock::new(tables),
+            views: RwLock::new(views),
+        }))
     }
 
     pub fn dir(&self) -> Option<&Path> {
@@ -153,18 +177,38 @@ impl Database {
     }
 
     pub fn table(&self, name: &str) -> Option<Arc<Table>> {
-        self.tables.read().expect("catalog lock").get(&key(name)).cloned()
+        self.tables
+            .read()
+            .expect("catalog lock")
+            .get(&key(name))
+            .cloned()
     }
 
     pub fn table_names(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.tables.read().expect("catalog lock").values().map(|t| t.name.clone()).collect();
-        v.extend(self.views.read().expect("catalog lock").values().map(|(n, _)| n.clone()));
+        let mut v: Vec<String> = self
+            .tables
+            .read()
+            .expect("catalog lock")
+            .values()
+            .map(|t| t.name.clone())
+            .collect();
+        v.extend(
+            self.views
+                .read()
+                .expect("catalog lock")
+                .values()
+                .map(|(n, _)| n.clone()),
+        );
         v.sort();
         v
     }
 
     pub fn view_sql(&self, name: &str) -> Option<String> {
-        self.views.read().expect("catalog lock").get(&key(name)).map(|(_, s)| s.clone())
+        self.views
+            .read()
+            .expect("catalog lock")
+            .get(&key(name))
+            .map(|(_, s)| s.clone())
     }
 
     fn exists(&self, name: &str) -> bool {
@@ -172,9 +216,19 @@ impl Database {
     }
 
     /// Creates a table with `batches` as its contents.
-    pub fn create_table(&self, name: &str, schema: SchemaRef, batches: Vec<RecordBatch>, if_not_exists: bool) -> Result<bool> {
+    pub fn create_table(
+        &self,
+        name: &str,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+        if_not_exists: bool,
+    ) -> Result<bool> {
         if self.exists(name) {
-            return if if_not_exists { Ok(false) } else { Err(QuiverError::table_exists(name)) };
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(QuiverError::table_exists(name))
+            };
         }
         let dir = self.dir.as_ref().map(|d| d.join("tables").join(name));
         let table = Arc::new(Table {
@@ -186,16 +240,24 @@ impl Database {
             dir,
         });
         table.replace(batches)?;
-        self.tables.write().expect("catalog lock").insert(key(name), table);
+        self.tables
+            .write()
+            .expect("catalog lock")
+            .insert(key(name), table);
         Ok(true)
     }
 
     pub fn drop_table(&self, name: &str, if_exists: bool) -> Result<()> {
-        let removed = self.tables.write().expect("catalog lock").remove(&key(name));
+        let removed = self
+            .tables
+            .write()
+            .expect("catalog lock")
+            .remove(&key(name));
         match removed {
             Some(t) => {
                 if let Some(dir) = &t.dir {
-                    fs::remove_dir_all(dir).map_err(|e| QuiverError::io("dropping table files", e))?;
+                    fs::remove_dir_all(dir)
+                        .map_err(|e| QuiverError::io("dropping table files", e))?;
                 }
                 Ok(())
             }
@@ -211,9 +273,14 @@ impl Database {
         if let Some(dir) = &self.dir {
             let path = dir.join("views").join(format!("{name}.sql"));
             let tmp = path.with_extension("sql.tmp");
-            fs::write(&tmp, sql).and_then(|_| fs::rename(&tmp, &path)).map_err(|e| QuiverError::io("writing view", e))?;
+            fs::write(&tmp, sql)
+                .and_then(|_| fs::rename(&tmp, &path))
+                .map_err(|e| QuiverError::io("writing view", e))?;
         }
-        self.views.write().expect("catalog lock").insert(key(name), (name.to_string(), sql.to_string()));
+        self.views
+            .write()
+            .expect("catalog lock")
+            .insert(key(name), (name.to_string(), sql.to_string()));
         Ok(())
     }
 

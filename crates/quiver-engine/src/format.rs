@@ -30,7 +30,11 @@ pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>>
         for r in 0..b.num_rows() {
             let mut row = Vec::with_capacity(b.num_columns());
             for c in b.columns() {
-                row.push(if c.is_null(r) { None } else { Some(ScalarValue::from_array(c, r)?.to_string()) });
+                row.push(if c.is_null(r) {
+                    None
+                } else {
+                    Some(ScalarValue::from_array(c, r)?.to_string())
+                });
             }
             rows.push(row);
         }
@@ -67,7 +71,11 @@ pub fn format_table(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<Strin
     }
     out.push('\n');
     out += &line;
-    let right: Vec<bool> = schema.fields().iter().map(|f| is_numeric(f.data_type())).collect();
+    let right: Vec<bool> = schema
+        .fields()
+        .iter()
+        .map(|f| is_numeric(f.data_type()))
+        .collect();
     for r in &rows {
         out.push('|');
         for (i, v) in r.iter().enumerate() {
@@ -99,10 +107,18 @@ fn csv_field(v: &str) -> String {
 
 /// CSV with a header row, RFC 4180 quoting, NULL as `NULL`.
 pub fn format_csv(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String> {
-    let mut out = schema.fields().iter().map(|f| csv_field(f.name())).collect::<Vec<_>>().join(",");
+    let mut out = schema
+        .fields()
+        .iter()
+        .map(|f| csv_field(f.name()))
+        .collect::<Vec<_>>()
+        .join(",");
     out.push('\n');
     for r in rows_as_text(batches)? {
-        let line: Vec<String> = r.iter().map(|v| v.as_deref().map(csv_field).unwrap_or_else(|| "NULL".into())).collect();
+        let line: Vec<String> = r
+            .iter()
+            .map(|v| v.as_deref().map(csv_field).unwrap_or_else(|| "NULL".into()))
+            .collect();
         out += &line.join(",");
         out.push('\n');
     }
@@ -129,8 +145,16 @@ fn json_string(s: &str) -> String {
 
 /// A JSON array of row objects; numbers stay numbers (decimals as JSON numbers).
 pub fn format_json(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String> {
-    let names: Vec<String> = schema.fields().iter().map(|f| json_string(f.name())).collect();
-    let numeric: Vec<bool> = schema.fields().iter().map(|f| is_numeric(f.data_type())).collect();
+    let names: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f| json_string(f.name()))
+        .collect();
+    let numeric: Vec<bool> = schema
+        .fields()
+        .iter()
+        .map(|f| is_numeric(f.data_type()))
+        .collect();
     let mut out = String::from("[");
     for (i, r) in rows_as_text(batches)?.iter().enumerate() {
         if i > 0 {

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use quiver_common::types::COLUMN_DEFAULT_KEY;
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
 use quiver_exec::operators::display_plan;
@@ -13,8 +14,8 @@ use quiver_exec::{collect, create_physical_plan, ExecContext, ExecutionPlan};
 use quiver_plan::optimizer::optimize;
 use quiver_plan::LogicalPlan;
 use quiver_sql::sqlparser::ast::{
-    ColumnOption, CreateTable, CreateView, Insert, ObjectName, ObjectNamePart, ObjectType, Query, SetExpr, Statement,
-    TableObject,
+    ColumnOption, CreateTable, CreateView, Expr as SqlExpr, Insert, ObjectName, ObjectNamePart,
+    ObjectType, Query, SetExpr, Statement, TableObject,
 };
 use quiver_sql::{parse_sql, sql_type, Binder};
 
@@ -30,7 +31,9 @@ pub struct EngineConfig {
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
-            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
             memory_limit: default_memory_limit(),
         }
     }
@@ -53,8 +56,13 @@ pub fn default_memory_limit() -> usize {
 
 #[derive(Debug, Clone)]
 pub enum StatementResult {
-    Rows { schema: SchemaRef, batches: Vec<RecordBatch> },
-    Done { affected: u64 },
+    Rows {
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+    },
+    Done {
+        affected: u64,
+    },
 }
 
 impl StatementResult {
@@ -74,14 +82,19 @@ pub struct Session {
 fn object_name(name: &ObjectName) -> Result<String> {
     match name.0.last() {
         Some(ObjectNamePart::Identifier(i)) => Ok(i.value.clone()),
-        _ => Err(QuiverError::syntax_msg(format!("unsupported object name {name}"))),
+        _ => Err(QuiverError::syntax_msg(format!(
+            "unsupported object name {name}"
+        ))),
     }
 }
 
 fn text_result(column: &str, lines: Vec<String>) -> Result<StatementResult> {
     let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, false)]));
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from(lines))])?;
-    Ok(StatementResult::Rows { schema, batches: vec![batch] })
+    Ok(StatementResult::Rows {
+        schema,
+        batches: vec![batch],
+    })
 }
 
 impl Session {
@@ -99,20 +112,29 @@ impl Session {
 
     /// Runs every statement of `sql` in order; stops at the first error.
     pub fn execute(&self, sql: &str) -> Result<Vec<StatementResult>> {
-        parse_sql(sql)?.iter().map(|s| self.execute_statement(s)).collect()
+        parse_sql(sql)?
+            .iter()
+            .map(|s| self.execute_statement(s))
+            .collect()
     }
 
     /// Runs `sql`, which must be one statement, and returns its result.
     pub fn query(&self, sql: &str) -> Result<StatementResult> {
         let mut stmts = parse_sql(sql)?;
         if stmts.len() != 1 {
-            return Err(QuiverError::syntax_msg(format!("expected one statement, got {}", stmts.len())));
+            return Err(QuiverError::syntax_msg(format!(
+                "expected one statement, got {}",
+                stmts.len()
+            )));
         }
         self.execute_statement(&stmts.remove(0))
     }
 
     fn context(&self) -> Arc<ExecContext> {
-        Arc::new(ExecContext::new(self.config.threads, self.config.memory_limit))
+        Arc::new(ExecContext::new(
+            self.config.threads,
+            self.config.memory_limit,
+        ))
     }
 
     /// Binds and optimizes a query.
@@ -139,7 +161,12 @@ impl Session {
             }
             Statement::CreateTable(ct) => self.create_table(ct),
             Statement::Insert(ins) => self.insert(ins),
-            Statement::Drop { object_type, if_exists, names, .. } => {
+            Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                ..
+            } => {
                 for n in names {
                     let name = object_name(n)?;
                     match object_type {
@@ -150,29 +177,61 @@ impl Session {
                 }
                 Ok(StatementResult::Done { affected: 0 })
             }
-            Statement::CreateView(CreateView { name, query, or_replace, .. }) => {
+            Statement::CreateView(CreateView {
+                name,
+                query,
+                or_replace,
+                columns,
+                ..
+            }) => {
                 let name = object_name(name)?;
+                let names: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
+                if !names.is_empty() {
+                    let plan = self.logical_plan(query)?;
+                    if plan.schema().len() != names.len() {
+                        return Err(QuiverError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
+                    }
+                }
+                let query =
+                    quiver_sql::view_query_with_columns(&name, query.as_ref().clone(), &names);
                 // Bind once so a broken view is refused when created.
-                self.logical_plan(query)?;
-                self.db.create_view(&name, &query.to_string(), *or_replace)?;
+                self.logical_plan(&query)?;
+                self.db
+                    .create_view(&name, &query.to_string(), *or_replace)?;
                 Ok(StatementResult::Done { affected: 0 })
             }
             Statement::ShowTables { .. } => text_result("Tables_in_quiver", self.db.table_names()),
             Statement::ExplainTable { table_name, .. } => self.describe(&object_name(table_name)?),
-            Statement::Explain { analyze, statement, .. } => {
+            Statement::Explain {
+                analyze, statement, ..
+            } => {
                 let Statement::Query(q) = statement.as_ref() else {
-                    return Err(QuiverError::not_supported("EXPLAIN of a statement other than SELECT"));
+                    return Err(QuiverError::not_supported(
+                        "EXPLAIN of a statement other than SELECT",
+                    ));
                 };
                 let plan = self.physical_plan(q)?;
                 if *analyze {
                     let start = Instant::now();
                     let batches = collect(&plan, &self.context())?;
                     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-                    let mut lines: Vec<String> = display_plan(&plan, true).lines().map(String::from).collect();
-                    lines.push(format!("Total: {rows} rows in {:.3} ms", start.elapsed().as_secs_f64() * 1e3));
+                    let mut lines: Vec<String> = display_plan(&plan, true)
+                        .lines()
+                        .map(String::from)
+                        .collect();
+                    lines.push(format!(
+                        "Total: {rows} rows in {:.3} ms",
+                        start.elapsed().as_secs_f64() * 1e3
+                    ));
                     text_result("plan", lines)
                 } else {
-                    text_result("plan", display_plan(&plan, false).lines().map(String::from).collect())
+                    text_result(
+                        "plan",
+                        display_plan(&plan, false)
+                            .lines()
+                            .map(String::from)
+                            .collect(),
+                    )
                 }
             }
             Statement::Set(_) | Statement::Use(_) => Ok(StatementResult::Done { affected: 0 }),
@@ -181,16 +240,38 @@ impl Session {
     }
 
     fn describe(&self, name: &str) -> Result<StatementResult> {
-        let table = self.db.table(name).ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
+        let table = self
+            .db
+            .table(name)
+            .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
         let schema = table.schema();
         let fields: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        let types: Vec<String> = schema.fields().iter().map(|f| quiver_common::types::mysql_type_name(f.data_type())).collect();
-        let nulls: Vec<&str> = schema.fields().iter().map(|f| if f.is_nullable() { "YES" } else { "NO" }).collect();
+        let types: Vec<String> = schema
+            .fields()
+            .iter()
+            .map(|f| quiver_common::types::mysql_type_name(f.data_type()))
+            .collect();
+        let nulls: Vec<&str> = schema
+            .fields()
+            .iter()
+            .map(|f| if f.is_nullable() { "YES" } else { "NO" })
+            .collect();
         let empty = vec![""; fields.len()];
         let out = Arc::new(Schema::new(
-            ["Field", "Type", "Null", "Key", "Default", "Extra"].iter().map(|n| Field::new(*n, DataType::Utf8, true)).collect::<Vec<_>>(),
+            ["Field", "Type", "Null", "Key", "Default", "Extra"]
+                .iter()
+                .map(|n| Field::new(*n, DataType::Utf8, true))
+                .collect::<Vec<_>>(),
         ));
-        let defaults: StringArray = std::iter::repeat_n(None::<&str>, fields.len()).collect();
+        let defaults: StringArray = schema
+            .fields()
+            .iter()
+            .map(|f| {
+                f.metadata()
+                    .get(COLUMN_DEFAULT_KEY)
+                    .map(|d| d.trim_matches('\'').to_string())
+            })
+            .collect();
         let batch = RecordBatch::try_new(
             out.clone(),
             vec![
@@ -202,7 +283,10 @@ impl Session {
                 Arc::new(StringArray::from(empty)),
             ],
         )?;
-        Ok(StatementResult::Rows { schema: out, batches: vec![batch] })
+        Ok(StatementResult::Rows {
+            schema: out,
+            batches: vec![batch],
+        })
     }
 
     fn create_table(&self, ct: &CreateTable) -> Result<StatementResult> {
@@ -214,21 +298,78 @@ impl Session {
             let (schema, batches) = self.run_query(q)?;
             check_unique_names(&schema)?;
             let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
-            self.db.create_table(&name, schema, batches, ct.if_not_exists)?;
+            self.db
+                .create_table(&name, schema, batches, ct.if_not_exists)?;
             return Ok(StatementResult::Done { affected: rows });
         }
         let mut fields = Vec::with_capacity(ct.columns.len());
         for c in &ct.columns {
             let t = sql_type(&c.data_type)?;
             let not_null = c.options.iter().any(|o| {
-                matches!(o.option, ColumnOption::NotNull) || matches!(o.option, ColumnOption::PrimaryKey(_))
+                matches!(o.option, ColumnOption::NotNull)
+                    || matches!(o.option, ColumnOption::PrimaryKey(_))
             });
-            fields.push(Field::new(&c.name.value, t, !not_null));
+            let mut field = Field::new(&c.name.value, t, !not_null);
+            if let Some(def) = c.options.iter().find_map(|o| match &o.option {
+                ColumnOption::Default(e) => Some(e),
+                _ => None,
+            }) {
+                // Checked now so that a bad DEFAULT is refused at CREATE time.
+                let value = self.constant_value(def)?;
+                store_cast(&value, &field, 0).map_err(|_| {
+                    QuiverError::new(
+                        1067,
+                        "42000",
+                        format!("Invalid default value for '{}'", c.name.value),
+                    )
+                })?;
+                field = field.with_metadata(std::collections::HashMap::from([(
+                    COLUMN_DEFAULT_KEY.to_string(),
+                    def.to_string(),
+                )]));
+            }
+            fields.push(field);
         }
         let schema = Arc::new(Schema::new(fields));
         check_unique_names(&schema)?;
-        self.db.create_table(&name, schema, vec![], ct.if_not_exists)?;
+        self.db
+            .create_table(&name, schema, vec![], ct.if_not_exists)?;
         Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// A constant expression's value as a one-row array.
+    fn constant_value(&self, e: &SqlExpr) -> Result<ArrayRef> {
+        let one = RecordBatch::try_new_with_options(
+            Arc::new(Schema::empty()),
+            vec![],
+            &RecordBatchOptions::new().with_row_count(Some(1)),
+        )?;
+        let bound = Binder::new(self.db.as_ref()).bind_constant(e)?;
+        PhysicalExpr::compile(&bound, &Default::default())?.evaluate_array(&one)
+    }
+
+    /// `rows` copies of a column's DEFAULT: NULL when it has none and allows
+    /// NULL, else MySQL's strict-mode error 1364.
+    fn column_default(&self, f: &Field, rows: usize) -> Result<ArrayRef> {
+        let Some(text) = f.metadata().get(COLUMN_DEFAULT_KEY) else {
+            if f.is_nullable() {
+                return Ok(arrow_array::new_null_array(f.data_type(), rows));
+            }
+            return Err(QuiverError::new(
+                1364,
+                "HY000",
+                format!("Field '{}' doesn't have a default value", f.name()),
+            ));
+        };
+        let e = quiver_sql::sqlparser::parser::Parser::new(
+            &quiver_sql::sqlparser::dialect::MySqlDialect {},
+        )
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| QuiverError::internal(format!("stored DEFAULT of '{}': {e}", f.name())))?;
+        let one = store_cast(&self.constant_value(&e)?, f, 0)?;
+        let index = arrow_array::UInt32Array::from(vec![0u32; rows]);
+        Ok(arrow_select::take::take(one.as_ref(), &index, None)?)
     }
 
     fn insert(&self, ins: &Insert) -> Result<StatementResult> {
@@ -236,7 +377,10 @@ impl Session {
             return Err(QuiverError::not_supported("INSERT into a table function"));
         };
         let name = object_name(name)?;
-        let table = self.db.table(&name).ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
+        let table = self
+            .db
+            .table(&name)
+            .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
         let schema = table.schema();
         // Which table column each source column fills.
         let targets: Vec<usize> = if ins.columns.is_empty() {
@@ -254,27 +398,59 @@ impl Session {
                 })
                 .collect::<Result<_>>()?
         };
-        let source = ins.source.as_ref().ok_or_else(|| QuiverError::not_supported("INSERT without a source"))?;
+        let source = ins
+            .source
+            .as_ref()
+            .ok_or_else(|| QuiverError::not_supported("INSERT without a source"))?;
         let columns: Vec<ArrayRef> = match source.body.as_ref() {
             SetExpr::Values(values) => {
                 let mut binder = Binder::new(self.db.as_ref());
-                let one = RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &RecordBatchOptions::new().with_row_count(Some(1)))?;
-                let mut cols: Vec<Vec<ArrayRef>> = vec![Vec::with_capacity(values.rows.len()); targets.len()];
+                let one = RecordBatch::try_new_with_options(
+                    Arc::new(Schema::empty()),
+                    vec![],
+                    &RecordBatchOptions::new().with_row_count(Some(1)),
+                )?;
+                let mut cols: Vec<Vec<ArrayRef>> =
+                    vec![Vec::with_capacity(values.rows.len()); targets.len()];
                 for (r, row) in values.rows.iter().enumerate() {
                     if row.content.len() != targets.len() {
                         return Err(QuiverError::column_count_mismatch(r + 1));
                     }
                     for (c, e) in row.content.iter().enumerate() {
-                        let bound = binder.bind_constant(e)?;
-                        let v = PhysicalExpr::compile(&bound, &Default::default())?.evaluate_array(&one)?;
+                        let v = match e {
+                            SqlExpr::Identifier(id)
+                                if id.quote_style.is_none()
+                                    && id.value.eq_ignore_ascii_case("DEFAULT") =>
+                            {
+                                self.column_default(schema.field(targets[c]), 1)?
+                            }
+                            _ => {
+                                let bound = binder.bind_constant(e)?;
+                                PhysicalExpr::compile(&bound, &Default::default())?
+                                    .evaluate_array(&one)?
+                            }
+                        };
                         cols[c].push(v);
                     }
                 }
                 cols.into_iter()
                     .enumerate()
                     .map(|(c, parts)| {
-                        let t = schema.field(targets[c]).data_type();
-                        let parts = parts.iter().map(|p| cast_array(p, &common_input_type(p.data_type(), t))).collect::<Result<Vec<_>>>()?;
+                        let f = schema.field(targets[c]);
+                        let t = f.data_type();
+                        // Each row is stored on its own so that errors name its row
+                        // and a NULL row does not clash with typed rows in the concat.
+                        let parts = parts
+                            .iter()
+                            .enumerate()
+                            .map(|(r, p)| {
+                                store_cast(
+                                    &cast_array(p, &common_input_type(p.data_type(), t))?,
+                                    f,
+                                    r,
+                                )
+                            })
+                            .collect::<Result<Vec<_>>>()?;
                         let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
                         if refs.is_empty() {
                             Ok(arrow_array::new_empty_array(t))
@@ -297,19 +473,29 @@ impl Session {
         let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         for (i, f) in schema.fields().iter().enumerate() {
             let a = match targets.iter().position(|t| *t == i) {
-                Some(src) => store_cast(&columns[src], f)?,
-                None => arrow_array::new_null_array(f.data_type(), rows),
+                Some(src) => store_cast(&columns[src], f, 0)?,
+                None => self.column_default(f, rows)?,
             };
             if !f.is_nullable() && a.null_count() > 0 {
-                return Err(QuiverError::new(1048, "23000", format!("Column '{}' cannot be null", f.name())));
+                return Err(QuiverError::new(
+                    1048,
+                    "23000",
+                    format!("Column '{}' cannot be null", f.name()),
+                ));
             }
             full.push(a);
         }
-        let batch = RecordBatch::try_new_with_options(schema.clone(), full, &RecordBatchOptions::new().with_row_count(Some(rows)))?;
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            full,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?;
         let mut all: Vec<RecordBatch> = table.data()?.as_ref().clone();
         all.push(batch);
         table.replace(all)?;
-        Ok(StatementResult::Done { affected: rows as u64 })
+        Ok(StatementResult::Done {
+            affected: rows as u64,
+        })
     }
 }
 
@@ -319,6 +505,7 @@ fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
     match from {
         DataType::Null => DataType::Null,
         DataType::Utf8 => DataType::Utf8,
+        DataType::UInt64 => DataType::UInt64,
         t if t.is_integer() => DataType::Int64,
         DataType::Boolean => DataType::Int64,
         other => other.clone(),
@@ -327,10 +514,27 @@ fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
 
 /// Converts a value to a column's type with MySQL strict-mode checks:
 /// out of range is 1264, an invalid date or number is 1292 / 1366.
-fn store_cast(a: &ArrayRef, f: &Field) -> Result<ArrayRef> {
+/// `first_row` is the 0-based row number of `a`'s first value in the statement.
+fn store_cast(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
     let t = f.data_type();
+    if a.data_type() == t {
+        return Ok(a.clone());
+    }
+    if a.data_type() == &DataType::Null {
+        return Ok(arrow_array::new_null_array(t, a.len()));
+    }
     let out = cast_array(a, t)?;
-    let out_of_range = || QuiverError::new(1264, "22003", format!("Out of range value for column '{}' at row 1", f.name()));
+    let out_of_range = || {
+        QuiverError::new(
+            1264,
+            "22003",
+            format!(
+                "Out of range value for column '{}' at row {}",
+                f.name(),
+                first_row + 1
+            ),
+        )
+    };
     if t.is_integer() && a.data_type() != t {
         // The value must survive the round trip through the column type.
         let back = cast_array(&out, &DataType::Decimal128(38, 0))?;
@@ -340,7 +544,10 @@ fn store_cast(a: &ArrayRef, f: &Field) -> Result<ArrayRef> {
         }
     }
     if let DataType::Decimal128(p, _) = t {
-        let d = out.as_any().downcast_ref::<arrow_array::Decimal128Array>().expect("decimal");
+        let d = out
+            .as_any()
+            .downcast_ref::<arrow_array::Decimal128Array>()
+            .expect("decimal");
         let max = 10i128.pow(*p as u32);
         if d.iter().flatten().any(|v| v.abs() >= max) {
             return Err(out_of_range());
@@ -352,9 +559,19 @@ fn store_cast(a: &ArrayRef, f: &Field) -> Result<ArrayRef> {
             DataType::Timestamp(..) => "datetime",
             _ => "value",
         };
-        let first = (0..a.len()).find(|i| out.is_null(*i) && !a.is_null(*i)).unwrap_or(0);
+        let first = (0..a.len())
+            .find(|i| out.is_null(*i) && !a.is_null(*i))
+            .unwrap_or(0);
         let v = quiver_common::ScalarValue::from_array(a, first)?.to_string();
-        return Err(QuiverError::new(1292, "22007", format!("Incorrect {kind} value: '{v}' for column '{}' at row {}", f.name(), first + 1)));
+        return Err(QuiverError::new(
+            1292,
+            "22007",
+            format!(
+                "Incorrect {kind} value: '{v}' for column '{}' at row {}",
+                f.name(),
+                first_row + first + 1
+            ),
+        ));
     }
     Ok(out)
 }

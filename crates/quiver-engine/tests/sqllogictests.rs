@@ -31,8 +31,9 @@ impl sqllogictest::DB for QuiverDb {
 
     fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SqlError> {
         // A panic is a bug in its own right: report it as a distinct error.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.session.query(sql)))
-            .map_err(|_| SqlError(format!("PANIC while running: {sql}")))?;
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.session.query(sql)))
+                .map_err(|_| SqlError(format!("PANIC while running: {sql}")))?;
         match result.map_err(|e| SqlError(e.to_string()))? {
             StatementResult::Done { affected } => Ok(DBOutput::StatementComplete(affected)),
             StatementResult::Rows { schema, batches } => {
@@ -49,7 +50,10 @@ impl sqllogictest::DB for QuiverDb {
                             .collect()
                     })
                     .collect();
-                Ok(DBOutput::Rows { types: vec![DefaultColumnType::Any; schema.fields().len()], rows })
+                Ok(DBOutput::Rows {
+                    types: vec![DefaultColumnType::Any; schema.fields().len()],
+                    rows,
+                })
             }
         }
     }
@@ -64,7 +68,9 @@ fn slt_root() -> PathBuf {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
@@ -78,11 +84,18 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn run_file(path: &Path) -> Result<(), String> {
     let mut runner = sqllogictest::Runner::new(|| async {
-        let config = EngineConfig { threads: 2, ..EngineConfig::default() };
-        Ok(QuiverDb { session: Session::new(Database::in_memory(), config) })
+        let config = EngineConfig {
+            threads: 2,
+            ..EngineConfig::default()
+        };
+        Ok(QuiverDb {
+            session: Session::new(Database::in_memory(), config),
+        })
     });
     runner.add_label("quiver");
-    runner.run_file(path).map_err(|e| e.display(false).to_string())
+    runner
+        .run_file(path)
+        .map_err(|e| e.display(false).to_string())
 }
 
 fn main() {
@@ -99,13 +112,19 @@ fn main() {
     let trials = files
         .into_iter()
         .map(|path| {
-            let name = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let name = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
             let expect_fail = known.contains(&name);
             Trial::test(name.clone(), move || match (run_file(&path), expect_fail) {
                 (Ok(()), false) => Ok(()),
                 (Err(e), false) => Err(Failed::from(e)),
                 (Err(_), true) => Ok(()),
-                (Ok(()), true) => Err(Failed::from(format!("{name} now passes: remove it from tests/sql/known_failures.txt"))),
+                (Ok(()), true) => Err(Failed::from(format!(
+                    "{name} now passes: remove it from tests/sql/known_failures.txt"
+                ))),
             })
         })
         .collect();

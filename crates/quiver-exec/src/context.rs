@@ -16,7 +16,10 @@ pub struct ExecContext {
 
 impl ExecContext {
     pub fn new(threads: usize, memory_limit: usize) -> Self {
-        ExecContext { threads: threads.max(1), memory: MemoryPool::new(memory_limit) }
+        ExecContext {
+            threads: threads.max(1),
+            memory: MemoryPool::new(memory_limit),
+        }
     }
 }
 
@@ -31,7 +34,10 @@ pub struct MemoryPool {
 
 impl MemoryPool {
     pub fn new(limit: usize) -> Self {
-        MemoryPool { limit, used: AtomicUsize::new(0) }
+        MemoryPool {
+            limit,
+            used: AtomicUsize::new(0),
+        }
     }
 
     pub fn limit(&self) -> usize {
@@ -44,7 +50,10 @@ impl MemoryPool {
 
     /// Reserves `bytes` for the life of the returned guard.
     pub fn reserve(&self, bytes: usize) -> Result<Reservation<'_>> {
-        let mut r = Reservation { pool: self, bytes: 0 };
+        let mut r = Reservation {
+            pool: self,
+            bytes: 0,
+        };
         r.grow(bytes)?;
         Ok(r)
     }
@@ -71,7 +80,9 @@ impl Reservation<'_> {
         if bytes > self.bytes {
             self.grow(bytes - self.bytes)
         } else {
-            self.pool.used.fetch_sub(self.bytes - bytes, Ordering::Relaxed);
+            self.pool
+                .used
+                .fetch_sub(self.bytes - bytes, Ordering::Relaxed);
             self.bytes = bytes;
             Ok(())
         }
@@ -93,7 +104,10 @@ pub struct OwnedReservation {
 
 impl OwnedReservation {
     pub fn new(ctx: &std::sync::Arc<ExecContext>) -> Self {
-        OwnedReservation { ctx: ctx.clone(), bytes: 0 }
+        OwnedReservation {
+            ctx: ctx.clone(),
+            bytes: 0,
+        }
     }
 
     pub fn grow(&mut self, bytes: usize) -> Result<()> {
@@ -110,6 +124,9 @@ impl OwnedReservation {
 
 impl Drop for OwnedReservation {
     fn drop(&mut self) {
-        self.ctx.memory.used.fetch_sub(self.bytes, Ordering::Relaxed);
+        self.ctx
+            .memory
+            .used
+            .fetch_sub(self.bytes, Ordering::Relaxed);
     }
 }

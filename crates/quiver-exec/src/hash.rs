@@ -5,7 +5,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, Date32Array, Decimal128Array, Float64Array, Int64Array, StringArray, TimestampMicrosecondArray};
+use arrow_array::{
+    cast::AsArray, types::*, Array, ArrayRef, Date32Array, Decimal128Array, Float64Array,
+    Int64Array, StringArray, TimestampMicrosecondArray,
+};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 use quiver_common::types::trim_pad;
@@ -29,7 +32,9 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
     let mut h: u64 = 0x9e3779b97f4a7c15 ^ (b.len() as u64);
     let mut chunks = b.chunks_exact(8);
     for c in &mut chunks {
-        h = (h ^ u64::from_le_bytes(c.try_into().expect("8 bytes"))).wrapping_mul(0x100000001b3).rotate_left(29);
+        h = (h ^ u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .wrapping_mul(0x100000001b3)
+            .rotate_left(29);
     }
     let mut tail = 0u64;
     for (i, x) in chunks.remainder().iter().enumerate() {
@@ -58,17 +63,45 @@ impl KeyColumn {
         let nulls = a.logical_nulls().filter(|n| n.null_count() > 0);
         let values = match a.data_type() {
             DataType::Int64 => KeyValues::Int(a.as_primitive::<Int64Type>().values().to_vec()),
-            DataType::Int32 => KeyValues::Int(a.as_primitive::<Int32Type>().values().iter().map(|v| *v as i64).collect()),
-            DataType::Date32 => KeyValues::Int(a.as_primitive::<Date32Type>().values().iter().map(|v| *v as i64).collect()),
-            DataType::Timestamp(TimeUnit::Microsecond, _) => {
-                KeyValues::Int(a.as_primitive::<TimestampMicrosecondType>().values().to_vec())
+            DataType::Int32 => KeyValues::Int(
+                a.as_primitive::<Int32Type>()
+                    .values()
+                    .iter()
+                    .map(|v| *v as i64)
+                    .collect(),
+            ),
+            DataType::Date32 => KeyValues::Int(
+                a.as_primitive::<Date32Type>()
+                    .values()
+                    .iter()
+                    .map(|v| *v as i64)
+                    .collect(),
+            ),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => KeyValues::Int(
+                a.as_primitive::<TimestampMicrosecondType>()
+                    .values()
+                    .to_vec(),
+            ),
+            DataType::Decimal128(..) => {
+                KeyValues::Wide(a.as_primitive::<Decimal128Type>().values().to_vec())
             }
-            DataType::Decimal128(..) => KeyValues::Wide(a.as_primitive::<Decimal128Type>().values().to_vec()),
-            DataType::UInt64 => KeyValues::Wide(a.as_primitive::<UInt64Type>().values().iter().map(|v| *v as i128).collect()),
+            DataType::UInt64 => KeyValues::Wide(
+                a.as_primitive::<UInt64Type>()
+                    .values()
+                    .iter()
+                    .map(|v| *v as i128)
+                    .collect(),
+            ),
             DataType::Float64 | DataType::Float32 => {
                 let f = cast_array(a, &DataType::Float64)?;
                 // -0.0 and 0.0 are equal in SQL: hash them alike.
-                KeyValues::Float(f.as_primitive::<Float64Type>().values().iter().map(|v| (v + 0.0).to_bits()).collect())
+                KeyValues::Float(
+                    f.as_primitive::<Float64Type>()
+                        .values()
+                        .iter()
+                        .map(|v| (v + 0.0).to_bits())
+                        .collect(),
+                )
             }
             DataType::Utf8 => KeyValues::Str(a.as_string::<i32>().clone()),
             DataType::Null => KeyValues::Int(vec![0; a.len()]),
@@ -81,7 +114,11 @@ impl KeyColumn {
                 KeyValues::Str(s.as_string::<i32>().clone())
             }
         };
-        let nulls = if a.data_type() == &DataType::Null { Some(NullBuffer::new_null(a.len())) } else { nulls };
+        let nulls = if a.data_type() == &DataType::Null {
+            Some(NullBuffer::new_null(a.len()))
+        } else {
+            nulls
+        };
         Ok(KeyColumn { values, nulls })
     }
 
@@ -201,9 +238,18 @@ impl GroupKeys {
         for (store, k) in self.cols.iter_mut().zip(keys) {
             let valid = !k.is_null(i);
             match (store, &k.values) {
-                (KeyStore::Int(v, n), KeyValues::Int(x)) => { v.push(x[i]); n.push(valid) }
-                (KeyStore::Wide(v, n), KeyValues::Wide(x)) => { v.push(x[i]); n.push(valid) }
-                (KeyStore::Float(v, n), KeyValues::Float(x)) => { v.push(x[i]); n.push(valid) }
+                (KeyStore::Int(v, n), KeyValues::Int(x)) => {
+                    v.push(x[i]);
+                    n.push(valid)
+                }
+                (KeyStore::Wide(v, n), KeyValues::Wide(x)) => {
+                    v.push(x[i]);
+                    n.push(valid)
+                }
+                (KeyStore::Float(v, n), KeyValues::Float(x)) => {
+                    v.push(x[i]);
+                    n.push(valid)
+                }
                 (KeyStore::Str(b, o, n), KeyValues::Str(s)) => {
                     b.extend_from_slice(s.value(i).as_bytes());
                     o.push(b.len());
@@ -220,9 +266,27 @@ impl GroupKeys {
         self.cols.iter().zip(keys).all(|(store, k)| {
             let kn = k.is_null(i);
             match (store, &k.values) {
-                (KeyStore::Int(v, n), KeyValues::Int(x)) => if !n[g] || kn { !n[g] && kn } else { v[g] == x[i] },
-                (KeyStore::Wide(v, n), KeyValues::Wide(x)) => if !n[g] || kn { !n[g] && kn } else { v[g] == x[i] },
-                (KeyStore::Float(v, n), KeyValues::Float(x)) => if !n[g] || kn { !n[g] && kn } else { v[g] == x[i] },
+                (KeyStore::Int(v, n), KeyValues::Int(x)) => {
+                    if !n[g] || kn {
+                        !n[g] && kn
+                    } else {
+                        v[g] == x[i]
+                    }
+                }
+                (KeyStore::Wide(v, n), KeyValues::Wide(x)) => {
+                    if !n[g] || kn {
+                        !n[g] && kn
+                    } else {
+                        v[g] == x[i]
+                    }
+                }
+                (KeyStore::Float(v, n), KeyValues::Float(x)) => {
+                    if !n[g] || kn {
+                        !n[g] && kn
+                    } else {
+                        v[g] == x[i]
+                    }
+                }
                 (KeyStore::Str(b, o, n), KeyValues::Str(s)) => {
                     if !n[g] || kn {
                         return !n[g] && kn;
@@ -245,28 +309,54 @@ impl GroupKeys {
                     KeyStore::Int(v, n) => {
                         let nulls = Some(NullBuffer::from(n.clone()));
                         match t {
-                            DataType::Date32 => Arc::new(Date32Array::new(v.iter().map(|x| *x as i32).collect::<Vec<_>>().into(), nulls)),
-                            DataType::Timestamp(..) => Arc::new(TimestampMicrosecondArray::new(v.clone().into(), nulls)),
-                            _ => cast_array(&(Arc::new(Int64Array::new(v.clone().into(), nulls)) as ArrayRef), t)?,
+                            DataType::Date32 => Arc::new(Date32Array::new(
+                                v.iter().map(|x| *x as i32).collect::<Vec<_>>().into(),
+                                nulls,
+                            )),
+                            DataType::Timestamp(..) => {
+                                Arc::new(TimestampMicrosecondArray::new(v.clone().into(), nulls))
+                            }
+                            _ => cast_array(
+                                &(Arc::new(Int64Array::new(v.clone().into(), nulls)) as ArrayRef),
+                                t,
+                            )?,
                         }
                     }
                     KeyStore::Wide(v, n) => {
                         let nulls = Some(NullBuffer::from(n.clone()));
                         match t {
-                            DataType::Decimal128(p, s) => Arc::new(Decimal128Array::new(v.clone().into(), nulls).with_precision_and_scale(*p, *s)?),
+                            DataType::Decimal128(p, s) => Arc::new(
+                                Decimal128Array::new(v.clone().into(), nulls)
+                                    .with_precision_and_scale(*p, *s)?,
+                            ),
                             _ => {
-                                let d: ArrayRef = Arc::new(Decimal128Array::new(v.clone().into(), nulls).with_precision_and_scale(38, 0)?);
+                                let d: ArrayRef = Arc::new(
+                                    Decimal128Array::new(v.clone().into(), nulls)
+                                        .with_precision_and_scale(38, 0)?,
+                                );
                                 cast_array(&d, t)?
                             }
                         }
                     }
                     KeyStore::Float(v, n) => {
-                        let f: ArrayRef = Arc::new(Float64Array::new(v.iter().map(|b| f64::from_bits(*b)).collect::<Vec<_>>().into(), Some(NullBuffer::from(n.clone()))));
+                        let f: ArrayRef = Arc::new(Float64Array::new(
+                            v.iter()
+                                .map(|b| f64::from_bits(*b))
+                                .collect::<Vec<_>>()
+                                .into(),
+                            Some(NullBuffer::from(n.clone())),
+                        ));
                         cast_array(&f, t)?
                     }
                     KeyStore::Str(b, o, n) => {
-                        let offsets = arrow_buffer::OffsetBuffer::new(o.iter().map(|x| *x as i32).collect::<Vec<i32>>().into());
-                        let s: ArrayRef = Arc::new(StringArray::try_new(offsets, b.clone().into(), Some(NullBuffer::from(n.clone())))?);
+                        let offsets = arrow_buffer::OffsetBuffer::new(
+                            o.iter().map(|x| *x as i32).collect::<Vec<i32>>().into(),
+                        );
+                        let s: ArrayRef = Arc::new(StringArray::try_new(
+                            offsets,
+                            b.clone().into(),
+                            Some(NullBuffer::from(n.clone())),
+                        )?);
                         cast_array(&s, t)?
                     }
                 })

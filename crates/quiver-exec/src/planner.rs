@@ -13,7 +13,12 @@ use crate::expr::{Layout, PhysicalExpr};
 use crate::operators::*;
 
 pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
-    Arc::new(Schema::new(columns.iter().map(|c| Field::new(&c.name, c.data_type.clone(), true)).collect::<Vec<_>>()))
+    Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|c| Field::new(&c.name, c.data_type.clone(), true))
+            .collect::<Vec<_>>(),
+    ))
 }
 
 fn layout(columns: &[ColumnInfo]) -> Layout {
@@ -21,24 +26,46 @@ fn layout(columns: &[ColumnInfo]) -> Layout {
 }
 
 fn list(exprs: &[Expr]) -> String {
-    exprs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")
+    exprs
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dyn ExecutionPlan>> {
     let schema = arrow_schema(&plan.schema());
     Ok(match plan {
-        LogicalPlan::Scan { table, columns, filters } => {
+        LogicalPlan::Scan {
+            table,
+            columns,
+            filters,
+        } => {
             let cols: Vec<ColumnInfo> = columns.iter().map(|(_, c)| c.clone()).collect();
             let l = layout(&cols);
-            let compiled = filters.iter().map(|f| PhysicalExpr::compile(f, &l)).collect::<Result<Vec<_>>>()?;
+            let compiled = filters
+                .iter()
+                .map(|f| PhysicalExpr::compile(f, &l))
+                .collect::<Result<Vec<_>>>()?;
             let text = filters.iter().map(|f| f.to_string()).collect();
-            Arc::new(ScanExec::new(table.clone(), columns.iter().map(|(i, _)| *i).collect(), compiled, text, schema, threads))
+            Arc::new(ScanExec::new(
+                table.clone(),
+                columns.iter().map(|(i, _)| *i).collect(),
+                compiled,
+                text,
+                schema,
+                threads,
+            ))
         }
         LogicalPlan::Values { rows, .. } => {
             let empty = Layout::new();
             let rows = rows
                 .iter()
-                .map(|r| r.iter().map(|e| PhysicalExpr::compile(e, &empty)).collect::<Result<Vec<_>>>())
+                .map(|r| {
+                    r.iter()
+                        .map(|e| PhysicalExpr::compile(e, &empty))
+                        .collect::<Result<Vec<_>>>()
+                })
                 .collect::<Result<Vec<_>>>()?;
             Arc::new(ValuesExec::new(rows, schema))
         }
@@ -50,11 +77,23 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
         LogicalPlan::Project { input, exprs } => {
             let child = create_physical_plan(input, threads)?;
             let l = layout(&input.schema());
-            let compiled = exprs.iter().map(|(_, e)| PhysicalExpr::compile(e, &l)).collect::<Result<Vec<_>>>()?;
-            let text = exprs.iter().map(|(c, e)| format!("{e} AS {}", c.name)).collect();
+            let compiled = exprs
+                .iter()
+                .map(|(_, e)| PhysicalExpr::compile(e, &l))
+                .collect::<Result<Vec<_>>>()?;
+            let text = exprs
+                .iter()
+                .map(|(c, e)| format!("{e} AS {}", c.name))
+                .collect();
             Arc::new(ProjectExec::new(child, compiled, text, schema))
         }
-        LogicalPlan::Join { left, right, kind, on, filter } => {
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter,
+        } => {
             let (ls, rs) = (left.schema(), right.schema());
             let (ll, rl) = (layout(&ls), layout(&rs));
             let mut lk = Vec::new();
@@ -66,8 +105,15 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
                 rk.push(PhysicalExpr::compile(&r.clone().cast(&t), &rl)?);
             }
             let both: Vec<ColumnInfo> = ls.iter().chain(rs.iter()).cloned().collect();
-            let f = filter.as_ref().map(|f| PhysicalExpr::compile(f, &layout(&both))).transpose()?;
-            let mut text = on.iter().map(|(l, r)| format!("{l} = {r}")).collect::<Vec<_>>().join(" AND ");
+            let f = filter
+                .as_ref()
+                .map(|f| PhysicalExpr::compile(f, &layout(&both)))
+                .transpose()?;
+            let mut text = on
+                .iter()
+                .map(|(l, r)| format!("{l} = {r}"))
+                .collect::<Vec<_>>()
+                .join(" AND ");
             if let Some(f) = filter {
                 text += &format!(" filter {f}");
             }
@@ -85,14 +131,21 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
         LogicalPlan::Aggregate { input, group, aggs } => {
             let child = create_physical_plan(input, threads)?;
             let l = layout(&input.schema());
-            let g = group.iter().map(|(_, e)| PhysicalExpr::compile(e, &l)).collect::<Result<Vec<_>>>()?;
+            let g = group
+                .iter()
+                .map(|(_, e)| PhysicalExpr::compile(e, &l))
+                .collect::<Result<Vec<_>>>()?;
             let types = group.iter().map(|(c, _)| c.data_type.clone()).collect();
             let specs = aggs
                 .iter()
                 .map(|(c, a)| {
                     Ok(AggregateSpec {
                         func: a.func,
-                        arg: a.arg.as_ref().map(|e| PhysicalExpr::compile(e, &l)).transpose()?,
+                        arg: a
+                            .arg
+                            .as_ref()
+                            .map(|e| PhysicalExpr::compile(e, &l))
+                            .transpose()?,
                         distinct: a.distinct,
                         output_type: c.data_type.clone(),
                         text: format!("{:?}", a.func),
@@ -102,7 +155,10 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
             let text = format!(
                 "group=[{}] aggs=[{}]",
                 list(&group.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>()),
-                aggs.iter().map(|(c, a)| format!("{:?} AS {}", a.func, c.name)).collect::<Vec<_>>().join(", ")
+                aggs.iter()
+                    .map(|(c, a)| format!("{:?} AS {}", a.func, c.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             Arc::new(AggregateExec::new(child, g, types, specs, schema, text))
         }
@@ -114,12 +170,26 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
                 .map(|(c, w)| {
                     Ok(WindowSpec {
                         func: w.func,
-                        arg: w.arg.as_ref().map(|e| PhysicalExpr::compile(e, &l)).transpose()?,
-                        partition_by: w.partition_by.iter().map(|e| PhysicalExpr::compile(e, &l)).collect::<Result<_>>()?,
+                        arg: w
+                            .arg
+                            .as_ref()
+                            .map(|e| PhysicalExpr::compile(e, &l))
+                            .transpose()?,
+                        partition_by: w
+                            .partition_by
+                            .iter()
+                            .map(|e| PhysicalExpr::compile(e, &l))
+                            .collect::<Result<_>>()?,
                         order_by: w
                             .order_by
                             .iter()
-                            .map(|k| Ok(SortKey { expr: PhysicalExpr::compile(&k.expr, &l)?, asc: k.asc, nulls_first: k.nulls_first }))
+                            .map(|k| {
+                                Ok(SortKey {
+                                    expr: PhysicalExpr::compile(&k.expr, &l)?,
+                                    asc: k.asc,
+                                    nulls_first: k.nulls_first,
+                                })
+                            })
                             .collect::<Result<_>>()?,
                         output_type: c.data_type.clone(),
                     })
@@ -132,14 +202,31 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
             let l = layout(&input.schema());
             let k = keys
                 .iter()
-                .map(|k| Ok(SortKey { expr: PhysicalExpr::compile(&k.expr, &l)?, asc: k.asc, nulls_first: k.nulls_first }))
+                .map(|k| {
+                    Ok(SortKey {
+                        expr: PhysicalExpr::compile(&k.expr, &l)?,
+                        asc: k.asc,
+                        nulls_first: k.nulls_first,
+                    })
+                })
                 .collect::<Result<Vec<_>>>()?;
-            let text = keys.iter().map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })).collect::<Vec<_>>().join(", ");
+            let text = keys
+                .iter()
+                .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" }))
+                .collect::<Vec<_>>()
+                .join(", ");
             Arc::new(SortExec::new(child, k, *fetch, text))
         }
-        LogicalPlan::Limit { input, skip, fetch } => Arc::new(LimitExec::new(create_physical_plan(input, threads)?, *skip, *fetch)),
+        LogicalPlan::Limit { input, skip, fetch } => Arc::new(LimitExec::new(
+            create_physical_plan(input, threads)?,
+            *skip,
+            *fetch,
+        )),
         LogicalPlan::Union { inputs, .. } => {
-            let children = inputs.iter().map(|i| create_physical_plan(i, threads)).collect::<Result<Vec<_>>>()?;
+            let children = inputs
+                .iter()
+                .map(|i| create_physical_plan(i, threads))
+                .collect::<Result<Vec<_>>>()?;
             Arc::new(UnionExec::new(children, schema))
         }
     })

@@ -32,7 +32,15 @@ pub enum BinaryOp {
 
 impl BinaryOp {
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq)
+        matches!(
+            self,
+            BinaryOp::Eq
+                | BinaryOp::NotEq
+                | BinaryOp::Lt
+                | BinaryOp::LtEq
+                | BinaryOp::Gt
+                | BinaryOp::GtEq
+        )
     }
 
     pub fn arith(self) -> Option<ArithOp> {
@@ -108,8 +116,12 @@ pub enum ScalarFunc {
     RTrim,
     Abs,
     Round,
+    /// TRUNCATE(x, d): toward zero at d decimals.
+    Truncate,
     Floor,
     Ceil,
+    /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
+    Hex,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -129,13 +141,40 @@ pub enum DatePart {
 pub enum Expr {
     Column(ColumnId, DataType),
     Literal(ScalarValue, DataType),
-    Binary { op: BinaryOp, left: Box<Expr>, right: Box<Expr> },
-    Unary { op: UnaryOp, expr: Box<Expr> },
-    Like { negated: bool, expr: Box<Expr>, pattern: Box<Expr>, escape: Option<char> },
-    InList { negated: bool, expr: Box<Expr>, list: Vec<Expr> },
-    Case { branches: Vec<(Expr, Expr)>, else_expr: Option<Box<Expr>>, data_type: DataType },
-    Cast { expr: Box<Expr>, to: DataType },
-    Function { func: ScalarFunc, args: Vec<Expr>, data_type: DataType },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    Unary {
+        op: UnaryOp,
+        expr: Box<Expr>,
+    },
+    Like {
+        negated: bool,
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<char>,
+    },
+    InList {
+        negated: bool,
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+    },
+    Case {
+        branches: Vec<(Expr, Expr)>,
+        else_expr: Option<Box<Expr>>,
+        data_type: DataType,
+    },
+    Cast {
+        expr: Box<Expr>,
+        to: DataType,
+    },
+    Function {
+        func: ScalarFunc,
+        args: Vec<Expr>,
+        data_type: DataType,
+    },
 }
 
 impl Expr {
@@ -149,7 +188,11 @@ impl Expr {
     }
 
     pub fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
-        Expr::Binary { op, left: Box::new(left), right: Box::new(right) }
+        Expr::Binary {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        }
     }
 
     pub fn and(self, other: Expr) -> Expr {
@@ -157,14 +200,20 @@ impl Expr {
     }
 
     pub fn not(self) -> Expr {
-        Expr::Unary { op: UnaryOp::Not, expr: Box::new(self) }
+        Expr::Unary {
+            op: UnaryOp::Not,
+            expr: Box::new(self),
+        }
     }
 
     pub fn cast(self, to: &DataType) -> Expr {
         if &self.data_type() == to {
             self
         } else {
-            Expr::Cast { expr: Box::new(self), to: to.clone() }
+            Expr::Cast {
+                expr: Box::new(self),
+                to: to.clone(),
+            }
         }
     }
 
@@ -173,12 +222,16 @@ impl Expr {
             Expr::Column(_, t) | Expr::Literal(_, t) => t.clone(),
             Expr::Binary { op, left, right } => {
                 if let Some(a) = op.arith() {
-                    arithmetic_result_type(a, &left.data_type(), &right.data_type()).unwrap_or(DataType::Float64)
+                    arithmetic_result_type(a, &left.data_type(), &right.data_type())
+                        .unwrap_or(DataType::Float64)
                 } else {
                     DataType::Boolean
                 }
             }
-            Expr::Unary { op: UnaryOp::Neg, expr } => match expr.data_type() {
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                expr,
+            } => match expr.data_type() {
                 t if t.is_unsigned_integer() => DataType::Int64,
                 t => t,
             },
@@ -194,8 +247,14 @@ impl Expr {
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => vec![expr],
             Expr::Like { expr, pattern, .. } => vec![expr, pattern],
-            Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
-            Expr::Case { branches, else_expr, .. } => {
+            Expr::InList { expr, list, .. } => {
+                std::iter::once(&**expr).chain(list.iter()).collect()
+            }
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => {
                 let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
                 if let Some(e) = else_expr {
                     v.push(e);
@@ -209,30 +268,60 @@ impl Expr {
     /// Rebuilds the expression bottom-up through `f`.
     pub fn transform(self, f: &mut impl FnMut(Expr) -> Expr) -> Expr {
         let e = match self {
-            Expr::Binary { op, left, right } => {
-                Expr::Binary { op, left: Box::new(left.transform(f)), right: Box::new(right.transform(f)) }
-            }
-            Expr::Unary { op, expr } => Expr::Unary { op, expr: Box::new(expr.transform(f)) },
-            Expr::Cast { expr, to } => Expr::Cast { expr: Box::new(expr.transform(f)), to },
-            Expr::Like { negated, expr, pattern, escape } => Expr::Like {
+            Expr::Binary { op, left, right } => Expr::Binary {
+                op,
+                left: Box::new(left.transform(f)),
+                right: Box::new(right.transform(f)),
+            },
+            Expr::Unary { op, expr } => Expr::Unary {
+                op,
+                expr: Box::new(expr.transform(f)),
+            },
+            Expr::Cast { expr, to } => Expr::Cast {
+                expr: Box::new(expr.transform(f)),
+                to,
+            },
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                escape,
+            } => Expr::Like {
                 negated,
                 expr: Box::new(expr.transform(f)),
                 pattern: Box::new(pattern.transform(f)),
                 escape,
             },
-            Expr::InList { negated, expr, list } => Expr::InList {
+            Expr::InList {
+                negated,
+                expr,
+                list,
+            } => Expr::InList {
                 negated,
                 expr: Box::new(expr.transform(f)),
                 list: list.into_iter().map(|e| e.transform(f)).collect(),
             },
-            Expr::Case { branches, else_expr, data_type } => Expr::Case {
-                branches: branches.into_iter().map(|(w, t)| (w.transform(f), t.transform(f))).collect(),
+            Expr::Case {
+                branches,
+                else_expr,
+                data_type,
+            } => Expr::Case {
+                branches: branches
+                    .into_iter()
+                    .map(|(w, t)| (w.transform(f), t.transform(f)))
+                    .collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
                 data_type,
             },
-            Expr::Function { func, args, data_type } => {
-                Expr::Function { func, args: args.into_iter().map(|a| a.transform(f)).collect(), data_type }
-            }
+            Expr::Function {
+                func,
+                args,
+                data_type,
+            } => Expr::Function {
+                func,
+                args: args.into_iter().map(|a| a.transform(f)).collect(),
+                data_type,
+            },
             leaf => leaf,
         };
         f(e)
@@ -256,7 +345,11 @@ impl Expr {
     /// Splits a conjunction into its terms.
     pub fn split_conjunction(self) -> Vec<Expr> {
         match self {
-            Expr::Binary { op: BinaryOp::And, left, right } => {
+            Expr::Binary {
+                op: BinaryOp::And,
+                left,
+                right,
+            } => {
                 let mut v = left.split_conjunction();
                 v.extend(right.split_conjunction());
                 v
@@ -284,14 +377,39 @@ impl fmt::Display for Expr {
             Expr::Literal(ScalarValue::Utf8(s), _) => write!(f, "'{s}'"),
             Expr::Literal(v, _) => write!(f, "{v}"),
             Expr::Binary { op, left, right } => write!(f, "({left} {} {right})", op.symbol()),
-            Expr::Unary { op: UnaryOp::Not, expr } => write!(f, "NOT {expr}"),
-            Expr::Unary { op: UnaryOp::Neg, expr } => write!(f, "-{expr}"),
-            Expr::Unary { op: UnaryOp::IsNull, expr } => write!(f, "{expr} IS NULL"),
-            Expr::Unary { op: UnaryOp::IsNotNull, expr } => write!(f, "{expr} IS NOT NULL"),
-            Expr::Like { negated, expr, pattern, .. } => {
-                write!(f, "{expr} {}LIKE {pattern}", if *negated { "NOT " } else { "" })
+            Expr::Unary {
+                op: UnaryOp::Not,
+                expr,
+            } => write!(f, "NOT {expr}"),
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                expr,
+            } => write!(f, "-{expr}"),
+            Expr::Unary {
+                op: UnaryOp::IsNull,
+                expr,
+            } => write!(f, "{expr} IS NULL"),
+            Expr::Unary {
+                op: UnaryOp::IsNotNull,
+                expr,
+            } => write!(f, "{expr} IS NOT NULL"),
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                write!(
+                    f,
+                    "{expr} {}LIKE {pattern}",
+                    if *negated { "NOT " } else { "" }
+                )
             }
-            Expr::InList { negated, expr, list } => {
+            Expr::InList {
+                negated,
+                expr,
+                list,
+            } => {
                 write!(f, "{expr} {}IN (", if *negated { "NOT " } else { "" })?;
                 for (i, e) in list.iter().enumerate() {
                     if i > 0 {
@@ -301,7 +419,11 @@ impl fmt::Display for Expr {
                 }
                 write!(f, ")")
             }
-            Expr::Case { branches, else_expr, .. } => {
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => {
                 write!(f, "CASE")?;
                 for (w, t) in branches {
                     write!(f, " WHEN {w} THEN {t}")?;
@@ -311,7 +433,11 @@ impl fmt::Display for Expr {
                 }
                 write!(f, " END")
             }
-            Expr::Cast { expr, to } => write!(f, "CAST({expr} AS {})", quiver_common::types::mysql_type_name(to)),
+            Expr::Cast { expr, to } => write!(
+                f,
+                "CAST({expr} AS {})",
+                quiver_common::types::mysql_type_name(to)
+            ),
             Expr::Function { func, args, .. } => {
                 write!(f, "{func:?}(")?;
                 for (i, e) in args.iter().enumerate() {

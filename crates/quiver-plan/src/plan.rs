@@ -61,9 +61,18 @@ pub enum LogicalPlan {
         filters: Vec<Expr>,
     },
     /// Literal rows; with no columns and one row it is MySQL's `DUAL`.
-    Values { columns: Vec<ColumnInfo>, rows: Vec<Vec<Expr>> },
-    Filter { input: Box<LogicalPlan>, predicate: Expr },
-    Project { input: Box<LogicalPlan>, exprs: Vec<(ColumnInfo, Expr)> },
+    Values {
+        columns: Vec<ColumnInfo>,
+        rows: Vec<Vec<Expr>>,
+    },
+    Filter {
+        input: Box<LogicalPlan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<LogicalPlan>,
+        exprs: Vec<(ColumnInfo, Expr)>,
+    },
     Join {
         left: Box<LogicalPlan>,
         right: Box<LogicalPlan>,
@@ -73,38 +82,65 @@ pub enum LogicalPlan {
         /// Further conditions over both sides, evaluated on candidate pairs.
         filter: Option<Expr>,
     },
-    Aggregate { input: Box<LogicalPlan>, group: Vec<(ColumnInfo, Expr)>, aggs: Vec<(ColumnInfo, AggExpr)> },
+    Aggregate {
+        input: Box<LogicalPlan>,
+        group: Vec<(ColumnInfo, Expr)>,
+        aggs: Vec<(ColumnInfo, AggExpr)>,
+    },
     /// Appends one column per window expression to its input's columns.
-    Window { input: Box<LogicalPlan>, exprs: Vec<(ColumnInfo, WindowExpr)> },
-    Sort { input: Box<LogicalPlan>, keys: Vec<SortExpr>, fetch: Option<usize> },
-    Limit { input: Box<LogicalPlan>, skip: usize, fetch: Option<usize> },
+    Window {
+        input: Box<LogicalPlan>,
+        exprs: Vec<(ColumnInfo, WindowExpr)>,
+    },
+    Sort {
+        input: Box<LogicalPlan>,
+        keys: Vec<SortExpr>,
+        fetch: Option<usize>,
+    },
+    Limit {
+        input: Box<LogicalPlan>,
+        skip: usize,
+        fetch: Option<usize>,
+    },
     /// UNION ALL; input i's column j feeds output column j.
-    Union { inputs: Vec<LogicalPlan>, columns: Vec<ColumnInfo> },
+    Union {
+        inputs: Vec<LogicalPlan>,
+        columns: Vec<ColumnInfo>,
+    },
 }
 
 impl LogicalPlan {
     pub fn schema(&self) -> Vec<ColumnInfo> {
         match self {
             LogicalPlan::Scan { columns, .. } => columns.iter().map(|(_, c)| c.clone()).collect(),
-            LogicalPlan::Values { columns, .. } | LogicalPlan::Union { columns, .. } => columns.clone(),
-            LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => {
-                input.schema()
+            LogicalPlan::Values { columns, .. } | LogicalPlan::Union { columns, .. } => {
+                columns.clone()
             }
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => input.schema(),
             LogicalPlan::Project { exprs, .. } => exprs.iter().map(|(c, _)| c.clone()).collect(),
-            LogicalPlan::Join { left, right, kind, .. } => {
+            LogicalPlan::Join {
+                left, right, kind, ..
+            } => {
                 let mut s = left.schema();
                 match kind {
                     JoinKind::Inner => s.extend(right.schema()),
                     JoinKind::Left | JoinKind::Single => {
-                        s.extend(right.schema().into_iter().map(|c| ColumnInfo { nullable: true, ..c }))
+                        s.extend(right.schema().into_iter().map(|c| ColumnInfo {
+                            nullable: true,
+                            ..c
+                        }))
                     }
                     JoinKind::Semi | JoinKind::Anti | JoinKind::NullAwareAnti => {}
                 }
                 s
             }
-            LogicalPlan::Aggregate { group, aggs, .. } => {
-                group.iter().map(|(c, _)| c.clone()).chain(aggs.iter().map(|(c, _)| c.clone())).collect()
-            }
+            LogicalPlan::Aggregate { group, aggs, .. } => group
+                .iter()
+                .map(|(c, _)| c.clone())
+                .chain(aggs.iter().map(|(c, _)| c.clone()))
+                .collect(),
             LogicalPlan::Window { input, exprs } => {
                 let mut s = input.schema();
                 s.extend(exprs.iter().map(|(c, _)| c.clone()));
@@ -128,10 +164,22 @@ impl LogicalPlan {
     }
 
     fn describe(&self) -> String {
-        let list = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
+        let list = |v: &[Expr]| {
+            v.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match self {
-            LogicalPlan::Scan { table, columns, filters } => {
-                let cols: Vec<String> = columns.iter().map(|(_, c)| format!("{}#{}", c.name, c.id.0)).collect();
+            LogicalPlan::Scan {
+                table,
+                columns,
+                filters,
+            } => {
+                let cols: Vec<String> = columns
+                    .iter()
+                    .map(|(_, c)| format!("{}#{}", c.name, c.id.0))
+                    .collect();
                 let mut s = format!("Scan {} [{}]", table.name(), cols.join(", "));
                 if !filters.is_empty() {
                     s += &format!(" filters=[{}]", list(filters));
@@ -141,10 +189,15 @@ impl LogicalPlan {
             LogicalPlan::Values { rows, .. } => format!("Values rows={}", rows.len()),
             LogicalPlan::Filter { predicate, .. } => format!("Filter {predicate}"),
             LogicalPlan::Project { exprs, .. } => {
-                let v: Vec<String> = exprs.iter().map(|(c, e)| format!("{e} AS {}#{}", c.name, c.id.0)).collect();
+                let v: Vec<String> = exprs
+                    .iter()
+                    .map(|(c, e)| format!("{e} AS {}#{}", c.name, c.id.0))
+                    .collect();
                 format!("Project {}", v.join(", "))
             }
-            LogicalPlan::Join { kind, on, filter, .. } => {
+            LogicalPlan::Join {
+                kind, on, filter, ..
+            } => {
                 let keys: Vec<String> = on.iter().map(|(l, r)| format!("{l} = {r}")).collect();
                 let mut s = format!("Join {kind:?} on [{}]", keys.join(", "));
                 if let Some(f) = filter {
@@ -153,23 +206,40 @@ impl LogicalPlan {
                 s
             }
             LogicalPlan::Aggregate { group, aggs, .. } => {
-                let g: Vec<String> = group.iter().map(|(c, e)| format!("{e} AS #{}", c.id.0)).collect();
+                let g: Vec<String> = group
+                    .iter()
+                    .map(|(c, e)| format!("{e} AS #{}", c.id.0))
+                    .collect();
                 let a: Vec<String> = aggs
                     .iter()
                     .map(|(c, a)| {
-                        let arg = a.arg.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "*".into());
-                        format!("{:?}({}{arg}) AS #{}", a.func, if a.distinct { "DISTINCT " } else { "" }, c.id.0)
+                        let arg = a
+                            .arg
+                            .as_ref()
+                            .map(|e| e.to_string())
+                            .unwrap_or_else(|| "*".into());
+                        format!(
+                            "{:?}({}{arg}) AS #{}",
+                            a.func,
+                            if a.distinct { "DISTINCT " } else { "" },
+                            c.id.0
+                        )
                     })
                     .collect();
                 format!("Aggregate group=[{}] aggs=[{}]", g.join(", "), a.join(", "))
             }
             LogicalPlan::Window { exprs, .. } => {
-                let v: Vec<String> = exprs.iter().map(|(c, w)| format!("{:?} AS #{}", w.func, c.id.0)).collect();
+                let v: Vec<String> = exprs
+                    .iter()
+                    .map(|(c, w)| format!("{:?} AS #{}", w.func, c.id.0))
+                    .collect();
                 format!("Window {}", v.join(", "))
             }
             LogicalPlan::Sort { keys, fetch, .. } => {
-                let k: Vec<String> =
-                    keys.iter().map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })).collect();
+                let k: Vec<String> = keys
+                    .iter()
+                    .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" }))
+                    .collect();
                 match fetch {
                     Some(n) => format!("TopN {n} [{}]", k.join(", ")),
                     None => format!("Sort [{}]", k.join(", ")),

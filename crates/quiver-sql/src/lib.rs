@@ -43,9 +43,16 @@ pub fn view_query_with_columns(
     let ident = Ident::new(name);
     let cte = Cte {
         alias: TableAlias {
-            explicit: true,
+            // `explicit` would print `WITH AS v (...)`, which does not parse back.
+            explicit: false,
             name: ident.clone(),
-            columns: columns.iter().map(|c| TableAliasColumnDef { name: c.clone(), data_type: None }).collect(),
+            columns: columns
+                .iter()
+                .map(|c| TableAliasColumnDef {
+                    name: c.clone(),
+                    data_type: None,
+                })
+                .collect(),
             at: None,
         },
         query: Box::new(query),
@@ -94,7 +101,11 @@ pub fn view_query_with_columns(
         flavor: SelectFlavor::Standard,
     };
     Query {
-        with: Some(With { with_token: AttachedToken::empty(), recursive: false, cte_tables: vec![cte] }),
+        with: Some(With {
+            with_token: AttachedToken::empty(),
+            recursive: false,
+            cte_tables: vec![cte],
+        }),
         body: Box::new(SetExpr::Select(Box::new(select))),
         order_by: None,
         limit_clause: None,

@@ -12,16 +12,20 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 /// Parses one or more `;`-separated statements.
 pub fn parse_sql(sql: &str) -> Result<Vec<Statement>> {
     let dialect = MySqlDialect {};
-    let tokens =
-        Tokenizer::new(&dialect, sql).tokenize_with_location().map_err(|e| syntax_error(sql, &e.to_string()))?;
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| syntax_error(sql, &e.to_string()))?;
     check_chain_length(&tokens)?;
     let tokens = rewrite_tokens(tokens);
-    Parser::new(&dialect).with_tokens_with_locations(tokens).parse_statements().map_err(|e| match e {
-        ParserError::RecursionLimitExceeded => {
-            QuiverError::syntax_msg("You have an error in your SQL syntax: the statement is nested too deeply")
-        }
-        ParserError::TokenizerError(m) | ParserError::ParserError(m) => syntax_error(sql, &m),
-    })
+    Parser::new(&dialect)
+        .with_tokens_with_locations(tokens)
+        .parse_statements()
+        .map_err(|e| match e {
+            ParserError::RecursionLimitExceeded => QuiverError::syntax_msg(
+                "You have an error in your SQL syntax: the statement is nested too deeply",
+            ),
+            ParserError::TokenizerError(m) | ParserError::ParserError(m) => syntax_error(sql, &m),
+        })
 }
 
 /// Longest run of binary operators allowed in one list element. sqlparser
@@ -54,7 +58,12 @@ fn check_chain_length(tokens: &[TokenWithSpan]) -> Result<()> {
             Token::Word(w)
                 if matches!(
                     w.keyword,
-                    Keyword::AND | Keyword::OR | Keyword::XOR | Keyword::DIV | Keyword::MOD | Keyword::NOT
+                    Keyword::AND
+                        | Keyword::OR
+                        | Keyword::XOR
+                        | Keyword::DIV
+                        | Keyword::MOD
+                        | Keyword::NOT
                 ) =>
             {
                 run += 1
@@ -80,7 +89,10 @@ fn syntax_error(sql: &str, message: &str) -> QuiverError {
         None => {
             // Errors at the end name the token they found; an unexpected token
             // without a position is looked up in the text.
-            let found = message.rsplit_once("found: ").map(|(_, t)| t.trim()).unwrap_or("");
+            let found = message
+                .rsplit_once("found: ")
+                .map(|(_, t)| t.trim())
+                .unwrap_or("");
             let line = sql.trim_end().lines().count().max(1) as u64;
             if found.is_empty() || found == "EOF" {
                 return QuiverError::syntax("", line);
@@ -108,7 +120,11 @@ fn rest_from(sql: &str, line: u64, column: u64) -> &str {
     let mut offset = 0;
     for (i, l) in sql.split_inclusive('\n').enumerate() {
         if i as u64 + 1 == line {
-            let col = l.char_indices().nth(column.saturating_sub(1) as usize).map(|(b, _)| b).unwrap_or(l.len());
+            let col = l
+                .char_indices()
+                .nth(column.saturating_sub(1) as usize)
+                .map(|(b, _)| b)
+                .unwrap_or(l.len());
             return &sql[offset + col..];
         }
         offset += l.len();
@@ -194,7 +210,12 @@ const NOT_OPERAND_START: &[Keyword] = &[
 
 fn ends_operand(t: Option<&Token>) -> bool {
     match t {
-        Some(Token::Number(..) | Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) | Token::RParen) => true,
+        Some(
+            Token::Number(..)
+            | Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_)
+            | Token::RParen,
+        ) => true,
         Some(Token::Word(w)) => w.quote_style.is_some() || !NOT_OPERAND_END.contains(&w.keyword),
         _ => false,
     }
@@ -231,14 +252,21 @@ fn rewrite_tokens(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             && ends_operand(significant(&tokens, i, -1))
             && starts_operand(significant(&tokens, i, 1))
         {
-            out.push(TokenWithSpan { token: Token::Mod, span: t.span });
+            out.push(TokenWithSpan {
+                token: Token::Mod,
+                span: t.span,
+            });
             continue;
         }
         out.push(t.clone());
-        let trim_side =
-            [Keyword::LEADING, Keyword::TRAILING, Keyword::BOTH].iter().any(|k| is_keyword(Some(&t.token), *k));
+        let trim_side = [Keyword::LEADING, Keyword::TRAILING, Keyword::BOTH]
+            .iter()
+            .any(|k| is_keyword(Some(&t.token), *k));
         if trim_side && is_keyword(significant(&tokens, i, 1), Keyword::FROM) {
-            out.push(TokenWithSpan { token: Token::SingleQuotedString(" ".into()), span: t.span });
+            out.push(TokenWithSpan {
+                token: Token::SingleQuotedString(" ".into()),
+                span: t.span,
+            });
         }
     }
     out
@@ -252,13 +280,21 @@ mod tests {
     fn syntax_errors_point_at_the_rest_of_the_statement() {
         let e = parse_sql("SELEC 1").unwrap_err();
         assert_eq!(e.code, 1064);
-        assert!(e.message.ends_with("near 'SELEC 1' at line 1"), "{}", e.message);
+        assert!(
+            e.message.ends_with("near 'SELEC 1' at line 1"),
+            "{}",
+            e.message
+        );
         let e = parse_sql("select a\nfrom t where b = = 3").unwrap_err();
         assert!(e.message.ends_with("near '= 3' at line 2"), "{}", e.message);
         let e = parse_sql("SELECT * FROM").unwrap_err();
         assert!(e.message.ends_with("near '' at line 1"), "{}", e.message);
         let e = parse_sql("CREATE TABLE (a INT)").unwrap_err();
-        assert!(e.message.contains("near '(a INT)' at line 1"), "{}", e.message);
+        assert!(
+            e.message.contains("near '(a INT)' at line 1"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
@@ -266,6 +302,9 @@ mod tests {
         let s = parse_sql("SELECT 7 MOD 3, MOD(7, 3), a mod FROM t").unwrap();
         assert_eq!(s[0].to_string(), "SELECT 7 % 3, MOD(7, 3), a AS mod FROM t");
         let s = parse_sql("SELECT TRIM(LEADING FROM ' a '), TRIM(BOTH 'x' FROM s)").unwrap();
-        assert_eq!(s[0].to_string(), "SELECT TRIM(LEADING ' ' FROM ' a '), TRIM(BOTH 'x' FROM s)");
+        assert_eq!(
+            s[0].to_string(),
+            "SELECT TRIM(LEADING ' ' FROM ' a '), TRIM(BOTH 'x' FROM s)"
+        );
     }
 }

@@ -18,11 +18,20 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         T::BigInt(_) | T::Int8(_) | T::Signed | T::SignedInteger => DataType::Int64,
         T::TinyIntUnsigned(_) | T::UTinyInt => DataType::UInt8,
         T::SmallIntUnsigned(_) | T::Int2Unsigned(_) | T::USmallInt => DataType::UInt16,
-        T::MediumIntUnsigned(_) | T::IntUnsigned(_) | T::IntegerUnsigned(_) | T::Int4Unsigned(_) => DataType::UInt32,
-        T::BigIntUnsigned(_) | T::Int8Unsigned(_) | T::UBigInt | T::Unsigned | T::UnsignedInteger => DataType::UInt64,
-        T::Decimal(info) | T::Numeric(info) | T::Dec(info) | T::DecimalUnsigned(info) | T::DecUnsigned(info) => {
-            decimal_type(info)?
-        }
+        T::MediumIntUnsigned(_)
+        | T::IntUnsigned(_)
+        | T::IntegerUnsigned(_)
+        | T::Int4Unsigned(_) => DataType::UInt32,
+        T::BigIntUnsigned(_)
+        | T::Int8Unsigned(_)
+        | T::UBigInt
+        | T::Unsigned
+        | T::UnsignedInteger => DataType::UInt64,
+        T::Decimal(info)
+        | T::Numeric(info)
+        | T::Dec(info)
+        | T::DecimalUnsigned(info)
+        | T::DecUnsigned(info) => decimal_type(info)?,
         T::Float(_)
         | T::FloatUnsigned(_)
         | T::Double(_)
@@ -48,7 +57,8 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         | T::MediumText
         | T::LongText
         | T::String(_) => DataType::Utf8,
-        T::Boolean | T::Bool => DataType::Boolean,
+        // MySQL: BOOLEAN is TINYINT(1); it stores any small integer.
+        T::Boolean | T::Bool => DataType::Int8,
         other => return Err(QuiverError::not_supported(format!("data type {other}"))),
     })
 }
@@ -74,7 +84,11 @@ fn decimal_type(info: &ExactNumberInfo) -> Result<DataType> {
         ));
     }
     if s > p {
-        return Err(QuiverError::new(1427, "42000", "For float(M,D), double(M,D) or decimal(M,D), M must be >= D"));
+        return Err(QuiverError::new(
+            1427,
+            "42000",
+            "For float(M,D), double(M,D) or decimal(M,D), M must be >= D",
+        ));
     }
     Ok(DataType::Decimal128(p.max(1) as u8, s as i8))
 }
@@ -87,9 +101,10 @@ mod tests {
 
     fn column_types(sql: &str) -> Vec<Result<DataType>> {
         match parse_sql(sql).unwrap().remove(0) {
-            Statement::CreateTable(CreateTable { columns, .. }) => {
-                columns.iter().map(|c: &ColumnDef| sql_type(&c.data_type)).collect()
-            }
+            Statement::CreateTable(CreateTable { columns, .. }) => columns
+                .iter()
+                .map(|c: &ColumnDef| sql_type(&c.data_type))
+                .collect(),
             other => panic!("not a CREATE TABLE: {other}"),
         }
     }
@@ -126,13 +141,17 @@ mod tests {
                 Utf8,
                 Utf8,
                 Utf8,
-                Boolean,
+                Int8, // BOOLEAN is TINYINT(1)
                 UInt8
             ]
         );
-        let e = column_types("CREATE TABLE t (a DECIMAL(50, 2))").remove(0).unwrap_err();
+        let e = column_types("CREATE TABLE t (a DECIMAL(50, 2))")
+            .remove(0)
+            .unwrap_err();
         assert_eq!(e.code, 1426);
-        let e = column_types("CREATE TABLE t (a DECIMAL(5, 6))").remove(0).unwrap_err();
+        let e = column_types("CREATE TABLE t (a DECIMAL(5, 6))")
+            .remove(0)
+            .unwrap_err();
         assert_eq!(e.code, 1427);
     }
 }

@@ -24,7 +24,11 @@ impl CsvOptions {
     /// Sensible defaults by extension: `.tbl` is pipe-separated without a header.
     pub fn for_path(path: &Path) -> CsvOptions {
         let tbl = path.extension().is_some_and(|e| e == "tbl");
-        CsvOptions { delimiter: if tbl { b'|' } else { b',' }, has_header: !tbl, null: "NULL".into() }
+        CsvOptions {
+            delimiter: if tbl { b'|' } else { b',' },
+            has_header: !tbl,
+            null: "NULL".into(),
+        }
     }
 }
 
@@ -47,10 +51,16 @@ impl ColumnBuilder {
             t if t.is_floating() => ColumnBuilder::Float(Float64Builder::new(), t.clone()),
             DataType::Decimal128(p, s) => ColumnBuilder::Decimal(Decimal128Builder::new(), *p, *s),
             DataType::Date32 => ColumnBuilder::Date(Date32Builder::new()),
-            DataType::Timestamp(TimeUnit::Microsecond, _) => ColumnBuilder::DateTime(TimestampMicrosecondBuilder::new()),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                ColumnBuilder::DateTime(TimestampMicrosecondBuilder::new())
+            }
             DataType::Boolean => ColumnBuilder::Bool(BooleanBuilder::new()),
             DataType::Utf8 => ColumnBuilder::Str(StringBuilder::new()),
-            other => return Err(QuiverError::not_supported(format!("loading a column of type {other}"))),
+            other => {
+                return Err(QuiverError::not_supported(format!(
+                    "loading a column of type {other}"
+                )))
+            }
         })
     }
 
@@ -70,15 +80,26 @@ impl ColumnBuilder {
         };
         let t = v.trim();
         match self {
-            ColumnBuilder::Int(b, _) => b.append_value(t.parse().map_err(|_| format!("'{v}' is not an integer"))?),
-            ColumnBuilder::UInt(b, _) => b.append_value(t.parse().map_err(|_| format!("'{v}' is not an unsigned integer"))?),
-            ColumnBuilder::Float(b, _) => b.append_value(t.parse().map_err(|_| format!("'{v}' is not a number"))?),
+            ColumnBuilder::Int(b, _) => {
+                b.append_value(t.parse().map_err(|_| format!("'{v}' is not an integer"))?)
+            }
+            ColumnBuilder::UInt(b, _) => b.append_value(
+                t.parse()
+                    .map_err(|_| format!("'{v}' is not an unsigned integer"))?,
+            ),
+            ColumnBuilder::Float(b, _) => {
+                b.append_value(t.parse().map_err(|_| format!("'{v}' is not a number"))?)
+            }
             ColumnBuilder::Decimal(b, _, s) => {
                 let (u, s0) = parse_decimal(t).ok_or_else(|| format!("'{v}' is not a decimal"))?;
                 b.append_value(rescale(u, s0, *s).ok_or_else(|| format!("'{v}' is out of range"))?)
             }
-            ColumnBuilder::Date(b) => b.append_value(parse_date(t).ok_or_else(|| format!("'{v}' is not a date"))?),
-            ColumnBuilder::DateTime(b) => b.append_value(parse_datetime(t).ok_or_else(|| format!("'{v}' is not a datetime"))?),
+            ColumnBuilder::Date(b) => {
+                b.append_value(parse_date(t).ok_or_else(|| format!("'{v}' is not a date"))?)
+            }
+            ColumnBuilder::DateTime(b) => {
+                b.append_value(parse_datetime(t).ok_or_else(|| format!("'{v}' is not a datetime"))?)
+            }
             ColumnBuilder::Bool(b) => b.append_value(match t.to_ascii_lowercase().as_str() {
                 "1" | "true" => true,
                 "0" | "false" => false,
@@ -101,7 +122,9 @@ impl ColumnBuilder {
             ColumnBuilder::Int(b, t) => cast(Arc::new(b.finish()), t)?,
             ColumnBuilder::UInt(b, t) => cast(Arc::new(b.finish()), t)?,
             ColumnBuilder::Float(b, t) => cast(Arc::new(b.finish()), t)?,
-            ColumnBuilder::Decimal(b, p, s) => Arc::new(b.finish().with_precision_and_scale(*p, *s)?),
+            ColumnBuilder::Decimal(b, p, s) => {
+                Arc::new(b.finish().with_precision_and_scale(*p, *s)?)
+            }
             ColumnBuilder::Date(b) => Arc::new(b.finish()),
             ColumnBuilder::DateTime(b) => Arc::new(b.finish()),
             ColumnBuilder::Bool(b) => Arc::new(b.finish()),
@@ -118,7 +141,12 @@ fn narrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
             let s = a.as_primitive::<$src>();
             let mut out = Vec::with_capacity(s.len());
             for v in s.values().iter() {
-                out.push(<$n>::try_from(*v).map_err(|_| QuiverError::out_of_range(&quiver_common::types::mysql_type_name(t), &v.to_string()))?);
+                out.push(<$n>::try_from(*v).map_err(|_| {
+                    QuiverError::out_of_range(
+                        &quiver_common::types::mysql_type_name(t),
+                        &v.to_string(),
+                    )
+                })?);
             }
             Arc::new(PrimitiveArray::<$dst>::new(out.into(), s.nulls().cloned())) as ArrayRef
         }};
@@ -132,22 +160,46 @@ fn narrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
         (DataType::UInt64, DataType::UInt32) => to!(UInt64Type, UInt32Type, u32),
         (DataType::Float64, DataType::Float32) => {
             let s = a.as_primitive::<Float64Type>();
-            Arc::new(PrimitiveArray::<Float32Type>::new(s.values().iter().map(|v| *v as f32).collect::<Vec<_>>().into(), s.nulls().cloned()))
+            Arc::new(PrimitiveArray::<Float32Type>::new(
+                s.values()
+                    .iter()
+                    .map(|v| *v as f32)
+                    .collect::<Vec<_>>()
+                    .into(),
+                s.nulls().cloned(),
+            ))
         }
-        _ => return Err(QuiverError::internal(format!("cannot narrow {} to {t}", a.data_type()))),
+        _ => {
+            return Err(QuiverError::internal(format!(
+                "cannot narrow {} to {t}",
+                a.data_type()
+            )))
+        }
     })
 }
 
 /// Reads a CSV file into batches of `schema`, calling `progress` with bytes read.
-pub fn read_csv(path: &Path, schema: &SchemaRef, opts: &CsvOptions, mut progress: impl FnMut(u64)) -> Result<Vec<RecordBatch>> {
-    let file = File::open(path).map_err(|e| QuiverError::io(&format!("cannot open {}", path.display()), e))?;
+pub fn read_csv(
+    path: &Path,
+    schema: &SchemaRef,
+    opts: &CsvOptions,
+    mut progress: impl FnMut(u64),
+) -> Result<Vec<RecordBatch>> {
+    let file = File::open(path)
+        .map_err(|e| QuiverError::io(&format!("cannot open {}", path.display()), e))?;
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(opts.delimiter)
         .has_headers(opts.has_header)
         .flexible(true)
         .from_reader(std::io::BufReader::with_capacity(1 << 20, file));
     let ncols = schema.fields().len();
-    let new_builders = || schema.fields().iter().map(|f| ColumnBuilder::new(f.data_type())).collect::<Result<Vec<_>>>();
+    let new_builders = || {
+        schema
+            .fields()
+            .iter()
+            .map(|f| ColumnBuilder::new(f.data_type()))
+            .collect::<Result<Vec<_>>>()
+    };
     let mut builders = new_builders()?;
     let mut batches = Vec::new();
     let mut rows = 0usize;
@@ -157,7 +209,13 @@ pub fn read_csv(path: &Path, schema: &SchemaRef, opts: &CsvOptions, mut progress
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) => return Err(QuiverError::new(1300, "HY000", format!("{}: invalid CSV: {e}", path.display()))),
+            Err(e) => {
+                return Err(QuiverError::new(
+                    1300,
+                    "HY000",
+                    format!("{}: invalid CSV: {e}", path.display()),
+                ))
+            }
         }
         line += 1;
         let mut n = record.len();
@@ -169,20 +227,38 @@ pub fn read_csv(path: &Path, schema: &SchemaRef, opts: &CsvOptions, mut progress
             return Err(QuiverError::new(
                 1262,
                 "01000",
-                format!("{}: row {line} has {n} fields, table has {ncols} columns", path.display()),
+                format!(
+                    "{}: row {line} has {n} fields, table has {ncols} columns",
+                    path.display()
+                ),
             ));
         }
         for (c, b) in builders.iter_mut().enumerate() {
             let f = record.get(c).expect("checked length");
             let is_str = matches!(b, ColumnBuilder::Str(_));
-            let v = if f == opts.null || (f.is_empty() && !is_str) { None } else { Some(f) };
+            let v = if f == opts.null || (f.is_empty() && !is_str) {
+                None
+            } else {
+                Some(f)
+            };
             b.push(v).map_err(|m| {
-                QuiverError::new(1366, "HY000", format!("{}: row {line}, column '{}': {m}", path.display(), schema.field(c).name()))
+                QuiverError::new(
+                    1366,
+                    "HY000",
+                    format!(
+                        "{}: row {line}, column '{}': {m}",
+                        path.display(),
+                        schema.field(c).name()
+                    ),
+                )
             })?;
         }
         rows += 1;
         if rows == LOAD_BATCH_ROWS {
-            let cols = builders.iter_mut().map(|b| b.finish()).collect::<Result<Vec<_>>>()?;
+            let cols = builders
+                .iter_mut()
+                .map(|b| b.finish())
+                .collect::<Result<Vec<_>>>()?;
             batches.push(RecordBatch::try_new(schema.clone(), cols)?);
             builders = new_builders()?;
             rows = 0;
@@ -190,7 +266,10 @@ pub fn read_csv(path: &Path, schema: &SchemaRef, opts: &CsvOptions, mut progress
         }
     }
     if rows > 0 {
-        let cols = builders.iter_mut().map(|b| b.finish()).collect::<Result<Vec<_>>>()?;
+        let cols = builders
+            .iter_mut()
+            .map(|b| b.finish())
+            .collect::<Result<Vec<_>>>()?;
         batches.push(RecordBatch::try_new(schema.clone(), cols)?);
     }
     progress(reader.position().byte());

@@ -24,27 +24,46 @@ fn storable(t: &DataType) -> DataType {
 
 /// The schema a Parquet file loads as.
 pub fn parquet_schema(path: &Path) -> Result<SchemaRef> {
-    let file = File::open(path).map_err(|e| QuiverError::io(&format!("cannot open {}", path.display()), e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| QuiverError::io(&format!("{}: not a Parquet file", path.display()), e))?;
-    let fields: Vec<Field> = builder.schema().fields().iter().map(|f| Field::new(f.name(), storable(f.data_type()), true)).collect();
+    let file = File::open(path)
+        .map_err(|e| QuiverError::io(&format!("cannot open {}", path.display()), e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| QuiverError::io(&format!("{}: not a Parquet file", path.display()), e))?;
+    let fields: Vec<Field> = builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| Field::new(f.name(), storable(f.data_type()), true))
+        .collect();
     Ok(Arc::new(Schema::new(fields)))
 }
 
 /// Reads `path` into batches of `target` (same column count; types cast by position).
-pub fn read_parquet(path: &Path, target: &SchemaRef, mut progress: impl FnMut(u64)) -> Result<Vec<RecordBatch>> {
-    let file = File::open(path).map_err(|e| QuiverError::io(&format!("cannot open {}", path.display()), e))?;
+pub fn read_parquet(
+    path: &Path,
+    target: &SchemaRef,
+    mut progress: impl FnMut(u64),
+) -> Result<Vec<RecordBatch>> {
+    let file = File::open(path)
+        .map_err(|e| QuiverError::io(&format!("cannot open {}", path.display()), e))?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.with_batch_size(64 * 1024).build())
         .map_err(|e| QuiverError::io(&format!("{}: not a Parquet file", path.display()), e))?;
     let mut out = Vec::new();
     let mut rows = 0u64;
     for batch in reader {
-        let batch = batch.map_err(|e| QuiverError::io(&format!("{}: damaged Parquet data", path.display()), e))?;
+        let batch = batch.map_err(|e| {
+            QuiverError::io(&format!("{}: damaged Parquet data", path.display()), e)
+        })?;
         if batch.num_columns() != target.fields().len() {
             return Err(QuiverError::new(
                 1136,
                 "21S01",
-                format!("{} has {} columns, table has {}", path.display(), batch.num_columns(), target.fields().len()),
+                format!(
+                    "{} has {} columns, table has {}",
+                    path.display(),
+                    batch.num_columns(),
+                    target.fields().len()
+                ),
             ));
         }
         let cols = batch
@@ -55,7 +74,8 @@ pub fn read_parquet(path: &Path, target: &SchemaRef, mut progress: impl FnMut(u6
                 if c.data_type() == f.data_type() {
                     Ok(c.clone())
                 } else {
-                    arrow_cast::cast(c, f.data_type()).map_err(|e| QuiverError::io(&format!("column '{}'", f.name()), e))
+                    arrow_cast::cast(c, f.data_type())
+                        .map_err(|e| QuiverError::io(&format!("column '{}'", f.name()), e))
                 }
             })
             .collect::<Result<Vec<_>>>()?;

@@ -38,7 +38,10 @@ mod tests {
     fn estimates_within_ten_percent() {
         let mut s = DistinctSketch::default();
         for i in 0..200_000u64 {
-            let h = (i % 50_000).wrapping_mul(0x9e3779b97f4a7c15).rotate_left(17).wrapping_mul(0xbf58476d1ce4e5b9);
+            let h = (i % 50_000)
+                .wrapping_mul(0x9e3779b97f4a7c15)
+                .rotate_left(17)
+                .wrapping_mul(0xbf58476d1ce4e5b9);
             s.insert_hash(h);
         }
         let e = s.estimate() as f64;

@@ -5,13 +5,17 @@ use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray};
+use arrow_array::{
+    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, StringArray,
+};
 use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use quiver_common::{QuiverError, Result};
 
 use crate::sketch::DistinctSketch;
 use crate::type_names::{name_to_type, type_to_name};
+use quiver_common::types::COLUMN_DEFAULT_KEY;
 
 const MAGIC: &[u8; 8] = b"QVRTBL01";
 
@@ -39,11 +43,16 @@ pub fn write_table(dir: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> R
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     {
         let file = File::create(&data_path).map_err(|e| err(&data_path, e))?;
-        let mut w = CrcWriter { inner: BufWriter::with_capacity(1 << 20, file), crc: 0 };
+        let mut w = CrcWriter {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            crc: 0,
+        };
         w.write_all(MAGIC).map_err(|e| err(&data_path, e))?;
-        w.write_all(&(batches.len() as u64).to_le_bytes()).map_err(|e| err(&data_path, e))?;
+        w.write_all(&(batches.len() as u64).to_le_bytes())
+            .map_err(|e| err(&data_path, e))?;
         for b in batches {
-            w.write_all(&(b.num_rows() as u64).to_le_bytes()).map_err(|e| err(&data_path, e))?;
+            w.write_all(&(b.num_rows() as u64).to_le_bytes())
+                .map_err(|e| err(&data_path, e))?;
             for (c, col) in b.columns().iter().enumerate() {
                 write_column(&mut w, col).map_err(|e| err(&data_path, e))?;
                 sketch_column(col, &mut sketches[c]);
@@ -51,14 +60,33 @@ pub fn write_table(dir: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> R
         }
         let crc = w.crc;
         let mut inner = w.inner;
-        inner.write_all(&crc.to_le_bytes()).map_err(|e| err(&data_path, e))?;
+        inner
+            .write_all(&crc.to_le_bytes())
+            .map_err(|e| err(&data_path, e))?;
         let file = inner.into_inner().map_err(|e| err(&data_path, e.error()))?;
         file.sync_all().map_err(|e| err(&data_path, e))?;
     }
-    let meta = TableMeta { schema: schema.clone(), rows, distinct: sketches.iter().map(|s| s.estimate().max(1)).collect(), generation };
+    let meta = TableMeta {
+        schema: schema.clone(),
+        rows,
+        distinct: sketches.iter().map(|s| s.estimate().max(1)).collect(),
+        generation,
+    };
     let mut text = format!("quiver-table 1\ngeneration {generation}\nrows {rows}\n");
     for (f, d) in schema.fields().iter().zip(&meta.distinct) {
-        text += &format!("column\t{}\t{}\t{}\t{}\n", f.name(), type_to_name(f.data_type())?, f.is_nullable() as u8, d);
+        text += &format!(
+            "column\t{}\t{}\t{}\t{}",
+            f.name(),
+            type_to_name(f.data_type())?,
+            f.is_nullable() as u8,
+            d
+        );
+        // The DEFAULT's SQL text, hex-encoded so that tabs and newlines in it are safe.
+        if let Some(def) = f.metadata().get(COLUMN_DEFAULT_KEY) {
+            text += "\t";
+            text += &def.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+        }
+        text += "\n";
     }
     let tmp = dir.join("table.meta.tmp");
     {
@@ -90,8 +118,21 @@ pub fn read_meta(dir: &Path) -> Result<TableMeta> {
     for line in lines {
         let parts: Vec<&str> = line.split('\t').collect();
         match parts.as_slice() {
-            ["column", name, t, nullable, d] => {
-                fields.push(Field::new(*name, name_to_type(t)?, *nullable == "1"));
+            ["column", name, t, nullable, d, rest @ ..] => {
+                let mut field = Field::new(*name, name_to_type(t)?, *nullable == "1");
+                if let [def] = rest {
+                    let bytes: Option<Vec<u8>> = (0..def.len() / 2)
+                        .map(|i| u8::from_str_radix(def.get(2 * i..2 * i + 2)?, 16).ok())
+                        .collect();
+                    let def = bytes
+                        .and_then(|b| String::from_utf8(b).ok())
+                        .ok_or_else(|| err(&path, "bad column default"))?;
+                    field = field.with_metadata(std::collections::HashMap::from([(
+                        COLUMN_DEFAULT_KEY.to_string(),
+                        def,
+                    )]));
+                }
+                fields.push(field);
                 distinct.push(d.parse().unwrap_or(1));
             }
             _ => {
@@ -103,7 +144,12 @@ pub fn read_meta(dir: &Path) -> Result<TableMeta> {
             }
         }
     }
-    Ok(TableMeta { schema: Arc::new(Schema::new(fields)), rows, distinct, generation })
+    Ok(TableMeta {
+        schema: Arc::new(Schema::new(fields)),
+        rows,
+        distinct,
+        generation,
+    })
 }
 
 pub fn data_path(dir: &Path, meta: &TableMeta) -> PathBuf {
@@ -115,7 +161,9 @@ pub fn read_table(dir: &Path) -> Result<(TableMeta, Vec<RecordBatch>)> {
     let meta = read_meta(dir)?;
     let path = data_path(dir, &meta);
     let mut bytes = Vec::new();
-    File::open(&path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| err(&path, e))?;
+    File::open(&path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| err(&path, e))?;
     if bytes.len() < MAGIC.len() + 12 || &bytes[..8] != MAGIC {
         return Err(err(&path, "not a Quiver data file"));
     }
@@ -124,7 +172,11 @@ pub fn read_table(dir: &Path) -> Result<(TableMeta, Vec<RecordBatch>)> {
     if crc32c::crc32c(body) != stored {
         return Err(err(&path, "checksum mismatch: the data file is damaged"));
     }
-    let mut r = Reader { buf: body, pos: 8, path: &path };
+    let mut r = Reader {
+        buf: body,
+        pos: 8,
+        path: &path,
+    };
     let nbatches = r.u64()? as usize;
     let mut batches = Vec::with_capacity(nbatches);
     for _ in 0..nbatches {
@@ -135,7 +187,11 @@ pub fn read_table(dir: &Path) -> Result<(TableMeta, Vec<RecordBatch>)> {
             .iter()
             .map(|f| read_column(&mut r, f.data_type(), rows))
             .collect::<Result<Vec<_>>>()?;
-        batches.push(RecordBatch::try_new_with_options(meta.schema.clone(), cols, &RecordBatchOptions::new().with_row_count(Some(rows)))?);
+        batches.push(RecordBatch::try_new_with_options(
+            meta.schema.clone(),
+            cols,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?);
     }
     Ok((meta, batches))
 }
@@ -214,7 +270,10 @@ fn write_column(w: &mut impl Write, a: &ArrayRef) -> std::io::Result<()> {
                 ob.extend_from_slice(&(o - base).to_le_bytes());
             }
             put(w, &ob)?;
-            put(w, &s.value_data()[base as usize..offs[offs.len() - 1] as usize])
+            put(
+                w,
+                &s.value_data()[base as usize..offs[offs.len() - 1] as usize],
+            )
         }
         DataType::Null => Ok(()),
         other => Err(std::io::Error::other(format!("cannot store type {other}"))),
@@ -286,7 +345,9 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
     fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     fn chunk(&mut self) -> Result<&'a [u8]> {
         let n = self.u64()? as usize;
@@ -295,7 +356,9 @@ impl<'a> Reader<'a> {
 }
 
 fn bits(bytes: &[u8], len: usize) -> BooleanBuffer {
-    BooleanBuffer::collect_bool(len, |i| bytes.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0))
+    BooleanBuffer::collect_bool(len, |i| {
+        bytes.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)
+    })
 }
 
 fn read_column(r: &mut Reader, t: &DataType, rows: usize) -> Result<ArrayRef> {
@@ -310,7 +373,10 @@ fn read_column(r: &mut Reader, t: &DataType, rows: usize) -> Result<ArrayRef> {
             if bytes.len() != rows * W {
                 return Err(err(r.path, "column length mismatch"));
             }
-            let v: Vec<$n> = bytes.chunks_exact(W).map(|c| <$n>::from_le_bytes(c.try_into().expect("width"))).collect();
+            let v: Vec<$n> = bytes
+                .chunks_exact(W)
+                .map(|c| <$n>::from_le_bytes(c.try_into().expect("width")))
+                .collect();
             Arc::new(PrimitiveArray::<$t>::new(v.into(), nulls)) as ArrayRef
         }};
     }
@@ -336,8 +402,14 @@ fn read_column(r: &mut Reader, t: &DataType, rows: usize) -> Result<ArrayRef> {
             if bytes.len() != rows * 16 {
                 return Err(err(r.path, "column length mismatch"));
             }
-            let v: Vec<i128> = bytes.chunks_exact(16).map(|c| i128::from_le_bytes(c.try_into().expect("16"))).collect();
-            Arc::new(PrimitiveArray::<Decimal128Type>::new(v.into(), nulls).with_precision_and_scale(*p, *s)?)
+            let v: Vec<i128> = bytes
+                .chunks_exact(16)
+                .map(|c| i128::from_le_bytes(c.try_into().expect("16")))
+                .collect();
+            Arc::new(
+                PrimitiveArray::<Decimal128Type>::new(v.into(), nulls)
+                    .with_precision_and_scale(*p, *s)?,
+            )
         }
         DataType::Boolean => Arc::new(BooleanArray::new(bits(r.chunk()?, rows), nulls)),
         DataType::Utf8 => {
@@ -345,10 +417,16 @@ fn read_column(r: &mut Reader, t: &DataType, rows: usize) -> Result<ArrayRef> {
             if ob.len() != (rows + 1) * 4 {
                 return Err(err(r.path, "string offsets length mismatch"));
             }
-            let offs: Vec<i32> = ob.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().expect("4"))).collect();
+            let offs: Vec<i32> = ob
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes(c.try_into().expect("4")))
+                .collect();
             let data = r.chunk()?;
             let offsets = OffsetBuffer::new(offs.into());
-            Arc::new(StringArray::try_new(offsets, data.to_vec().into(), nulls).map_err(|e| err(r.path, e))?)
+            Arc::new(
+                StringArray::try_new(offsets, data.to_vec().into(), nulls)
+                    .map_err(|e| err(r.path, e))?,
+            )
         }
         DataType::Null => arrow_array::new_null_array(t, rows),
         other => return Err(err(r.path, format!("unsupported stored type {other}"))),
@@ -374,7 +452,11 @@ mod tests {
             vec![
                 Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])),
                 Arc::new(StringArray::from(vec![Some("x"), Some(""), None])),
-                Arc::new(Decimal128Array::from(vec![Some(100), Some(-5), None]).with_precision_and_scale(15, 2).unwrap()),
+                Arc::new(
+                    Decimal128Array::from(vec![Some(100), Some(-5), None])
+                        .with_precision_and_scale(15, 2)
+                        .unwrap(),
+                ),
             ],
         )
         .unwrap();

@@ -21,7 +21,11 @@ pub fn type_to_name(t: &DataType) -> Result<String> {
         DataType::Timestamp(TimeUnit::Microsecond, None) => "datetime".into(),
         DataType::Utf8 => "utf8".into(),
         DataType::Null => "null".into(),
-        other => return Err(QuiverError::not_supported(format!("storing a column of type {other}"))),
+        other => {
+            return Err(QuiverError::not_supported(format!(
+                "storing a column of type {other}"
+            )))
+        }
     })
 }
 
@@ -44,10 +48,16 @@ pub fn name_to_type(s: &str) -> Result<DataType> {
         "null" => DataType::Null,
         d if d.starts_with("decimal(") && d.ends_with(')') => {
             let inner = &d[8..d.len() - 1];
-            let (p, sc) = inner.split_once(',').ok_or_else(|| QuiverError::io("bad type in manifest", d))?;
+            let (p, sc) = inner
+                .split_once(',')
+                .ok_or_else(|| QuiverError::io("bad type in manifest", d))?;
             DataType::Decimal128(
-                p.trim().parse().map_err(|e| QuiverError::io("bad precision in manifest", e))?,
-                sc.trim().parse().map_err(|e| QuiverError::io("bad scale in manifest", e))?,
+                p.trim()
+                    .parse()
+                    .map_err(|e| QuiverError::io("bad precision in manifest", e))?,
+                sc.trim()
+                    .parse()
+                    .map_err(|e| QuiverError::io("bad scale in manifest", e))?,
             )
         }
         other => return Err(QuiverError::io("unknown type in table manifest", other)),

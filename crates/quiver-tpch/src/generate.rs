@@ -4,7 +4,9 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use arrow_array::builder::{Date32Builder, Decimal128Builder, Int32Builder, Int64Builder, StringBuilder};
+use arrow_array::builder::{
+    Date32Builder, Decimal128Builder, Int32Builder, Int64Builder, StringBuilder,
+};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_common::{QuiverError, Result};
@@ -12,7 +14,9 @@ use quiver_engine::Database;
 use rayon::prelude::*;
 use tpchgen::generators::*;
 
-pub const TABLES: [&str; 8] = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"];
+pub const TABLES: [&str; 8] = [
+    "region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem",
+];
 
 /// Rows per generated chunk: each chunk is one batch and one parallel task.
 const CHUNK_ROWS: f64 = 120_000.0;
@@ -24,36 +28,90 @@ fn money() -> DataType {
 pub fn table_schema(table: &str) -> Result<SchemaRef> {
     use DataType::*;
     let cols: Vec<(&str, DataType)> = match table {
-        "region" => vec![("r_regionkey", Int64), ("r_name", Utf8), ("r_comment", Utf8)],
-        "nation" => vec![("n_nationkey", Int64), ("n_name", Utf8), ("n_regionkey", Int64), ("n_comment", Utf8)],
+        "region" => vec![
+            ("r_regionkey", Int64),
+            ("r_name", Utf8),
+            ("r_comment", Utf8),
+        ],
+        "nation" => vec![
+            ("n_nationkey", Int64),
+            ("n_name", Utf8),
+            ("n_regionkey", Int64),
+            ("n_comment", Utf8),
+        ],
         "supplier" => vec![
-            ("s_suppkey", Int64), ("s_name", Utf8), ("s_address", Utf8), ("s_nationkey", Int64),
-            ("s_phone", Utf8), ("s_acctbal", money()), ("s_comment", Utf8),
+            ("s_suppkey", Int64),
+            ("s_name", Utf8),
+            ("s_address", Utf8),
+            ("s_nationkey", Int64),
+            ("s_phone", Utf8),
+            ("s_acctbal", money()),
+            ("s_comment", Utf8),
         ],
         "customer" => vec![
-            ("c_custkey", Int64), ("c_name", Utf8), ("c_address", Utf8), ("c_nationkey", Int64),
-            ("c_phone", Utf8), ("c_acctbal", money()), ("c_mktsegment", Utf8), ("c_comment", Utf8),
+            ("c_custkey", Int64),
+            ("c_name", Utf8),
+            ("c_address", Utf8),
+            ("c_nationkey", Int64),
+            ("c_phone", Utf8),
+            ("c_acctbal", money()),
+            ("c_mktsegment", Utf8),
+            ("c_comment", Utf8),
         ],
         "part" => vec![
-            ("p_partkey", Int64), ("p_name", Utf8), ("p_mfgr", Utf8), ("p_brand", Utf8), ("p_type", Utf8),
-            ("p_size", Int32), ("p_container", Utf8), ("p_retailprice", money()), ("p_comment", Utf8),
+            ("p_partkey", Int64),
+            ("p_name", Utf8),
+            ("p_mfgr", Utf8),
+            ("p_brand", Utf8),
+            ("p_type", Utf8),
+            ("p_size", Int32),
+            ("p_container", Utf8),
+            ("p_retailprice", money()),
+            ("p_comment", Utf8),
         ],
         "partsupp" => vec![
-            ("ps_partkey", Int64), ("ps_suppkey", Int64), ("ps_availqty", Int32), ("ps_supplycost", money()), ("ps_comment", Utf8),
+            ("ps_partkey", Int64),
+            ("ps_suppkey", Int64),
+            ("ps_availqty", Int32),
+            ("ps_supplycost", money()),
+            ("ps_comment", Utf8),
         ],
         "orders" => vec![
-            ("o_orderkey", Int64), ("o_custkey", Int64), ("o_orderstatus", Utf8), ("o_totalprice", money()),
-            ("o_orderdate", Date32), ("o_orderpriority", Utf8), ("o_clerk", Utf8), ("o_shippriority", Int32), ("o_comment", Utf8),
+            ("o_orderkey", Int64),
+            ("o_custkey", Int64),
+            ("o_orderstatus", Utf8),
+            ("o_totalprice", money()),
+            ("o_orderdate", Date32),
+            ("o_orderpriority", Utf8),
+            ("o_clerk", Utf8),
+            ("o_shippriority", Int32),
+            ("o_comment", Utf8),
         ],
         "lineitem" => vec![
-            ("l_orderkey", Int64), ("l_partkey", Int64), ("l_suppkey", Int64), ("l_linenumber", Int32),
-            ("l_quantity", money()), ("l_extendedprice", money()), ("l_discount", money()), ("l_tax", money()),
-            ("l_returnflag", Utf8), ("l_linestatus", Utf8), ("l_shipdate", Date32), ("l_commitdate", Date32),
-            ("l_receiptdate", Date32), ("l_shipinstruct", Utf8), ("l_shipmode", Utf8), ("l_comment", Utf8),
+            ("l_orderkey", Int64),
+            ("l_partkey", Int64),
+            ("l_suppkey", Int64),
+            ("l_linenumber", Int32),
+            ("l_quantity", money()),
+            ("l_extendedprice", money()),
+            ("l_discount", money()),
+            ("l_tax", money()),
+            ("l_returnflag", Utf8),
+            ("l_linestatus", Utf8),
+            ("l_shipdate", Date32),
+            ("l_commitdate", Date32),
+            ("l_receiptdate", Date32),
+            ("l_shipinstruct", Utf8),
+            ("l_shipmode", Utf8),
+            ("l_comment", Utf8),
         ],
         other => return Err(QuiverError::unknown_table(other)),
     };
-    Ok(Arc::new(Schema::new(cols.into_iter().map(|(n, t)| Field::new(n, t, false)).collect::<Vec<_>>())))
+    Ok(Arc::new(Schema::new(
+        cols.into_iter()
+            .map(|(n, t)| Field::new(n, t, false))
+            .collect::<Vec<_>>(),
+    )))
 }
 
 /// Approximate row count of a table at scale factor `sf` (lineitem varies slightly).
@@ -250,7 +308,11 @@ fn chunk(table: &str, sf: f64, part: i32, parts: i32, schema: &SchemaRef) -> Res
 /// existing TPC-H tables. `progress(table, rows_done)` is called as chunks finish.
 pub fn generate(db: &Database, sf: f64, progress: &(dyn Fn(&str, u64) + Sync)) -> Result<()> {
     if !(sf > 0.0 && sf <= 1000.0) {
-        return Err(QuiverError::new(1210, "HY000", format!("Incorrect scale factor {sf}: use a value in (0, 1000]")));
+        return Err(QuiverError::new(
+            1210,
+            "HY000",
+            format!("Incorrect scale factor {sf}: use a value in (0, 1000]"),
+        ));
     }
     for table in TABLES {
         let schema = table_schema(table)?;
@@ -261,7 +323,8 @@ pub fn generate(db: &Database, sf: f64, progress: &(dyn Fn(&str, u64) + Sync)) -
             .into_par_iter()
             .map(|p| {
                 let b = chunk(table, sf, p, parts, &schema)?;
-                let d = done.fetch_add(b.num_rows() as u64, Ordering::Relaxed) + b.num_rows() as u64;
+                let d =
+                    done.fetch_add(b.num_rows() as u64, Ordering::Relaxed) + b.num_rows() as u64;
                 progress(table, d);
                 Ok(b)
             })
@@ -282,7 +345,15 @@ mod tests {
     fn generates_the_known_row_counts() {
         let db = Database::in_memory();
         generate(&db, 0.01, &|_, _| {}).unwrap();
-        let count = |t: &str| db.table(t).unwrap().data().unwrap().iter().map(|b| b.num_rows()).sum::<usize>();
+        let count = |t: &str| {
+            db.table(t)
+                .unwrap()
+                .data()
+                .unwrap()
+                .iter()
+                .map(|b| b.num_rows())
+                .sum::<usize>()
+        };
         assert_eq!(count("region"), 5);
         assert_eq!(count("nation"), 25);
         assert_eq!(count("supplier"), 100);

@@ -11,7 +11,9 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use quiver_engine::{format::rows_as_text, Database, EngineConfig, Session, StatementResult};
 
 fn golden_dir(sf: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tpch/golden").join(sf)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/tpch/golden")
+        .join(sf)
 }
 
 /// RFC 4180 lines into fields (quoted fields may hold commas, quotes, newlines).
@@ -64,7 +66,13 @@ fn cells_match(ours: &str, theirs: &str) -> bool {
 fn session_for(sf: f64) -> Arc<Session> {
     let db = Database::in_memory();
     quiver_tpch::generate(&db, sf, &|_, _| {}).expect("generate");
-    Arc::new(Session::new(db, EngineConfig { threads: 2, ..EngineConfig::default() }))
+    Arc::new(Session::new(
+        db,
+        EngineConfig {
+            threads: 2,
+            ..EngineConfig::default()
+        },
+    ))
 }
 
 fn check(session: &Session, sf: &str, q: usize) -> Result<(), Failed> {
@@ -74,9 +82,16 @@ fn check(session: &Session, sf: &str, q: usize) -> Result<(), Failed> {
     let expected = &golden[1..];
     let sql = quiver_tpch::query(q).expect("query");
     let result = session.query(sql).map_err(|e| format!("q{q}: {e}"))?;
-    let StatementResult::Rows { schema, batches } = result else { return Err("not a query".into()) };
+    let StatementResult::Rows { schema, batches } = result else {
+        return Err("not a query".into());
+    };
     if schema.fields().len() != golden[0].len() {
-        return Err(format!("q{q}: {} columns, expected {}", schema.fields().len(), golden[0].len()).into());
+        return Err(format!(
+            "q{q}: {} columns, expected {}",
+            schema.fields().len(),
+            golden[0].len()
+        )
+        .into());
     }
     let ours = rows_as_text(&batches)?;
     if ours.len() != expected.len() {
@@ -86,7 +101,12 @@ fn check(session: &Session, sf: &str, q: usize) -> Result<(), Failed> {
         for (c, (x, y)) in a.iter().zip(b).enumerate() {
             let x = x.as_deref().unwrap_or("NULL");
             if !cells_match(x, y) {
-                return Err(format!("q{q} row {} column {}: got '{x}', expected '{y}'", i + 1, golden[0][c]).into());
+                return Err(format!(
+                    "q{q} row {} column {}: got '{x}', expected '{y}'",
+                    i + 1,
+                    golden[0][c]
+                )
+                .into());
             }
         }
     }
@@ -113,7 +133,10 @@ fn main() {
                 match (check(session, sf_name, q), expect_fail) {
                     (Ok(()), false) | (Err(_), true) => Ok(()),
                     (Err(e), false) => Err(e),
-                    (Ok(()), true) => Err(format!("{name} now passes: remove it from tests/tpch/known_failures.txt").into()),
+                    (Ok(()), true) => Err(format!(
+                        "{name} now passes: remove it from tests/tpch/known_failures.txt"
+                    )
+                    .into()),
                 }
             }));
         }

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, Decimal128Array, Float64Array, Int64Array, UInt64Array};
+use arrow_array::{
+    cast::AsArray, types::*, Array, ArrayRef, Decimal128Array, Float64Array, Int64Array,
+    UInt64Array,
+};
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 use quiver_common::types::{decimal_shape, rescale};
@@ -36,7 +39,10 @@ impl<T: Copy + arrow_buffer::ArrowNativeType> Operand<T> {
 }
 
 /// Brings a value to `t` and splits it into an operand; None means a NULL constant.
-fn operand<T: arrow_array::ArrowPrimitiveType>(v: &ColumnarValue, t: &DataType) -> Result<Option<Operand<T::Native>>> {
+fn operand<T: arrow_array::ArrowPrimitiveType>(
+    v: &ColumnarValue,
+    t: &DataType,
+) -> Result<Option<Operand<T::Native>>> {
     Ok(match v {
         ColumnarValue::Scalar(ScalarValue::Null, _) => None,
         ColumnarValue::Scalar(s, st) => {
@@ -48,7 +54,11 @@ fn operand<T: arrow_array::ArrowPrimitiveType>(v: &ColumnarValue, t: &DataType) 
             }
         }
         ColumnarValue::Array(a) => {
-            let a = if a.data_type() == t { a.clone() } else { cast_array(a, t)? };
+            let a = if a.data_type() == t {
+                a.clone()
+            } else {
+                cast_array(a, t)?
+            };
             let p = a.as_primitive::<T>();
             Some(Operand::Values(p.values().clone(), p.nulls().cloned()))
         }
@@ -94,7 +104,9 @@ fn run<T: Copy + arrow_buffer::ArrowNativeType, O: arrow_buffer::ArrowNativeType
         return (out, nulls_in, false);
     }
     // Overflow in a NULL row does not count; NULL results join the null mask.
-    let mut valid: Vec<bool> = (0..rows).map(|i| nulls_in.as_ref().is_none_or(|n| n.is_valid(i))).collect();
+    let mut valid: Vec<bool> = (0..rows)
+        .map(|i| nulls_in.as_ref().is_none_or(|n| n.is_valid(i)))
+        .collect();
     overflow = false;
     for (i, ok) in valid.iter_mut().enumerate() {
         let mut of = false;
@@ -106,26 +118,64 @@ fn run<T: Copy + arrow_buffer::ArrowNativeType, O: arrow_buffer::ArrowNativeType
             *ok = false;
         }
     }
-    (out, Some(NullBuffer::new(BooleanBuffer::from(valid))), overflow)
+    (
+        out,
+        Some(NullBuffer::new(BooleanBuffer::from(valid))),
+        overflow,
+    )
 }
 
-pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType, rows: usize) -> Result<ColumnarValue> {
-    let all_scalar = matches!((&l, &r), (ColumnarValue::Scalar(..), ColumnarValue::Scalar(..)));
+pub fn arithmetic(
+    op: BinaryOp,
+    l: ColumnarValue,
+    r: ColumnarValue,
+    t: &DataType,
+    rows: usize,
+) -> Result<ColumnarValue> {
+    let all_scalar = matches!(
+        (&l, &r),
+        (ColumnarValue::Scalar(..), ColumnarValue::Scalar(..))
+    );
     let n = if all_scalar { 1 } else { rows };
     let out: ArrayRef = match t {
         DataType::Int64 => {
-            let (Some(a), Some(b)) = (operand::<Int64Type>(&l, t)?, operand::<Int64Type>(&r, t)?) else {
+            let (Some(a), Some(b)) = (operand::<Int64Type>(&l, t)?, operand::<Int64Type>(&r, t)?)
+            else {
                 return Ok(ColumnarValue::Scalar(ScalarValue::Null, t.clone()));
             };
             if op == BinaryOp::IntDiv && (is_fractional(&l) || is_fractional(&r)) {
                 return fractional_int_div(l, r, rows);
             }
             let (v, nulls, of) = run(&a, &b, n, |x: i64, y: i64, of: &mut bool| match op {
-                BinaryOp::Add => { let (v, o) = x.overflowing_add(y); *of = o; Some(v) }
-                BinaryOp::Sub => { let (v, o) = x.overflowing_sub(y); *of = o; Some(v) }
-                BinaryOp::Mul => { let (v, o) = x.overflowing_mul(y); *of = o; Some(v) }
-                BinaryOp::IntDiv => if y == 0 { None } else { Some(x.wrapping_div(y)) },
-                BinaryOp::Mod => if y == 0 { None } else { Some(x.wrapping_rem(y)) },
+                BinaryOp::Add => {
+                    let (v, o) = x.overflowing_add(y);
+                    *of = o;
+                    Some(v)
+                }
+                BinaryOp::Sub => {
+                    let (v, o) = x.overflowing_sub(y);
+                    *of = o;
+                    Some(v)
+                }
+                BinaryOp::Mul => {
+                    let (v, o) = x.overflowing_mul(y);
+                    *of = o;
+                    Some(v)
+                }
+                BinaryOp::IntDiv => {
+                    if y == 0 {
+                        None
+                    } else {
+                        Some(x.wrapping_div(y))
+                    }
+                }
+                BinaryOp::Mod => {
+                    if y == 0 {
+                        None
+                    } else {
+                        Some(x.wrapping_rem(y))
+                    }
+                }
                 _ => None,
             });
             if of {
@@ -135,7 +185,10 @@ pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType
         }
         DataType::UInt64 => {
             let wide = DataType::Decimal128(38, 0);
-            let (Some(a), Some(b)) = (operand::<Decimal128Type>(&l, &wide)?, operand::<Decimal128Type>(&r, &wide)?) else {
+            let (Some(a), Some(b)) = (
+                operand::<Decimal128Type>(&l, &wide)?,
+                operand::<Decimal128Type>(&r, &wide)?,
+            ) else {
                 return Ok(ColumnarValue::Scalar(ScalarValue::Null, t.clone()));
             };
             let (v, nulls, of) = run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
@@ -143,8 +196,20 @@ pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType
                     BinaryOp::Add => x + y,
                     BinaryOp::Sub => x - y,
                     BinaryOp::Mul => x.checked_mul(y).unwrap_or(-1),
-                    BinaryOp::IntDiv => if y == 0 { return None } else { x / y },
-                    BinaryOp::Mod => if y == 0 { return None } else { x % y },
+                    BinaryOp::IntDiv => {
+                        if y == 0 {
+                            return None;
+                        } else {
+                            x / y
+                        }
+                    }
+                    BinaryOp::Mod => {
+                        if y == 0 {
+                            return None;
+                        } else {
+                            x % y
+                        }
+                    }
                     _ => return None,
                 };
                 *of = !(0..=u64::MAX as i128).contains(&v);
@@ -156,7 +221,10 @@ pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType
             Arc::new(UInt64Array::new(v.into(), nulls))
         }
         DataType::Float64 => {
-            let (Some(a), Some(b)) = (operand::<Float64Type>(&l, t)?, operand::<Float64Type>(&r, t)?) else {
+            let (Some(a), Some(b)) = (
+                operand::<Float64Type>(&l, t)?,
+                operand::<Float64Type>(&r, t)?,
+            ) else {
                 return Ok(ColumnarValue::Scalar(ScalarValue::Null, t.clone()));
             };
             let (v, nulls, of) = run(&a, &b, n, |x: f64, y: f64, of: &mut bool| {
@@ -164,8 +232,20 @@ pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType
                     BinaryOp::Add => x + y,
                     BinaryOp::Sub => x - y,
                     BinaryOp::Mul => x * y,
-                    BinaryOp::Div => if y == 0.0 { return None } else { x / y },
-                    BinaryOp::Mod => if y == 0.0 { return None } else { x % y },
+                    BinaryOp::Div => {
+                        if y == 0.0 {
+                            return None;
+                        } else {
+                            x / y
+                        }
+                    }
+                    BinaryOp::Mod => {
+                        if y == 0.0 {
+                            return None;
+                        } else {
+                            x % y
+                        }
+                    }
                     _ => return None,
                 };
                 *of = !v.is_finite();
@@ -177,29 +257,58 @@ pub fn arithmetic(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, t: &DataType
             Arc::new(Float64Array::new(v.into(), nulls))
         }
         DataType::Decimal128(p, s) => decimal_arith(op, &l, &r, *p, *s, n)?,
-        other => return Err(QuiverError::not_supported(format!("arithmetic producing {other}"))),
+        other => {
+            return Err(QuiverError::not_supported(format!(
+                "arithmetic producing {other}"
+            )))
+        }
     };
     if all_scalar {
-        Ok(ColumnarValue::Scalar(ScalarValue::from_array(&out, 0)?, t.clone()))
+        Ok(ColumnarValue::Scalar(
+            ScalarValue::from_array(&out, 0)?,
+            t.clone(),
+        ))
     } else {
         Ok(ColumnarValue::Array(out))
     }
 }
 
 fn is_fractional(v: &ColumnarValue) -> bool {
-    matches!(v.data_type(), DataType::Decimal128(..) | DataType::Float64 | DataType::Float32)
+    matches!(
+        v.data_type(),
+        DataType::Decimal128(..) | DataType::Float64 | DataType::Float32
+    )
 }
 
 fn fractional_int_div(l: ColumnarValue, r: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
     let f = DataType::Float64;
-    let (Some(a), Some(b)) = (operand::<Float64Type>(&l, &f)?, operand::<Float64Type>(&r, &f)?) else {
+    let (Some(a), Some(b)) = (
+        operand::<Float64Type>(&l, &f)?,
+        operand::<Float64Type>(&r, &f)?,
+    ) else {
         return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Int64));
     };
-    let (v, nulls, _) = run(&a, &b, rows, |x: f64, y: f64, _| if y == 0.0 { None } else { Some((x / y).trunc() as i64) });
-    Ok(ColumnarValue::Array(Arc::new(Int64Array::new(v.into(), nulls))))
+    let (v, nulls, _) = run(&a, &b, rows, |x: f64, y: f64, _| {
+        if y == 0.0 {
+            None
+        } else {
+            Some((x / y).trunc() as i64)
+        }
+    });
+    Ok(ColumnarValue::Array(Arc::new(Int64Array::new(
+        v.into(),
+        nulls,
+    ))))
 }
 
-fn decimal_arith(op: BinaryOp, l: &ColumnarValue, r: &ColumnarValue, p: u8, s: i8, n: usize) -> Result<ArrayRef> {
+fn decimal_arith(
+    op: BinaryOp,
+    l: &ColumnarValue,
+    r: &ColumnarValue,
+    p: u8,
+    s: i8,
+    n: usize,
+) -> Result<ArrayRef> {
     let shape = |v: &ColumnarValue| {
         let (p, s) = decimal_shape(&v.data_type());
         DataType::Decimal128(p.max(s as u8).max(1), s)
@@ -208,35 +317,66 @@ fn decimal_arith(op: BinaryOp, l: &ColumnarValue, r: &ColumnarValue, p: u8, s: i
     let (v, nulls, of) = match op {
         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mod => {
             let t = DataType::Decimal128(38, s);
-            let (Some(a), Some(b)) = (operand::<Decimal128Type>(l, &t)?, operand::<Decimal128Type>(r, &t)?) else {
+            let (Some(a), Some(b)) = (
+                operand::<Decimal128Type>(l, &t)?,
+                operand::<Decimal128Type>(r, &t)?,
+            ) else {
                 return null();
             };
             run(&a, &b, n, |x: i128, y: i128, of: &mut bool| match op {
-                BinaryOp::Add => { let (v, o) = x.overflowing_add(y); *of = o; Some(v) }
-                BinaryOp::Sub => { let (v, o) = x.overflowing_sub(y); *of = o; Some(v) }
-                _ => if y == 0 { None } else { Some(x % y) },
+                BinaryOp::Add => {
+                    let (v, o) = x.overflowing_add(y);
+                    *of = o;
+                    Some(v)
+                }
+                BinaryOp::Sub => {
+                    let (v, o) = x.overflowing_sub(y);
+                    *of = o;
+                    Some(v)
+                }
+                _ => {
+                    if y == 0 {
+                        None
+                    } else {
+                        Some(x % y)
+                    }
+                }
             })
         }
         BinaryOp::Mul => {
             let (tl, tr) = (shape(l), shape(r));
-            let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else { unreachable!() };
+            let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else {
+                unreachable!()
+            };
             let natural = s1 + s2;
-            let (Some(a), Some(b)) = (operand::<Decimal128Type>(l, &tl)?, operand::<Decimal128Type>(r, &tr)?) else {
+            let (Some(a), Some(b)) = (
+                operand::<Decimal128Type>(l, &tl)?,
+                operand::<Decimal128Type>(r, &tr)?,
+            ) else {
                 return null();
             };
             run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
                 let (v, o) = x.overflowing_mul(y);
                 *of = o;
-                if natural == s { Some(v) } else { rescale(v, natural, s) }
+                if natural == s {
+                    Some(v)
+                } else {
+                    rescale(v, natural, s)
+                }
             })
         }
         BinaryOp::Div => {
             let (tl, tr) = (shape(l), shape(r));
-            let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else { unreachable!() };
+            let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else {
+                unreachable!()
+            };
             // a / b at scale s: a * 10^(s - s1 + s2) / b, rounded half away from zero.
             let shift = (s - s1 + s2) as u32;
             let factor = 10i128.pow(shift);
-            let (Some(a), Some(b)) = (operand::<Decimal128Type>(l, &tl)?, operand::<Decimal128Type>(r, &tr)?) else {
+            let (Some(a), Some(b)) = (
+                operand::<Decimal128Type>(l, &tl)?,
+                operand::<Decimal128Type>(r, &tr)?,
+            ) else {
                 return null();
             };
             run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
@@ -247,15 +387,25 @@ fn decimal_arith(op: BinaryOp, l: &ColumnarValue, r: &ColumnarValue, p: u8, s: i
                 *of = o;
                 let q = num / y;
                 let rem = (num % y).abs() * 2;
-                Some(if rem >= y.abs() { q + (num.signum() * y.signum()) } else { q })
+                Some(if rem >= y.abs() {
+                    q + (num.signum() * y.signum())
+                } else {
+                    q
+                })
             })
         }
-        _ => return Err(QuiverError::internal("integer division produces an integer")),
+        _ => {
+            return Err(QuiverError::internal(
+                "integer division produces an integer",
+            ))
+        }
     };
     if of {
         return Err(out_of_range("DECIMAL", op));
     }
-    Ok(Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?))
+    Ok(Arc::new(
+        Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
+    ))
 }
 
 pub fn negate(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
@@ -274,16 +424,26 @@ mod tests {
     use super::*;
 
     fn dec(v: Vec<i128>, p: u8, s: i8) -> ColumnarValue {
-        ColumnarValue::Array(Arc::new(Decimal128Array::from(v).with_precision_and_scale(p, s).unwrap()))
+        ColumnarValue::Array(Arc::new(
+            Decimal128Array::from(v)
+                .with_precision_and_scale(p, s)
+                .unwrap(),
+        ))
     }
 
     #[test]
     fn decimal_division_rounds_half_away_from_zero() {
         // 1.00 / 3.00 at scale 6 = 0.333333; 2.00 / 3.00 = 0.666667; -2/3 = -0.666667
-        let out = arithmetic(BinaryOp::Div, dec(vec![100, 200, -200], 15, 2), dec(vec![300, 300, 300], 15, 2), &DataType::Decimal128(23, 6), 3)
-            .unwrap()
-            .into_array(3)
-            .unwrap();
+        let out = arithmetic(
+            BinaryOp::Div,
+            dec(vec![100, 200, -200], 15, 2),
+            dec(vec![300, 300, 300], 15, 2),
+            &DataType::Decimal128(23, 6),
+            3,
+        )
+        .unwrap()
+        .into_array(3)
+        .unwrap();
         let d = out.as_primitive::<Decimal128Type>();
         assert_eq!(d.values().to_vec(), vec![333_333, 666_667, -666_667]);
     }
@@ -300,7 +460,10 @@ mod tests {
     fn division_by_zero_is_null() {
         let a = ColumnarValue::Array(Arc::new(Int64Array::from(vec![1, 2])));
         let b = ColumnarValue::Array(Arc::new(Int64Array::from(vec![0, 2])));
-        let out = arithmetic(BinaryOp::Div, a, b, &DataType::Decimal128(23, 4), 2).unwrap().into_array(2).unwrap();
+        let out = arithmetic(BinaryOp::Div, a, b, &DataType::Decimal128(23, 4), 2)
+            .unwrap()
+            .into_array(2)
+            .unwrap();
         assert!(out.is_null(0));
         assert_eq!(out.as_primitive::<Decimal128Type>().value(1), 10000);
     }

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Decimal128Array, Float64Array, PrimitiveArray, TimestampMicrosecondArray};
+use arrow_array::{
+    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Decimal128Array,
+    Float64Array, PrimitiveArray, TimestampMicrosecondArray,
+};
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
 use quiver_common::types::{self, parse_date, parse_datetime, parse_f64_prefix, rescale};
@@ -14,7 +17,11 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 fn ints(a: &dyn Array) -> Option<Vec<i128>> {
     macro_rules! conv {
         ($t:ty) => {
-            a.as_primitive::<$t>().values().iter().map(|v| *v as i128).collect()
+            a.as_primitive::<$t>()
+                .values()
+                .iter()
+                .map(|v| *v as i128)
+                .collect()
         };
     }
     Some(match a.data_type() {
@@ -34,16 +41,39 @@ fn ints(a: &dyn Array) -> Option<Vec<i128>> {
 fn floats(a: &dyn Array) -> Result<Vec<f64>> {
     Ok(match a.data_type() {
         DataType::Float64 => a.as_primitive::<Float64Type>().values().to_vec(),
-        DataType::Float32 => a.as_primitive::<Float32Type>().values().iter().map(|v| *v as f64).collect(),
+        DataType::Float32 => a
+            .as_primitive::<Float32Type>()
+            .values()
+            .iter()
+            .map(|v| *v as f64)
+            .collect(),
         DataType::Decimal128(_, s) => {
             let d = 10f64.powi(*s as i32);
-            a.as_primitive::<Decimal128Type>().values().iter().map(|v| *v as f64 / d).collect()
+            a.as_primitive::<Decimal128Type>()
+                .values()
+                .iter()
+                .map(|v| *v as f64 / d)
+                .collect()
         }
-        DataType::Utf8 => a.as_string::<i32>().iter().map(|s| s.map(parse_f64_prefix).unwrap_or(0.0)).collect(),
-        DataType::Date32 => a.as_primitive::<Date32Type>().values().iter().map(|d| date_number(*d) as f64).collect(),
+        DataType::Utf8 => a
+            .as_string::<i32>()
+            .iter()
+            .map(|s| s.map(parse_f64_prefix).unwrap_or(0.0))
+            .collect(),
+        DataType::Date32 => a
+            .as_primitive::<Date32Type>()
+            .values()
+            .iter()
+            .map(|d| date_number(*d) as f64)
+            .collect(),
         _ => match ints(a) {
             Some(v) => v.into_iter().map(|x| x as f64).collect(),
-            None => return Err(QuiverError::not_supported(format!("cast of {} to a number", a.data_type()))),
+            None => {
+                return Err(QuiverError::not_supported(format!(
+                    "cast of {} to a number",
+                    a.data_type()
+                )))
+            }
         },
     })
 }
@@ -54,25 +84,47 @@ fn date_number(d: i32) -> i64 {
     y as i64 * 10000 + m as i64 * 100 + dd as i64
 }
 
-fn with_nulls<T: arrow_array::ArrowPrimitiveType>(values: Vec<T::Native>, nulls: Option<NullBuffer>) -> PrimitiveArray<T> {
+fn with_nulls<T: arrow_array::ArrowPrimitiveType>(
+    values: Vec<T::Native>,
+    nulls: Option<NullBuffer>,
+) -> PrimitiveArray<T> {
     PrimitiveArray::<T>::new(values.into(), nulls)
 }
 
-fn int_target<T: arrow_array::ArrowPrimitiveType>(a: &dyn Array, conv: impl Fn(i128) -> T::Native) -> Result<ArrayRef>
+fn int_target<T: arrow_array::ArrowPrimitiveType>(
+    a: &dyn Array,
+    conv: impl Fn(i128) -> T::Native,
+) -> Result<ArrayRef>
 where
     PrimitiveArray<T>: From<Vec<T::Native>>,
 {
     let nulls = a.logical_nulls();
     let v: Vec<T::Native> = match a.data_type() {
-        DataType::Decimal128(_, s) => {
-            a.as_primitive::<Decimal128Type>().values().iter().map(|v| conv(rescale(*v, *s, 0).unwrap_or(0))).collect()
-        }
-        DataType::Float64 | DataType::Float32 | DataType::Utf8 => {
-            floats(a)?.into_iter().map(|f| conv(f.round() as i128)).collect()
-        }
-        DataType::Date32 => a.as_primitive::<Date32Type>().values().iter().map(|d| conv(date_number(*d) as i128)).collect(),
+        DataType::Decimal128(_, s) => a
+            .as_primitive::<Decimal128Type>()
+            .values()
+            .iter()
+            .map(|v| conv(rescale(*v, *s, 0).unwrap_or(0)))
+            .collect(),
+        // A DOUBLE rounds half to even (rint), a numeric string half away from zero.
+        DataType::Float64 | DataType::Float32 => floats(a)?
+            .into_iter()
+            .map(|f| conv(f.round_ties_even() as i128))
+            .collect(),
+        DataType::Utf8 => floats(a)?
+            .into_iter()
+            .map(|f| conv(f.round() as i128))
+            .collect(),
+        DataType::Date32 => a
+            .as_primitive::<Date32Type>()
+            .values()
+            .iter()
+            .map(|d| conv(date_number(*d) as i128))
+            .collect(),
         _ => ints(a)
-            .ok_or_else(|| QuiverError::not_supported(format!("cast of {} to an integer", a.data_type())))?
+            .ok_or_else(|| {
+                QuiverError::not_supported(format!("cast of {} to an integer", a.data_type()))
+            })?
             .into_iter()
             .map(conv)
             .collect(),
@@ -93,7 +145,9 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
         DataType::Int8 => int_target::<Int8Type>(a, |v| v as i8)?,
         DataType::Int16 => int_target::<Int16Type>(a, |v| v as i16)?,
         DataType::Int32 => int_target::<Int32Type>(a, |v| v as i32)?,
-        DataType::Int64 => int_target::<Int64Type>(a, |v| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64)?,
+        DataType::Int64 => {
+            int_target::<Int64Type>(a, |v| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64)?
+        }
         DataType::UInt8 => int_target::<UInt8Type>(a, |v| v as u8)?,
         DataType::UInt16 => int_target::<UInt16Type>(a, |v| v as u16)?,
         DataType::UInt32 => int_target::<UInt32Type>(a, |v| v as u32)?,
@@ -105,14 +159,21 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
         }
         DataType::Decimal128(p, s) => {
             let v: Vec<i128> = match from {
-                DataType::Decimal128(_, s0) if s0 == s => a.as_primitive::<Decimal128Type>().values().to_vec(),
+                DataType::Decimal128(_, s0) if s0 == s => {
+                    a.as_primitive::<Decimal128Type>().values().to_vec()
+                }
                 DataType::Decimal128(_, s0) => {
                     let mut of = false;
                     let v = a
                         .as_primitive::<Decimal128Type>()
                         .values()
                         .iter()
-                        .map(|x| rescale(*x, *s0, *s).unwrap_or_else(|| { of = true; 0 }))
+                        .map(|x| {
+                            rescale(*x, *s0, *s).unwrap_or_else(|| {
+                                of = true;
+                                0
+                            })
+                        })
                         .collect();
                     if of {
                         return Err(QuiverError::out_of_range("DECIMAL", "cast"));
@@ -123,13 +184,19 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                     let s = *s;
                     a.as_string::<i32>()
                         .iter()
-                        .map(|x| x.map(|t| types::to_decimal(&ScalarValue::Utf8(t.to_string()), s)).transpose())
+                        .map(|x| {
+                            x.map(|t| types::to_decimal(&ScalarValue::Utf8(t.to_string()), s))
+                                .transpose()
+                        })
                         .map(|r| r.map(|o| o.unwrap_or(0)))
                         .collect::<Result<_>>()?
                 }
                 DataType::Float64 | DataType::Float32 => {
                     let m = 10f64.powi(*s as i32);
-                    floats(a)?.into_iter().map(|f| (f * m).round() as i128).collect()
+                    floats(a)?
+                        .into_iter()
+                        .map(|f| (f * m).round() as i128)
+                        .collect()
                 }
                 _ => {
                     let m = 10i128.pow(*s as u32);
@@ -137,7 +204,10 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                         Some(v) => v.into_iter().map(|x| x * m).collect(),
                         None => {
                             let mf = m as f64;
-                            floats(a)?.into_iter().map(|f| (f * mf).round() as i128).collect()
+                            floats(a)?
+                                .into_iter()
+                                .map(|f| (f * mf).round() as i128)
+                                .collect()
                         }
                     }
                 }
@@ -154,23 +224,46 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                     .collect();
                 Arc::new(Date32Array::new(v.into(), nulls))
             }
-            DataType::Utf8 => Arc::new(a.as_string::<i32>().iter().map(|s| s.and_then(parse_date)).collect::<Date32Array>()),
-            other => return Err(QuiverError::not_supported(format!("cast of {other} to DATE"))),
+            DataType::Utf8 => Arc::new(
+                a.as_string::<i32>()
+                    .iter()
+                    .map(|s| s.and_then(parse_date))
+                    .collect::<Date32Array>(),
+            ),
+            other => {
+                return Err(QuiverError::not_supported(format!(
+                    "cast of {other} to DATE"
+                )))
+            }
         },
         DataType::Timestamp(TimeUnit::Microsecond, _) => match from {
             DataType::Date32 => {
-                let v: Vec<i64> =
-                    a.as_primitive::<Date32Type>().values().iter().map(|d| *d as i64 * 86_400_000_000).collect();
+                let v: Vec<i64> = a
+                    .as_primitive::<Date32Type>()
+                    .values()
+                    .iter()
+                    .map(|d| *d as i64 * 86_400_000_000)
+                    .collect();
                 Arc::new(TimestampMicrosecondArray::new(v.into(), nulls))
             }
             DataType::Utf8 => Arc::new(
-                a.as_string::<i32>().iter().map(|s| s.and_then(parse_datetime)).collect::<TimestampMicrosecondArray>(),
+                a.as_string::<i32>()
+                    .iter()
+                    .map(|s| s.and_then(parse_datetime))
+                    .collect::<TimestampMicrosecondArray>(),
             ),
-            other => return Err(QuiverError::not_supported(format!("cast of {other} to DATETIME"))),
+            other => {
+                return Err(QuiverError::not_supported(format!(
+                    "cast of {other} to DATETIME"
+                )))
+            }
         },
         DataType::Boolean => {
             let f = floats(a)?;
-            Arc::new(BooleanArray::new(BooleanBuffer::collect_bool(f.len(), |i| f[i] != 0.0), nulls))
+            Arc::new(BooleanArray::new(
+                BooleanBuffer::collect_bool(f.len(), |i| f[i] != 0.0),
+                nulls,
+            ))
         }
         DataType::Utf8 => {
             let mut b = StringBuilder::with_capacity(a.len(), a.len() * 8);

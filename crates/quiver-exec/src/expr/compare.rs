@@ -5,10 +5,12 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, ArrowPrimitiveType, BooleanArray, RecordBatch};
+use arrow_array::{
+    cast::AsArray, types::*, Array, ArrayRef, ArrowPrimitiveType, BooleanArray, RecordBatch,
+};
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
-use quiver_common::types::{comparison_type, compare_pad_space, trim_pad};
+use quiver_common::types::{compare_pad_space, comparison_type, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::BinaryOp;
 
@@ -27,11 +29,18 @@ fn test(op: BinaryOp, o: Ordering) -> bool {
     }
 }
 
-pub fn compare(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+pub fn compare(
+    op: BinaryOp,
+    l: ColumnarValue,
+    r: ColumnarValue,
+    rows: usize,
+) -> Result<ColumnarValue> {
     let t = comparison_type(&l.data_type(), &r.data_type());
     let to_t = |v: ColumnarValue| -> Result<ColumnarValue> {
         Ok(match v {
-            ColumnarValue::Array(a) if a.data_type() != &t => ColumnarValue::Array(cast_array(&a, &t)?),
+            ColumnarValue::Array(a) if a.data_type() != &t => {
+                ColumnarValue::Array(cast_array(&a, &t)?)
+            }
             ColumnarValue::Scalar(s, st) if st != t && !s.is_null() => {
                 let a = cast_array(&quiver_common::scalar::scalar_to_array(&s, &st, 1)?, &t)?;
                 ColumnarValue::Scalar(ScalarValue::from_array(&a, 0)?, t.clone())
@@ -80,11 +89,19 @@ fn simd_columns<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, b: &dyn Arra
 where
     T::Native: quiver_kernels::CmpNative,
 {
-    quiver_kernels::cmp_columns(a.as_primitive::<T>().values(), b.as_primitive::<T>().values(), kernel_op(op))
+    quiver_kernels::cmp_columns(
+        a.as_primitive::<T>().values(),
+        b.as_primitive::<T>().values(),
+        kernel_op(op),
+    )
 }
 
 /// Fallback for types the SIMD kernels do not cover (128-bit decimals).
-fn cmp_prim_scalar<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, c: T::Native) -> BooleanBuffer
+fn cmp_prim_scalar<T: ArrowPrimitiveType>(
+    op: BinaryOp,
+    a: &dyn Array,
+    c: T::Native,
+) -> BooleanBuffer
 where
     T::Native: PartialOrd,
 {
@@ -100,11 +117,18 @@ where
     }
 }
 
-fn cmp_prim_arrays<T: ArrowPrimitiveType>(op: BinaryOp, a: &dyn Array, b: &dyn Array) -> BooleanBuffer
+fn cmp_prim_arrays<T: ArrowPrimitiveType>(
+    op: BinaryOp,
+    a: &dyn Array,
+    b: &dyn Array,
+) -> BooleanBuffer
 where
     T::Native: PartialOrd,
 {
-    let (x, y) = (a.as_primitive::<T>().values(), b.as_primitive::<T>().values());
+    let (x, y) = (
+        a.as_primitive::<T>().values(),
+        b.as_primitive::<T>().values(),
+    );
     match op {
         BinaryOp::Eq => BooleanBuffer::collect_bool(x.len(), |i| x[i] == y[i]),
         BinaryOp::NotEq => BooleanBuffer::collect_bool(x.len(), |i| x[i] != y[i]),
@@ -125,11 +149,17 @@ fn cmp_str_scalar(op: BinaryOp, a: &dyn Array, c: &str) -> BooleanBuffer {
             let eq = op == BinaryOp::Eq;
             BooleanBuffer::collect_bool(s.len(), |i| {
                 let v = s.value(i).as_bytes();
-                let hit = if v.len() == key.len() { v == key } else { v.len() > key.len() && trim_pad(v) == key };
+                let hit = if v.len() == key.len() {
+                    v == key
+                } else {
+                    v.len() > key.len() && trim_pad(v) == key
+                };
                 hit == eq
             })
         }
-        _ => BooleanBuffer::collect_bool(s.len(), |i| test(op, compare_pad_space(s.value(i).as_bytes(), c))),
+        _ => BooleanBuffer::collect_bool(s.len(), |i| {
+            test(op, compare_pad_space(s.value(i).as_bytes(), c))
+        }),
     }
 }
 
@@ -161,7 +191,11 @@ fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<Columna
         },
         DataType::Timestamp(TimeUnit::Microsecond, _) => match s {
             ScalarValue::DateTime(t) => simd_scalar::<TimestampMicrosecondType>(op, a, *t),
-            _ => return Err(QuiverError::internal("datetime compared with a non-datetime")),
+            _ => {
+                return Err(QuiverError::internal(
+                    "datetime compared with a non-datetime",
+                ))
+            }
         },
         DataType::Decimal128(_, scale) => {
             let c = quiver_common::types::to_decimal(s, *scale)?;
@@ -179,12 +213,19 @@ fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<Columna
         DataType::Null => return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Boolean)),
         other => return Err(QuiverError::not_supported(format!("comparison of {other}"))),
     };
-    Ok(ColumnarValue::Array(Arc::new(BooleanArray::new(bits, a.logical_nulls()))))
+    Ok(ColumnarValue::Array(Arc::new(BooleanArray::new(
+        bits,
+        a.logical_nulls(),
+    ))))
 }
 
 /// Compares two arrays of the same type row by row.
 pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<BooleanArray> {
-    let b = if a.data_type() != b.data_type() { cast_array(b, a.data_type())? } else { b.clone() };
+    let b = if a.data_type() != b.data_type() {
+        cast_array(b, a.data_type())?
+    } else {
+        b.clone()
+    };
     let bits = match a.data_type() {
         DataType::Int8 => simd_columns::<Int8Type>(op, a, &b),
         DataType::Int16 => simd_columns::<Int16Type>(op, a, &b),
@@ -197,12 +238,17 @@ pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<Boolea
         DataType::Float32 => simd_columns::<Float32Type>(op, a, &b),
         DataType::Float64 => simd_columns::<Float64Type>(op, a, &b),
         DataType::Date32 => simd_columns::<Date32Type>(op, a, &b),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => simd_columns::<TimestampMicrosecondType>(op, a, &b),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            simd_columns::<TimestampMicrosecondType>(op, a, &b)
+        }
         DataType::Decimal128(..) => cmp_prim_arrays::<Decimal128Type>(op, a, &b),
         DataType::Utf8 => {
             let (x, y) = (a.as_string::<i32>(), b.as_string::<i32>());
             BooleanBuffer::collect_bool(x.len(), |i| {
-                test(op, compare_pad_space(x.value(i).as_bytes(), y.value(i).as_bytes()))
+                test(
+                    op,
+                    compare_pad_space(x.value(i).as_bytes(), y.value(i).as_bytes()),
+                )
             })
         }
         DataType::Boolean => {
@@ -213,7 +259,11 @@ pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<Boolea
         other => return Err(QuiverError::not_supported(format!("comparison of {other}"))),
     };
     let nulls = NullBuffer::union(a.logical_nulls().as_ref(), b.logical_nulls().as_ref());
-    let nulls = if a.data_type() == &DataType::Null { Some(NullBuffer::new_null(a.len())) } else { nulls };
+    let nulls = if a.data_type() == &DataType::Null {
+        Some(NullBuffer::new_null(a.len()))
+    } else {
+        nulls
+    };
     Ok(BooleanArray::new(bits, nulls))
 }
 
@@ -248,24 +298,40 @@ impl ScalarSet {
         }
         let kind = match t {
             DataType::Utf8 => {
-                let v: Vec<Vec<u8>> = values.iter().map(|s| trim_pad(s.to_string().as_bytes()).to_vec()).collect();
+                let v: Vec<Vec<u8>> = values
+                    .iter()
+                    .map(|s| trim_pad(s.to_string().as_bytes()).to_vec())
+                    .collect();
                 let h = v.iter().cloned().collect();
                 SetKind::Strings(v, h)
             }
-            t if t.is_floating() => SetKind::Floats(values.iter().map(|v| v.as_f64().unwrap_or(0.0)).collect()),
+            t if t.is_floating() => {
+                SetKind::Floats(values.iter().map(|v| v.as_f64().unwrap_or(0.0)).collect())
+            }
             DataType::Decimal128(_, s) => {
-                let v: Vec<i128> = values.iter().map(|x| quiver_common::types::to_decimal(x, *s)).collect::<Result<_>>().ok()?;
+                let v: Vec<i128> = values
+                    .iter()
+                    .map(|x| quiver_common::types::to_decimal(x, *s))
+                    .collect::<Result<_>>()
+                    .ok()?;
                 let h = v.iter().copied().collect();
                 SetKind::Ints(v, h)
             }
-            t if t.is_integer() || matches!(t, DataType::Date32 | DataType::Timestamp(..) | DataType::Boolean) => {
+            t if t.is_integer()
+                || matches!(
+                    t,
+                    DataType::Date32 | DataType::Timestamp(..) | DataType::Boolean
+                ) =>
+            {
                 let v: Vec<i128> = values
                     .iter()
                     .map(|x| match (x, t) {
                         (ScalarValue::Date(d), _) => Some(*d as i128),
                         (ScalarValue::DateTime(d), _) => Some(*d as i128),
                         (ScalarValue::UInt64(u), _) => Some(*u as i128),
-                        (ScalarValue::Utf8(s), DataType::Date32) => quiver_common::types::parse_date(s).map(|d| d as i128),
+                        (ScalarValue::Utf8(s), DataType::Date32) => {
+                            quiver_common::types::parse_date(s).map(|d| d as i128)
+                        }
                         (other, _) => other.as_i64().map(|i| i as i128),
                     })
                     .collect::<Option<_>>()?;
@@ -294,7 +360,11 @@ impl ScalarSet {
                 BooleanBuffer::collect_bool(n, |i| list.contains(&v[i]))
             }
             SetKind::Strings(list, set) => {
-                let s = if a.data_type() == &DataType::Utf8 { a.clone() } else { cast_array(a, &DataType::Utf8)? };
+                let s = if a.data_type() == &DataType::Utf8 {
+                    a.clone()
+                } else {
+                    cast_array(a, &DataType::Utf8)?
+                };
                 let s = s.as_string::<i32>();
                 if list.len() <= LINEAR_MAX {
                     BooleanBuffer::collect_bool(n, |i| {
@@ -302,7 +372,9 @@ impl ScalarSet {
                         list.iter().any(|x| x.as_slice() == v)
                     })
                 } else {
-                    BooleanBuffer::collect_bool(n, |i| set.contains(trim_pad(s.value(i).as_bytes())))
+                    BooleanBuffer::collect_bool(n, |i| {
+                        set.contains(trim_pad(s.value(i).as_bytes()))
+                    })
                 }
             }
         };
@@ -322,27 +394,72 @@ impl ScalarSet {
 
 fn int_getter(a: &ArrayRef) -> Result<Box<dyn Fn(usize) -> i128 + '_>> {
     Ok(match a.data_type() {
-        DataType::Int8 => { let v = a.as_primitive::<Int8Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::Int16 => { let v = a.as_primitive::<Int16Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::Int32 => { let v = a.as_primitive::<Int32Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::Int64 => { let v = a.as_primitive::<Int64Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::UInt8 => { let v = a.as_primitive::<UInt8Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::UInt16 => { let v = a.as_primitive::<UInt16Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::UInt32 => { let v = a.as_primitive::<UInt32Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::UInt64 => { let v = a.as_primitive::<UInt64Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::Date32 => { let v = a.as_primitive::<Date32Type>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::Timestamp(..) => { let v = a.as_primitive::<TimestampMicrosecondType>(); Box::new(move |i| v.value(i) as i128) }
-        DataType::Decimal128(..) => { let v = a.as_primitive::<Decimal128Type>(); Box::new(move |i| v.value(i)) }
-        DataType::Boolean => { let v = a.as_boolean(); Box::new(move |i| v.value(i) as i128) }
+        DataType::Int8 => {
+            let v = a.as_primitive::<Int8Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::Int16 => {
+            let v = a.as_primitive::<Int16Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::Int32 => {
+            let v = a.as_primitive::<Int32Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::Int64 => {
+            let v = a.as_primitive::<Int64Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::UInt8 => {
+            let v = a.as_primitive::<UInt8Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::UInt16 => {
+            let v = a.as_primitive::<UInt16Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::UInt32 => {
+            let v = a.as_primitive::<UInt32Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::UInt64 => {
+            let v = a.as_primitive::<UInt64Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::Date32 => {
+            let v = a.as_primitive::<Date32Type>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::Timestamp(..) => {
+            let v = a.as_primitive::<TimestampMicrosecondType>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::Decimal128(..) => {
+            let v = a.as_primitive::<Decimal128Type>();
+            Box::new(move |i| v.value(i))
+        }
+        DataType::Boolean => {
+            let v = a.as_boolean();
+            Box::new(move |i| v.value(i) as i128)
+        }
         other => return Err(QuiverError::internal(format!("IN over {other}"))),
     })
 }
 
 /// IN with non-constant items: OR of equalities, with SQL's NULL rules.
-pub fn in_list_dynamic(v: &ArrayRef, list: &[PhysicalExpr], batch: &RecordBatch) -> Result<BooleanArray> {
+pub fn in_list_dynamic(
+    v: &ArrayRef,
+    list: &[PhysicalExpr],
+    batch: &RecordBatch,
+) -> Result<BooleanArray> {
     let mut acc: Option<ColumnarValue> = None;
     for item in list {
-        let eq = compare(BinaryOp::Eq, ColumnarValue::Array(v.clone()), item.evaluate(batch)?, v.len())?;
+        let eq = compare(
+            BinaryOp::Eq,
+            ColumnarValue::Array(v.clone()),
+            item.evaluate(batch)?,
+            v.len(),
+        )?;
         acc = Some(match acc {
             None => eq,
             Some(prev) => super::logic::and_or(BinaryOp::Or, prev, eq, v.len())?,

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow_array::{
+    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int64Array,
+    RecordBatch, StringArray, TimestampMicrosecondArray,
+};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 use quiver_common::types::{add_months, civil_from_days, rescale};
@@ -45,7 +48,11 @@ fn strings(a: &ArrayRef) -> Result<ArrayRef> {
 
 /// Applies `f` to each non-NULL string, building the result in one buffer
 /// sized by `size_hint` bytes.
-fn map_strings(a: &ArrayRef, size_hint: usize, mut f: impl FnMut(&str, &mut String)) -> Result<ArrayRef> {
+fn map_strings(
+    a: &ArrayRef,
+    size_hint: usize,
+    mut f: impl FnMut(&str, &mut String),
+) -> Result<ArrayRef> {
     let a = strings(a)?;
     let s = a.as_string::<i32>();
     let mut b = StringBuilder::with_capacity(s.len(), size_hint);
@@ -69,11 +76,23 @@ fn value_bytes(a: &ArrayRef) -> usize {
     }
 }
 
-pub fn call(func: ScalarFunc, args: Vec<ColumnarValue>, t: &DataType, rows: usize) -> Result<ColumnarValue> {
+pub fn call(
+    func: ScalarFunc,
+    args: Vec<ColumnarValue>,
+    t: &DataType,
+    rows: usize,
+) -> Result<ColumnarValue> {
     let all_scalar = args.iter().all(|a| matches!(a, ColumnarValue::Scalar(..)));
     let n = if all_scalar { 1 } else { rows };
-    let arrays: Vec<ArrayRef> = args.into_iter().map(|a| a.into_array(n)).collect::<Result<_>>()?;
-    let arg = |i: usize| -> Result<&ArrayRef> { arrays.get(i).ok_or_else(|| QuiverError::wrong_arguments(&format!("{func:?}"))) };
+    let arrays: Vec<ArrayRef> = args
+        .into_iter()
+        .map(|a| a.into_array(n))
+        .collect::<Result<_>>()?;
+    let arg = |i: usize| -> Result<&ArrayRef> {
+        arrays
+            .get(i)
+            .ok_or_else(|| QuiverError::wrong_arguments(&format!("{func:?}")))
+    };
     let out: ArrayRef = match func {
         ScalarFunc::Substring => {
             let pos = cast_array(arg(1)?, &DataType::Int64)?;
@@ -105,7 +124,9 @@ pub fn call(func: ScalarFunc, args: Vec<ColumnarValue>, t: &DataType, rows: usiz
                 }
                 let next = cast_array(next, t)?;
                 let valid = BooleanArray::new(
-                    acc.logical_nulls().map(|n| n.inner().clone()).unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(n)),
+                    acc.logical_nulls()
+                        .map(|n| n.inner().clone())
+                        .unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(n)),
                     None,
                 );
                 acc = arrow_select::zip::zip(&valid, &acc, &next)?;
@@ -114,8 +135,19 @@ pub fn call(func: ScalarFunc, args: Vec<ColumnarValue>, t: &DataType, rows: usiz
         }
         ScalarFunc::NullIf => {
             let a = cast_array(arg(0)?, t)?;
-            let eq = super::compare::compare_arrays(quiver_plan::BinaryOp::Eq, &a, &cast_array(arg(1)?, t)?)?;
-            let eq = BooleanArray::new(eq.values() & &eq.nulls().map(|n| n.inner().clone()).unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(n)), None);
+            let eq = super::compare::compare_arrays(
+                quiver_plan::BinaryOp::Eq,
+                &a,
+                &cast_array(arg(1)?, t)?,
+            )?;
+            let eq = BooleanArray::new(
+                eq.values()
+                    & &eq
+                        .nulls()
+                        .map(|n| n.inner().clone())
+                        .unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(n)),
+                None,
+            );
             let nulls = arrow_array::new_null_array(t, n);
             arrow_select::zip::zip(&eq, &nulls, &a)?
         }
@@ -143,31 +175,134 @@ pub fn call(func: ScalarFunc, args: Vec<ColumnarValue>, t: &DataType, rows: usiz
             let s = s.as_string::<i32>();
             let chars = func == ScalarFunc::CharLength;
             let v: Vec<i64> = (0..n)
-                .map(|i| if chars { s.value(i).chars().count() as i64 } else { s.value(i).len() as i64 })
+                .map(|i| {
+                    if chars {
+                        s.value(i).chars().count() as i64
+                    } else {
+                        s.value(i).len() as i64
+                    }
+                })
                 .collect();
             Arc::new(Int64Array::new(v.into(), s.logical_nulls()))
         }
-        ScalarFunc::Upper => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(&s.to_uppercase()))?,
-        ScalarFunc::Lower => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(&s.to_lowercase()))?,
-        ScalarFunc::Trim => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(s.trim_matches(' ')))?,
-        ScalarFunc::LTrim => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(s.trim_start_matches(' ')))?,
-        ScalarFunc::RTrim => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| out.push_str(s.trim_end_matches(' ')))?,
-        ScalarFunc::Abs | ScalarFunc::Round | ScalarFunc::Floor | ScalarFunc::Ceil => {
-            numeric_fn(func, arg(0)?, arrays.get(1), t)?
+        ScalarFunc::Upper => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| {
+            out.push_str(&s.to_uppercase())
+        })?,
+        ScalarFunc::Lower => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| {
+            out.push_str(&s.to_lowercase())
+        })?,
+        ScalarFunc::Trim | ScalarFunc::LTrim | ScalarFunc::RTrim => {
+            let leading = func != ScalarFunc::RTrim;
+            let trailing = func != ScalarFunc::LTrim;
+            match arrays.get(1) {
+                None => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| {
+                    out.push_str(trim_str(s, " ", leading, trailing))
+                })?,
+                Some(what) => {
+                    let what = strings(what)?;
+                    let what = what.as_string::<i32>();
+                    let s = strings(arg(0)?)?;
+                    let s = s.as_string::<i32>();
+                    let mut b = StringBuilder::with_capacity(n, s.values().len());
+                    for i in 0..n {
+                        if s.is_null(i) || what.is_null(i) {
+                            b.append_null();
+                        } else {
+                            b.append_value(trim_str(s.value(i), what.value(i), leading, trailing));
+                        }
+                    }
+                    Arc::new(b.finish())
+                }
+            }
         }
+        ScalarFunc::Hex => hex(arg(0)?)?,
+        ScalarFunc::Abs
+        | ScalarFunc::Round
+        | ScalarFunc::Truncate
+        | ScalarFunc::Floor
+        | ScalarFunc::Ceil => numeric_fn(func, arg(0)?, arrays.get(1), t)?,
     };
     if all_scalar {
-        Ok(ColumnarValue::Scalar(ScalarValue::from_array(&out, 0)?, t.clone()))
+        Ok(ColumnarValue::Scalar(
+            ScalarValue::from_array(&out, 0)?,
+            t.clone(),
+        ))
     } else {
         Ok(ColumnarValue::Array(out))
     }
 }
 
+/// HEX: upper-case digits of a string's bytes, or of an integer as a
+/// 64-bit two's-complement number (MySQL: HEX(-1) is 16 F's).
+fn hex(a: &ArrayRef) -> Result<ArrayRef> {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    if a.data_type().is_integer() {
+        let i = cast_array(a, &DataType::Decimal128(38, 0))?;
+        let i = i.as_primitive::<Decimal128Type>();
+        let mut b = StringBuilder::with_capacity(i.len(), i.len() * 8);
+        for k in 0..i.len() {
+            if i.is_null(k) {
+                b.append_null();
+            } else {
+                b.append_value(format!("{:X}", i.value(k) as u64));
+            }
+        }
+        return Ok(Arc::new(b.finish()));
+    }
+    let s = strings(a)?;
+    let s = s.as_string::<i32>();
+    let mut b = StringBuilder::with_capacity(s.len(), s.values().len() * 2);
+    let mut buf = String::new();
+    for k in 0..s.len() {
+        if s.is_null(k) {
+            b.append_null();
+            continue;
+        }
+        buf.clear();
+        for byte in s.value(k).bytes() {
+            buf.push(DIGITS[(byte >> 4) as usize] as char);
+            buf.push(DIGITS[(byte & 15) as usize] as char);
+        }
+        b.append_value(&buf);
+    }
+    Ok(Arc::new(b.finish()))
+}
+
+/// MySQL's TRIM removes whole repetitions of `what` (not a set of
+/// characters); an empty `what` removes nothing.
+fn trim_str<'a>(s: &'a str, what: &str, leading: bool, trailing: bool) -> &'a str {
+    if what.is_empty() {
+        return s;
+    }
+    let mut out = s;
+    if leading {
+        while let Some(rest) = out.strip_prefix(what) {
+            out = rest;
+        }
+    }
+    if trailing {
+        while let Some(rest) = out.strip_suffix(what) {
+            out = rest;
+        }
+    }
+    out
+}
+
 /// SUBSTRING in characters: 1-based, negative positions count from the end,
 /// position 0 gives the empty string (MySQL).
 fn substring(s: &str, pos: i64, len: Option<i64>) -> &str {
-    let count = if s.is_ascii() { s.len() as i64 } else { s.chars().count() as i64 };
-    let start = if pos > 0 { pos - 1 } else if pos < 0 { count + pos } else { return "" };
+    let count = if s.is_ascii() {
+        s.len() as i64
+    } else {
+        s.chars().count() as i64
+    };
+    let start = if pos > 0 {
+        pos - 1
+    } else if pos < 0 {
+        count + pos
+    } else {
+        return "";
+    };
     if start < 0 || start >= count {
         return "";
     }
@@ -179,20 +314,35 @@ fn substring(s: &str, pos: i64, len: Option<i64>) -> &str {
     if s.is_ascii() {
         return &s[start as usize..(start + take) as usize];
     }
-    let mut idx = s.char_indices().map(|(i, _)| i).chain(std::iter::once(s.len()));
+    let mut idx = s
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(s.len()));
     let b = idx.nth(start as usize).unwrap_or(s.len());
-    let e = if take == 0 { b } else { idx.nth(take as usize - 1).unwrap_or(s.len()) };
+    let e = if take == 0 {
+        b
+    } else {
+        idx.nth(take as usize - 1).unwrap_or(s.len())
+    };
     &s[b..e]
 }
 
 fn days_and_micros(a: &ArrayRef) -> Result<(Vec<i32>, Vec<i64>)> {
     Ok(match a.data_type() {
-        DataType::Date32 => (a.as_primitive::<Date32Type>().values().to_vec(), vec![0; a.len()]),
+        DataType::Date32 => (
+            a.as_primitive::<Date32Type>().values().to_vec(),
+            vec![0; a.len()],
+        ),
         DataType::Timestamp(TimeUnit::Microsecond, _) => a
             .as_primitive::<TimestampMicrosecondType>()
             .values()
             .iter()
-            .map(|t| (t.div_euclid(86_400_000_000) as i32, t.rem_euclid(86_400_000_000)))
+            .map(|t| {
+                (
+                    t.div_euclid(86_400_000_000) as i32,
+                    t.rem_euclid(86_400_000_000),
+                )
+            })
             .unzip(),
         _ => return days_and_micros(&cast_array(a, &quiver_common::types::datetime_type())?),
     })
@@ -246,7 +396,10 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
                     _ => 1,
                 };
                 let total = days[i] as i64 * 86_400_000_000 + micros[i] + k.saturating_mul(unit);
-                (Some(total.div_euclid(86_400_000_000)), total.rem_euclid(86_400_000_000))
+                (
+                    Some(total.div_euclid(86_400_000_000)),
+                    total.rem_euclid(86_400_000_000),
+                )
             }
         };
         match d {
@@ -264,7 +417,9 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
     let nulls = if bad.is_empty() {
         nulls
     } else {
-        let mut valid: Vec<bool> = (0..len).map(|i| nulls.as_ref().is_none_or(|n| n.is_valid(i))).collect();
+        let mut valid: Vec<bool> = (0..len)
+            .map(|i| nulls.as_ref().is_none_or(|n| n.is_valid(i)))
+            .collect();
         for i in bad {
             valid[i] = false;
         }
@@ -273,17 +428,30 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
     Ok(match t {
         DataType::Date32 => Arc::new(Date32Array::new(out_days.into(), nulls)),
         _ => {
-            let v: Vec<i64> = out_days.iter().zip(&out_us).map(|(d, us)| *d as i64 * 86_400_000_000 + us).collect();
+            let v: Vec<i64> = out_days
+                .iter()
+                .zip(&out_us)
+                .map(|(d, us)| *d as i64 * 86_400_000_000 + us)
+                .collect();
             Arc::new(TimestampMicrosecondArray::new(v.into(), nulls))
         }
     })
 }
 
-fn numeric_fn(func: ScalarFunc, a: &ArrayRef, digits: Option<&ArrayRef>, t: &DataType) -> Result<ArrayRef> {
+fn numeric_fn(
+    func: ScalarFunc,
+    a: &ArrayRef,
+    digits: Option<&ArrayRef>,
+    t: &DataType,
+) -> Result<ArrayRef> {
     let d = match digits {
         Some(d) => {
             let d = cast_array(d, &DataType::Int64)?;
-            if d.is_empty() || d.is_null(0) { 0 } else { d.as_primitive::<Int64Type>().value(0) }
+            if d.is_empty() || d.is_null(0) {
+                0
+            } else {
+                d.as_primitive::<Int64Type>().value(0)
+            }
         }
         None => 0,
     };
@@ -304,21 +472,65 @@ fn numeric_fn(func: ScalarFunc, a: &ArrayRef, digits: Option<&ArrayRef>, t: &Dat
                         let r = rescale(*x, s, d.clamp(-30, 30) as i8).unwrap_or(0);
                         rescale(r, d.clamp(-30, 30) as i8, st).unwrap_or(0)
                     }
+                    ScalarFunc::Truncate => {
+                        let d = d.clamp(-30, 30) as i8;
+                        // Integer division truncates toward zero, as TRUNCATE does.
+                        let r = if d < s {
+                            x / 10i128.pow((s - d) as u32)
+                        } else {
+                            rescale(*x, s, d).unwrap_or(0)
+                        };
+                        rescale(r, d, st).unwrap_or(0)
+                    }
                     _ => {
                         let unit = 10i128.pow(s as u32);
                         let q = x.div_euclid(unit);
-                        let q = if func == ScalarFunc::Ceil && x.rem_euclid(unit) != 0 { q + 1 } else { q };
+                        let q = if func == ScalarFunc::Ceil && x.rem_euclid(unit) != 0 {
+                            q + 1
+                        } else {
+                            q
+                        };
                         rescale(q, 0, st).unwrap_or(0)
                     }
                 })
                 .collect();
-            Ok(Arc::new(arrow_array::Decimal128Array::new(v.into(), a.logical_nulls()).with_precision_and_scale(pt, st)?))
+            Ok(Arc::new(
+                arrow_array::Decimal128Array::new(v.into(), a.logical_nulls())
+                    .with_precision_and_scale(pt, st)?,
+            ))
         }
         dt if dt.is_integer() => cast_array(
             &match func {
                 ScalarFunc::Abs => {
                     let i = cast_array(a, &DataType::Int64)?;
-                    Arc::new(i.as_primitive::<Int64Type>().unary::<_, Int64Type>(|v| v.wrapping_abs())) as ArrayRef
+                    Arc::new(
+                        i.as_primitive::<Int64Type>()
+                            .unary::<_, Int64Type>(|v| v.wrapping_abs()),
+                    ) as ArrayRef
+                }
+                // Negative digits round or cut to tens, hundreds, ...
+                ScalarFunc::Round | ScalarFunc::Truncate if d < 0 => {
+                    let unit = 10i128.checked_pow((-d) as u32).unwrap_or(i128::MAX);
+                    let i = cast_array(a, &DataType::Decimal128(38, 0))?;
+                    let v: Vec<i128> = i
+                        .as_primitive::<Decimal128Type>()
+                        .values()
+                        .iter()
+                        .map(|x| {
+                            let q = x / unit;
+                            let r = x % unit;
+                            let q = if func == ScalarFunc::Round && r.abs() * 2 >= unit {
+                                q + x.signum()
+                            } else {
+                                q
+                            };
+                            q.saturating_mul(unit)
+                        })
+                        .collect();
+                    Arc::new(
+                        arrow_array::Decimal128Array::new(v.into(), a.logical_nulls())
+                            .with_precision_and_scale(38, 0)?,
+                    ) as ArrayRef
                 }
                 _ => a.clone(),
             },
@@ -329,7 +541,9 @@ fn numeric_fn(func: ScalarFunc, a: &ArrayRef, digits: Option<&ArrayRef>, t: &Dat
             let m = 10f64.powi(d as i32);
             let out: Float64Array = f.as_primitive::<Float64Type>().unary(|x| match func {
                 ScalarFunc::Abs => x.abs(),
-                ScalarFunc::Round => (x * m).round() / m,
+                // DOUBLE rounds half to even, as the C library's rint does for MySQL.
+                ScalarFunc::Round => (x * m).round_ties_even() / m,
+                ScalarFunc::Truncate => (x * m).trunc() / m,
                 ScalarFunc::Floor => x.floor(),
                 _ => x.ceil(),
             });

@@ -26,7 +26,11 @@ pub struct LikeMatcher {
 enum Plan {
     Exact(String),
     /// prefix, ordered middle pieces, suffix, with % between each.
-    Pieces { prefix: String, middle: Vec<String>, suffix: String },
+    Pieces {
+        prefix: String,
+        middle: Vec<String>,
+        suffix: String,
+    },
     General(Vec<Token>),
 }
 
@@ -45,7 +49,11 @@ fn tokenize(pattern: &str, escape: Option<char>) -> Vec<Token> {
             if !lit.is_empty() {
                 out.push(Token::Literal(std::mem::take(&mut lit)));
             }
-            let t = if c == '%' { Token::AnyMany } else { Token::AnyOne };
+            let t = if c == '%' {
+                Token::AnyMany
+            } else {
+                Token::AnyOne
+            };
             // Consecutive % are one.
             if !(t == Token::AnyMany && out.last() == Some(&Token::AnyMany)) {
                 out.push(t);
@@ -94,7 +102,11 @@ impl LikeMatcher {
                     _ => None,
                 })
                 .collect();
-            Plan::Pieces { prefix, middle, suffix }
+            Plan::Pieces {
+                prefix,
+                middle,
+                suffix,
+            }
         };
         LikeMatcher { plan }
     }
@@ -102,8 +114,16 @@ impl LikeMatcher {
     pub fn matches(&self, s: &str) -> bool {
         match &self.plan {
             Plan::Exact(p) => s == p,
-            Plan::Pieces { prefix, middle, suffix, .. } => {
-                if s.len() < prefix.len() + suffix.len() || !s.starts_with(prefix.as_str()) || !s.ends_with(suffix.as_str()) {
+            Plan::Pieces {
+                prefix,
+                middle,
+                suffix,
+                ..
+            } => {
+                if s.len() < prefix.len() + suffix.len()
+                    || !s.starts_with(prefix.as_str())
+                    || !s.ends_with(suffix.as_str())
+                {
                     return false;
                 }
                 let mut rest = &s[prefix.len()..s.len() - suffix.len()];
@@ -123,7 +143,9 @@ impl LikeMatcher {
 fn general_match(tokens: &[Token], s: &str) -> bool {
     match tokens.first() {
         None => s.is_empty(),
-        Some(Token::Literal(l)) => s.starts_with(l.as_str()) && general_match(&tokens[1..], &s[l.len()..]),
+        Some(Token::Literal(l)) => {
+            s.starts_with(l.as_str()) && general_match(&tokens[1..], &s[l.len()..])
+        }
         Some(Token::AnyOne) => {
             let mut c = s.chars();
             c.next().is_some() && general_match(&tokens[1..], c.as_str())
@@ -158,7 +180,10 @@ pub fn like_array(a: &ArrayRef, m: &LikeMatcher) -> Result<BooleanArray> {
 pub fn like_dynamic(a: &ArrayRef, p: &ArrayRef, escape: Option<char>) -> Result<BooleanArray> {
     let (a, p) = (strings(a)?, strings(p)?);
     let (s, p) = (a.as_string::<i32>(), p.as_string::<i32>());
-    Ok(s.iter().zip(p.iter()).map(|(s, p)| Some(LikeMatcher::new(p?, escape).matches(s?))).collect())
+    Ok(s.iter()
+        .zip(p.iter())
+        .map(|(s, p)| Some(LikeMatcher::new(p?, escape).matches(s?)))
+        .collect())
 }
 
 #[cfg(test)]

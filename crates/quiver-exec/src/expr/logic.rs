@@ -12,7 +12,11 @@ use super::{cast_array, ColumnarValue};
 
 fn to_bool(v: ColumnarValue, rows: usize) -> Result<BooleanArray> {
     let a = v.into_array(rows)?;
-    let a = if a.data_type() == &DataType::Boolean { a } else { cast_array(&a, &DataType::Boolean)? };
+    let a = if a.data_type() == &DataType::Boolean {
+        a
+    } else {
+        cast_array(&a, &DataType::Boolean)?
+    };
     Ok(a.as_boolean().clone())
 }
 
@@ -25,7 +29,12 @@ fn true_false(a: &BooleanArray) -> (BooleanBuffer, BooleanBuffer) {
     }
 }
 
-pub fn and_or(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+pub fn and_or(
+    op: BinaryOp,
+    l: ColumnarValue,
+    r: ColumnarValue,
+    rows: usize,
+) -> Result<ColumnarValue> {
     if let (ColumnarValue::Scalar(a, _), ColumnarValue::Scalar(b, _)) = (&l, &r) {
         let (a, b) = (a.truth(), b.truth());
         let v = match op {
@@ -40,7 +49,10 @@ pub fn and_or(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, rows: usize) -> 
                 _ => None,
             },
         };
-        return Ok(ColumnarValue::Scalar(v.map(ScalarValue::Boolean).unwrap_or(ScalarValue::Null), DataType::Boolean));
+        return Ok(ColumnarValue::Scalar(
+            v.map(ScalarValue::Boolean).unwrap_or(ScalarValue::Null),
+            DataType::Boolean,
+        ));
     }
     let (a, b) = (to_bool(l, rows)?, to_bool(r, rows)?);
     if a.null_count() == 0 && b.null_count() == 0 {
@@ -48,7 +60,9 @@ pub fn and_or(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, rows: usize) -> 
             BinaryOp::And => a.values() & b.values(),
             _ => a.values() | b.values(),
         };
-        return Ok(ColumnarValue::Array(Arc::new(BooleanArray::new(bits, None))));
+        return Ok(ColumnarValue::Array(Arc::new(BooleanArray::new(
+            bits, None,
+        ))));
     }
     let (at, af) = true_false(&a);
     let (bt, bf) = true_false(&b);
@@ -57,7 +71,10 @@ pub fn and_or(op: BinaryOp, l: ColumnarValue, r: ColumnarValue, rows: usize) -> 
         _ => (&at | &bt, &af & &bf),
     };
     let valid = &t | &f;
-    Ok(ColumnarValue::Array(Arc::new(BooleanArray::new(t, Some(NullBuffer::new(valid))))))
+    Ok(ColumnarValue::Array(Arc::new(BooleanArray::new(
+        t,
+        Some(NullBuffer::new(valid)),
+    ))))
 }
 
 pub fn not_array(a: &BooleanArray) -> BooleanArray {
@@ -66,8 +83,13 @@ pub fn not_array(a: &BooleanArray) -> BooleanArray {
 
 pub fn not(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
     if let ColumnarValue::Scalar(s, _) = &v {
-        let out = s.truth().map(|b| ScalarValue::Boolean(!b)).unwrap_or(ScalarValue::Null);
+        let out = s
+            .truth()
+            .map(|b| ScalarValue::Boolean(!b))
+            .unwrap_or(ScalarValue::Null);
         return Ok(ColumnarValue::Scalar(out, DataType::Boolean));
     }
-    Ok(ColumnarValue::Array(Arc::new(not_array(&to_bool(v, rows)?))))
+    Ok(ColumnarValue::Array(Arc::new(not_array(&to_bool(
+        v, rows,
+    )?))))
 }

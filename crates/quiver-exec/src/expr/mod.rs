@@ -51,13 +51,43 @@ impl ColumnarValue {
 pub enum PhysicalExpr {
     Column(usize),
     Literal(ScalarValue, DataType),
-    Binary { op: BinaryOp, left: Box<PhysicalExpr>, right: Box<PhysicalExpr>, data_type: DataType },
-    Unary { op: UnaryOp, expr: Box<PhysicalExpr> },
-    Like { negated: bool, expr: Box<PhysicalExpr>, matcher: Option<Arc<LikeMatcher>>, pattern: Box<PhysicalExpr>, escape: Option<char> },
-    InList { negated: bool, expr: Box<PhysicalExpr>, list: Vec<PhysicalExpr>, set: Option<Arc<compare::ScalarSet>> },
-    Case { branches: Vec<(PhysicalExpr, PhysicalExpr)>, else_expr: Option<Box<PhysicalExpr>>, data_type: DataType },
-    Cast { expr: Box<PhysicalExpr>, to: DataType },
-    Function { func: ScalarFunc, args: Vec<PhysicalExpr>, data_type: DataType },
+    Binary {
+        op: BinaryOp,
+        left: Box<PhysicalExpr>,
+        right: Box<PhysicalExpr>,
+        data_type: DataType,
+    },
+    Unary {
+        op: UnaryOp,
+        expr: Box<PhysicalExpr>,
+    },
+    Like {
+        negated: bool,
+        expr: Box<PhysicalExpr>,
+        matcher: Option<Arc<LikeMatcher>>,
+        pattern: Box<PhysicalExpr>,
+        escape: Option<char>,
+    },
+    InList {
+        negated: bool,
+        expr: Box<PhysicalExpr>,
+        list: Vec<PhysicalExpr>,
+        set: Option<Arc<compare::ScalarSet>>,
+    },
+    Case {
+        branches: Vec<(PhysicalExpr, PhysicalExpr)>,
+        else_expr: Option<Box<PhysicalExpr>>,
+        data_type: DataType,
+    },
+    Cast {
+        expr: Box<PhysicalExpr>,
+        to: DataType,
+    },
+    Function {
+        func: ScalarFunc,
+        args: Vec<PhysicalExpr>,
+        data_type: DataType,
+    },
 }
 
 /// Positions of the columns of an input, by id.
@@ -67,39 +97,91 @@ impl PhysicalExpr {
     pub fn compile(expr: &Expr, layout: &Layout) -> Result<PhysicalExpr> {
         let c = |e: &Expr| PhysicalExpr::compile(e, layout).map(Box::new);
         Ok(match expr {
-            Expr::Column(id, _) => PhysicalExpr::Column(
-                *layout.get(id).ok_or_else(|| QuiverError::internal(format!("column #{} not in input", id.0)))?,
-            ),
-            Expr::Literal(v, t) => PhysicalExpr::Literal(v.clone(), t.clone()),
-            Expr::Binary { op, left, right } => {
-                PhysicalExpr::Binary { op: *op, left: c(left)?, right: c(right)?, data_type: expr.data_type() }
+            Expr::Column(id, _) => {
+                PhysicalExpr::Column(*layout.get(id).ok_or_else(|| {
+                    QuiverError::internal(format!("column #{} not in input", id.0))
+                })?)
             }
-            Expr::Unary { op, expr } => PhysicalExpr::Unary { op: *op, expr: c(expr)? },
-            Expr::Like { negated, expr, pattern, escape } => {
+            Expr::Literal(v, t) => PhysicalExpr::Literal(v.clone(), t.clone()),
+            Expr::Binary { op, left, right } => PhysicalExpr::Binary {
+                op: *op,
+                left: c(left)?,
+                right: c(right)?,
+                data_type: expr.data_type(),
+            },
+            Expr::Unary { op, expr } => PhysicalExpr::Unary {
+                op: *op,
+                expr: c(expr)?,
+            },
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                escape,
+            } => {
                 // A constant pattern is compiled once, not per row.
                 let matcher = match &**pattern {
-                    Expr::Literal(ScalarValue::Utf8(p), _) => Some(Arc::new(LikeMatcher::new(p, *escape))),
+                    Expr::Literal(ScalarValue::Utf8(p), _) => {
+                        Some(Arc::new(LikeMatcher::new(p, *escape)))
+                    }
                     _ => None,
                 };
-                PhysicalExpr::Like { negated: *negated, expr: c(expr)?, matcher, pattern: c(pattern)?, escape: *escape }
+                PhysicalExpr::Like {
+                    negated: *negated,
+                    expr: c(expr)?,
+                    matcher,
+                    pattern: c(pattern)?,
+                    escape: *escape,
+                }
             }
-            Expr::InList { negated, expr, list } => {
-                let list: Vec<PhysicalExpr> = list.iter().map(|e| PhysicalExpr::compile(e, layout)).collect::<Result<_>>()?;
+            Expr::InList {
+                negated,
+                expr,
+                list,
+            } => {
+                let list: Vec<PhysicalExpr> = list
+                    .iter()
+                    .map(|e| PhysicalExpr::compile(e, layout))
+                    .collect::<Result<_>>()?;
                 let set = compare::ScalarSet::from_literals(&list, &expr.data_type()).map(Arc::new);
-                PhysicalExpr::InList { negated: *negated, expr: c(expr)?, list, set }
+                PhysicalExpr::InList {
+                    negated: *negated,
+                    expr: c(expr)?,
+                    list,
+                    set,
+                }
             }
-            Expr::Case { branches, else_expr, data_type } => PhysicalExpr::Case {
+            Expr::Case {
+                branches,
+                else_expr,
+                data_type,
+            } => PhysicalExpr::Case {
                 branches: branches
                     .iter()
-                    .map(|(w, t)| Ok((PhysicalExpr::compile(w, layout)?, PhysicalExpr::compile(t, layout)?)))
+                    .map(|(w, t)| {
+                        Ok((
+                            PhysicalExpr::compile(w, layout)?,
+                            PhysicalExpr::compile(t, layout)?,
+                        ))
+                    })
                     .collect::<Result<_>>()?,
                 else_expr: else_expr.as_ref().map(|e| c(e)).transpose()?,
                 data_type: data_type.clone(),
             },
-            Expr::Cast { expr, to } => PhysicalExpr::Cast { expr: c(expr)?, to: to.clone() },
-            Expr::Function { func, args, data_type } => PhysicalExpr::Function {
+            Expr::Cast { expr, to } => PhysicalExpr::Cast {
+                expr: c(expr)?,
+                to: to.clone(),
+            },
+            Expr::Function {
+                func,
+                args,
+                data_type,
+            } => PhysicalExpr::Function {
                 func: *func,
-                args: args.iter().map(|e| PhysicalExpr::compile(e, layout)).collect::<Result<_>>()?,
+                args: args
+                    .iter()
+                    .map(|e| PhysicalExpr::compile(e, layout))
+                    .collect::<Result<_>>()?,
                 data_type: data_type.clone(),
             },
         })
@@ -110,7 +192,12 @@ impl PhysicalExpr {
         match self {
             PhysicalExpr::Column(i) => Ok(ColumnarValue::Array(batch.column(*i).clone())),
             PhysicalExpr::Literal(v, t) => Ok(ColumnarValue::Scalar(v.clone(), t.clone())),
-            PhysicalExpr::Binary { op, left, right, data_type } => {
+            PhysicalExpr::Binary {
+                op,
+                left,
+                right,
+                data_type,
+            } => {
                 let l = left.evaluate(batch)?;
                 let r = right.evaluate(batch)?;
                 match op {
@@ -126,15 +213,19 @@ impl PhysicalExpr {
                     UnaryOp::IsNull | UnaryOp::IsNotNull => {
                         let want_null = *op == UnaryOp::IsNull;
                         Ok(match v {
-                            ColumnarValue::Scalar(s, _) => {
-                                ColumnarValue::Scalar(ScalarValue::Boolean(s.is_null() == want_null), DataType::Boolean)
-                            }
+                            ColumnarValue::Scalar(s, _) => ColumnarValue::Scalar(
+                                ScalarValue::Boolean(s.is_null() == want_null),
+                                DataType::Boolean,
+                            ),
                             ColumnarValue::Array(a) => {
                                 let out = match a.logical_nulls() {
                                     None => BooleanArray::from(vec![!want_null; a.len()]),
                                     Some(n) => {
                                         let valid = n.inner().clone();
-                                        BooleanArray::new(if want_null { !&valid } else { valid }, None)
+                                        BooleanArray::new(
+                                            if want_null { !&valid } else { valid },
+                                            None,
+                                        )
                                     }
                                 };
                                 ColumnarValue::Array(Arc::new(out))
@@ -144,7 +235,13 @@ impl PhysicalExpr {
                     UnaryOp::Neg => arith::negate(v, rows),
                 }
             }
-            PhysicalExpr::Like { negated, expr, matcher, pattern, escape } => {
+            PhysicalExpr::Like {
+                negated,
+                expr,
+                matcher,
+                pattern,
+                escape,
+            } => {
                 let v = expr.evaluate(batch)?.into_array(rows)?;
                 let out = match matcher {
                     Some(m) => like::like_array(&v, m)?,
@@ -153,30 +250,55 @@ impl PhysicalExpr {
                         like::like_dynamic(&v, &p, *escape)?
                     }
                 };
-                let out = if *negated { logic::not_array(&out) } else { out };
+                let out = if *negated {
+                    logic::not_array(&out)
+                } else {
+                    out
+                };
                 Ok(ColumnarValue::Array(Arc::new(out)))
             }
-            PhysicalExpr::InList { negated, expr, list, set } => {
+            PhysicalExpr::InList {
+                negated,
+                expr,
+                list,
+                set,
+            } => {
                 let v = expr.evaluate(batch)?.into_array(rows)?;
                 let out = match set {
                     Some(set) => set.contains_array(&v)?,
                     None => compare::in_list_dynamic(&v, list, batch)?,
                 };
-                let out = if *negated { logic::not_array(&out) } else { out };
+                let out = if *negated {
+                    logic::not_array(&out)
+                } else {
+                    out
+                };
                 Ok(ColumnarValue::Array(Arc::new(out)))
             }
-            PhysicalExpr::Case { branches, else_expr, data_type } => {
-                functions::case_when(branches, else_expr.as_deref(), data_type, batch)
-            }
+            PhysicalExpr::Case {
+                branches,
+                else_expr,
+                data_type,
+            } => functions::case_when(branches, else_expr.as_deref(), data_type, batch),
             PhysicalExpr::Cast { expr, to } => match expr.evaluate(batch)? {
                 ColumnarValue::Scalar(v, from) => {
                     let a = cast_array(&scalar_to_array(&v, &from, 1)?, to)?;
-                    Ok(ColumnarValue::Scalar(ScalarValue::from_array(&a, 0)?, to.clone()))
+                    Ok(ColumnarValue::Scalar(
+                        ScalarValue::from_array(&a, 0)?,
+                        to.clone(),
+                    ))
                 }
                 ColumnarValue::Array(a) => Ok(ColumnarValue::Array(cast_array(&a, to)?)),
             },
-            PhysicalExpr::Function { func, args, data_type } => {
-                let vals: Vec<ColumnarValue> = args.iter().map(|a| a.evaluate(batch)).collect::<Result<_>>()?;
+            PhysicalExpr::Function {
+                func,
+                args,
+                data_type,
+            } => {
+                let vals: Vec<ColumnarValue> = args
+                    .iter()
+                    .map(|a| a.evaluate(batch))
+                    .collect::<Result<_>>()?;
                 functions::call(*func, vals, data_type, rows)
             }
         }
@@ -190,8 +312,16 @@ impl PhysicalExpr {
     /// Evaluates a predicate into a mask where NULL counts as false.
     pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         let a = self.evaluate_array(batch)?;
-        let a = if a.data_type() == &DataType::Boolean { a } else { cast_array(&a, &DataType::Boolean)? };
-        let b = a.as_any().downcast_ref::<BooleanArray>().expect("boolean").clone();
+        let a = if a.data_type() == &DataType::Boolean {
+            a
+        } else {
+            cast_array(&a, &DataType::Boolean)?
+        };
+        let b = a
+            .as_any()
+            .downcast_ref::<BooleanArray>()
+            .expect("boolean")
+            .clone();
         Ok(match b.nulls() {
             Some(n) if n.null_count() > 0 => BooleanArray::new(b.values() & n.inner(), None),
             _ => BooleanArray::new(b.values().clone(), None),

@@ -50,7 +50,16 @@ impl AggregateExec {
         schema: SchemaRef,
         text: String,
     ) -> Self {
-        AggregateExec { input, group, group_types, aggs, schema, text, output: OnceLock::new(), metrics: Default::default() }
+        AggregateExec {
+            input,
+            group,
+            group_types,
+            aggs,
+            schema,
+            text,
+            output: OnceLock::new(),
+            metrics: Default::default(),
+        }
     }
 
     fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
@@ -70,7 +79,9 @@ impl AggregateExec {
             Ok((table, memory))
         })?;
         let mut it = tables.into_iter();
-        let (mut total, _m) = it.next().ok_or_else(|| QuiverError::internal("aggregate without input partitions"))?;
+        let (mut total, _m) = it
+            .next()
+            .ok_or_else(|| QuiverError::internal("aggregate without input partitions"))?;
         let mut keep = vec![_m];
         for (t, m) in it {
             total.merge(t)?;
@@ -96,7 +107,12 @@ impl ExecutionPlan for AggregateExec {
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
         let out = self.output.get_or_init(|| self.run(ctx)).clone()?;
-        let batches: Vec<Result<RecordBatch>> = out.iter().filter(|b| b.num_rows() > 0).cloned().map(Ok).collect();
+        let batches: Vec<Result<RecordBatch>> = out
+            .iter()
+            .filter(|b| b.num_rows() > 0)
+            .cloned()
+            .map(Ok)
+            .collect();
         Ok(metered(Box::new(batches.into_iter()), &self.metrics))
     }
     fn metrics(&self) -> &Metrics {
@@ -120,11 +136,19 @@ impl GroupTable {
         for a in &mut accs {
             a.resize(groups);
         }
-        GroupTable { types: types.to_vec(), keys: None, hashes: vec![], map: HashTable::new(), groups, accs }
+        GroupTable {
+            types: types.to_vec(),
+            keys: None,
+            hashes: vec![],
+            map: HashTable::new(),
+            groups,
+            accs,
+        }
     }
 
     fn memory_size(&self) -> usize {
-        self.keys.as_ref().map(|k| k.memory_size()).unwrap_or(0) + self.groups * (12 + 16 * self.accs.len())
+        self.keys.as_ref().map(|k| k.memory_size()).unwrap_or(0)
+            + self.groups * (12 + 16 * self.accs.len())
     }
 
     /// Group ids of the rows of `keys`, creating groups as needed.
@@ -133,10 +157,14 @@ impl GroupTable {
             return vec![0; rows];
         }
         let hashes = hash_rows(keys, rows);
-        let store = self.keys.get_or_insert_with(|| GroupKeys::new(keys, self.types.clone()));
+        let store = self
+            .keys
+            .get_or_insert_with(|| GroupKeys::new(keys, self.types.clone()));
         let mut ids = Vec::with_capacity(rows);
         for (i, &h) in hashes.iter().enumerate() {
-            let found = self.map.find(h, |&g| self.hashes[g as usize] == h && store.eq(g as usize, keys, i));
+            let found = self.map.find(h, |&g| {
+                self.hashes[g as usize] == h && store.eq(g as usize, keys, i)
+            });
             let g = match found {
                 Some(&g) => g,
                 None => {
@@ -154,12 +182,24 @@ impl GroupTable {
         ids
     }
 
-    fn update(&mut self, batch: &RecordBatch, group: &[PhysicalExpr], aggs: &[AggregateSpec]) -> Result<()> {
-        let keys = group.iter().map(|g| KeyColumn::new(&g.evaluate_array(batch)?)).collect::<Result<Vec<_>>>()?;
+    fn update(
+        &mut self,
+        batch: &RecordBatch,
+        group: &[PhysicalExpr],
+        aggs: &[AggregateSpec],
+    ) -> Result<()> {
+        let keys = group
+            .iter()
+            .map(|g| KeyColumn::new(&g.evaluate_array(batch)?))
+            .collect::<Result<Vec<_>>>()?;
         let ids = self.group_ids(&keys, batch.num_rows());
         for (acc, spec) in self.accs.iter_mut().zip(aggs) {
             acc.resize(self.groups);
-            let arg = spec.arg.as_ref().map(|a| a.evaluate_array(batch)).transpose()?;
+            let arg = spec
+                .arg
+                .as_ref()
+                .map(|a| a.evaluate_array(batch))
+                .transpose()?;
             acc.update(&ids, arg.as_ref())?;
         }
         Ok(())
@@ -171,7 +211,10 @@ impl GroupTable {
             None => vec![],
             Some(k) => {
                 let arrays = k.to_arrays()?;
-                let keys = arrays.iter().map(KeyColumn::new).collect::<Result<Vec<_>>>()?;
+                let keys = arrays
+                    .iter()
+                    .map(KeyColumn::new)
+                    .collect::<Result<Vec<_>>>()?;
                 self.group_ids(&keys, other.groups)
             }
         };
@@ -185,7 +228,11 @@ impl GroupTable {
     fn finish(self, schema: &SchemaRef, aggs: &[AggregateSpec]) -> Result<RecordBatch> {
         let mut cols: Vec<ArrayRef> = match &self.keys {
             Some(k) => k.to_arrays()?,
-            None => self.types.iter().map(|t| arrow_array::new_null_array(t, 0)).collect(),
+            None => self
+                .types
+                .iter()
+                .map(|t| arrow_array::new_null_array(t, 0))
+                .collect(),
         };
         for (acc, spec) in self.accs.into_iter().zip(aggs) {
             cols.push(acc.finish(&spec.output_type, self.groups)?);
@@ -208,21 +255,53 @@ enum DistinctValue {
 
 #[derive(Debug)]
 enum Acc {
-    Count { counts: Vec<i64>, star: bool },
+    Count {
+        counts: Vec<i64>,
+        star: bool,
+    },
     /// Exact sums of integers and decimals at the input's scale.
-    SumExact { sums: Vec<i128>, seen: Vec<bool>, scale: i8, avg: Option<Vec<i64>> },
-    SumFloat { sums: Vec<f64>, seen: Vec<bool>, avg: Option<Vec<i64>> },
+    SumExact {
+        sums: Vec<i128>,
+        seen: Vec<bool>,
+        scale: i8,
+        avg: Option<Vec<i64>>,
+    },
+    SumFloat {
+        sums: Vec<f64>,
+        seen: Vec<bool>,
+        avg: Option<Vec<i64>>,
+    },
     /// MIN/MAX over anything with an exact i128 view (ints, decimals, dates).
-    MinMaxExact { vals: Vec<i128>, seen: Vec<bool>, min: bool, input: Option<DataType> },
-    MinMaxFloat { vals: Vec<f64>, seen: Vec<bool>, min: bool },
-    MinMaxStr { vals: Vec<Option<String>>, min: bool },
-    Distinct { func: AggFunc, sets: Vec<HashSet<DistinctValue>>, input: Option<DataType> },
+    MinMaxExact {
+        vals: Vec<i128>,
+        seen: Vec<bool>,
+        min: bool,
+        input: Option<DataType>,
+    },
+    MinMaxFloat {
+        vals: Vec<f64>,
+        seen: Vec<bool>,
+        min: bool,
+    },
+    MinMaxStr {
+        vals: Vec<Option<String>>,
+        min: bool,
+    },
+    Distinct {
+        func: AggFunc,
+        sets: Vec<HashSet<DistinctValue>>,
+        input: Option<DataType>,
+    },
 }
 
 fn exact_values(a: &ArrayRef) -> Option<(Vec<i128>, i8)> {
     macro_rules! v {
         ($t:ty) => {
-            a.as_primitive::<$t>().values().iter().map(|x| *x as i128).collect()
+            a.as_primitive::<$t>()
+                .values()
+                .iter()
+                .map(|x| *x as i128)
+                .collect()
         };
     }
     Some(match a.data_type() {
@@ -236,7 +315,10 @@ fn exact_values(a: &ArrayRef) -> Option<(Vec<i128>, i8)> {
         DataType::UInt64 => (v!(UInt64Type), 0),
         DataType::Date32 => (v!(Date32Type), 0),
         DataType::Timestamp(..) => (v!(TimestampMicrosecondType), 0),
-        DataType::Boolean => (a.as_boolean().values().iter().map(|b| b as i128).collect(), 0),
+        DataType::Boolean => (
+            a.as_boolean().values().iter().map(|b| b as i128).collect(),
+            0,
+        ),
         DataType::Decimal128(_, s) => (a.as_primitive::<Decimal128Type>().values().to_vec(), *s),
         _ => return None,
     })
@@ -250,26 +332,54 @@ impl Acc {
     fn new(spec: &AggregateSpec) -> Acc {
         let input = spec.arg.as_ref().map(|_| spec.output_type.clone());
         if spec.distinct && spec.func != AggFunc::Min && spec.func != AggFunc::Max {
-            return Acc::Distinct { func: spec.func, sets: vec![], input: None };
+            return Acc::Distinct {
+                func: spec.func,
+                sets: vec![],
+                input: None,
+            };
         }
         let exact_out = matches!(spec.output_type, DataType::Decimal128(..));
         match spec.func {
-            AggFunc::CountStar => Acc::Count { counts: vec![], star: true },
-            AggFunc::Count => Acc::Count { counts: vec![], star: false },
+            AggFunc::CountStar => Acc::Count {
+                counts: vec![],
+                star: true,
+            },
+            AggFunc::Count => Acc::Count {
+                counts: vec![],
+                star: false,
+            },
             AggFunc::Sum | AggFunc::Avg => {
                 let avg = (spec.func == AggFunc::Avg).then(Vec::new);
                 if exact_out {
-                    Acc::SumExact { sums: vec![], seen: vec![], scale: 0, avg }
+                    Acc::SumExact {
+                        sums: vec![],
+                        seen: vec![],
+                        scale: 0,
+                        avg,
+                    }
                 } else {
-                    Acc::SumFloat { sums: vec![], seen: vec![], avg }
+                    Acc::SumFloat {
+                        sums: vec![],
+                        seen: vec![],
+                        avg,
+                    }
                 }
             }
             AggFunc::Min | AggFunc::Max => {
                 let min = spec.func == AggFunc::Min;
                 match &spec.output_type {
                     DataType::Utf8 => Acc::MinMaxStr { vals: vec![], min },
-                    DataType::Float64 | DataType::Float32 => Acc::MinMaxFloat { vals: vec![], seen: vec![], min },
-                    _ => Acc::MinMaxExact { vals: vec![], seen: vec![], min, input },
+                    DataType::Float64 | DataType::Float32 => Acc::MinMaxFloat {
+                        vals: vec![],
+                        seen: vec![],
+                        min,
+                    },
+                    _ => Acc::MinMaxExact {
+                        vals: vec![],
+                        seen: vec![],
+                        min,
+                        input,
+                    },
                 }
             }
         }
@@ -278,7 +388,9 @@ impl Acc {
     fn resize(&mut self, n: usize) {
         match self {
             Acc::Count { counts, .. } => counts.resize(n, 0),
-            Acc::SumExact { sums, seen, avg, .. } => {
+            Acc::SumExact {
+                sums, seen, avg, ..
+            } => {
                 sums.resize(n, 0);
                 seen.resize(n, false);
                 if let Some(c) = avg {
@@ -320,11 +432,17 @@ impl Acc {
                     }
                 }
             }
-            Acc::SumExact { sums, seen, scale, avg } => {
+            Acc::SumExact {
+                sums,
+                seen,
+                scale,
+                avg,
+            } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("SUM without argument"))?;
                 let (v, s) = match exact_values(a) {
                     Some(x) => x,
-                    None => exact_values(&cast_array(a, &DataType::Decimal128(38, 6))?).expect("decimal"),
+                    None => exact_values(&cast_array(a, &DataType::Decimal128(38, 6))?)
+                        .expect("decimal"),
                 };
                 *scale = s;
                 for (i, g) in ids.iter().enumerate() {
@@ -353,10 +471,16 @@ impl Acc {
                     }
                 }
             }
-            Acc::MinMaxExact { vals, seen, min, input } => {
+            Acc::MinMaxExact {
+                vals,
+                seen,
+                min,
+                input,
+            } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
                 *input = Some(a.data_type().clone());
-                let (v, _) = exact_values(a).ok_or_else(|| QuiverError::internal("MIN over an unexpected type"))?;
+                let (v, _) = exact_values(a)
+                    .ok_or_else(|| QuiverError::internal("MIN over an unexpected type"))?;
                 for (i, g) in ids.iter().enumerate() {
                     if is_valid(i) {
                         let g = *g as usize;
@@ -394,7 +518,11 @@ impl Acc {
                             None => true,
                             Some(cur) => {
                                 let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
-                                if *min { o.is_lt() } else { o.is_gt() }
+                                if *min {
+                                    o.is_lt()
+                                } else {
+                                    o.is_gt()
+                                }
                             }
                         };
                         if better {
@@ -404,16 +532,26 @@ impl Acc {
                 }
             }
             Acc::Distinct { sets, input, .. } => {
-                let a = arg.ok_or_else(|| QuiverError::internal("DISTINCT aggregate without argument"))?;
+                let a = arg
+                    .ok_or_else(|| QuiverError::internal("DISTINCT aggregate without argument"))?;
                 *input = Some(a.data_type().clone());
                 let vals: Vec<DistinctValue> = if let Some((v, _)) = exact_values(a) {
                     v.into_iter().map(DistinctValue::Int).collect()
                 } else if a.data_type().is_floating() {
                     let f = cast_array(a, &DataType::Float64)?;
-                    f.as_primitive::<Float64Type>().values().iter().map(|x| DistinctValue::Float((x + 0.0).to_bits())).collect()
+                    f.as_primitive::<Float64Type>()
+                        .values()
+                        .iter()
+                        .map(|x| DistinctValue::Float((x + 0.0).to_bits()))
+                        .collect()
                 } else {
                     let s = cast_array(a, &DataType::Utf8)?;
-                    s.as_string::<i32>().iter().map(|x| DistinctValue::Bytes(trim_pad(x.unwrap_or("").as_bytes()).to_vec())).collect()
+                    s.as_string::<i32>()
+                        .iter()
+                        .map(|x| {
+                            DistinctValue::Bytes(trim_pad(x.unwrap_or("").as_bytes()).to_vec())
+                        })
+                        .collect()
                 };
                 for (i, (g, v)) in ids.iter().zip(vals).enumerate() {
                     if is_valid(i) {
@@ -433,7 +571,20 @@ impl Acc {
                     counts[*g as usize] += o[k];
                 }
             }
-            (Acc::SumExact { sums, seen, scale, avg }, Acc::SumExact { sums: os, seen: oseen, scale: oscale, avg: oavg }) => {
+            (
+                Acc::SumExact {
+                    sums,
+                    seen,
+                    scale,
+                    avg,
+                },
+                Acc::SumExact {
+                    sums: os,
+                    seen: oseen,
+                    scale: oscale,
+                    avg: oavg,
+                },
+            ) => {
                 if oseen.iter().any(|s| *s) {
                     *scale = oscale;
                 }
@@ -446,7 +597,14 @@ impl Acc {
                     }
                 }
             }
-            (Acc::SumFloat { sums, seen, avg }, Acc::SumFloat { sums: os, seen: oseen, avg: oavg }) => {
+            (
+                Acc::SumFloat { sums, seen, avg },
+                Acc::SumFloat {
+                    sums: os,
+                    seen: oseen,
+                    avg: oavg,
+                },
+            ) => {
                 for (k, g) in ids.iter().enumerate() {
                     let g = *g as usize;
                     sums[g] += os[k];
@@ -456,22 +614,44 @@ impl Acc {
                     }
                 }
             }
-            (Acc::MinMaxExact { vals, seen, min, input }, Acc::MinMaxExact { vals: ov, seen: os, input: oi, .. }) => {
+            (
+                Acc::MinMaxExact {
+                    vals,
+                    seen,
+                    min,
+                    input,
+                },
+                Acc::MinMaxExact {
+                    vals: ov,
+                    seen: os,
+                    input: oi,
+                    ..
+                },
+            ) => {
                 if input.is_none() {
                     *input = oi;
                 }
                 for (k, g) in ids.iter().enumerate() {
                     let g = *g as usize;
-                    if os[k] && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g])) {
+                    if os[k]
+                        && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g]))
+                    {
                         vals[g] = ov[k];
                         seen[g] = true;
                     }
                 }
             }
-            (Acc::MinMaxFloat { vals, seen, min }, Acc::MinMaxFloat { vals: ov, seen: os, .. }) => {
+            (
+                Acc::MinMaxFloat { vals, seen, min },
+                Acc::MinMaxFloat {
+                    vals: ov, seen: os, ..
+                },
+            ) => {
                 for (k, g) in ids.iter().enumerate() {
                     let g = *g as usize;
-                    if os[k] && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g])) {
+                    if os[k]
+                        && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g]))
+                    {
                         vals[g] = ov[k];
                         seen[g] = true;
                     }
@@ -485,7 +665,11 @@ impl Acc {
                         None => true,
                         Some(cur) => {
                             let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
-                            if *min { o.is_lt() } else { o.is_gt() }
+                            if *min {
+                                o.is_lt()
+                            } else {
+                                o.is_gt()
+                            }
                         }
                     };
                     if better {
@@ -493,7 +677,14 @@ impl Acc {
                     }
                 }
             }
-            (Acc::Distinct { sets, input, .. }, Acc::Distinct { sets: os, input: oi, .. }) => {
+            (
+                Acc::Distinct { sets, input, .. },
+                Acc::Distinct {
+                    sets: os,
+                    input: oi,
+                    ..
+                },
+            ) => {
                 if input.is_none() {
                     *input = oi;
                 }
@@ -512,17 +703,37 @@ impl Acc {
                 DataType::Decimal128(p, s) => (*p, *s),
                 _ => (38, from),
             };
-            let v: Vec<i128> = v.into_iter().map(|x| rescale(x, from, s).unwrap_or(0)).collect();
-            let a: ArrayRef = Arc::new(arrow_array::Decimal128Array::new(v.into(), Some(NullBuffer::from(seen))).with_precision_and_scale(p, s)?);
-            if matches!(t, DataType::Decimal128(..)) { Ok(a) } else { cast_array(&a, t) }
+            let v: Vec<i128> = v
+                .into_iter()
+                .map(|x| rescale(x, from, s).unwrap_or(0))
+                .collect();
+            let a: ArrayRef = Arc::new(
+                arrow_array::Decimal128Array::new(v.into(), Some(NullBuffer::from(seen)))
+                    .with_precision_and_scale(p, s)?,
+            );
+            if matches!(t, DataType::Decimal128(..)) {
+                Ok(a)
+            } else {
+                cast_array(&a, t)
+            }
         };
         Ok(match self {
             Acc::Count { mut counts, .. } => {
                 counts.resize(groups, 0);
                 Arc::new(arrow_array::Int64Array::from(counts))
             }
-            Acc::SumExact { sums, seen, scale, avg: None } => decimal(sums, seen, scale)?,
-            Acc::SumExact { sums, seen, scale, avg: Some(counts) } => {
+            Acc::SumExact {
+                sums,
+                seen,
+                scale,
+                avg: None,
+            } => decimal(sums, seen, scale)?,
+            Acc::SumExact {
+                sums,
+                seen,
+                scale,
+                avg: Some(counts),
+            } => {
                 // AVG = SUM / COUNT at the output scale, rounded half away from zero.
                 let out_scale = match t {
                     DataType::Decimal128(_, s) => *s,
@@ -539,7 +750,11 @@ impl Acc {
                         let num = s * f;
                         let c = *c as i128;
                         let q = num / c;
-                        if (num % c).abs() * 2 >= c { q + num.signum() } else { q }
+                        if (num % c).abs() * 2 >= c {
+                            q + num.signum()
+                        } else {
+                            q
+                        }
                     })
                     .collect();
                 decimal(v, seen, out_scale)?
@@ -547,25 +762,54 @@ impl Acc {
             Acc::SumFloat { sums, seen, avg } => {
                 let v: Vec<f64> = match avg {
                     None => sums,
-                    Some(c) => sums.iter().zip(&c).map(|(s, c)| s / (*c).max(1) as f64).collect(),
+                    Some(c) => sums
+                        .iter()
+                        .zip(&c)
+                        .map(|(s, c)| s / (*c).max(1) as f64)
+                        .collect(),
                 };
-                let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(v.into(), Some(NullBuffer::from(seen))));
+                let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(
+                    v.into(),
+                    Some(NullBuffer::from(seen)),
+                ));
                 cast_array(&a, t)?
             }
-            Acc::MinMaxExact { vals, seen, input, .. } => {
+            Acc::MinMaxExact {
+                vals, seen, input, ..
+            } => {
                 let input = input.unwrap_or_else(|| t.clone());
                 let nulls = Some(NullBuffer::from(seen));
                 let a: ArrayRef = match &input {
-                    DataType::Decimal128(p, s) => Arc::new(arrow_array::Decimal128Array::new(vals.into(), nulls).with_precision_and_scale(*p, *s)?),
-                    DataType::Date32 => Arc::new(arrow_array::Date32Array::new(vals.iter().map(|x| *x as i32).collect::<Vec<_>>().into(), nulls)),
-                    DataType::Timestamp(..) => Arc::new(arrow_array::TimestampMicrosecondArray::new(vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(), nulls)),
-                    DataType::UInt64 => Arc::new(arrow_array::UInt64Array::new(vals.iter().map(|x| *x as u64).collect::<Vec<_>>().into(), nulls)),
-                    _ => Arc::new(arrow_array::Int64Array::new(vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(), nulls)),
+                    DataType::Decimal128(p, s) => Arc::new(
+                        arrow_array::Decimal128Array::new(vals.into(), nulls)
+                            .with_precision_and_scale(*p, *s)?,
+                    ),
+                    DataType::Date32 => Arc::new(arrow_array::Date32Array::new(
+                        vals.iter().map(|x| *x as i32).collect::<Vec<_>>().into(),
+                        nulls,
+                    )),
+                    DataType::Timestamp(..) => {
+                        Arc::new(arrow_array::TimestampMicrosecondArray::new(
+                            vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(),
+                            nulls,
+                        ))
+                    }
+                    DataType::UInt64 => Arc::new(arrow_array::UInt64Array::new(
+                        vals.iter().map(|x| *x as u64).collect::<Vec<_>>().into(),
+                        nulls,
+                    )),
+                    _ => Arc::new(arrow_array::Int64Array::new(
+                        vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(),
+                        nulls,
+                    )),
                 };
                 cast_array(&a, t)?
             }
             Acc::MinMaxFloat { vals, seen, .. } => {
-                let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(vals.into(), Some(NullBuffer::from(seen))));
+                let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(
+                    vals.into(),
+                    Some(NullBuffer::from(seen)),
+                ));
                 cast_array(&a, t)?
             }
             Acc::MinMaxStr { vals, .. } => {
@@ -576,30 +820,56 @@ impl Acc {
                 let mut sets = sets;
                 sets.resize_with(groups, HashSet::new);
                 match func {
-                    AggFunc::Count | AggFunc::CountStar => {
-                        Arc::new(arrow_array::Int64Array::from(sets.iter().map(|s| s.len() as i64).collect::<Vec<_>>()))
-                    }
+                    AggFunc::Count | AggFunc::CountStar => Arc::new(arrow_array::Int64Array::from(
+                        sets.iter().map(|s| s.len() as i64).collect::<Vec<_>>(),
+                    )),
                     _ => {
                         let scale = match &input {
                             Some(DataType::Decimal128(_, s)) => *s,
                             _ => 0,
                         };
                         let avg = func == AggFunc::Avg;
-                        if sets.iter().flatten().any(|v| matches!(v, DistinctValue::Float(_))) {
+                        if sets
+                            .iter()
+                            .flatten()
+                            .any(|v| matches!(v, DistinctValue::Float(_)))
+                        {
                             let mut sums = vec![];
                             let mut seen = vec![];
                             for s in &sets {
-                                let vals: Vec<f64> = s.iter().map(|v| match v { DistinctValue::Float(b) => f64::from_bits(*b), DistinctValue::Int(i) => *i as f64, _ => 0.0 }).collect();
+                                let vals: Vec<f64> = s
+                                    .iter()
+                                    .map(|v| match v {
+                                        DistinctValue::Float(b) => f64::from_bits(*b),
+                                        DistinctValue::Int(i) => *i as f64,
+                                        _ => 0.0,
+                                    })
+                                    .collect();
                                 let total: f64 = vals.iter().sum();
-                                sums.push(if avg { total / vals.len().max(1) as f64 } else { total });
+                                sums.push(if avg {
+                                    total / vals.len().max(1) as f64
+                                } else {
+                                    total
+                                });
                                 seen.push(!vals.is_empty());
                             }
-                            let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(sums.into(), Some(NullBuffer::from(seen))));
+                            let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(
+                                sums.into(),
+                                Some(NullBuffer::from(seen)),
+                            ));
                             cast_array(&a, t)?
                         } else {
-                            let mut acc = Acc::SumExact { sums: vec![], seen: vec![], scale, avg: avg.then(Vec::new) };
+                            let mut acc = Acc::SumExact {
+                                sums: vec![],
+                                seen: vec![],
+                                scale,
+                                avg: avg.then(Vec::new),
+                            };
                             acc.resize(groups);
-                            if let Acc::SumExact { sums, seen, avg, .. } = &mut acc {
+                            if let Acc::SumExact {
+                                sums, seen, avg, ..
+                            } = &mut acc
+                            {
                                 for (g, s) in sets.iter().enumerate() {
                                     for v in s {
                                         if let DistinctValue::Int(i) = v {

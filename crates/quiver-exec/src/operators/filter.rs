@@ -19,7 +19,12 @@ pub struct FilterExec {
 
 impl FilterExec {
     pub fn new(input: Arc<dyn ExecutionPlan>, predicate: PhysicalExpr, text: String) -> Self {
-        FilterExec { input, predicate, text, metrics: Default::default() }
+        FilterExec {
+            input,
+            predicate,
+            text,
+            metrics: Default::default(),
+        }
     }
 }
 

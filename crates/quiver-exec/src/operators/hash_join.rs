@@ -52,7 +52,11 @@ struct BuildSide {
 impl BuildSide {
     #[inline]
     fn chain(&self, h: u64) -> ChainIter<'_> {
-        ChainIter { side: self, at: self.first[(h & self.mask) as usize], hash: h }
+        ChainIter {
+            side: self,
+            at: self.first[(h & self.mask) as usize],
+            hash: h,
+        }
     }
 }
 
@@ -89,7 +93,18 @@ impl HashJoinExec {
         schema: SchemaRef,
         text: String,
     ) -> Self {
-        HashJoinExec { left, right, kind, left_keys, right_keys, filter, schema, text, build: OnceLock::new(), metrics: Default::default() }
+        HashJoinExec {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            filter,
+            schema,
+            text,
+            build: OnceLock::new(),
+            metrics: Default::default(),
+        }
     }
 
     fn build_side(&self, ctx: &Arc<ExecContext>) -> Result<Arc<BuildSide>> {
@@ -103,7 +118,9 @@ impl HashJoinExec {
                 let mut memory = OwnedReservation::new(ctx);
                 memory.grow(batch.get_array_memory_size() + rows * 24)?;
                 if rows >= EMPTY as usize {
-                    return Err(QuiverError::not_supported("a join build side of more than 4 billion rows"));
+                    return Err(QuiverError::not_supported(
+                        "a join build side of more than 4 billion rows",
+                    ));
                 }
                 let keys = self
                     .right_keys
@@ -126,14 +143,29 @@ impl HashJoinExec {
                     next[j] = first[b];
                     first[b] = j as u32;
                 }
-                Ok(Arc::new(BuildSide { batch, keys, hashes, first, next, mask, has_null_key, _memory: memory }))
+                Ok(Arc::new(BuildSide {
+                    batch,
+                    keys,
+                    hashes,
+                    first,
+                    next,
+                    mask,
+                    has_null_key,
+                    _memory: memory,
+                }))
             })
             .clone()
     }
 }
 
 /// Columns of `left` rows `li` next to `right` rows `ri` (None = NULLs).
-fn pair_batch(schema: &SchemaRef, left: &RecordBatch, li: &[u32], right: &RecordBatch, ri: &[Option<u32>]) -> Result<RecordBatch> {
+fn pair_batch(
+    schema: &SchemaRef,
+    left: &RecordBatch,
+    li: &[u32],
+    right: &RecordBatch,
+    ri: &[Option<u32>],
+) -> Result<RecordBatch> {
     let li = UInt32Array::from(li.to_vec());
     let ri = UInt32Array::from(ri.to_vec());
     let mut cols: Vec<ArrayRef> = Vec::with_capacity(left.num_columns() + right.num_columns());
@@ -164,19 +196,32 @@ impl Prober {
     fn probe(&self, left: RecordBatch) -> Result<Vec<RecordBatch>> {
         let n = left.num_rows();
         let build = &self.build;
-        let keys = self.left_keys.iter().map(|k| KeyColumn::new(&k.evaluate_array(&left)?)).collect::<Result<Vec<_>>>()?;
+        let keys = self
+            .left_keys
+            .iter()
+            .map(|k| KeyColumn::new(&k.evaluate_array(&left)?))
+            .collect::<Result<Vec<_>>>()?;
         let hashes = hash_rows(&keys, n);
         let keys = &keys;
         let hashes = &hashes;
         let matches = |i: usize| {
-            build.chain(hashes[i]).filter(move |&j| keys.iter().zip(&build.keys).all(|(k, b)| k.eq(i, b, j)))
+            build
+                .chain(hashes[i])
+                .filter(move |&j| keys.iter().zip(&build.keys).all(|(k, b)| k.eq(i, b, j)))
         };
         let null_key = |i: usize| any_null(keys, i);
         let mut out = Vec::new();
         match (self.kind, &self.filter) {
             (JoinKind::Semi | JoinKind::Anti, None) => {
                 let want = self.kind == JoinKind::Semi;
-                let mask: BooleanArray = (0..n).map(|i| Some(!null_key(i) && matches(i).next().is_some() == want || (!want && null_key(i)))).collect();
+                let mask: BooleanArray = (0..n)
+                    .map(|i| {
+                        Some(
+                            !null_key(i) && matches(i).next().is_some() == want
+                                || (!want && null_key(i)),
+                        )
+                    })
+                    .collect();
                 out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
             }
             (JoinKind::NullAwareAnti, _) if build.batch.num_rows() == 0 => out.push(left),
@@ -186,7 +231,11 @@ impl Prober {
                 let mut matched = vec![0u32; n];
                 let mut li: Vec<u32> = Vec::new();
                 let mut ri: Vec<Option<u32>> = Vec::new();
-                let flush = |li: &mut Vec<u32>, ri: &mut Vec<Option<u32>>, matched: &mut [u32], out: &mut Vec<RecordBatch>| -> Result<()> {
+                let flush = |li: &mut Vec<u32>,
+                             ri: &mut Vec<Option<u32>>,
+                             matched: &mut [u32],
+                             out: &mut Vec<RecordBatch>|
+                 -> Result<()> {
                     if li.is_empty() {
                         return Ok(());
                     }
@@ -198,7 +247,10 @@ impl Prober {
                                 matched[*i as usize] += 1;
                             }
                         }
-                        if matches!(self.kind, JoinKind::Inner | JoinKind::Left | JoinKind::Single) {
+                        if matches!(
+                            self.kind,
+                            JoinKind::Inner | JoinKind::Left | JoinKind::Single
+                        ) {
                             pairs = arrow_select::filter::filter_record_batch(&pairs, &mask)?;
                         }
                     } else {
@@ -206,7 +258,11 @@ impl Prober {
                             matched[*i as usize] += 1;
                         }
                     }
-                    if matches!(self.kind, JoinKind::Inner | JoinKind::Left | JoinKind::Single) && pairs.num_rows() > 0 {
+                    if matches!(
+                        self.kind,
+                        JoinKind::Inner | JoinKind::Left | JoinKind::Single
+                    ) && pairs.num_rows() > 0
+                    {
                         out.push(pairs);
                     }
                     li.clear();
@@ -232,10 +288,18 @@ impl Prober {
                         if self.kind == JoinKind::Single && matched.iter().any(|m| *m > 1) {
                             return Err(QuiverError::subquery_rows());
                         }
-                        let lonely: Vec<u32> = (0..n as u32).filter(|i| matched[*i as usize] == 0).collect();
+                        let lonely: Vec<u32> = (0..n as u32)
+                            .filter(|i| matched[*i as usize] == 0)
+                            .collect();
                         if !lonely.is_empty() {
                             let none = vec![None; lonely.len()];
-                            out.push(pair_batch(&self.pair_schema, &left, &lonely, &build.batch, &none)?);
+                            out.push(pair_batch(
+                                &self.pair_schema,
+                                &left,
+                                &lonely,
+                                &build.batch,
+                                &none,
+                            )?);
                         }
                     }
                     JoinKind::Semi => {
@@ -244,8 +308,9 @@ impl Prober {
                     }
                     JoinKind::Anti | JoinKind::NullAwareAnti => {
                         let null_aware = self.kind == JoinKind::NullAwareAnti;
-                        let mask: BooleanArray =
-                            (0..n).map(|i| Some(matched[i] == 0 && !(null_aware && null_key(i)))).collect();
+                        let mask: BooleanArray = (0..n)
+                            .map(|i| Some(matched[i] == 0 && !(null_aware && null_key(i))))
+                            .collect();
                         out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
                     }
                 }
@@ -282,7 +347,13 @@ impl ExecutionPlan for HashJoinExec {
         let build = self.build_side(ctx)?;
         let left = self.left.execute(partition, ctx)?;
         let mut fields: Vec<_> = self.left.schema().fields().iter().cloned().collect();
-        fields.extend(self.right.schema().fields().iter().map(|f| Arc::new(f.as_ref().clone().with_nullable(true))));
+        fields.extend(
+            self.right
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| Arc::new(f.as_ref().clone().with_nullable(true))),
+        );
         let prober = Prober {
             kind: self.kind,
             left_keys: self.left_keys.clone(),

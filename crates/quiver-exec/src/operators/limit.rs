@@ -19,13 +19,24 @@ pub struct LimitExec {
 
 impl LimitExec {
     pub fn new(input: Arc<dyn ExecutionPlan>, skip: usize, fetch: Option<usize>) -> Self {
-        LimitExec { input, skip, fetch, metrics: Default::default() }
+        LimitExec {
+            input,
+            skip,
+            fetch,
+            metrics: Default::default(),
+        }
     }
 }
 
 impl ExecutionPlan for LimitExec {
     fn describe(&self) -> String {
-        format!("Limit skip={} fetch={}", self.skip, self.fetch.map(|f| f.to_string()).unwrap_or_else(|| "all".into()))
+        format!(
+            "Limit skip={} fetch={}",
+            self.skip,
+            self.fetch
+                .map(|f| f.to_string())
+                .unwrap_or_else(|| "all".into())
+        )
     }
     fn schema(&self) -> SchemaRef {
         self.input.schema()

@@ -72,7 +72,8 @@ pub(crate) fn metered(stream: BatchStream, metrics: &Arc<Metrics>) -> BatchStrea
     Box::new(std::iter::from_fn(move || {
         let t = Instant::now();
         let next = inner.next();
-        m.nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        m.nanos
+            .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
         if let Some(Ok(b)) = &next {
             m.rows.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
         }
@@ -82,7 +83,10 @@ pub(crate) fn metered(stream: BatchStream, metrics: &Arc<Metrics>) -> BatchStrea
 
 /// Runs every partition of `plan` on its own thread and returns their batches,
 /// partition by partition.
-pub fn execute_partitions(plan: &Arc<dyn ExecutionPlan>, ctx: &Arc<ExecContext>) -> Result<Vec<Vec<RecordBatch>>> {
+pub fn execute_partitions(
+    plan: &Arc<dyn ExecutionPlan>,
+    ctx: &Arc<ExecContext>,
+) -> Result<Vec<Vec<RecordBatch>>> {
     let n = plan.output_partitions();
     if n == 1 {
         return Ok(vec![plan.execute(0, ctx)?.collect::<Result<Vec<_>>>()?]);
@@ -96,7 +100,10 @@ pub fn execute_partitions(plan: &Arc<dyn ExecutionPlan>, ctx: &Arc<ExecContext>)
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")))
+            })
             .collect()
     })
 }
@@ -121,14 +128,20 @@ pub fn for_each_partition<T: Send>(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")))
+            })
             .collect()
     })
 }
 
 /// Executes the plan and gathers its output in order.
 pub fn collect(plan: &Arc<dyn ExecutionPlan>, ctx: &Arc<ExecContext>) -> Result<Vec<RecordBatch>> {
-    Ok(execute_partitions(plan, ctx)?.into_iter().flatten().collect())
+    Ok(execute_partitions(plan, ctx)?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// The operator tree with per-operator rows and time, for EXPLAIN ANALYZE.
@@ -138,7 +151,11 @@ pub fn display_plan(plan: &Arc<dyn ExecutionPlan>, analyze: bool) -> String {
         out.push_str(&p.describe());
         if analyze {
             let m = p.metrics();
-            out.push_str(&format!("  (rows={} time={:.3}ms)", m.rows(), m.nanos() as f64 / 1e6));
+            out.push_str(&format!(
+                "  (rows={} time={:.3}ms)",
+                m.rows(),
+                m.nanos() as f64 / 1e6
+            ));
         }
         out.push('\n');
         for c in p.children() {

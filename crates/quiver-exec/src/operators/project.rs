@@ -20,18 +20,37 @@ pub struct ProjectExec {
 }
 
 impl ProjectExec {
-    pub fn new(input: Arc<dyn ExecutionPlan>, exprs: Vec<PhysicalExpr>, text: Vec<String>, schema: SchemaRef) -> Self {
-        ProjectExec { input, exprs, text, schema, metrics: Default::default() }
+    pub fn new(
+        input: Arc<dyn ExecutionPlan>,
+        exprs: Vec<PhysicalExpr>,
+        text: Vec<String>,
+        schema: SchemaRef,
+    ) -> Self {
+        ProjectExec {
+            input,
+            exprs,
+            text,
+            schema,
+            metrics: Default::default(),
+        }
     }
 }
 
-pub(crate) fn project_batch(b: &RecordBatch, exprs: &[PhysicalExpr], schema: &SchemaRef) -> Result<RecordBatch> {
+pub(crate) fn project_batch(
+    b: &RecordBatch,
+    exprs: &[PhysicalExpr],
+    schema: &SchemaRef,
+) -> Result<RecordBatch> {
     let cols = exprs
         .iter()
         .zip(schema.fields())
         .map(|(e, f)| {
             let a = e.evaluate_array(b)?;
-            if a.data_type() != f.data_type() { cast_array(&a, f.data_type()) } else { Ok(a) }
+            if a.data_type() != f.data_type() {
+                cast_array(&a, f.data_type())
+            } else {
+                Ok(a)
+            }
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(RecordBatch::try_new_with_options(

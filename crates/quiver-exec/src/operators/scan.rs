@@ -46,7 +46,16 @@ impl ScanExec {
         schema: SchemaRef,
         partitions: usize,
     ) -> Self {
-        ScanExec { table, projection, filters, filter_text, schema, partitions, morsels: OnceLock::new(), metrics: Default::default() }
+        ScanExec {
+            table,
+            projection,
+            filters,
+            filter_text,
+            schema,
+            partitions,
+            morsels: OnceLock::new(),
+            metrics: Default::default(),
+        }
     }
 
     fn morsels(&self) -> Result<Arc<Morsels>> {
@@ -62,7 +71,11 @@ impl ScanExec {
                         off += len;
                     }
                 }
-                Ok(Arc::new(Morsels { batches, slices, next: AtomicUsize::new(0) }))
+                Ok(Arc::new(Morsels {
+                    batches,
+                    slices,
+                    next: AtomicUsize::new(0),
+                }))
             })
             .clone()
     }
@@ -88,14 +101,21 @@ fn apply_filters(mut batch: RecordBatch, filters: &[PhysicalExpr]) -> Result<Rec
         }
     }
     match pending {
-        Some(m) if m.true_count() < batch.num_rows() => Ok(arrow_select::filter::filter_record_batch(&batch, &m)?),
+        Some(m) if m.true_count() < batch.num_rows() => {
+            Ok(arrow_select::filter::filter_record_batch(&batch, &m)?)
+        }
         _ => Ok(batch),
     }
 }
 
 impl ExecutionPlan for ScanExec {
     fn describe(&self) -> String {
-        let cols: Vec<&str> = self.schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let cols: Vec<&str> = self
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
         let mut s = format!("Scan {} [{}]", self.table.name(), cols.join(", "));
         if !self.filter_text.is_empty() {
             s += &format!(" filters=[{}]", self.filter_text.join(" AND "));
@@ -124,7 +144,10 @@ impl ExecutionPlan for ScanExec {
             let i = morsels.next.fetch_add(1, Ordering::Relaxed);
             let &(b, off, len) = morsels.slices.get(i)?;
             let src = &morsels.batches[b];
-            let columns = projection.iter().map(|c| src.column(*c).slice(off, len)).collect();
+            let columns = projection
+                .iter()
+                .map(|c| src.column(*c).slice(off, len))
+                .collect();
             let batch = match RecordBatch::try_new_with_options(
                 schema.clone(),
                 columns,

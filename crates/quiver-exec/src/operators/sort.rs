@@ -33,12 +33,27 @@ pub struct SortExec {
 }
 
 impl SortExec {
-    pub fn new(input: Arc<dyn ExecutionPlan>, keys: Vec<SortKey>, fetch: Option<usize>, text: String) -> Self {
-        SortExec { input, keys, fetch, text, output: OnceLock::new(), metrics: Default::default() }
+    pub fn new(
+        input: Arc<dyn ExecutionPlan>,
+        keys: Vec<SortKey>,
+        fetch: Option<usize>,
+        text: String,
+    ) -> Self {
+        SortExec {
+            input,
+            keys,
+            fetch,
+            text,
+            output: OnceLock::new(),
+            metrics: Default::default(),
+        }
     }
 
     fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
-        let batches: Vec<RecordBatch> = execute_partitions(&self.input, ctx)?.into_iter().flatten().collect();
+        let batches: Vec<RecordBatch> = execute_partitions(&self.input, ctx)?
+            .into_iter()
+            .flatten()
+            .collect();
         let schema = self.input.schema();
         let batch = arrow_select::concat::concat_batches(&schema, &batches)?;
         drop(batches);
@@ -58,25 +73,44 @@ impl SortExec {
 }
 
 /// Row positions of `batch` in key order (stable), the first `fetch` only if given.
-pub(crate) fn sort_indices(batch: &RecordBatch, keys: &[SortKey], fetch: Option<usize>) -> Result<UInt32Array> {
+pub(crate) fn sort_indices(
+    batch: &RecordBatch,
+    keys: &[SortKey],
+    fetch: Option<usize>,
+) -> Result<UInt32Array> {
     let n = batch.num_rows();
     let mut idx: Vec<u32> = (0..n as u32).collect();
     if keys.is_empty() || n <= 1 {
         idx.truncate(fetch.unwrap_or(n));
         return Ok(UInt32Array::from(idx));
     }
-    let cols = keys.iter().map(|k| k.expr.evaluate_array(batch)).collect::<Result<Vec<_>>>()?;
+    let cols = keys
+        .iter()
+        .map(|k| k.expr.evaluate_array(batch))
+        .collect::<Result<Vec<_>>>()?;
     let fields = keys
         .iter()
         .zip(&cols)
-        .map(|(k, c)| SortField::new_with_options(c.data_type().clone(), SortOptions { descending: !k.asc, nulls_first: k.nulls_first }))
+        .map(|(k, c)| {
+            SortField::new_with_options(
+                c.data_type().clone(),
+                SortOptions {
+                    descending: !k.asc,
+                    nulls_first: k.nulls_first,
+                },
+            )
+        })
         .collect();
     let converter = RowConverter::new(fields)?;
     let rows = converter.convert_columns(&cols)?;
     // PAD SPACE: the row format compares strings byte-wise, which differs only
     // for strings with trailing spaces; those are rare, and handled by keys trimmed
     // at plan time where it matters (GROUP BY/=). Ordering keeps bytes order here.
-    let cmp = |a: &u32, b: &u32| rows.row(*a as usize).cmp(&rows.row(*b as usize)).then(a.cmp(b));
+    let cmp = |a: &u32, b: &u32| {
+        rows.row(*a as usize)
+            .cmp(&rows.row(*b as usize))
+            .then(a.cmp(b))
+    };
     match fetch {
         Some(k) if k < n => {
             if k > 0 {

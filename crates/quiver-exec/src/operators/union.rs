@@ -19,7 +19,11 @@ pub struct UnionExec {
 
 impl UnionExec {
     pub fn new(inputs: Vec<Arc<dyn ExecutionPlan>>, schema: SchemaRef) -> Self {
-        UnionExec { inputs, schema, metrics: Default::default() }
+        UnionExec {
+            inputs,
+            schema,
+            metrics: Default::default(),
+        }
     }
 }
 
@@ -49,7 +53,11 @@ impl ExecutionPlan for UnionExec {
                         .zip(schema.fields())
                         .map(|(c, f)| cast_array(c, f.data_type()))
                         .collect::<Result<Vec<_>>>()?;
-                    Ok(RecordBatch::try_new_with_options(schema.clone(), cols, &RecordBatchOptions::new().with_row_count(Some(b.num_rows())))?)
+                    Ok(RecordBatch::try_new_with_options(
+                        schema.clone(),
+                        cols,
+                        &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                    )?)
                 });
                 return Ok(metered(Box::new(stream), &self.metrics));
             }

@@ -19,11 +19,19 @@ pub struct ValuesExec {
 
 impl ValuesExec {
     pub fn new(rows: Vec<Vec<PhysicalExpr>>, schema: SchemaRef) -> Self {
-        ValuesExec { rows, schema, metrics: Default::default() }
+        ValuesExec {
+            rows,
+            schema,
+            metrics: Default::default(),
+        }
     }
 
     fn build(&self) -> Result<RecordBatch> {
-        let one = RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &RecordBatchOptions::new().with_row_count(Some(1)))?;
+        let one = RecordBatch::try_new_with_options(
+            Arc::new(Schema::empty()),
+            vec![],
+            &RecordBatchOptions::new().with_row_count(Some(1)),
+        )?;
         let mut columns = Vec::with_capacity(self.schema.fields().len());
         for (c, field) in self.schema.fields().iter().enumerate() {
             let parts = self
@@ -32,9 +40,17 @@ impl ValuesExec {
                 .map(|r| cast_array(&r[c].evaluate_array(&one)?, field.data_type()))
                 .collect::<Result<Vec<_>>>()?;
             let refs: Vec<&dyn arrow_array::Array> = parts.iter().map(|a| a.as_ref()).collect();
-            columns.push(if refs.is_empty() { arrow_array::new_empty_array(field.data_type()) } else { arrow_select::concat::concat(&refs)? });
+            columns.push(if refs.is_empty() {
+                arrow_array::new_empty_array(field.data_type())
+            } else {
+                arrow_select::concat::concat(&refs)?
+            });
         }
-        Ok(RecordBatch::try_new_with_options(self.schema.clone(), columns, &RecordBatchOptions::new().with_row_count(Some(self.rows.len())))?)
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(self.rows.len())),
+        )?)
     }
 }
 

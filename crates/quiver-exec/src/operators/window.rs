@@ -40,17 +40,30 @@ pub struct WindowExec {
 
 impl WindowExec {
     pub fn new(input: Arc<dyn ExecutionPlan>, specs: Vec<WindowSpec>, schema: SchemaRef) -> Self {
-        WindowExec { input, specs, schema, output: OnceLock::new(), metrics: Default::default() }
+        WindowExec {
+            input,
+            specs,
+            schema,
+            output: OnceLock::new(),
+            metrics: Default::default(),
+        }
     }
 
     fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
-        let batches: Vec<RecordBatch> = execute_partitions(&self.input, ctx)?.into_iter().flatten().collect();
+        let batches: Vec<RecordBatch> = execute_partitions(&self.input, ctx)?
+            .into_iter()
+            .flatten()
+            .collect();
         let batch = arrow_select::concat::concat_batches(&self.input.schema(), &batches)?;
         let mut cols = batch.columns().to_vec();
         for spec in &self.specs {
             cols.push(compute(&batch, spec)?);
         }
-        let out = RecordBatch::try_new_with_options(self.schema.clone(), cols, &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())))?;
+        let out = RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            cols,
+            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+        )?;
         let mut chunks = Vec::new();
         let mut off = 0;
         while off < out.num_rows() {
@@ -67,8 +80,15 @@ fn key_rows(batch: &RecordBatch, exprs: &[PhysicalExpr]) -> Result<Option<arrow_
     if exprs.is_empty() {
         return Ok(None);
     }
-    let cols = exprs.iter().map(|e| e.evaluate_array(batch)).collect::<Result<Vec<_>>>()?;
-    let conv = RowConverter::new(cols.iter().map(|c| SortField::new(c.data_type().clone())).collect())?;
+    let cols = exprs
+        .iter()
+        .map(|e| e.evaluate_array(batch))
+        .collect::<Result<Vec<_>>>()?;
+    let conv = RowConverter::new(
+        cols.iter()
+            .map(|c| SortField::new(c.data_type().clone()))
+            .collect(),
+    )?;
     Ok(Some(conv.convert_columns(&cols)?))
 }
 
@@ -82,15 +102,35 @@ struct Running {
 
 fn compute(batch: &RecordBatch, spec: &WindowSpec) -> Result<ArrayRef> {
     let n = batch.num_rows();
-    let mut keys: Vec<SortKey> =
-        spec.partition_by.iter().map(|e| SortKey { expr: e.clone(), asc: true, nulls_first: true }).collect();
+    let mut keys: Vec<SortKey> = spec
+        .partition_by
+        .iter()
+        .map(|e| SortKey {
+            expr: e.clone(),
+            asc: true,
+            nulls_first: true,
+        })
+        .collect();
     keys.extend(spec.order_by.iter().cloned());
     let order = sort_indices(batch, &keys, None)?;
     let order: Vec<usize> = order.values().iter().map(|i| *i as usize).collect();
     let parts = key_rows(batch, &spec.partition_by)?;
-    let peers = key_rows(batch, &spec.order_by.iter().map(|k| k.expr.clone()).collect::<Vec<_>>())?;
-    let same = |rows: &Option<arrow_row::Rows>, a: usize, b: usize| rows.as_ref().is_none_or(|r| r.row(a) == r.row(b));
-    let arg = spec.arg.as_ref().map(|a| a.evaluate_array(batch)).transpose()?;
+    let peers = key_rows(
+        batch,
+        &spec
+            .order_by
+            .iter()
+            .map(|k| k.expr.clone())
+            .collect::<Vec<_>>(),
+    )?;
+    let same = |rows: &Option<arrow_row::Rows>, a: usize, b: usize| {
+        rows.as_ref().is_none_or(|r| r.row(a) == r.row(b))
+    };
+    let arg = spec
+        .arg
+        .as_ref()
+        .map(|a| a.evaluate_array(batch))
+        .transpose()?;
     let exact_scale = match &spec.output_type {
         DataType::Decimal128(_, s) => Some(*s),
         _ => None,
@@ -127,7 +167,9 @@ fn compute(batch: &RecordBatch, spec: &WindowSpec) -> Result<ArrayRef> {
                     WindowFunc::RowNumber => ScalarValue::Int64((i + k) as i64 + 1),
                     WindowFunc::Rank => ScalarValue::Int64(rank),
                     WindowFunc::DenseRank => ScalarValue::Int64(dense),
-                    WindowFunc::Agg(f) => finish(&state, f, &spec.output_type, exact_scale, arg.as_ref())?,
+                    WindowFunc::Agg(f) => {
+                        finish(&state, f, &spec.output_type, exact_scale, arg.as_ref())?
+                    }
                 };
             }
             i = j;
@@ -137,7 +179,13 @@ fn compute(batch: &RecordBatch, spec: &WindowSpec) -> Result<ArrayRef> {
     scalars_to_array(&out, &spec.output_type)
 }
 
-fn accumulate(s: &mut Running, f: AggFunc, arg: Option<&ArrayRef>, row: usize, scale: Option<i8>) -> Result<()> {
+fn accumulate(
+    s: &mut Running,
+    f: AggFunc,
+    arg: Option<&ArrayRef>,
+    row: usize,
+    scale: Option<i8>,
+) -> Result<()> {
     if f == AggFunc::CountStar {
         s.count += 1;
         return Ok(());
@@ -164,7 +212,11 @@ fn accumulate(s: &mut Running, f: AggFunc, arg: Option<&ArrayRef>, row: usize, s
                 None => true,
                 Some(b) => {
                     let o = v.compare(b).unwrap_or(Ordering::Equal);
-                    if f == AggFunc::Min { o.is_lt() } else { o.is_gt() }
+                    if f == AggFunc::Min {
+                        o.is_lt()
+                    } else {
+                        o.is_gt()
+                    }
                 }
             };
             if better {
@@ -176,7 +228,13 @@ fn accumulate(s: &mut Running, f: AggFunc, arg: Option<&ArrayRef>, row: usize, s
     Ok(())
 }
 
-fn finish(s: &Running, f: AggFunc, t: &DataType, scale: Option<i8>, arg: Option<&ArrayRef>) -> Result<ScalarValue> {
+fn finish(
+    s: &Running,
+    f: AggFunc,
+    t: &DataType,
+    scale: Option<i8>,
+    arg: Option<&ArrayRef>,
+) -> Result<ScalarValue> {
     Ok(match f {
         AggFunc::Count | AggFunc::CountStar => ScalarValue::Int64(s.count),
         _ if s.count == 0 => ScalarValue::Null,
@@ -193,13 +251,21 @@ fn finish(s: &Running, f: AggFunc, t: &DataType, scale: Option<i8>, arg: Option<
                         let num = s.exact * 10i128.pow((out_scale - in_scale).max(0) as u32);
                         let c = s.count as i128;
                         let q = num / c;
-                        if (num % c).abs() * 2 >= c { q + num.signum() } else { q }
+                        if (num % c).abs() * 2 >= c {
+                            q + num.signum()
+                        } else {
+                            q
+                        }
                     } else {
                         quiver_common::types::rescale(s.exact, in_scale, out_scale).unwrap_or(0)
                     };
                     ScalarValue::Decimal(v, *p, out_scale)
                 }
-                _ => ScalarValue::Float64(if avg { s.float / s.count as f64 } else { s.float }),
+                _ => ScalarValue::Float64(if avg {
+                    s.float / s.count as f64
+                } else {
+                    s.float
+                }),
             }
         }
     })
@@ -208,19 +274,39 @@ fn finish(s: &Running, f: AggFunc, t: &DataType, scale: Option<i8>, arg: Option<
 fn scalars_to_array(values: &[ScalarValue], t: &DataType) -> Result<ArrayRef> {
     use arrow_array::*;
     let a: ArrayRef = match t {
-        DataType::Int64 => Arc::new(values.iter().map(|v| v.as_i64().filter(|_| !v.is_null())).collect::<Int64Array>()),
+        DataType::Int64 => Arc::new(
+            values
+                .iter()
+                .map(|v| v.as_i64().filter(|_| !v.is_null()))
+                .collect::<Int64Array>(),
+        ),
         DataType::Float64 => Arc::new(values.iter().map(|v| v.as_f64()).collect::<Float64Array>()),
         DataType::Decimal128(p, s) => Arc::new(
             values
                 .iter()
-                .map(|v| if v.is_null() { Ok(None) } else { to_decimal(v, *s).map(Some) })
+                .map(|v| {
+                    if v.is_null() {
+                        Ok(None)
+                    } else {
+                        to_decimal(v, *s).map(Some)
+                    }
+                })
                 .collect::<Result<Vec<_>>>()?
                 .into_iter()
                 .collect::<Decimal128Array>()
                 .with_precision_and_scale(*p, *s)?,
         ),
         _ => {
-            let s: StringArray = values.iter().map(|v| if v.is_null() { None } else { Some(v.to_string()) }).collect();
+            let s: StringArray = values
+                .iter()
+                .map(|v| {
+                    if v.is_null() {
+                        None
+                    } else {
+                        Some(v.to_string())
+                    }
+                })
+                .collect();
             return cast_array(&(Arc::new(s) as ArrayRef), t);
         }
     };
@@ -250,4 +336,3 @@ impl ExecutionPlan for WindowExec {
         &self.metrics
     }
 }
-

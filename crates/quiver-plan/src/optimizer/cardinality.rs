@@ -15,11 +15,18 @@ pub fn estimate_rows(plan: &LogicalPlan) -> f64 {
 
 pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
     match plan {
-        LogicalPlan::Scan { table, columns, filters } => {
+        LogicalPlan::Scan {
+            table,
+            columns,
+            filters,
+        } => {
             let rows = table.row_count() as f64;
             let mut ndv = DistinctMap::new();
             for (i, c) in columns {
-                let d = table.distinct_estimate(*i).map(|d| d as f64).unwrap_or(rows);
+                let d = table
+                    .distinct_estimate(*i)
+                    .map(|d| d as f64)
+                    .unwrap_or(rows);
                 ndv.insert(c.id, d.max(1.0));
             }
             let sel: f64 = filters.iter().map(|f| selectivity(f, &ndv)).product();
@@ -30,7 +37,12 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
         LogicalPlan::Values { rows, .. } => (rows.len() as f64, DistinctMap::new()),
         LogicalPlan::Filter { input, predicate } => {
             let (rows, mut ndv) = estimate(input);
-            let sel: f64 = predicate.clone().split_conjunction().iter().map(|f| selectivity(f, &ndv)).product();
+            let sel: f64 = predicate
+                .clone()
+                .split_conjunction()
+                .iter()
+                .map(|f| selectivity(f, &ndv))
+                .product();
             let out = (rows * sel).max(1.0);
             cap(&mut ndv, out);
             (out, ndv)
@@ -47,7 +59,13 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
             }
             (rows, out)
         }
-        LogicalPlan::Join { left, right, kind, on, filter } => {
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter,
+        } => {
             let (lr, lndv) = estimate(left);
             let (rr, rndv) = estimate(right);
             let mut ndv = lndv.clone();
@@ -100,11 +118,22 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
                 out.insert(c.id, d);
                 groups *= d.max(1.0);
             }
-            let rows = if group.is_empty() { 1.0 } else { groups.min(rows).max(1.0) };
+            let rows = if group.is_empty() {
+                1.0
+            } else {
+                groups.min(rows).max(1.0)
+            };
             (rows, out)
         }
-        LogicalPlan::Window { input, .. } | LogicalPlan::Sort { input, fetch: None, .. } => estimate(input),
-        LogicalPlan::Sort { input, fetch: Some(n), .. } => {
+        LogicalPlan::Window { input, .. }
+        | LogicalPlan::Sort {
+            input, fetch: None, ..
+        } => estimate(input),
+        LogicalPlan::Sort {
+            input,
+            fetch: Some(n),
+            ..
+        } => {
             let (rows, ndv) = estimate(input);
             (rows.min(*n as f64), ndv)
         }
@@ -112,7 +141,9 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
             let (rows, ndv) = estimate(input);
             (fetch.map(|n| rows.min(n as f64)).unwrap_or(rows), ndv)
         }
-        LogicalPlan::Union { inputs, .. } => (inputs.iter().map(estimate_rows).sum(), DistinctMap::new()),
+        LogicalPlan::Union { inputs, .. } => {
+            (inputs.iter().map(estimate_rows).sum(), DistinctMap::new())
+        }
     }
 }
 
@@ -132,27 +163,51 @@ fn column_ndv(e: &Expr, ndv: &DistinctMap) -> Option<f64> {
 
 fn selectivity(e: &Expr, ndv: &DistinctMap) -> f64 {
     match e {
-        Expr::Binary { op: BinaryOp::Eq, left, right } => {
-            let d = column_ndv(left, ndv).or_else(|| column_ndv(right, ndv)).unwrap_or(10.0);
+        Expr::Binary {
+            op: BinaryOp::Eq,
+            left,
+            right,
+        } => {
+            let d = column_ndv(left, ndv)
+                .or_else(|| column_ndv(right, ndv))
+                .unwrap_or(10.0);
             if left.columns().is_empty() || right.columns().is_empty() {
                 1.0 / d.max(1.0)
             } else {
                 0.1
             }
         }
-        Expr::Binary { op: BinaryOp::NotEq, .. } => 0.9,
-        Expr::Binary { op: BinaryOp::And, left, right } => selectivity(left, ndv) * selectivity(right, ndv),
-        Expr::Binary { op: BinaryOp::Or, left, right } => {
+        Expr::Binary {
+            op: BinaryOp::NotEq,
+            ..
+        } => 0.9,
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => selectivity(left, ndv) * selectivity(right, ndv),
+        Expr::Binary {
+            op: BinaryOp::Or,
+            left,
+            right,
+        } => {
             let (a, b) = (selectivity(left, ndv), selectivity(right, ndv));
             (a + b - a * b).min(1.0)
         }
         Expr::Binary { op, .. } if op.is_comparison() => 0.4,
-        Expr::InList { negated: false, expr, list } => {
+        Expr::InList {
+            negated: false,
+            expr,
+            list,
+        } => {
             let d = column_ndv(expr, ndv).unwrap_or(10.0);
             (list.len() as f64 / d.max(1.0)).min(1.0)
         }
         Expr::Like { negated: false, .. } => 0.2,
-        Expr::Unary { op: UnaryOp::IsNull, .. } => 0.05,
+        Expr::Unary {
+            op: UnaryOp::IsNull,
+            ..
+        } => 0.05,
         _ => 0.5,
     }
 }

@@ -11,7 +11,10 @@ use crate::plan::{JoinKind, LogicalPlan};
 
 pub fn reorder_joins(plan: LogicalPlan) -> LogicalPlan {
     match plan {
-        LogicalPlan::Join { kind: JoinKind::Inner, .. } => {
+        LogicalPlan::Join {
+            kind: JoinKind::Inner,
+            ..
+        } => {
             let mut relations = Vec::new();
             let mut conditions = Vec::new();
             flatten(plan, &mut relations, &mut conditions);
@@ -24,15 +27,32 @@ pub fn reorder_joins(plan: LogicalPlan) -> LogicalPlan {
 
 fn flatten(plan: LogicalPlan, relations: &mut Vec<LogicalPlan>, conditions: &mut Vec<Expr>) {
     match plan {
-        LogicalPlan::Join { left, right, kind: JoinKind::Inner, on, filter } => {
+        LogicalPlan::Join {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            on,
+            filter,
+        } => {
             flatten(*left, relations, conditions);
             flatten(*right, relations, conditions);
-            conditions.extend(on.into_iter().map(|(l, r)| Expr::binary(crate::expr::BinaryOp::Eq, l, r)));
+            conditions.extend(
+                on.into_iter()
+                    .map(|(l, r)| Expr::binary(crate::expr::BinaryOp::Eq, l, r)),
+            );
             if let Some(f) = filter {
                 conditions.extend(f.split_conjunction());
             }
         }
-        LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::Join { kind: JoinKind::Inner, .. }) => {
+        LogicalPlan::Filter { input, predicate }
+            if matches!(
+                *input,
+                LogicalPlan::Join {
+                    kind: JoinKind::Inner,
+                    ..
+                }
+            ) =>
+        {
             flatten(*input, relations, conditions);
             conditions.extend(predicate.split_conjunction());
         }
@@ -49,7 +69,11 @@ struct Part {
 fn greedy(relations: Vec<LogicalPlan>, mut conditions: Vec<Expr>) -> LogicalPlan {
     let mut parts: Vec<Part> = relations
         .into_iter()
-        .map(|plan| Part { ids: plan.schema().iter().map(|c| c.id).collect(), rows: estimate_rows(&plan), plan })
+        .map(|plan| Part {
+            ids: plan.schema().iter().map(|c| c.id).collect(),
+            rows: estimate_rows(&plan),
+            plan,
+        })
         .collect();
     while parts.len() > 1 {
         let mut best: Option<(usize, usize, f64)> = None;
@@ -58,7 +82,8 @@ fn greedy(relations: Vec<LogicalPlan>, mut conditions: Vec<Expr>) -> LogicalPlan
                 let connected = conditions.iter().any(|c| {
                     let cols = c.columns();
                     !cols.is_disjoint(&parts[i].ids) && !cols.is_disjoint(&parts[j].ids) && {
-                        let both: HashSet<ColumnId> = parts[i].ids.union(&parts[j].ids).copied().collect();
+                        let both: HashSet<ColumnId> =
+                            parts[i].ids.union(&parts[j].ids).copied().collect();
                         cols.is_subset(&both)
                     }
                 });
@@ -84,7 +109,9 @@ fn greedy(relations: Vec<LogicalPlan>, mut conditions: Vec<Expr>) -> LogicalPlan
         let a = parts.remove(i);
         let ids: HashSet<ColumnId> = a.ids.union(&b.ids).copied().collect();
         // Conditions now fully covered go into this join.
-        let (here, rest): (Vec<Expr>, Vec<Expr>) = conditions.into_iter().partition(|c| c.columns().is_subset(&ids));
+        let (here, rest): (Vec<Expr>, Vec<Expr>) = conditions
+            .into_iter()
+            .partition(|c| c.columns().is_subset(&ids));
         conditions = rest;
         let (probe, build) = if a.rows >= b.rows { (a, b) } else { (b, a) };
         let plan = LogicalPlan::Join {
@@ -99,14 +126,21 @@ fn greedy(relations: Vec<LogicalPlan>, mut conditions: Vec<Expr>) -> LogicalPlan
     }
     let last = parts.pop().expect("at least one relation").plan;
     match Expr::conjunction(conditions) {
-        Some(predicate) => LogicalPlan::Filter { input: Box::new(last), predicate },
+        Some(predicate) => LogicalPlan::Filter {
+            input: Box::new(last),
+            predicate,
+        },
         None => last,
     }
 }
 
 fn join_of(a: &Part, b: &Part, conditions: &[Expr]) -> LogicalPlan {
     let ids: HashSet<ColumnId> = a.ids.union(&b.ids).copied().collect();
-    let here: Vec<Expr> = conditions.iter().filter(|c| c.columns().is_subset(&ids)).cloned().collect();
+    let here: Vec<Expr> = conditions
+        .iter()
+        .filter(|c| c.columns().is_subset(&ids))
+        .cloned()
+        .collect();
     super::pushdown::push_down_predicates(LogicalPlan::Join {
         left: Box::new(a.plan.clone()),
         right: Box::new(b.plan.clone()),
@@ -116,18 +150,55 @@ fn join_of(a: &Part, b: &Part, conditions: &[Expr]) -> LogicalPlan {
     })
 }
 
-pub(crate) fn map_children(plan: LogicalPlan, f: impl Fn(LogicalPlan) -> LogicalPlan) -> LogicalPlan {
+pub(crate) fn map_children(
+    plan: LogicalPlan,
+    f: impl Fn(LogicalPlan) -> LogicalPlan,
+) -> LogicalPlan {
     match plan {
-        LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input: Box::new(f(*input)), predicate },
-        LogicalPlan::Project { input, exprs } => LogicalPlan::Project { input: Box::new(f(*input)), exprs },
-        LogicalPlan::Join { left, right, kind, on, filter } => {
-            LogicalPlan::Join { left: Box::new(f(*left)), right: Box::new(f(*right)), kind, on, filter }
-        }
-        LogicalPlan::Aggregate { input, group, aggs } => LogicalPlan::Aggregate { input: Box::new(f(*input)), group, aggs },
-        LogicalPlan::Window { input, exprs } => LogicalPlan::Window { input: Box::new(f(*input)), exprs },
-        LogicalPlan::Sort { input, keys, fetch } => LogicalPlan::Sort { input: Box::new(f(*input)), keys, fetch },
-        LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit { input: Box::new(f(*input)), skip, fetch },
-        LogicalPlan::Union { inputs, columns } => LogicalPlan::Union { inputs: inputs.into_iter().map(f).collect(), columns },
+        LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter {
+            input: Box::new(f(*input)),
+            predicate,
+        },
+        LogicalPlan::Project { input, exprs } => LogicalPlan::Project {
+            input: Box::new(f(*input)),
+            exprs,
+        },
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter,
+        } => LogicalPlan::Join {
+            left: Box::new(f(*left)),
+            right: Box::new(f(*right)),
+            kind,
+            on,
+            filter,
+        },
+        LogicalPlan::Aggregate { input, group, aggs } => LogicalPlan::Aggregate {
+            input: Box::new(f(*input)),
+            group,
+            aggs,
+        },
+        LogicalPlan::Window { input, exprs } => LogicalPlan::Window {
+            input: Box::new(f(*input)),
+            exprs,
+        },
+        LogicalPlan::Sort { input, keys, fetch } => LogicalPlan::Sort {
+            input: Box::new(f(*input)),
+            keys,
+            fetch,
+        },
+        LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit {
+            input: Box::new(f(*input)),
+            skip,
+            fetch,
+        },
+        LogicalPlan::Union { inputs, columns } => LogicalPlan::Union {
+            inputs: inputs.into_iter().map(f).collect(),
+            columns,
+        },
         leaf => leaf,
     }
 }

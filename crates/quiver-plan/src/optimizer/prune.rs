@@ -13,34 +13,64 @@ pub fn prune_columns(plan: LogicalPlan) -> LogicalPlan {
 
 fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
     match plan {
-        LogicalPlan::Scan { table, columns, filters } => {
+        LogicalPlan::Scan {
+            table,
+            columns,
+            filters,
+        } => {
             let mut need = required.clone();
             for f in &filters {
                 f.collect_columns(&mut need);
             }
-            let mut kept: Vec<_> = columns.iter().filter(|(_, c)| need.contains(&c.id)).cloned().collect();
+            let mut kept: Vec<_> = columns
+                .iter()
+                .filter(|(_, c)| need.contains(&c.id))
+                .cloned()
+                .collect();
             if kept.is_empty() {
                 // COUNT(*) still needs the row count: keep the narrowest column.
-                if let Some(c) = columns.iter().min_by_key(|(_, c)| c.data_type.primitive_width().unwrap_or(16)) {
+                if let Some(c) = columns
+                    .iter()
+                    .min_by_key(|(_, c)| c.data_type.primitive_width().unwrap_or(16))
+                {
                     kept.push(c.clone());
                 }
             }
-            LogicalPlan::Scan { table, columns: kept, filters }
+            LogicalPlan::Scan {
+                table,
+                columns: kept,
+                filters,
+            }
         }
         LogicalPlan::Project { input, exprs } => {
-            let kept: Vec<_> = exprs.into_iter().filter(|(c, _)| required.contains(&c.id)).collect();
+            let kept: Vec<_> = exprs
+                .into_iter()
+                .filter(|(c, _)| required.contains(&c.id))
+                .collect();
             let mut need = HashSet::new();
             for (_, e) in &kept {
                 e.collect_columns(&mut need);
             }
-            LogicalPlan::Project { input: Box::new(prune(*input, &need)), exprs: kept }
+            LogicalPlan::Project {
+                input: Box::new(prune(*input, &need)),
+                exprs: kept,
+            }
         }
         LogicalPlan::Filter { input, predicate } => {
             let mut need = required.clone();
             predicate.collect_columns(&mut need);
-            LogicalPlan::Filter { input: Box::new(prune(*input, &need)), predicate }
+            LogicalPlan::Filter {
+                input: Box::new(prune(*input, &need)),
+                predicate,
+            }
         }
-        LogicalPlan::Join { left, right, kind, on, filter } => {
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter,
+        } => {
             let mut need = required.clone();
             for (l, r) in &on {
                 l.collect_columns(&mut need);
@@ -51,10 +81,19 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
             }
             let left = prune(*left, &need);
             let right = prune(*right, &need);
-            LogicalPlan::Join { left: Box::new(left), right: Box::new(right), kind, on, filter }
+            LogicalPlan::Join {
+                left: Box::new(left),
+                right: Box::new(right),
+                kind,
+                on,
+                filter,
+            }
         }
         LogicalPlan::Aggregate { input, group, aggs } => {
-            let aggs: Vec<_> = aggs.into_iter().filter(|(c, _)| required.contains(&c.id)).collect();
+            let aggs: Vec<_> = aggs
+                .into_iter()
+                .filter(|(c, _)| required.contains(&c.id))
+                .collect();
             let mut need = HashSet::new();
             for (_, e) in &group {
                 e.collect_columns(&mut need);
@@ -64,7 +103,11 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                     e.collect_columns(&mut need);
                 }
             }
-            LogicalPlan::Aggregate { input: Box::new(prune(*input, &need)), group, aggs }
+            LogicalPlan::Aggregate {
+                input: Box::new(prune(*input, &need)),
+                group,
+                aggs,
+            }
         }
         LogicalPlan::Window { input, exprs } => {
             let mut need = required.clone();
@@ -79,18 +122,27 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                     k.expr.collect_columns(&mut need);
                 }
             }
-            LogicalPlan::Window { input: Box::new(prune(*input, &need)), exprs }
+            LogicalPlan::Window {
+                input: Box::new(prune(*input, &need)),
+                exprs,
+            }
         }
         LogicalPlan::Sort { input, keys, fetch } => {
             let mut need = required.clone();
             for k in &keys {
                 k.expr.collect_columns(&mut need);
             }
-            LogicalPlan::Sort { input: Box::new(prune(*input, &need)), keys, fetch }
+            LogicalPlan::Sort {
+                input: Box::new(prune(*input, &need)),
+                keys,
+                fetch,
+            }
         }
-        LogicalPlan::Limit { input, skip, fetch } => {
-            LogicalPlan::Limit { input: Box::new(prune(*input, required)), skip, fetch }
-        }
+        LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit {
+            input: Box::new(prune(*input, required)),
+            skip,
+            fetch,
+        },
         LogicalPlan::Union { inputs, columns } => LogicalPlan::Union {
             inputs: inputs
                 .into_iter()

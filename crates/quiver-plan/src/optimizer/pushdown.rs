@@ -20,14 +20,26 @@ fn covered(e: &Expr, cols: &HashSet<ColumnId>) -> bool {
 
 fn with_filter(plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
     match Expr::conjunction(preds) {
-        Some(predicate) => LogicalPlan::Filter { input: Box::new(plan), predicate },
+        Some(predicate) => LogicalPlan::Filter {
+            input: Box::new(plan),
+            predicate,
+        },
         None => plan,
     }
 }
 
 /// A conjunct `l = r` with one side over `left` and the other over `right`.
-fn as_join_key(e: &Expr, left: &HashSet<ColumnId>, right: &HashSet<ColumnId>) -> Option<(Expr, Expr)> {
-    if let Expr::Binary { op: BinaryOp::Eq, left: a, right: b } = e {
+fn as_join_key(
+    e: &Expr,
+    left: &HashSet<ColumnId>,
+    right: &HashSet<ColumnId>,
+) -> Option<(Expr, Expr)> {
+    if let Expr::Binary {
+        op: BinaryOp::Eq,
+        left: a,
+        right: b,
+    } = e
+    {
         let (ca, cb) = (a.columns(), b.columns());
         if ca.is_empty() || cb.is_empty() {
             return None;
@@ -48,16 +60,34 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
             preds.extend(predicate.split_conjunction());
             push(*input, preds)
         }
-        LogicalPlan::Scan { table, columns, mut filters } => {
+        LogicalPlan::Scan {
+            table,
+            columns,
+            mut filters,
+        } => {
             filters.extend(preds);
-            LogicalPlan::Scan { table, columns, filters }
+            LogicalPlan::Scan {
+                table,
+                columns,
+                filters,
+            }
         }
         LogicalPlan::Project { input, exprs } => {
-            let map: HashMap<ColumnId, Expr> = exprs.iter().map(|(c, e)| (c.id, e.clone())).collect();
+            let map: HashMap<ColumnId, Expr> =
+                exprs.iter().map(|(c, e)| (c.id, e.clone())).collect();
             let down: Vec<Expr> = preds.into_iter().map(|p| p.replace_columns(&map)).collect();
-            LogicalPlan::Project { input: Box::new(push(*input, down)), exprs }
+            LogicalPlan::Project {
+                input: Box::new(push(*input, down)),
+                exprs,
+            }
         }
-        LogicalPlan::Join { left, right, kind, mut on, filter } => {
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            mut on,
+            filter,
+        } => {
             let (lids, rids) = (ids(&left), ids(&right));
             let (mut to_left, mut to_right, mut keep) = (Vec::new(), Vec::new(), Vec::new());
             let mut join_filter = Vec::new();
@@ -106,36 +136,71 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
         }
         LogicalPlan::Aggregate { input, group, aggs } => {
             let group_ids: HashSet<ColumnId> = group.iter().map(|(c, _)| c.id).collect();
-            let map: HashMap<ColumnId, Expr> = group.iter().map(|(c, e)| (c.id, e.clone())).collect();
-            let (down, keep): (Vec<Expr>, Vec<Expr>) =
-                preds.into_iter().partition(|p| !p.columns().is_empty() && covered(p, &group_ids));
+            let map: HashMap<ColumnId, Expr> =
+                group.iter().map(|(c, e)| (c.id, e.clone())).collect();
+            let (down, keep): (Vec<Expr>, Vec<Expr>) = preds
+                .into_iter()
+                .partition(|p| !p.columns().is_empty() && covered(p, &group_ids));
             let down = down.into_iter().map(|p| p.replace_columns(&map)).collect();
-            with_filter(LogicalPlan::Aggregate { input: Box::new(push(*input, down)), group, aggs }, keep)
+            with_filter(
+                LogicalPlan::Aggregate {
+                    input: Box::new(push(*input, down)),
+                    group,
+                    aggs,
+                },
+                keep,
+            )
         }
-        LogicalPlan::Sort { input, keys, fetch: None } => {
-            LogicalPlan::Sort { input: Box::new(push(*input, preds)), keys, fetch: None }
-        }
+        LogicalPlan::Sort {
+            input,
+            keys,
+            fetch: None,
+        } => LogicalPlan::Sort {
+            input: Box::new(push(*input, preds)),
+            keys,
+            fetch: None,
+        },
         LogicalPlan::Union { inputs, columns } => {
             let inputs = inputs
                 .into_iter()
                 .map(|input| {
-                    let map: HashMap<ColumnId, Expr> =
-                        columns.iter().zip(input.schema()).map(|(u, c)| (u.id, c.expr())).collect();
-                    let down = preds.iter().map(|p| p.clone().replace_columns(&map)).collect();
+                    let map: HashMap<ColumnId, Expr> = columns
+                        .iter()
+                        .zip(input.schema())
+                        .map(|(u, c)| (u.id, c.expr()))
+                        .collect();
+                    let down = preds
+                        .iter()
+                        .map(|p| p.clone().replace_columns(&map))
+                        .collect();
                     push(input, down)
                 })
                 .collect();
             LogicalPlan::Union { inputs, columns }
         }
-        LogicalPlan::Window { input, exprs } => {
-            with_filter(LogicalPlan::Window { input: Box::new(push(*input, Vec::new())), exprs }, preds)
-        }
-        LogicalPlan::Sort { input, keys, fetch } => {
-            with_filter(LogicalPlan::Sort { input: Box::new(push(*input, Vec::new())), keys, fetch }, preds)
-        }
-        LogicalPlan::Limit { input, skip, fetch } => {
-            with_filter(LogicalPlan::Limit { input: Box::new(push(*input, Vec::new())), skip, fetch }, preds)
-        }
+        LogicalPlan::Window { input, exprs } => with_filter(
+            LogicalPlan::Window {
+                input: Box::new(push(*input, Vec::new())),
+                exprs,
+            },
+            preds,
+        ),
+        LogicalPlan::Sort { input, keys, fetch } => with_filter(
+            LogicalPlan::Sort {
+                input: Box::new(push(*input, Vec::new())),
+                keys,
+                fetch,
+            },
+            preds,
+        ),
+        LogicalPlan::Limit { input, skip, fetch } => with_filter(
+            LogicalPlan::Limit {
+                input: Box::new(push(*input, Vec::new())),
+                skip,
+                fetch,
+            },
+            preds,
+        ),
         values @ LogicalPlan::Values { .. } => with_filter(values, preds),
     }
 }

@@ -10,7 +10,9 @@ use std::collections::{HashMap, HashSet};
 use arrow_schema::DataType;
 use quiver_common::types::{avg_type, is_string, sum_type};
 use quiver_common::{QuiverError, Result, ScalarValue};
-use quiver_plan::{AggExpr, AggFunc, ColumnId, ColumnInfo, Expr, ScalarFunc, SortExpr, WindowExpr, WindowFunc};
+use quiver_plan::{
+    AggExpr, AggFunc, ColumnId, ColumnInfo, Expr, ScalarFunc, SortExpr, WindowExpr, WindowFunc,
+};
 use sqlparser::ast;
 
 use super::coerce::{self, cast, is_null, null_lit, or};
@@ -30,7 +32,12 @@ impl Binder<'_> {
             return Err(QuiverError::invalid_group("Invalid use of group function"));
         }
         // Nested aggregates are not allowed; subqueries inside would need a join below the Aggregate.
-        let inner = Ctx { aggregates: false, windows: false, subqueries: false, ..*ctx };
+        let inner = Ctx {
+            aggregates: false,
+            windows: false,
+            subqueries: false,
+            ..*ctx
+        };
         let agg = self.agg_call(name, distinct, args, &inner)?;
         Ok(self.register_agg(agg, display))
     }
@@ -70,7 +77,12 @@ impl Binder<'_> {
                     data_type: DataType::Int64,
                 });
             }
-            return Ok(AggExpr { func: AggFunc::Count, arg: Some(arg), distinct, data_type: DataType::Int64 });
+            return Ok(AggExpr {
+                func: AggFunc::Count,
+                arg: Some(arg),
+                distinct,
+                data_type: DataType::Int64,
+            });
         }
         if exprs.len() != 1 {
             return Err(wrong());
@@ -81,19 +93,40 @@ impl Binder<'_> {
                 // SUM / AVG read strings as doubles and booleans and dates as numbers.
                 let arg = match arg.data_type() {
                     t if is_string(&t) => cast(arg, &DataType::Float64),
-                    DataType::Boolean | DataType::Date32 | DataType::Null => cast(arg, &DataType::Int64),
-                    DataType::Timestamp(..) => return Err(QuiverError::not_supported(format!("{name} of DATETIME"))),
+                    DataType::Boolean | DataType::Date32 | DataType::Null => {
+                        cast(arg, &DataType::Int64)
+                    }
+                    DataType::Timestamp(..) => {
+                        return Err(QuiverError::not_supported(format!("{name} of DATETIME")))
+                    }
                     _ => arg,
                 };
                 let t = arg.data_type();
-                let (func, data_type) =
-                    if name == "sum" { (AggFunc::Sum, sum_type(&t)) } else { (AggFunc::Avg, avg_type(&t)) };
-                AggExpr { func, arg: Some(arg), distinct, data_type }
+                let (func, data_type) = if name == "sum" {
+                    (AggFunc::Sum, sum_type(&t))
+                } else {
+                    (AggFunc::Avg, avg_type(&t))
+                };
+                AggExpr {
+                    func,
+                    arg: Some(arg),
+                    distinct,
+                    data_type,
+                }
             }
             _ => {
-                let func = if name == "min" { AggFunc::Min } else { AggFunc::Max };
+                let func = if name == "min" {
+                    AggFunc::Min
+                } else {
+                    AggFunc::Max
+                };
                 // DISTINCT does not change MIN / MAX.
-                AggExpr { func, data_type: arg.data_type(), arg: Some(arg), distinct: false }
+                AggExpr {
+                    func,
+                    data_type: arg.data_type(),
+                    arg: Some(arg),
+                    distinct: false,
+                }
             }
         })
     }
@@ -125,14 +158,20 @@ impl Binder<'_> {
             ));
         }
         if distinct {
-            return Err(QuiverError::not_supported(format!("<window function>(DISTINCT ..)' in '{display}")));
+            return Err(QuiverError::not_supported(format!(
+                "<window function>(DISTINCT ..)' in '{display}"
+            )));
         }
         let spec = match over {
             ast::WindowType::NamedWindow(n) => self.named_window(&n.value)?,
             ast::WindowType::WindowSpec(s) => self.resolve_window_spec(s)?,
         };
         // Window arguments may use aggregates of the block (ranking by SUM(x)), not other windows.
-        let inner = Ctx { windows: false, subqueries: false, ..*ctx };
+        let inner = Ctx {
+            windows: false,
+            subqueries: false,
+            ..*ctx
+        };
         let ranking = match name {
             "row_number" => Some(WindowFunc::RowNumber),
             "rank" => Some(WindowFunc::Rank),
@@ -147,26 +186,55 @@ impl Binder<'_> {
                 (f, None, DataType::Int64)
             }
             None if super::functions::is_aggregate(name) => {
-                let agg = self.agg_call(name, false, args, &Ctx { aggregates: ctx.aggregates, ..inner })?;
+                let agg = self.agg_call(
+                    name,
+                    false,
+                    args,
+                    &Ctx {
+                        aggregates: ctx.aggregates,
+                        ..inner
+                    },
+                )?;
                 (WindowFunc::Agg(agg.func), agg.arg, agg.data_type)
             }
-            None => return Err(QuiverError::not_supported(format!("the window function {}", name.to_uppercase()))),
+            None => {
+                return Err(QuiverError::not_supported(format!(
+                    "the window function {}",
+                    name.to_uppercase()
+                )))
+            }
         };
         let whole_partition = match &spec.window_frame {
             None => false,
-            Some(frame) => frame_covers_partition(frame, !spec.order_by.is_empty(), ranking.is_some())?,
+            Some(frame) => {
+                frame_covers_partition(frame, !spec.order_by.is_empty(), ranking.is_some())?
+            }
         };
-        let partition_by = spec.partition_by.iter().map(|e| self.expr(e, &inner)).collect::<Result<Vec<_>>>()?;
+        let partition_by = spec
+            .partition_by
+            .iter()
+            .map(|e| self.expr(e, &inner))
+            .collect::<Result<Vec<_>>>()?;
         let mut order_by = Vec::with_capacity(spec.order_by.len());
         for o in &spec.order_by {
             let asc = order_asc(o)?;
-            order_by.push(SortExpr { expr: self.expr(&o.expr, &inner)?, asc, nulls_first: asc });
+            order_by.push(SortExpr {
+                expr: self.expr(&o.expr, &inner)?,
+                asc,
+                nulls_first: asc,
+            });
         }
         if whole_partition {
             // An aggregate over the whole partition does not depend on the order.
             order_by.clear();
         }
-        let w = WindowExpr { func, arg, partition_by, order_by, data_type };
+        let w = WindowExpr {
+            func,
+            arg,
+            partition_by,
+            order_by,
+            data_type,
+        };
         if let Some((c, _)) = self.block.windows.iter().find(|(_, x)| *x == w) {
             return Ok(c.expr());
         }
@@ -186,8 +254,15 @@ impl Binder<'_> {
     pub(crate) fn define_windows(&mut self, defs: &[ast::NamedWindowDefinition]) -> Result<()> {
         let mut raw: HashMap<String, ast::NamedWindowExpr> = HashMap::new();
         for ast::NamedWindowDefinition(name, expr) in defs {
-            if raw.insert(name.value.to_lowercase(), expr.clone()).is_some() {
-                return Err(QuiverError::new(3591, "HY000", format!("Window '{}' is defined twice.", name.value)));
+            if raw
+                .insert(name.value.to_lowercase(), expr.clone())
+                .is_some()
+            {
+                return Err(QuiverError::new(
+                    3591,
+                    "HY000",
+                    format!("Window '{}' is defined twice.", name.value),
+                ));
             }
         }
         // Definitions may refer to each other: resolve through the raw map.
@@ -207,7 +282,13 @@ impl Binder<'_> {
             .named_windows
             .get(&name.to_lowercase())
             .cloned()
-            .ok_or_else(|| QuiverError::new(3579, "HY000", format!("Window name '{name}' is not defined.")))
+            .ok_or_else(|| {
+                QuiverError::new(
+                    3579,
+                    "HY000",
+                    format!("Window name '{name}' is not defined."),
+                )
+            })
     }
 
     /// `OVER (w ORDER BY ...)`: a named window refined.
@@ -234,25 +315,58 @@ pub(crate) fn order_asc(o: &ast::OrderByExpr) -> Result<bool> {
 }
 
 /// `spec` refining the named window `base`: it may add ORDER BY and a frame, not a partition.
-fn inherit(base: &ast::WindowSpec, spec: &ast::WindowSpec, depth: usize) -> Result<ast::WindowSpec> {
+fn inherit(
+    base: &ast::WindowSpec,
+    spec: &ast::WindowSpec,
+    depth: usize,
+) -> Result<ast::WindowSpec> {
     if depth > 32 {
-        return Err(QuiverError::new(3580, "HY000", "There is a circularity in the window dependency graph."));
+        return Err(QuiverError::new(
+            3580,
+            "HY000",
+            "There is a circularity in the window dependency graph.",
+        ));
     }
     Ok(ast::WindowSpec {
         window_name: None,
-        partition_by: if spec.partition_by.is_empty() { base.partition_by.clone() } else { spec.partition_by.clone() },
-        order_by: if spec.order_by.is_empty() { base.order_by.clone() } else { spec.order_by.clone() },
-        window_frame: spec.window_frame.clone().or_else(|| base.window_frame.clone()),
+        partition_by: if spec.partition_by.is_empty() {
+            base.partition_by.clone()
+        } else {
+            spec.partition_by.clone()
+        },
+        order_by: if spec.order_by.is_empty() {
+            base.order_by.clone()
+        } else {
+            spec.order_by.clone()
+        },
+        window_frame: spec
+            .window_frame
+            .clone()
+            .or_else(|| base.window_frame.clone()),
     })
 }
 
-fn resolve_named(raw: &HashMap<String, ast::NamedWindowExpr>, name: &str, depth: usize) -> Result<ast::WindowSpec> {
+fn resolve_named(
+    raw: &HashMap<String, ast::NamedWindowExpr>,
+    name: &str,
+    depth: usize,
+) -> Result<ast::WindowSpec> {
     if depth > raw.len() {
-        return Err(QuiverError::new(3580, "HY000", "There is a circularity in the window dependency graph."));
+        return Err(QuiverError::new(
+            3580,
+            "HY000",
+            "There is a circularity in the window dependency graph.",
+        ));
     }
     match raw.get(name) {
-        None => Err(QuiverError::new(3579, "HY000", format!("Window name '{name}' is not defined."))),
-        Some(ast::NamedWindowExpr::NamedWindow(other)) => resolve_named(raw, &other.value.to_lowercase(), depth + 1),
+        None => Err(QuiverError::new(
+            3579,
+            "HY000",
+            format!("Window name '{name}' is not defined."),
+        )),
+        Some(ast::NamedWindowExpr::NamedWindow(other)) => {
+            resolve_named(raw, &other.value.to_lowercase(), depth + 1)
+        }
         Some(ast::NamedWindowExpr::WindowSpec(spec)) => match &spec.window_name {
             None => Ok(spec.clone()),
             Some(base) => {
@@ -276,28 +390,40 @@ fn frame_covers_partition(frame: &ast::WindowFrame, ordered: bool, ranking: bool
     match (frame.units, unbounded_start, end) {
         (_, true, Bound::Following(None)) => Ok(true),
         (ast::WindowFrameUnits::Range, true, Bound::CurrentRow) => Ok(!ordered),
-        _ => Err(QuiverError::not_supported(format!("the window frame {frame:?}"))),
+        _ => Err(QuiverError::not_supported(format!(
+            "the window frame {frame:?}"
+        ))),
     }
 }
 
 /// COUNT(DISTINCT a, b): one string per row that is NULL when any part is,
 /// with length prefixes so different tuples never give the same string.
 fn tuple_key(parts: Vec<Expr>) -> Expr {
-    let any_null =
-        parts.iter().map(|p| is_null(p.clone(), false)).reduce(or).unwrap_or_else(|| coerce::bool_lit(false));
+    let any_null = parts
+        .iter()
+        .map(|p| is_null(p.clone(), false))
+        .reduce(or)
+        .unwrap_or_else(|| coerce::bool_lit(false));
     let n = parts.len();
     let mut args = Vec::with_capacity(parts.len() * 3);
     for (i, p) in parts.into_iter().enumerate() {
         let s = cast(p, &DataType::Utf8);
         if i + 1 < n {
-            let len =
-                Expr::Function { func: ScalarFunc::CharLength, args: vec![s.clone()], data_type: DataType::Int64 };
+            let len = Expr::Function {
+                func: ScalarFunc::CharLength,
+                args: vec![s.clone()],
+                data_type: DataType::Int64,
+            };
             args.push(cast(len, &DataType::Utf8));
             args.push(Expr::lit(ScalarValue::Utf8(":".into())));
         }
         args.push(s);
     }
-    let key = Expr::Function { func: ScalarFunc::Concat, args, data_type: DataType::Utf8 };
+    let key = Expr::Function {
+        func: ScalarFunc::Concat,
+        args,
+        data_type: DataType::Utf8,
+    };
     coerce::case(vec![(any_null, null_lit(DataType::Utf8))], Some(key))
 }
 
@@ -322,8 +448,11 @@ impl GroupRewrite<'_> {
     pub fn checked(&self, e: &Expr, position: usize, what: &str) -> Result<Expr> {
         let r = self.rewrite(e);
         if let Some(id) = r.columns().into_iter().find(|id| self.input.contains(id)) {
-            let col =
-                self.scope.by_id(id).map(|c| format!("quiver.{}", c.display())).unwrap_or_else(|| format!("#{}", id.0));
+            let col = self
+                .scope
+                .by_id(id)
+                .map(|c| format!("quiver.{}", c.display()))
+                .unwrap_or_else(|| format!("#{}", id.0));
             return Err(if self.has_group_by {
                 QuiverError::new(
                     1055,
@@ -364,7 +493,11 @@ impl GroupRewrite<'_> {
             k.expr = self.checked(&k.expr, i + 1, "ORDER BY clause")?;
         }
         for (_, w) in windows.iter_mut() {
-            w.arg = w.arg.as_ref().map(|a| self.checked(a, 1, "window function")).transpose()?;
+            w.arg = w
+                .arg
+                .as_ref()
+                .map(|a| self.checked(a, 1, "window function"))
+                .transpose()?;
             for p in w.partition_by.iter_mut() {
                 *p = self.checked(p, 1, "window function")?;
             }
@@ -377,7 +510,11 @@ impl GroupRewrite<'_> {
             for (l, _) in j.on.iter_mut() {
                 *l = self.checked(l, 1, "subquery")?;
             }
-            j.filter = j.filter.as_ref().map(|f| self.checked(f, 1, "subquery")).transpose()?;
+            j.filter = j
+                .filter
+                .as_ref()
+                .map(|f| self.checked(f, 1, "subquery"))
+                .transpose()?;
         }
         Ok(())
     }
@@ -386,11 +523,17 @@ impl GroupRewrite<'_> {
 /// What a select-list expression of an aggregate subquery is for an outer row
 /// with no inner rows: COUNT is 0, other aggregates and group columns NULL.
 /// None when that depends on more than aggregates (a window, a subquery).
-pub(crate) fn empty_group_value(e: &Expr, aggs: &[(ColumnInfo, AggExpr)], groups: &[Expr]) -> Option<Expr> {
+pub(crate) fn empty_group_value(
+    e: &Expr,
+    aggs: &[(ColumnInfo, AggExpr)],
+    groups: &[Expr],
+) -> Option<Expr> {
     let mut map = HashMap::new();
     for (c, a) in aggs {
         let v = match a.func {
-            AggFunc::Count | AggFunc::CountStar => Expr::Literal(ScalarValue::Int64(0), DataType::Int64),
+            AggFunc::Count | AggFunc::CountStar => {
+                Expr::Literal(ScalarValue::Int64(0), DataType::Int64)
+            }
             _ => null_lit(a.data_type.clone()),
         };
         map.insert(c.id, v);

@@ -10,8 +10,8 @@ use std::cmp::Ordering;
 
 use arrow_schema::DataType;
 use quiver_common::types::{
-    add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, is_string, is_temporal,
-    parse_date, parse_datetime, parse_f64_prefix, rescale, to_decimal, ArithOp,
+    add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, is_string,
+    is_temporal, parse_date, parse_datetime, parse_f64_prefix, rescale, to_decimal, ArithOp,
 };
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
@@ -38,7 +38,8 @@ fn literal_truth(e: &Expr) -> Option<Option<bool>> {
 }
 
 fn fits_decimal(v: i128, p: u8) -> bool {
-    v.checked_abs().is_some_and(|a| p >= 39 || a < 10i128.pow(p as u32))
+    v.checked_abs()
+        .is_some_and(|a| p >= 39 || a < 10i128.pow(p as u32))
 }
 
 fn int_range(t: &DataType) -> Option<(i128, i128)> {
@@ -61,7 +62,11 @@ fn int_scalar(v: i128, t: &DataType) -> Option<ScalarValue> {
     if v < lo || v > hi {
         return None;
     }
-    Some(if t.is_unsigned_integer() { ScalarValue::UInt64(v as u64) } else { ScalarValue::Int64(v as i64) })
+    Some(if t.is_unsigned_integer() {
+        ScalarValue::UInt64(v as u64)
+    } else {
+        ScalarValue::Int64(v as i64)
+    })
 }
 
 fn exact_int(v: &ScalarValue) -> Option<i128> {
@@ -89,7 +94,9 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
         DataType::Null => None,
         DataType::Boolean => match v {
             S::Boolean(b) => Some(S::Boolean(*b)),
-            S::Int64(_) | S::UInt64(_) | S::Decimal(..) | S::Float64(_) => v.truth().map(S::Boolean),
+            S::Int64(_) | S::UInt64(_) | S::Decimal(..) | S::Float64(_) => {
+                v.truth().map(S::Boolean)
+            }
             _ => None,
         },
         t if t.is_integer() => {
@@ -98,7 +105,7 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
                 S::Int64(i) => *i as i128,
                 S::UInt64(u) => *u as i128,
                 S::Decimal(u, _, s) => rescale(*u, *s, 0)?,
-                S::Float64(f) if f.is_finite() && f.abs() < 1e19 => f.round() as i128,
+                S::Float64(f) if f.is_finite() && f.abs() < 1e19 => f.round_ties_even() as i128,
                 _ => return None,
             };
             int_scalar(i, t)
@@ -158,7 +165,9 @@ fn exact_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
             fits_decimal(scaled, *p).then_some(S::Decimal(scaled, *p, *s))
         }
         DataType::Float64 => match v {
-            S::Int64(_) | S::UInt64(_) | S::Decimal(..) | S::Float64(_) => v.as_f64().map(S::Float64),
+            S::Int64(_) | S::UInt64(_) | S::Decimal(..) | S::Float64(_) => {
+                v.as_f64().map(S::Float64)
+            }
             _ => None,
         },
         DataType::Date32 => match v {
@@ -186,7 +195,10 @@ pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
             return Expr::Literal(v, to.clone());
         }
     }
-    Expr::Cast { expr: Box::new(e), to: to.clone() }
+    Expr::Cast {
+        expr: Box::new(e),
+        to: to.clone(),
+    }
 }
 
 /// `l op r` for a comparison operator, both sides brought to MySQL's comparison type.
@@ -252,7 +264,9 @@ fn numeric_operand(e: Expr) -> Result<Expr> {
 /// both to the result's precision would make `Expr::data_type` grow it).
 /// Unsigned results are left to the executor, which widens them itself.
 pub(crate) fn arith(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
-    let aop = op.arith().ok_or_else(|| QuiverError::internal("not an arithmetic operator"))?;
+    let aop = op
+        .arith()
+        .ok_or_else(|| QuiverError::internal("not an arithmetic operator"))?;
     if is_null_lit(&l) || is_null_lit(&r) {
         let t = arithmetic_result_type(aop, &l.data_type(), &r.data_type())?;
         return Ok(null_lit(t));
@@ -302,7 +316,9 @@ fn fold_arith(op: ArithOp, a: &ScalarValue, b: &ScalarValue, t: &DataType) -> Op
             Some(S::Int64(v))
         }
         DataType::Float64 => {
-            let (S::Float64(x), S::Float64(y)) = (a, b) else { return None };
+            let (S::Float64(x), S::Float64(y)) = (a, b) else {
+                return None;
+            };
             let v = match op {
                 ArithOp::Add => x + y,
                 ArithOp::Sub => x - y,
@@ -312,7 +328,9 @@ fn fold_arith(op: ArithOp, a: &ScalarValue, b: &ScalarValue, t: &DataType) -> Op
             v.is_finite().then_some(S::Float64(v))
         }
         DataType::Decimal128(p, s) => {
-            let (S::Decimal(x, _, sx), S::Decimal(y, _, sy)) = (a, b) else { return None };
+            let (S::Decimal(x, _, sx), S::Decimal(y, _, sy)) = (a, b) else {
+                return None;
+            };
             let v = match op {
                 ArithOp::Add | ArithOp::Sub => {
                     let (x, y) = (rescale(*x, *sx, *s)?, rescale(*y, *sy, *s)?);
@@ -340,12 +358,18 @@ pub(crate) fn negate(e: Expr) -> Result<Expr> {
             S::Null => Some(null_lit(t.clone())),
             S::Int64(i) => Some(match i.checked_neg() {
                 Some(n) => Expr::lit(S::Int64(n)),
-                None => Expr::Literal(S::Decimal(-(*i as i128), 20, 0), DataType::Decimal128(20, 0)),
+                None => Expr::Literal(
+                    S::Decimal(-(*i as i128), 20, 0),
+                    DataType::Decimal128(20, 0),
+                ),
             }),
             S::UInt64(u) => Some(if *u <= i64::MAX as u64 + 1 {
                 Expr::lit(S::Int64((-(*u as i128)) as i64))
             } else {
-                Expr::Literal(S::Decimal(-(*u as i128), 20, 0), DataType::Decimal128(20, 0))
+                Expr::Literal(
+                    S::Decimal(-(*u as i128), 20, 0),
+                    DataType::Decimal128(20, 0),
+                )
             }),
             S::Decimal(u, p, s) => Some(Expr::Literal(S::Decimal(-u, *p, *s), t.clone())),
             S::Float64(f) => Some(Expr::lit(S::Float64(-f))),
@@ -359,7 +383,10 @@ pub(crate) fn negate(e: Expr) -> Result<Expr> {
     if e.data_type() == DataType::Null {
         return Ok(null_lit(DataType::Null));
     }
-    Ok(Expr::Unary { op: UnaryOp::Neg, expr: Box::new(e) })
+    Ok(Expr::Unary {
+        op: UnaryOp::Neg,
+        expr: Box::new(e),
+    })
 }
 
 /// A value in boolean context: numbers are true when non-zero (MySQL), so
@@ -420,11 +447,44 @@ pub(crate) fn not(e: Expr) -> Expr {
             };
             Expr::Binary { op, left, right }
         }
-        Expr::Unary { op: UnaryOp::IsNull, expr } => Expr::Unary { op: UnaryOp::IsNotNull, expr },
-        Expr::Unary { op: UnaryOp::IsNotNull, expr } => Expr::Unary { op: UnaryOp::IsNull, expr },
-        Expr::Unary { op: UnaryOp::Not, expr } => *expr,
-        Expr::Like { negated, expr, pattern, escape } => Expr::Like { negated: !negated, expr, pattern, escape },
-        Expr::InList { negated, expr, list } => Expr::InList { negated: !negated, expr, list },
+        Expr::Unary {
+            op: UnaryOp::IsNull,
+            expr,
+        } => Expr::Unary {
+            op: UnaryOp::IsNotNull,
+            expr,
+        },
+        Expr::Unary {
+            op: UnaryOp::IsNotNull,
+            expr,
+        } => Expr::Unary {
+            op: UnaryOp::IsNull,
+            expr,
+        },
+        Expr::Unary {
+            op: UnaryOp::Not,
+            expr,
+        } => *expr,
+        Expr::Like {
+            negated,
+            expr,
+            pattern,
+            escape,
+        } => Expr::Like {
+            negated: !negated,
+            expr,
+            pattern,
+            escape,
+        },
+        Expr::InList {
+            negated,
+            expr,
+            list,
+        } => Expr::InList {
+            negated: !negated,
+            expr,
+            list,
+        },
         other => other.not(),
     }
 }
@@ -433,7 +493,14 @@ pub(crate) fn is_null(e: Expr, negated: bool) -> Expr {
     if let Expr::Literal(v, _) = &e {
         return bool_lit(v.is_null() != negated);
     }
-    Expr::Unary { op: if negated { UnaryOp::IsNotNull } else { UnaryOp::IsNull }, expr: Box::new(e) }
+    Expr::Unary {
+        op: if negated {
+            UnaryOp::IsNotNull
+        } else {
+            UnaryOp::IsNull
+        },
+        expr: Box::new(e),
+    }
 }
 
 /// `x IN (list)`: one comparison type for all; literal items are converted at
@@ -441,7 +508,15 @@ pub(crate) fn is_null(e: Expr, negated: bool) -> Expr {
 pub(crate) fn in_list(x: Expr, list: Vec<Expr>, negated: bool) -> Expr {
     if list.len() == 1 {
         let item = list.into_iter().next().expect("one item");
-        return compare(if negated { BinaryOp::NotEq } else { BinaryOp::Eq }, x, item);
+        return compare(
+            if negated {
+                BinaryOp::NotEq
+            } else {
+                BinaryOp::Eq
+            },
+            x,
+            item,
+        );
     }
     let xt = x.data_type();
     if xt == DataType::Null || is_null_lit(&x) {
@@ -467,8 +542,16 @@ pub(crate) fn in_list(x: Expr, list: Vec<Expr>, negated: bool) -> Expr {
     };
     if let Expr::Literal(v, _) = &x {
         // A constant probe: decide now when every item is a literal.
-        let lits: Option<Vec<&ScalarValue>> =
-            list.iter().map(|e| if let Expr::Literal(v, _) = e { Some(v) } else { None }).collect();
+        let lits: Option<Vec<&ScalarValue>> = list
+            .iter()
+            .map(|e| {
+                if let Expr::Literal(v, _) = e {
+                    Some(v)
+                } else {
+                    None
+                }
+            })
+            .collect();
         if let Some(lits) = lits {
             let hit = lits.iter().any(|l| v.compare(l) == Some(Ordering::Equal));
             let has_null = lits.iter().any(|l| l.is_null());
@@ -479,7 +562,11 @@ pub(crate) fn in_list(x: Expr, list: Vec<Expr>, negated: bool) -> Expr {
             };
         }
     }
-    Expr::InList { negated, expr: Box::new(x), list }
+    Expr::InList {
+        negated,
+        expr: Box::new(x),
+        list,
+    }
 }
 
 /// CASE with branch values brought to their common type.
@@ -498,7 +585,11 @@ pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr
             // A constant true condition ends the CASE.
             Some(Some(true)) if kept.is_empty() => return cast(v, &t),
             Some(Some(true)) => {
-                return Expr::Case { branches: kept, else_expr: Some(Box::new(cast(v, &t))), data_type: t };
+                return Expr::Case {
+                    branches: kept,
+                    else_expr: Some(Box::new(cast(v, &t))),
+                    data_type: t,
+                };
             }
             None => kept.push((w, cast(v, &t))),
         }
@@ -507,7 +598,11 @@ pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr
     if kept.is_empty() {
         return else_expr.unwrap_or_else(|| null_lit(t));
     }
-    Expr::Case { branches: kept, else_expr: else_expr.map(Box::new), data_type: t }
+    Expr::Case {
+        branches: kept,
+        else_expr: else_expr.map(Box::new),
+        data_type: t,
+    }
 }
 
 /// `x IS [NOT] TRUE` / `IS [NOT] FALSE`: never NULL.
@@ -527,23 +622,34 @@ pub(crate) fn null_safe_eq(l: Expr, r: Expr) -> Expr {
     let eq = compare(BinaryOp::Eq, l.clone(), r.clone());
     let both_null = and(is_null(l.clone(), false), is_null(r.clone(), false));
     let any_null = or(is_null(l, false), is_null(r, false));
-    case(vec![(both_null, bool_lit(true)), (any_null, bool_lit(false))], Some(eq))
+    case(
+        vec![(both_null, bool_lit(true)), (any_null, bool_lit(false))],
+        Some(eq),
+    )
 }
 
 /// `d + INTERVAL n part` (n negated for minus), folded when both are literals.
 pub(crate) fn date_add(date: Expr, n: Expr, part: DatePart) -> Result<Expr> {
     use ScalarValue as S;
-    let date_units =
-        matches!(part, DatePart::Day | DatePart::Week | DatePart::Month | DatePart::Quarter | DatePart::Year);
+    let date_units = matches!(
+        part,
+        DatePart::Day | DatePart::Week | DatePart::Month | DatePart::Quarter | DatePart::Year
+    );
     let date = match date.data_type() {
         DataType::Date32 | DataType::Timestamp(..) => date,
         DataType::Null => return Ok(null_lit(DataType::Date32)),
         t if is_string(&t) => match &date {
             // A string in date context: a date, or a datetime if it has a time part.
-            Expr::Literal(S::Utf8(s), _) if !s.trim().contains([' ', 'T']) => cast(date, &DataType::Date32),
+            Expr::Literal(S::Utf8(s), _) if !s.trim().contains([' ', 'T']) => {
+                cast(date, &DataType::Date32)
+            }
             _ => cast(date, &quiver_common::types::datetime_type()),
         },
-        other => return Err(QuiverError::not_supported(format!("date arithmetic on {other}"))),
+        other => {
+            return Err(QuiverError::not_supported(format!(
+                "date arithmetic on {other}"
+            )))
+        }
     };
     let result = if date.data_type() == DataType::Date32 && date_units {
         DataType::Date32
@@ -559,10 +665,19 @@ pub(crate) fn date_add(date: Expr, n: Expr, part: DatePart) -> Result<Expr> {
             return Ok(Expr::Literal(v, result));
         }
     }
-    Ok(Expr::Function { func: ScalarFunc::DateAdd(part), args: vec![date, n], data_type: result })
+    Ok(Expr::Function {
+        func: ScalarFunc::DateAdd(part),
+        args: vec![date, n],
+        data_type: result,
+    })
 }
 
-fn fold_date_add(d: &ScalarValue, k: i64, part: DatePart, result: &DataType) -> Option<ScalarValue> {
+fn fold_date_add(
+    d: &ScalarValue,
+    k: i64,
+    part: DatePart,
+    result: &DataType,
+) -> Option<ScalarValue> {
     let (days, micros) = match d {
         ScalarValue::Date(d) => (*d, 0),
         ScalarValue::DateTime(t) => (t.div_euclid(DAY_MICROS) as i32, t.rem_euclid(DAY_MICROS)),
@@ -606,33 +721,69 @@ pub(crate) fn fold(e: Expr) -> Expr {
                 BinaryOp::And => and(*left, *right),
                 BinaryOp::Or => or(*left, *right),
                 op if op.is_comparison() => compare(op, *left, *right),
-                op => arith(op, (*left).clone(), (*right).clone()).unwrap_or(Expr::Binary { op, left, right }),
+                op => arith(op, (*left).clone(), (*right).clone()).unwrap_or(Expr::Binary {
+                    op,
+                    left,
+                    right,
+                }),
             }
         }
-        Expr::Binary { op: BinaryOp::And, left, right } => and(*left, *right),
-        Expr::Binary { op: BinaryOp::Or, left, right } => or(*left, *right),
-        Expr::Unary { op: UnaryOp::Not, expr } if matches!(*expr, Expr::Literal(..)) => not(*expr),
-        Expr::Unary { op: UnaryOp::Neg, expr } if matches!(*expr, Expr::Literal(..)) => {
-            negate(*expr.clone()).unwrap_or(Expr::Unary { op: UnaryOp::Neg, expr })
-        }
-        Expr::Unary { op: op @ (UnaryOp::IsNull | UnaryOp::IsNotNull), expr } if matches!(*expr, Expr::Literal(..)) => {
-            is_null(*expr, op == UnaryOp::IsNotNull)
-        }
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => and(*left, *right),
+        Expr::Binary {
+            op: BinaryOp::Or,
+            left,
+            right,
+        } => or(*left, *right),
+        Expr::Unary {
+            op: UnaryOp::Not,
+            expr,
+        } if matches!(*expr, Expr::Literal(..)) => not(*expr),
+        Expr::Unary {
+            op: UnaryOp::Neg,
+            expr,
+        } if matches!(*expr, Expr::Literal(..)) => negate(*expr.clone()).unwrap_or(Expr::Unary {
+            op: UnaryOp::Neg,
+            expr,
+        }),
+        Expr::Unary {
+            op: op @ (UnaryOp::IsNull | UnaryOp::IsNotNull),
+            expr,
+        } if matches!(*expr, Expr::Literal(..)) => is_null(*expr, op == UnaryOp::IsNotNull),
         Expr::Cast { expr, to } if matches!(*expr, Expr::Literal(..)) => cast(*expr, &to),
-        Expr::Case { branches, else_expr, data_type } => {
+        Expr::Case {
+            branches,
+            else_expr,
+            data_type,
+        } => {
             let folded = case(branches.clone(), else_expr.clone().map(|e| *e));
             if folded.data_type() == data_type {
                 folded
             } else {
-                Expr::Case { branches, else_expr, data_type }
+                Expr::Case {
+                    branches,
+                    else_expr,
+                    data_type,
+                }
             }
         }
-        Expr::Function { func: ScalarFunc::Coalesce, args, data_type } => {
+        Expr::Function {
+            func: ScalarFunc::Coalesce,
+            args,
+            data_type,
+        } => {
             let args: Vec<Expr> = args.into_iter().filter(|a| !is_null_lit(a)).collect();
             match args.first() {
                 None => null_lit(data_type),
                 Some(Expr::Literal(..)) => cast(args[0].clone(), &data_type),
-                _ => Expr::Function { func: ScalarFunc::Coalesce, args, data_type },
+                _ => Expr::Function {
+                    func: ScalarFunc::Coalesce,
+                    args,
+                    data_type,
+                },
             }
         }
         other => other,
@@ -655,13 +806,20 @@ mod tests {
 
     #[test]
     fn literal_takes_the_column_type_when_exact() {
-        let q = compare(BinaryOp::Lt, col(DataType::Decimal128(15, 2)), Expr::lit(ScalarValue::Int64(24)));
+        let q = compare(
+            BinaryOp::Lt,
+            col(DataType::Decimal128(15, 2)),
+            Expr::lit(ScalarValue::Int64(24)),
+        );
         assert_eq!(
             q,
             Expr::binary(
                 BinaryOp::Lt,
                 col(DataType::Decimal128(15, 2)),
-                Expr::Literal(ScalarValue::Decimal(2400, 15, 2), DataType::Decimal128(15, 2))
+                Expr::Literal(
+                    ScalarValue::Decimal(2400, 15, 2),
+                    DataType::Decimal128(15, 2)
+                )
             )
         );
         // 4.5 is not an integer: the column is cast to the comparison type instead.
@@ -670,8 +828,15 @@ mod tests {
             col(DataType::Int32),
             Expr::Literal(ScalarValue::Decimal(45, 2, 1), DataType::Decimal128(2, 1)),
         );
-        assert!(matches!(q, Expr::Binary { ref left, .. } if matches!(**left, Expr::Cast { .. })), "{q:?}");
-        let d = compare(BinaryOp::GtEq, col(DataType::Date32), Expr::lit(ScalarValue::Utf8("1994-01-01".into())));
+        assert!(
+            matches!(q, Expr::Binary { ref left, .. } if matches!(**left, Expr::Cast { .. })),
+            "{q:?}"
+        );
+        let d = compare(
+            BinaryOp::GtEq,
+            col(DataType::Date32),
+            Expr::lit(ScalarValue::Utf8("1994-01-01".into())),
+        );
         assert_eq!(
             d,
             Expr::binary(
@@ -684,20 +849,41 @@ mod tests {
 
     #[test]
     fn folding() {
-        let dec = |v, p, s| Expr::Literal(ScalarValue::Decimal(v, p, s), DataType::Decimal128(p, s));
-        assert_eq!(arith(BinaryOp::Sub, dec(6, 3, 2), dec(1, 3, 2)).unwrap(), dec(5, 4, 2));
+        let dec =
+            |v, p, s| Expr::Literal(ScalarValue::Decimal(v, p, s), DataType::Decimal128(p, s));
         assert_eq!(
-            arith(BinaryOp::Add, Expr::lit(ScalarValue::Int64(1)), Expr::lit(ScalarValue::Int64(1))).unwrap(),
+            arith(BinaryOp::Sub, dec(6, 3, 2), dec(1, 3, 2)).unwrap(),
+            dec(5, 4, 2)
+        );
+        assert_eq!(
+            arith(
+                BinaryOp::Add,
+                Expr::lit(ScalarValue::Int64(1)),
+                Expr::lit(ScalarValue::Int64(1))
+            )
+            .unwrap(),
             Expr::lit(ScalarValue::Int64(2))
         );
         // Overflow is left to the executor, which reports error 1690.
-        let big =
-            arith(BinaryOp::Mul, Expr::lit(ScalarValue::Int64(i64::MAX)), Expr::lit(ScalarValue::Int64(2))).unwrap();
+        let big = arith(
+            BinaryOp::Mul,
+            Expr::lit(ScalarValue::Int64(i64::MAX)),
+            Expr::lit(ScalarValue::Int64(2)),
+        )
+        .unwrap();
         assert!(matches!(big, Expr::Binary { .. }));
         assert_eq!(not(Expr::lit(ScalarValue::Int64(5))), bool_lit(false));
-        assert_eq!(and(null_lit(DataType::Boolean), bool_lit(false)), bool_lit(false));
+        assert_eq!(
+            and(null_lit(DataType::Boolean), bool_lit(false)),
+            bool_lit(false)
+        );
         let day = parse_date("1998-12-01").unwrap();
-        let e = date_add(Expr::lit(ScalarValue::Date(day)), Expr::lit(ScalarValue::Int64(-90)), DatePart::Day).unwrap();
+        let e = date_add(
+            Expr::lit(ScalarValue::Date(day)),
+            Expr::lit(ScalarValue::Int64(-90)),
+            DatePart::Day,
+        )
+        .unwrap();
         assert_eq!(e, Expr::lit(ScalarValue::Date(day - 90)));
     }
 }

@@ -2,12 +2,16 @@
 //! `functions.rs`, subqueries in `subquery.rs`.
 
 use arrow_schema::DataType;
-use quiver_common::types::{datetime_type, is_string, parse_date, parse_datetime, parse_decimal, parse_f64_prefix};
+use quiver_common::types::{
+    datetime_type, is_string, parse_date, parse_datetime, parse_decimal, parse_f64_prefix,
+};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr};
 use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
 
-use super::coerce::{self, and, arith, bool_lit, cast, compare, is_null, not, null_lit, or, to_bool};
+use super::coerce::{
+    self, and, arith, bool_lit, cast, compare, is_null, not, null_lit, or, to_bool,
+};
 use super::{Binder, Ctx, Lookup, MAX_EXPR_DEPTH};
 use crate::sql_type;
 
@@ -162,25 +166,38 @@ impl Binder<'_> {
 
     /// Resolves a column: the block's FROM scope, then select-list aliases where
     /// the clause allows them, then the enclosing blocks (a correlated reference).
-    pub(crate) fn column(&mut self, qualifier: Option<&str>, name: &str, ctx: &Ctx) -> Result<Expr> {
+    pub(crate) fn column(
+        &mut self,
+        qualifier: Option<&str>,
+        name: &str,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
         let display = match qualifier {
             Some(q) => format!("{q}.{name}"),
             None => name.to_string(),
         };
         match ctx.scope.lookup(qualifier, name) {
             Lookup::Found(c) => return Ok(c.expr()),
-            Lookup::Ambiguous => return Err(QuiverError::ambiguous_column(&display, ctx.clause.name())),
+            Lookup::Ambiguous => {
+                return Err(QuiverError::ambiguous_column(&display, ctx.clause.name()))
+            }
             Lookup::NotFound => {}
         }
         if qualifier.is_none() {
-            if let Some(item) = ctx.aliases.iter().find(|i| i.name.eq_ignore_ascii_case(name)) {
+            if let Some(item) = ctx
+                .aliases
+                .iter()
+                .find(|i| i.name.eq_ignore_ascii_case(name))
+            {
                 return Ok(item.expr.clone());
             }
         }
         for scope in self.outer.iter().rev() {
             match scope.lookup(qualifier, name) {
                 Lookup::Found(c) => return Ok(c.expr()),
-                Lookup::Ambiguous => return Err(QuiverError::ambiguous_column(&display, ctx.clause.name())),
+                Lookup::Ambiguous => {
+                    return Err(QuiverError::ambiguous_column(&display, ctx.clause.name()))
+                }
                 Lookup::NotFound => {}
             }
         }
@@ -233,7 +250,13 @@ impl Binder<'_> {
     }
 
     /// `(a, b) = (c, d)` and `<>`, element-wise.
-    fn row_compare(&mut self, op: BinaryOp, left: &ast::Expr, right: &ast::Expr, ctx: &Ctx) -> Result<Expr> {
+    fn row_compare(
+        &mut self,
+        op: BinaryOp,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
         let l = self.operands(left, ctx)?;
         let r = self.operands(right, ctx)?;
         if l.len() != r.len() {
@@ -241,12 +264,14 @@ impl Binder<'_> {
         }
         let pairs = l.into_iter().zip(r);
         Ok(match op {
-            BinaryOp::Eq => {
-                pairs.map(|(a, b)| compare(BinaryOp::Eq, a, b)).reduce(and).unwrap_or_else(|| bool_lit(true))
-            }
-            BinaryOp::NotEq => {
-                pairs.map(|(a, b)| compare(BinaryOp::NotEq, a, b)).reduce(or).unwrap_or_else(|| bool_lit(false))
-            }
+            BinaryOp::Eq => pairs
+                .map(|(a, b)| compare(BinaryOp::Eq, a, b))
+                .reduce(and)
+                .unwrap_or_else(|| bool_lit(true)),
+            BinaryOp::NotEq => pairs
+                .map(|(a, b)| compare(BinaryOp::NotEq, a, b))
+                .reduce(or)
+                .unwrap_or_else(|| bool_lit(false)),
             _ => return Err(QuiverError::not_supported("ordering comparisons of rows")),
         })
     }
@@ -261,7 +286,13 @@ impl Binder<'_> {
         }
     }
 
-    fn in_list(&mut self, x: &ast::Expr, list: &[ast::Expr], negated: bool, ctx: &Ctx) -> Result<Expr> {
+    fn in_list(
+        &mut self,
+        x: &ast::Expr,
+        list: &[ast::Expr],
+        negated: bool,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
         if is_row(x) {
             // (a, b) IN ((1, 2), (3, 4)): a disjunction of row equalities.
             let mut any: Option<Expr> = None;
@@ -276,9 +307,14 @@ impl Binder<'_> {
             return Ok(if negated { not(any) } else { any });
         }
         let x = self.expr(x, ctx)?;
-        let items = list.iter().map(|i| self.expr(i, ctx)).collect::<Result<Vec<_>>>()?;
+        let items = list
+            .iter()
+            .map(|i| self.expr(i, ctx))
+            .collect::<Result<Vec<_>>>()?;
         if items.is_empty() {
-            return Err(QuiverError::syntax_msg("You have an error in your SQL syntax near ')'"));
+            return Err(QuiverError::syntax_msg(
+                "You have an error in your SQL syntax near ')'",
+            ));
         }
         Ok(coerce::in_list(x, items, negated))
     }
@@ -300,39 +336,73 @@ impl Binder<'_> {
                     let mut chars = s.chars();
                     match (chars.next(), chars.next()) {
                         (Some(c), None) => Some(c),
-                        _ => return Err(QuiverError::new(1210, "HY000", "Incorrect arguments to ESCAPE")),
+                        _ => {
+                            return Err(QuiverError::new(
+                                1210,
+                                "HY000",
+                                "Incorrect arguments to ESCAPE",
+                            ))
+                        }
                     }
                 }
-                _ => return Err(QuiverError::new(1210, "HY000", "Incorrect arguments to ESCAPE")),
+                _ => {
+                    return Err(QuiverError::new(
+                        1210,
+                        "HY000",
+                        "Incorrect arguments to ESCAPE",
+                    ))
+                }
             },
         };
-        if matches!(x, Expr::Literal(ScalarValue::Null, _)) || matches!(p, Expr::Literal(ScalarValue::Null, _)) {
+        if matches!(x, Expr::Literal(ScalarValue::Null, _))
+            || matches!(p, Expr::Literal(ScalarValue::Null, _))
+        {
             return Ok(null_lit(DataType::Boolean));
         }
-        Ok(Expr::Like { negated, expr: Box::new(x), pattern: Box::new(p), escape })
+        Ok(Expr::Like {
+            negated,
+            expr: Box::new(x),
+            pattern: Box::new(p),
+            escape,
+        })
     }
 
     /// `d + INTERVAL n unit` (or minus).
-    pub(crate) fn interval_add(&mut self, date: Expr, iv: &ast::Interval, negate: bool, ctx: &Ctx) -> Result<Expr> {
+    pub(crate) fn interval_add(
+        &mut self,
+        date: Expr,
+        iv: &ast::Interval,
+        negate: bool,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
         if iv.last_field.is_some() {
             return Err(QuiverError::not_supported("compound INTERVAL units"));
         }
         let part = match &iv.leading_field {
             Some(f) => date_part(f)?,
-            None => return Err(QuiverError::syntax_msg("You have an error in your SQL syntax: INTERVAL needs a unit")),
+            None => {
+                return Err(QuiverError::syntax_msg(
+                    "You have an error in your SQL syntax: INTERVAL needs a unit",
+                ))
+            }
         };
         let n = match self.expr(&iv.value, ctx)? {
             // INTERVAL '90' DAY: the count may be written as a string.
             Expr::Literal(ScalarValue::Utf8(s), _) => {
                 let s = s.trim();
-                let n = s.parse::<i64>().unwrap_or_else(|_| parse_f64_prefix(s).round() as i64);
+                let n = s
+                    .parse::<i64>()
+                    .unwrap_or_else(|_| parse_f64_prefix(s).round() as i64);
                 Expr::lit(ScalarValue::Int64(n))
             }
             other => other,
         };
         let n = if negate { coerce::negate(n)? } else { n };
         if !coerce::is_date_like(&date.data_type()) {
-            return Err(QuiverError::not_supported(format!("INTERVAL arithmetic on {}", date.data_type())));
+            return Err(QuiverError::not_supported(format!(
+                "INTERVAL arithmetic on {}",
+                date.data_type()
+            )));
         }
         coerce::date_add(date, n, part)
     }
@@ -384,8 +454,10 @@ pub(crate) fn literal(v: &ast::Value) -> Result<Expr> {
         | V::NationalStringLiteral(s)
         | V::EscapedStringLiteral(s) => Expr::lit(ScalarValue::Utf8(s.clone())),
         V::HexStringLiteral(h) => {
-            let bytes: Option<Vec<u8>> =
-                (0..h.len()).step_by(2).map(|i| h.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok())).collect();
+            let bytes: Option<Vec<u8>> = (0..h.len())
+                .step_by(2)
+                .map(|i| h.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
+                .collect();
             match bytes.and_then(|b| String::from_utf8(b).ok()) {
                 Some(s) => Expr::lit(ScalarValue::Utf8(s)),
                 None => return Err(QuiverError::not_supported("binary string literals")),
@@ -408,7 +480,10 @@ fn number(s: &str) -> Expr {
         let p = int_digits + frac.len();
         return match parse_decimal(s) {
             Some((v, scale)) if p <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => {
-                Expr::Literal(ScalarValue::Decimal(v, p as u8, scale), DataType::Decimal128(p as u8, scale))
+                Expr::Literal(
+                    ScalarValue::Decimal(v, p as u8, scale),
+                    DataType::Decimal128(p as u8, scale),
+                )
             }
             _ => float(),
         };
@@ -421,9 +496,10 @@ fn number(s: &str) -> Expr {
     }
     let digits = s.trim_start_matches('0').len().max(1);
     match s.parse::<i128>() {
-        Ok(v) if digits <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => {
-            Expr::Literal(ScalarValue::Decimal(v, digits as u8, 0), DataType::Decimal128(digits as u8, 0))
-        }
+        Ok(v) if digits <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => Expr::Literal(
+            ScalarValue::Decimal(v, digits as u8, 0),
+            DataType::Decimal128(digits as u8, 0),
+        ),
         _ => float(),
     }
 }
@@ -434,16 +510,22 @@ fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
         other => return Err(QuiverError::not_supported(format!("the literal {other}"))),
     };
-    let incorrect = |kind: &str| QuiverError::new(1525, "HY000", format!("Incorrect {kind} value: '{s}'"));
+    let incorrect =
+        |kind: &str| QuiverError::new(1525, "HY000", format!("Incorrect {kind} value: '{s}'"));
     match &ts.data_type {
         ast::DataType::Date => {
-            let d = parse_date(&s).filter(|_| !s.trim().contains([' ', 'T'])).ok_or_else(|| incorrect("DATE"))?;
+            let d = parse_date(&s)
+                .filter(|_| !s.trim().contains([' ', 'T']))
+                .ok_or_else(|| incorrect("DATE"))?;
             Ok(Expr::lit(ScalarValue::Date(d)))
         }
         ast::DataType::Timestamp(..) | ast::DataType::Datetime(_) => {
             let t = parse_datetime(&s).ok_or_else(|| incorrect("DATETIME"))?;
             Ok(Expr::Literal(ScalarValue::DateTime(t), datetime_type()))
         }
-        other => Ok(cast(Expr::lit(ScalarValue::Utf8(s.clone())), &sql_type(other)?)),
+        other => Ok(cast(
+            Expr::lit(ScalarValue::Utf8(s.clone())),
+            &sql_type(other)?,
+        )),
     }
 }

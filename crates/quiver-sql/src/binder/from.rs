@@ -11,11 +11,17 @@ use super::{Binder, Clause, CteDef, Ctx, Lookup, Nesting, Scope, ScopeColumn, MA
 
 /// One row, no columns: MySQL's DUAL, the input of SELECT without FROM.
 pub(crate) fn dual() -> LogicalPlan {
-    LogicalPlan::Values { columns: vec![], rows: vec![vec![]] }
+    LogicalPlan::Values {
+        columns: vec![],
+        rows: vec![vec![]],
+    }
 }
 
 impl Binder<'_> {
-    pub(crate) fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
+    pub(crate) fn bind_from(
+        &mut self,
+        from: &[ast::TableWithJoins],
+    ) -> Result<(LogicalPlan, Scope)> {
         let mut acc: Option<(LogicalPlan, Scope)> = None;
         for twj in from {
             let (plan, scope) = self.table_with_joins(twj)?;
@@ -46,27 +52,44 @@ impl Binder<'_> {
                 with_ordinality: false,
                 ..
             } => self.named_table(name, alias.as_ref()),
-            ast::TableFactor::Derived { lateral: false, subquery, alias, sample: None } => {
+            ast::TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                sample: None,
+            } => {
                 let Some(alias) = alias else {
                     return Err(QuiverError::syntax_msg(
                         "You have an error in your SQL syntax: every derived table must have its own alias",
                     ));
                 };
-                let columns: Vec<String> = alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                let columns: Vec<String> =
+                    alias.columns.iter().map(|c| c.name.value.clone()).collect();
                 self.derived(subquery, &alias.name.value, &columns)
             }
-            ast::TableFactor::NestedJoin { table_with_joins, alias: None } => self.table_with_joins(table_with_joins),
-            other => Err(QuiverError::not_supported(format!("the table reference {other}"))),
+            ast::TableFactor::NestedJoin {
+                table_with_joins,
+                alias: None,
+            } => self.table_with_joins(table_with_joins),
+            other => Err(QuiverError::not_supported(format!(
+                "the table reference {other}"
+            ))),
         }
     }
 
-    fn named_table(&mut self, name: &ast::ObjectName, alias: Option<&ast::TableAlias>) -> Result<(LogicalPlan, Scope)> {
+    fn named_table(
+        &mut self,
+        name: &ast::ObjectName,
+        alias: Option<&ast::TableAlias>,
+    ) -> Result<(LogicalPlan, Scope)> {
         let parts: Vec<&str> = name
             .0
             .iter()
             .map(|p| match p {
                 ast::ObjectNamePart::Identifier(i) => Ok(i.value.as_str()),
-                other => Err(QuiverError::not_supported(format!("the table name {other}"))),
+                other => Err(QuiverError::not_supported(format!(
+                    "the table name {other}"
+                ))),
             })
             .collect::<Result<_>>()?;
         let (db, table) = match parts.as_slice() {
@@ -75,13 +98,20 @@ impl Binder<'_> {
             _ => return Err(QuiverError::not_supported(format!("the table name {name}"))),
         };
         let qualifier = alias.map(|a| a.name.value.as_str()).unwrap_or(table);
-        let alias_columns: Vec<String> =
-            alias.map(|a| a.columns.iter().map(|c| c.name.value.clone()).collect()).unwrap_or_default();
+        let alias_columns: Vec<String> = alias
+            .map(|a| a.columns.iter().map(|c| c.name.value.clone()).collect())
+            .unwrap_or_default();
         if db.is_none() {
             if table.eq_ignore_ascii_case("dual") {
                 return Ok((dual(), Scope::default()));
             }
-            if let Some(cte) = self.ctes.iter().rev().find(|c| c.name.eq_ignore_ascii_case(table)).cloned() {
+            if let Some(cte) = self
+                .ctes
+                .iter()
+                .rev()
+                .find(|c| c.name.eq_ignore_ascii_case(table))
+                .cloned()
+            {
                 return self.cte(&cte, qualifier, &alias_columns);
             }
         }
@@ -89,7 +119,10 @@ impl Binder<'_> {
             return self.view(table, &query, qualifier, &alias_columns);
         }
         let Some(source) = self.catalog.table(table) else {
-            return Err(QuiverError::unknown_table(&format!("{}.{table}", db.unwrap_or("quiver"))));
+            return Err(QuiverError::unknown_table(&format!(
+                "{}.{table}",
+                db.unwrap_or("quiver")
+            )));
         };
         if !alias_columns.is_empty() {
             return Err(QuiverError::syntax_msg(
@@ -101,16 +134,42 @@ impl Binder<'_> {
             .fields()
             .iter()
             .enumerate()
-            .map(|(i, f)| (i, self.new_column(f.name().clone(), f.data_type().clone(), f.is_nullable())))
+            .map(|(i, f)| {
+                (
+                    i,
+                    self.new_column(f.name().clone(), f.data_type().clone(), f.is_nullable()),
+                )
+            })
             .collect();
-        let scope = Scope { columns: columns.iter().map(|(_, c)| ScopeColumn::new(Some(qualifier), c)).collect() };
-        Ok((LogicalPlan::Scan { table: source, columns, filters: vec![] }, scope))
+        let scope = Scope {
+            columns: columns
+                .iter()
+                .map(|(_, c)| ScopeColumn::new(Some(qualifier), c))
+                .collect(),
+        };
+        Ok((
+            LogicalPlan::Scan {
+                table: source,
+                columns,
+                filters: vec![],
+            },
+            scope,
+        ))
     }
 
     /// A CTE is bound again at every use, seeing only the CTEs defined before it.
-    fn cte(&mut self, cte: &CteDef, qualifier: &str, alias_columns: &[String]) -> Result<(LogicalPlan, Scope)> {
+    fn cte(
+        &mut self,
+        cte: &CteDef,
+        qualifier: &str,
+        alias_columns: &[String],
+    ) -> Result<(LogicalPlan, Scope)> {
         let hidden = self.ctes.split_off(cte.visible.min(self.ctes.len()));
-        let columns = if alias_columns.is_empty() { &cte.columns[..] } else { alias_columns };
+        let columns = if alias_columns.is_empty() {
+            &cte.columns[..]
+        } else {
+            alias_columns
+        };
         let r = self.derived(&cte.query, qualifier, columns);
         self.ctes.extend(hidden);
         r
@@ -124,8 +183,14 @@ impl Binder<'_> {
         qualifier: &str,
         columns: &[String],
     ) -> Result<(LogicalPlan, Scope)> {
-        if self.views.len() >= MAX_VIEW_DEPTH || self.views.iter().any(|v| v.eq_ignore_ascii_case(name)) {
-            return Err(QuiverError::new(1462, "HY000", format!("`quiver`.`{name}` contains view recursion")));
+        if self.views.len() >= MAX_VIEW_DEPTH
+            || self.views.iter().any(|v| v.eq_ignore_ascii_case(name))
+        {
+            return Err(QuiverError::new(
+                1462,
+                "HY000",
+                format!("`quiver`.`{name}` contains view recursion"),
+            ));
         }
         self.views.push(name.to_string());
         let ctes = std::mem::take(&mut self.ctes);
@@ -137,7 +202,12 @@ impl Binder<'_> {
 
     /// A subquery in FROM (also a CTE or view body): its own block, which can
     /// not see the enclosing query's columns.
-    fn derived(&mut self, query: &ast::Query, qualifier: &str, names: &[String]) -> Result<(LogicalPlan, Scope)> {
+    fn derived(
+        &mut self,
+        query: &ast::Query,
+        qualifier: &str,
+        names: &[String],
+    ) -> Result<(LogicalPlan, Scope)> {
         let outer = std::mem::take(&mut self.outer);
         let bound = self.query(query, Nesting::Derived);
         self.outer = outer;
@@ -163,12 +233,20 @@ impl Binder<'_> {
         let columns = names
             .into_iter()
             .zip(&schema)
-            .map(|(name, c)| ScopeColumn { name, ..ScopeColumn::new(Some(qualifier), c) })
+            .map(|(name, c)| ScopeColumn {
+                name,
+                ..ScopeColumn::new(Some(qualifier), c)
+            })
             .collect();
         Ok((bound.plan, Scope { columns }))
     }
 
-    fn join(&mut self, left: LogicalPlan, lscope: Scope, j: &ast::Join) -> Result<(LogicalPlan, Scope)> {
+    fn join(
+        &mut self,
+        left: LogicalPlan,
+        lscope: Scope,
+        j: &ast::Join,
+    ) -> Result<(LogicalPlan, Scope)> {
         use ast::JoinOperator as O;
         let (right, rscope) = self.table_factor(&j.relation)?;
         check_unique_qualifiers(&lscope, &rscope)?;
@@ -218,7 +296,12 @@ impl Binder<'_> {
                 ))
             }
         };
-        let filter = cond.filter(|c| !matches!(c, Expr::Literal(quiver_common::ScalarValue::Boolean(true), _)));
+        let filter = cond.filter(|c| {
+            !matches!(
+                c,
+                Expr::Literal(quiver_common::ScalarValue::Boolean(true), _)
+            )
+        });
         let plan = match side {
             Side::Inner => join_node(left, right, JoinKind::Inner, filter),
             Side::Left => join_node(left, right, JoinKind::Left, filter),
@@ -237,8 +320,19 @@ enum Side {
     Right,
 }
 
-fn join_node(left: LogicalPlan, right: LogicalPlan, kind: JoinKind, filter: Option<Expr>) -> LogicalPlan {
-    LogicalPlan::Join { left: Box::new(left), right: Box::new(right), kind, on: vec![], filter }
+fn join_node(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    kind: JoinKind,
+    filter: Option<Expr>,
+) -> LogicalPlan {
+    LogicalPlan::Join {
+        left: Box::new(left),
+        right: Box::new(right),
+        kind,
+        on: vec![],
+        filter,
+    }
 }
 
 fn nullable_scope(mut s: Scope) -> Scope {
@@ -249,17 +343,36 @@ fn nullable_scope(mut s: Scope) -> Scope {
 }
 
 /// A comma join: an inner join without condition (the optimizer finds the keys in WHERE).
-fn cross(left: LogicalPlan, lscope: Scope, right: LogicalPlan, rscope: Scope) -> Result<(LogicalPlan, Scope)> {
+fn cross(
+    left: LogicalPlan,
+    lscope: Scope,
+    right: LogicalPlan,
+    rscope: Scope,
+) -> Result<(LogicalPlan, Scope)> {
     check_unique_qualifiers(&lscope, &rscope)?;
-    let scope = Scope { columns: lscope.columns.into_iter().chain(rscope.columns).collect() };
+    let scope = Scope {
+        columns: lscope.columns.into_iter().chain(rscope.columns).collect(),
+    };
     Ok((join_node(left, right, JoinKind::Inner, None), scope))
 }
 
 fn check_unique_qualifiers(l: &Scope, r: &Scope) -> Result<()> {
-    let left: HashSet<String> =
-        l.columns.iter().filter_map(|c| c.qualifier.as_ref().map(|q| q.to_lowercase())).collect();
-    match r.columns.iter().filter_map(|c| c.qualifier.as_ref()).find(|q| left.contains(&q.to_lowercase())) {
-        Some(q) => Err(QuiverError::new(1066, "42000", format!("Not unique table/alias: '{q}'"))),
+    let left: HashSet<String> = l
+        .columns
+        .iter()
+        .filter_map(|c| c.qualifier.as_ref().map(|q| q.to_lowercase()))
+        .collect();
+    match r
+        .columns
+        .iter()
+        .filter_map(|c| c.qualifier.as_ref())
+        .find(|q| left.contains(&q.to_lowercase()))
+    {
+        Some(q) => Err(QuiverError::new(
+            1066,
+            "42000",
+            format!("Not unique table/alias: '{q}'"),
+        )),
         None => Ok(()),
     }
 }
@@ -267,7 +380,12 @@ fn check_unique_qualifiers(l: &Scope, r: &Scope) -> Result<()> {
 /// `USING (a, b)` / NATURAL: equalities on the named columns, which appear once
 /// (first, from the side that keeps all its rows); the other side's copies stay
 /// reachable qualified.
-fn using(lscope: Scope, rscope: Scope, names: &[String], side: Side) -> Result<(Option<Expr>, Scope)> {
+fn using(
+    lscope: Scope,
+    rscope: Scope,
+    names: &[String],
+    side: Side,
+) -> Result<(Option<Expr>, Scope)> {
     let find = |s: &Scope, n: &str| -> Result<ScopeColumn> {
         match s.lookup(None, n) {
             Lookup::Found(c) => Ok(c.clone()),

@@ -2,7 +2,9 @@
 //! scalar functions with their MySQL result types.
 
 use arrow_schema::DataType;
-use quiver_common::types::{common_type, datetime_type, decimal_shape, is_string, MAX_DECIMAL_PRECISION};
+use quiver_common::types::{
+    common_type, datetime_type, decimal_shape, is_string, MAX_DECIMAL_PRECISION,
+};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc};
 use sqlparser::ast;
@@ -25,8 +27,6 @@ pub(crate) fn is_aggregate(name: &str) -> bool {
 
 /// MySQL functions Quiver knows of but does not implement (1235, not 1305).
 const UNSUPPORTED: &[&str] = &[
-    "truncate",
-    "hex",
     "unhex",
     "now",
     "curdate",
@@ -123,7 +123,11 @@ impl Binder<'_> {
             [ast::ObjectNamePart::Identifier(i)] => i.value.to_lowercase(),
             _ => return Err(QuiverError::unknown_function(&f.name.to_string())),
         };
-        if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() || f.uses_odbc_syntax {
+        if f.filter.is_some()
+            || !f.within_group.is_empty()
+            || f.null_treatment.is_some()
+            || f.uses_odbc_syntax
+        {
             return Err(QuiverError::not_supported(format!("{f}")));
         }
         if !matches!(f.parameters, ast::FunctionArguments::None) {
@@ -131,17 +135,24 @@ impl Binder<'_> {
         }
         let (distinct, args) = match &f.args {
             ast::FunctionArguments::None => (false, vec![]),
-            ast::FunctionArguments::Subquery(_) => return Err(QuiverError::not_supported(format!("{f}"))),
+            ast::FunctionArguments::Subquery(_) => {
+                return Err(QuiverError::not_supported(format!("{f}")))
+            }
             ast::FunctionArguments::List(list) => {
                 if !list.clauses.is_empty() {
                     return Err(QuiverError::not_supported(format!("{f}")));
                 }
-                let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+                let distinct = matches!(
+                    list.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                );
                 let args = list
                     .args
                     .iter()
                     .map(|a| match a {
-                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => Ok(Arg::Expr(e)),
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                            Ok(Arg::Expr(e))
+                        }
                         ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => Ok(Arg::Star),
                         other => Err(QuiverError::syntax_msg(format!(
                             "You have an error in your SQL syntax; check the manual near '{other}'"
@@ -175,7 +186,10 @@ impl Binder<'_> {
             }
         }
         // DATE_ADD(d, INTERVAL n unit) and friends take an INTERVAL argument.
-        if matches!(name.as_str(), "date_add" | "adddate" | "date_sub" | "subdate") {
+        if matches!(
+            name.as_str(),
+            "date_add" | "adddate" | "date_sub" | "subdate"
+        ) {
             if exprs.len() != 2 {
                 return Err(QuiverError::wrong_arguments(&name.to_uppercase()));
             }
@@ -189,10 +203,15 @@ impl Binder<'_> {
                     let n = if negate { coerce::negate(n)? } else { n };
                     coerce::date_add(d, n, DatePart::Day)
                 }
-                _ => Err(QuiverError::syntax_msg(format!("You have an error in your SQL syntax near '{display}'"))),
+                _ => Err(QuiverError::syntax_msg(format!(
+                    "You have an error in your SQL syntax near '{display}'"
+                ))),
             };
         }
-        let args = exprs.iter().map(|e| self.expr(e, ctx)).collect::<Result<Vec<_>>>()?;
+        let args = exprs
+            .iter()
+            .map(|e| self.expr(e, ctx))
+            .collect::<Result<Vec<_>>>()?;
         scalar(&name, args)
     }
 }
@@ -218,7 +237,11 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         "if" => {
             arity(name, &args, 3..=3)?;
             let mut it = args.into_iter();
-            let (c, a, b) = (it.next().expect("three"), it.next().expect("three"), it.next().expect("three"));
+            let (c, a, b) = (
+                it.next().expect("three"),
+                it.next().expect("three"),
+                it.next().expect("three"),
+            );
             Ok(coerce::case(vec![(to_bool(c), a)], Some(b)))
         }
         "ifnull" => {
@@ -235,19 +258,34 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                 DataType::Null => args[1].data_type(),
                 t => t,
             };
-            Ok(Expr::Function { func: ScalarFunc::NullIf, args, data_type: t })
+            Ok(Expr::Function {
+                func: ScalarFunc::NullIf,
+                args,
+                data_type: t,
+            })
         }
         "concat" => {
             arity(name, &args, 1..=usize::MAX)?;
-            if args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _))) {
+            if args
+                .iter()
+                .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+            {
                 return Ok(null_lit(DataType::Utf8));
             }
             let args = args.into_iter().map(string_arg).collect();
-            Ok(Expr::Function { func: ScalarFunc::Concat, args, data_type: DataType::Utf8 })
+            Ok(Expr::Function {
+                func: ScalarFunc::Concat,
+                args,
+                data_type: DataType::Utf8,
+            })
         }
         "length" | "octet_length" | "char_length" | "character_length" => {
             arity(name, &args, 1..=1)?;
-            let func = if name.starts_with("char") { ScalarFunc::CharLength } else { ScalarFunc::Length };
+            let func = if name.starts_with("char") {
+                ScalarFunc::CharLength
+            } else {
+                ScalarFunc::Length
+            };
             Ok(string_fn(func, args, DataType::Int64))
         }
         "upper" | "ucase" => {
@@ -291,11 +329,38 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             let x = it.next().expect("one");
             numeric(ScalarFunc::Round, x, it.next())
         }
+        "truncate" => {
+            arity(name, &args, 2..=2)?;
+            let mut it = args.into_iter();
+            let x = it.next().expect("one");
+            numeric(ScalarFunc::Truncate, x, it.next())
+        }
+        "hex" => {
+            arity(name, &args, 1..=1)?;
+            let x = one(args);
+            Ok(match x.data_type() {
+                t if is_string(&t) => string_fn(ScalarFunc::Hex, vec![x], DataType::Utf8),
+                DataType::Null => null_lit(DataType::Utf8),
+                t if t.is_integer() => Expr::Function {
+                    func: ScalarFunc::Hex,
+                    args: vec![x],
+                    data_type: DataType::Utf8,
+                },
+                // Other numbers are rounded to an integer first, dates are strings.
+                t if t.is_numeric() => Expr::Function {
+                    func: ScalarFunc::Hex,
+                    args: vec![cast(x, &DataType::Int64)],
+                    data_type: DataType::Utf8,
+                },
+                _ => string_fn(ScalarFunc::Hex, vec![x], DataType::Utf8),
+            })
+        }
         "date" => {
             arity(name, &args, 1..=1)?;
             Ok(cast(one(args), &DataType::Date32))
         }
-        "year" | "quarter" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second" | "microsecond" => {
+        "year" | "quarter" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second"
+        | "microsecond" => {
             arity(name, &args, 1..=1)?;
             let part = match name {
                 "year" => DatePart::Year,
@@ -309,36 +374,57 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             };
             extract(one(args), part)
         }
-        n if UNSUPPORTED.contains(&n) => Err(QuiverError::not_supported(format!("the function {}", n.to_uppercase()))),
+        n if UNSUPPORTED.contains(&n) => Err(QuiverError::not_supported(format!(
+            "the function {}",
+            n.to_uppercase()
+        ))),
         n => Err(QuiverError::unknown_function(&format!("quiver.{n}"))),
     }
 }
 
 fn string_fn(func: ScalarFunc, args: Vec<Expr>, data_type: DataType) -> Expr {
-    if args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _))) {
+    if args
+        .iter()
+        .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+    {
         return null_lit(data_type);
     }
-    Expr::Function { func, args: args.into_iter().map(string_arg).collect(), data_type }
+    Expr::Function {
+        func,
+        args: args.into_iter().map(string_arg).collect(),
+        data_type,
+    }
 }
 
 /// COALESCE / IFNULL: the common type of the arguments.
 fn coalesce(args: Vec<Expr>) -> Expr {
     let t = common_type(&args.iter().map(Expr::data_type).collect::<Vec<_>>());
     let args: Vec<Expr> = args.into_iter().map(|a| cast(a, &t)).collect();
-    coerce::fold(Expr::Function { func: ScalarFunc::Coalesce, args, data_type: t })
+    coerce::fold(Expr::Function {
+        func: ScalarFunc::Coalesce,
+        args,
+        data_type: t,
+    })
 }
 
 /// SUBSTRING(s, pos [, len]).
 pub(crate) fn substring(s: Expr, pos: Expr, len: Option<Expr>) -> Expr {
     let mut args = vec![s, pos];
     args.extend(len);
-    if args.iter().any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _))) {
+    if args
+        .iter()
+        .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+    {
         return null_lit(DataType::Utf8);
     }
     let mut it = args.into_iter();
     let mut args = vec![string_arg(it.next().expect("string"))];
     args.extend(it.map(|a| cast(a, &DataType::Int64)));
-    Expr::Function { func: ScalarFunc::Substring, args, data_type: DataType::Utf8 }
+    Expr::Function {
+        func: ScalarFunc::Substring,
+        args,
+        data_type: DataType::Utf8,
+    }
 }
 
 /// TRIM([BOTH | LEADING | TRAILING] [what FROM] s): args are [s] or [s, what].
@@ -362,7 +448,11 @@ pub(crate) fn extract(x: Expr, part: DatePart) -> Result<Expr> {
         t if is_string(&t) => cast(x, &datetime_type()),
         other => return Err(QuiverError::not_supported(format!("EXTRACT from {other}"))),
     };
-    Ok(Expr::Function { func: ScalarFunc::Extract(part), args: vec![x], data_type: DataType::Int64 })
+    Ok(Expr::Function {
+        func: ScalarFunc::Extract(part),
+        args: vec![x],
+        data_type: DataType::Int64,
+    })
 }
 
 /// ABS, ROUND, FLOOR, CEIL with MySQL's result types.
@@ -385,27 +475,36 @@ pub(crate) fn numeric(func: ScalarFunc, x: Expr, digits: Option<Expr>) -> Result
         (t, ScalarFunc::Abs) if t.is_unsigned_integer() => DataType::UInt64,
         (t, _) if t.is_integer() => DataType::Int64,
         (DataType::Decimal128(p, s), ScalarFunc::Abs) => DataType::Decimal128(*p, *s),
-        (DataType::Decimal128(p, s), ScalarFunc::Round) => match constant_digits {
-            Some(d) => {
-                let d = d.clamp(0, 30) as i8;
-                let p = (*p as i32 - *s as i32 + d as i32 + 1).clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
-                DataType::Decimal128(p as u8, d)
+        (DataType::Decimal128(p, s), ScalarFunc::Round | ScalarFunc::Truncate) => {
+            match constant_digits {
+                Some(d) => {
+                    let d = d.clamp(0, 30) as i8;
+                    let p = (*p as i32 - *s as i32 + d as i32 + 1)
+                        .clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
+                    DataType::Decimal128(p as u8, d)
+                }
+                None => DataType::Decimal128(*p, *s),
             }
-            None => DataType::Decimal128(*p, *s),
-        },
+        }
         (DataType::Decimal128(..), _) => {
             let (p, s) = decimal_shape(&t);
             let p = (p as i32 - s as i32 + 1).clamp(1, MAX_DECIMAL_PRECISION as i32);
             DataType::Decimal128(p as u8, 0)
         }
         // MySQL prints ROUND(double, d) with d decimals: a decimal of that scale shows the same.
-        (_, ScalarFunc::Round) => match constant_digits {
-            Some(d) if digits.is_some() && d >= 0 => DataType::Decimal128(MAX_DECIMAL_PRECISION, d.min(30) as i8),
+        (_, ScalarFunc::Round | ScalarFunc::Truncate) => match constant_digits {
+            Some(d) if digits.is_some() && d >= 0 => {
+                DataType::Decimal128(MAX_DECIMAL_PRECISION, d.min(30) as i8)
+            }
             _ => DataType::Float64,
         },
         _ => DataType::Float64,
     };
     let mut args = vec![x];
     args.extend(digits);
-    Ok(Expr::Function { func, args, data_type })
+    Ok(Expr::Function {
+        func,
+        args,
+        data_type,
+    })
 }

@@ -134,7 +134,14 @@ pub(crate) struct Ctx<'s> {
 
 impl<'s> Ctx<'s> {
     pub fn new(scope: &'s Scope, clause: Clause) -> Self {
-        Ctx { scope, clause, aliases: &[], aggregates: false, windows: false, subqueries: true }
+        Ctx {
+            scope,
+            clause,
+            aliases: &[],
+            aggregates: false,
+            windows: false,
+            subqueries: true,
+        }
     }
 }
 
@@ -190,7 +197,10 @@ impl<'a> Binder<'a> {
     pub fn bind_constant(&mut self, expr: &ast::Expr) -> Result<Expr> {
         self.reset();
         let scope = Scope::default();
-        let ctx = Ctx { subqueries: false, ..Ctx::new(&scope, Clause::FieldList) };
+        let ctx = Ctx {
+            subqueries: false,
+            ..Ctx::new(&scope, Clause::FieldList)
+        };
         Ok(coerce::fold(self.expr(expr, &ctx)?))
     }
 
@@ -203,15 +213,28 @@ impl<'a> Binder<'a> {
         self.depth = 0;
     }
 
-    pub(crate) fn new_column(&mut self, name: impl Into<String>, data_type: DataType, nullable: bool) -> ColumnInfo {
+    pub(crate) fn new_column(
+        &mut self,
+        name: impl Into<String>,
+        data_type: DataType,
+        nullable: bool,
+    ) -> ColumnInfo {
         let id = ColumnId(self.next_id);
         self.next_id += 1;
-        ColumnInfo { id, name: name.into(), data_type, nullable }
+        ColumnInfo {
+            id,
+            name: name.into(),
+            data_type,
+            nullable,
+        }
     }
 
     /// Ids of all columns of the enclosing blocks.
     pub(crate) fn outer_ids(&self) -> HashSet<ColumnId> {
-        self.outer.iter().flat_map(|s| s.columns.iter().map(|c| c.id)).collect()
+        self.outer
+            .iter()
+            .flat_map(|s| s.columns.iter().map(|c| c.id))
+            .collect()
     }
 }
 
@@ -223,7 +246,10 @@ pub(crate) fn plan_ids(plan: &LogicalPlan) -> HashSet<ColumnId> {
 /// Checks that every column a plan reads is produced inside it.
 pub(crate) fn check_closed(plan: &LogicalPlan) -> Result<()> {
     match outside_reference(plan) {
-        Some(id) => Err(QuiverError::internal(format!("plan reads column #{} that it does not produce", id.0))),
+        Some(id) => Err(QuiverError::internal(format!(
+            "plan reads column #{} that it does not produce",
+            id.0
+        ))),
         None => Ok(()),
     }
 }
@@ -253,7 +279,9 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
         }
         LogicalPlan::Aggregate { group, aggs, .. } => {
             group.iter().for_each(|(_, e)| reads(e));
-            aggs.iter().filter_map(|(_, a)| a.arg.as_ref()).for_each(&mut reads);
+            aggs.iter()
+                .filter_map(|(_, a)| a.arg.as_ref())
+                .for_each(&mut reads);
         }
         LogicalPlan::Window { exprs, .. } => {
             for (_, w) in exprs {
@@ -274,25 +302,57 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
 pub(crate) fn map_children(e: &Expr, f: &mut impl FnMut(&Expr) -> Expr) -> Expr {
     match e {
         Expr::Column(..) | Expr::Literal(..) => e.clone(),
-        Expr::Binary { op, left, right } => {
-            Expr::Binary { op: *op, left: Box::new(f(left)), right: Box::new(f(right)) }
-        }
-        Expr::Unary { op, expr } => Expr::Unary { op: *op, expr: Box::new(f(expr)) },
-        Expr::Like { negated, expr, pattern, escape } => {
-            Expr::Like { negated: *negated, expr: Box::new(f(expr)), pattern: Box::new(f(pattern)), escape: *escape }
-        }
-        Expr::InList { negated, expr, list } => {
-            Expr::InList { negated: *negated, expr: Box::new(f(expr)), list: list.iter().map(&mut *f).collect() }
-        }
-        Expr::Case { branches, else_expr, data_type } => Expr::Case {
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op: *op,
+            left: Box::new(f(left)),
+            right: Box::new(f(right)),
+        },
+        Expr::Unary { op, expr } => Expr::Unary {
+            op: *op,
+            expr: Box::new(f(expr)),
+        },
+        Expr::Like {
+            negated,
+            expr,
+            pattern,
+            escape,
+        } => Expr::Like {
+            negated: *negated,
+            expr: Box::new(f(expr)),
+            pattern: Box::new(f(pattern)),
+            escape: *escape,
+        },
+        Expr::InList {
+            negated,
+            expr,
+            list,
+        } => Expr::InList {
+            negated: *negated,
+            expr: Box::new(f(expr)),
+            list: list.iter().map(&mut *f).collect(),
+        },
+        Expr::Case {
+            branches,
+            else_expr,
+            data_type,
+        } => Expr::Case {
             branches: branches.iter().map(|(w, t)| (f(w), f(t))).collect(),
             else_expr: else_expr.as_ref().map(|e| Box::new(f(e))),
             data_type: data_type.clone(),
         },
-        Expr::Cast { expr, to } => Expr::Cast { expr: Box::new(f(expr)), to: to.clone() },
-        Expr::Function { func, args, data_type } => {
-            Expr::Function { func: *func, args: args.iter().map(&mut *f).collect(), data_type: data_type.clone() }
-        }
+        Expr::Cast { expr, to } => Expr::Cast {
+            expr: Box::new(f(expr)),
+            to: to.clone(),
+        },
+        Expr::Function {
+            func,
+            args,
+            data_type,
+        } => Expr::Function {
+            func: *func,
+            args: args.iter().map(&mut *f).collect(),
+            data_type: data_type.clone(),
+        },
     }
 }
 
@@ -308,22 +368,41 @@ pub(crate) fn replace_exprs(e: &Expr, from: &[Expr], to: &[Expr]) -> Expr {
 pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
     use quiver_plan::{BinaryOp, ScalarFunc, UnaryOp};
     match e {
-        Expr::Column(id, _) => input.iter().find(|c| c.id == *id).is_none_or(|c| c.nullable),
+        Expr::Column(id, _) => input
+            .iter()
+            .find(|c| c.id == *id)
+            .is_none_or(|c| c.nullable),
         Expr::Literal(v, _) => v.is_null(),
-        Expr::Unary { op: UnaryOp::IsNull | UnaryOp::IsNotNull, .. } => false,
+        Expr::Unary {
+            op: UnaryOp::IsNull | UnaryOp::IsNotNull,
+            ..
+        } => false,
         // Division and modulo by zero give NULL.
-        Expr::Binary { op: BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod, .. } => true,
+        Expr::Binary {
+            op: BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod,
+            ..
+        } => true,
         Expr::Binary { .. } | Expr::Unary { .. } | Expr::Like { .. } | Expr::InList { .. } => {
             e.children().iter().any(|c| nullable(c, input))
         }
-        Expr::Case { branches, else_expr, .. } => {
-            else_expr.as_ref().is_none_or(|e| nullable(e, input)) || branches.iter().any(|(_, t)| nullable(t, input))
+        Expr::Case {
+            branches,
+            else_expr,
+            ..
+        } => {
+            else_expr.as_ref().is_none_or(|e| nullable(e, input))
+                || branches.iter().any(|(_, t)| nullable(t, input))
         }
         // A string may not convert (invalid dates are NULL).
         Expr::Cast { expr, to } => {
-            nullable(expr, input) || (expr.data_type() != *to && !to.is_numeric() && *to != DataType::Utf8)
+            nullable(expr, input)
+                || (expr.data_type() != *to && !to.is_numeric() && *to != DataType::Utf8)
         }
-        Expr::Function { func: ScalarFunc::Coalesce, args, .. } => args.iter().all(|a| nullable(a, input)),
+        Expr::Function {
+            func: ScalarFunc::Coalesce,
+            args,
+            ..
+        } => args.iter().all(|a| nullable(a, input)),
         Expr::Function {
             func:
                 ScalarFunc::Concat
@@ -350,13 +429,20 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
 pub(crate) fn display_name(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Identifier(i) => i.value.clone(),
-        ast::Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.clone()).unwrap_or_default(),
+        ast::Expr::CompoundIdentifier(parts) => {
+            parts.last().map(|i| i.value.clone()).unwrap_or_default()
+        }
         ast::Expr::Value(v) => match &v.value {
             ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
             ast::Value::Boolean(b) => (if *b { "TRUE" } else { "FALSE" }).to_string(),
             other => other.to_string(),
         },
-        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) => {
+        ast::Expr::Nested(inner)
+            if matches!(
+                **inner,
+                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+            ) =>
+        {
             display_name(inner)
         }
         other => other.to_string(),

@@ -13,8 +13,8 @@ use super::aggregate::{empty_group_value, order_asc, GroupRewrite};
 use super::coerce::{cast, fold, to_bool};
 use super::subquery::correlation_key;
 use super::{
-    display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx, Nesting, Scope,
-    ScopeColumn, SelectItem,
+    display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx,
+    Nesting, Scope, ScopeColumn, SelectItem,
 };
 
 /// LIMIT / OFFSET values.
@@ -26,7 +26,11 @@ pub(crate) struct Limit {
 
 impl Limit {
     fn apply(self, plan: LogicalPlan) -> LogicalPlan {
-        LogicalPlan::Limit { input: Box::new(plan), skip: self.skip, fetch: self.fetch }
+        LogicalPlan::Limit {
+            input: Box::new(plan),
+            skip: self.skip,
+            fetch: self.fetch,
+        }
     }
 
     /// The number of rows a sort below this limit has to produce.
@@ -37,11 +41,18 @@ impl Limit {
 
 fn sorted(plan: LogicalPlan, keys: Vec<SortExpr>, limit: Option<Limit>) -> LogicalPlan {
     let fetch = limit.and_then(Limit::sort_fetch);
-    LogicalPlan::Sort { input: Box::new(plan), keys, fetch }
+    LogicalPlan::Sort {
+        input: Box::new(plan),
+        keys,
+        fetch,
+    }
 }
 
 fn project(input: LogicalPlan, exprs: Vec<(ColumnInfo, Expr)>) -> LogicalPlan {
-    LogicalPlan::Project { input: Box::new(input), exprs }
+    LogicalPlan::Project {
+        input: Box::new(input),
+        exprs,
+    }
 }
 
 impl Binder<'_> {
@@ -57,7 +68,9 @@ impl Binder<'_> {
         // FOR UPDATE / LOCK IN SHARE MODE (q.locks) need no locks here: reads see a snapshot.
         let base = self.ctes.len();
         let r = match &q.with {
-            Some(with) => self.define_ctes(with).and_then(|_| self.query_body(q, nesting)),
+            Some(with) => self
+                .define_ctes(with)
+                .and_then(|_| self.query_body(q, nesting)),
             None => self.query_body(q, nesting),
         };
         self.ctes.truncate(base);
@@ -71,15 +84,34 @@ impl Binder<'_> {
         let base = self.ctes.len();
         for cte in &with.cte_tables {
             if cte.from.is_some() {
-                return Err(QuiverError::not_supported(format!("the common table expression {cte}")));
+                return Err(QuiverError::not_supported(format!(
+                    "the common table expression {cte}"
+                )));
             }
             let name = cte.alias.name.value.clone();
-            if self.ctes[base..].iter().any(|c| c.name.eq_ignore_ascii_case(&name)) {
-                return Err(QuiverError::new(1066, "42000", format!("Not unique table/alias: '{name}'")));
+            if self.ctes[base..]
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&name))
+            {
+                return Err(QuiverError::new(
+                    1066,
+                    "42000",
+                    format!("Not unique table/alias: '{name}'"),
+                ));
             }
-            let columns = cte.alias.columns.iter().map(|c| c.name.value.clone()).collect();
+            let columns = cte
+                .alias
+                .columns
+                .iter()
+                .map(|c| c.name.value.clone())
+                .collect();
             let visible = self.ctes.len();
-            self.ctes.push(CteDef { name, columns, query: (*cte.query).clone(), visible });
+            self.ctes.push(CteDef {
+                name,
+                columns,
+                query: (*cte.query).clone(),
+                visible,
+            });
         }
         Ok(())
     }
@@ -98,13 +130,19 @@ impl Binder<'_> {
     fn limit(&mut self, clause: Option<&ast::LimitClause>) -> Result<Option<Limit>> {
         let (limit, offset) = match clause {
             None => return Ok(None),
-            Some(ast::LimitClause::LimitOffset { limit, offset, limit_by }) => {
+            Some(ast::LimitClause::LimitOffset {
+                limit,
+                offset,
+                limit_by,
+            }) => {
                 if !limit_by.is_empty() {
                     return Err(QuiverError::not_supported("LIMIT BY"));
                 }
                 (limit.as_ref(), offset.as_ref().map(|o| &o.value))
             }
-            Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => (Some(limit), Some(offset)),
+            Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+                (Some(limit), Some(offset))
+            }
         };
         let fetch = limit.map(|e| self.row_count(e)).transpose()?;
         let skip = offset.map(|e| self.row_count(e)).transpose()?.unwrap_or(0);
@@ -117,7 +155,10 @@ impl Binder<'_> {
     /// A LIMIT or OFFSET value: a non-negative integer constant.
     fn row_count(&mut self, e: &ast::Expr) -> Result<usize> {
         let scope = Scope::default();
-        let ctx = Ctx { subqueries: false, ..Ctx::new(&scope, Clause::FieldList) };
+        let ctx = Ctx {
+            subqueries: false,
+            ..Ctx::new(&scope, Clause::FieldList)
+        };
         match fold(self.expr(e, &ctx)?) {
             Expr::Literal(ScalarValue::Int64(v), _) if v >= 0 => Ok(v as usize),
             Expr::Literal(ScalarValue::UInt64(v), _) => Ok(usize::try_from(v).unwrap_or(usize::MAX)),
@@ -131,8 +172,13 @@ impl Binder<'_> {
         match body {
             ast::SetExpr::Select(s) => self.select(s, None, None, nesting),
             ast::SetExpr::Query(q) => self.query(q, nesting),
-            ast::SetExpr::SetOperation { op: ast::SetOperator::Union, .. } => self.union(body, nesting),
-            ast::SetExpr::SetOperation { op, .. } => Err(QuiverError::not_supported(op.to_string())),
+            ast::SetExpr::SetOperation {
+                op: ast::SetOperator::Union,
+                ..
+            } => self.union(body, nesting),
+            ast::SetExpr::SetOperation { op, .. } => {
+                Err(QuiverError::not_supported(op.to_string()))
+            }
             ast::SetExpr::Values(v) => self.values(v),
             other => Err(QuiverError::not_supported(format!("{other}"))),
         }
@@ -148,7 +194,9 @@ impl Binder<'_> {
         for (i, (operand, distinct)) in operands.into_iter().enumerate() {
             let b = self.set_expr(operand, nesting)?;
             if !b.correlation.is_empty() {
-                return Err(QuiverError::not_supported("correlated subqueries with UNION"));
+                return Err(QuiverError::not_supported(
+                    "correlated subqueries with UNION",
+                ));
             }
             let w = b.plan.schema().len();
             match width {
@@ -168,7 +216,11 @@ impl Binder<'_> {
                 acc = vec![self.distinct_rows(all)];
             }
         }
-        let plan = if acc.len() == 1 { acc.pop().expect("one operand") } else { self.union_all(acc) };
+        let plan = if acc.len() == 1 {
+            acc.pop().expect("one operand")
+        } else {
+            self.union_all(acc)
+        };
         Ok(BoundQuery {
             plan,
             visible: width.unwrap_or(0),
@@ -184,7 +236,14 @@ impl Binder<'_> {
         let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(LogicalPlan::schema).collect();
         let width = schemas[0].len();
         let types: Vec<DataType> = (0..width)
-            .map(|j| common_type(&schemas.iter().map(|s| s[j].data_type.clone()).collect::<Vec<_>>()))
+            .map(|j| {
+                common_type(
+                    &schemas
+                        .iter()
+                        .map(|s| s[j].data_type.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
             .collect();
         let inputs = inputs
             .into_iter()
@@ -196,7 +255,12 @@ impl Binder<'_> {
                 let exprs = schema
                     .iter()
                     .zip(&types)
-                    .map(|(c, t)| (self.new_column(c.name.clone(), t.clone(), c.nullable), cast(c.expr(), t)))
+                    .map(|(c, t)| {
+                        (
+                            self.new_column(c.name.clone(), t.clone(), c.nullable),
+                            cast(c.expr(), t),
+                        )
+                    })
                     .collect();
                 project(p, exprs)
             })
@@ -215,27 +279,49 @@ impl Binder<'_> {
         let group = plan
             .schema()
             .into_iter()
-            .map(|c| (self.new_column(c.name.clone(), c.data_type.clone(), c.nullable), c.expr()))
+            .map(|c| {
+                (
+                    self.new_column(c.name.clone(), c.data_type.clone(), c.nullable),
+                    c.expr(),
+                )
+            })
             .collect();
-        LogicalPlan::Aggregate { input: Box::new(plan), group, aggs: vec![] }
+        LogicalPlan::Aggregate {
+            input: Box::new(plan),
+            group,
+            aggs: vec![],
+        }
     }
 
     fn values(&mut self, v: &ast::Values) -> Result<BoundQuery> {
         let scope = Scope::default();
-        let ctx = Ctx { subqueries: false, ..Ctx::new(&scope, Clause::FieldList) };
+        let ctx = Ctx {
+            subqueries: false,
+            ..Ctx::new(&scope, Clause::FieldList)
+        };
         let mut rows = Vec::with_capacity(v.rows.len());
         for (i, row) in v.rows.iter().enumerate() {
-            let cells = row.content.iter().map(|e| self.expr(e, &ctx).map(fold)).collect::<Result<Vec<_>>>()?;
-            if rows.first().is_some_and(|r: &Vec<Expr>| r.len() != cells.len()) {
+            let cells = row
+                .content
+                .iter()
+                .map(|e| self.expr(e, &ctx).map(fold))
+                .collect::<Result<Vec<_>>>()?;
+            if rows
+                .first()
+                .is_some_and(|r: &Vec<Expr>| r.len() != cells.len())
+            {
                 return Err(QuiverError::column_count_mismatch(i + 1));
             }
             rows.push(cells);
         }
         let width = rows.first().map_or(0, Vec::len);
-        let types: Vec<DataType> =
-            (0..width).map(|j| common_type(&rows.iter().map(|r| r[j].data_type()).collect::<Vec<_>>())).collect();
-        let rows: Vec<Vec<Expr>> =
-            rows.into_iter().map(|r| r.into_iter().zip(&types).map(|(e, t)| cast(e, t)).collect()).collect();
+        let types: Vec<DataType> = (0..width)
+            .map(|j| common_type(&rows.iter().map(|r| r[j].data_type()).collect::<Vec<_>>()))
+            .collect();
+        let rows: Vec<Vec<Expr>> = rows
+            .into_iter()
+            .map(|r| r.into_iter().zip(&types).map(|(e, t)| cast(e, t)).collect())
+            .collect();
         let columns = (0..width)
             .map(|j| {
                 let nullable = rows.iter().any(|r| nullable(&r[j], &[]));
@@ -263,12 +349,21 @@ impl Binder<'_> {
             return Ok(bound);
         }
         if !bound.correlation.is_empty() {
-            return Err(QuiverError::not_supported("ORDER BY or LIMIT around a correlated subquery"));
+            return Err(QuiverError::not_supported(
+                "ORDER BY or LIMIT around a correlated subquery",
+            ));
         }
         let schema = bound.plan.schema();
-        let scope = Scope { columns: schema.iter().map(|c| ScopeColumn::new(None, c)).collect() };
-        let items: Vec<SelectItem> =
-            schema.iter().map(|c| SelectItem { name: c.name.clone(), expr: c.expr() }).collect();
+        let scope = Scope {
+            columns: schema.iter().map(|c| ScopeColumn::new(None, c)).collect(),
+        };
+        let items: Vec<SelectItem> = schema
+            .iter()
+            .map(|c| SelectItem {
+                name: c.name.clone(),
+                expr: c.expr(),
+            })
+            .collect();
         let saved = std::mem::take(&mut self.block);
         let keys = self.order_keys(order_by, &scope, &items, false);
         self.block = saved;
@@ -282,9 +377,17 @@ impl Binder<'_> {
         }
         let exprs = schema
             .iter()
-            .map(|c| (self.new_column(c.name.clone(), c.data_type.clone(), c.nullable), c.expr()))
+            .map(|c| {
+                (
+                    self.new_column(c.name.clone(), c.data_type.clone(), c.nullable),
+                    c.expr(),
+                )
+            })
             .collect();
-        Ok(BoundQuery { plan: project(plan, exprs), ..bound })
+        Ok(BoundQuery {
+            plan: project(plan, exprs),
+            ..bound
+        })
     }
 
     /// ORDER BY keys: ordinals and bare names refer to the select list first
@@ -296,29 +399,49 @@ impl Binder<'_> {
         items: &[SelectItem],
         aggregates: bool,
     ) -> Result<Vec<SortExpr>> {
-        let Some(ob) = order_by else { return Ok(vec![]) };
+        let Some(ob) = order_by else {
+            return Ok(vec![]);
+        };
         let exprs = match (&ob.kind, &ob.interpolate) {
             (ast::OrderByKind::Expressions(v), None) => v,
             _ => return Err(QuiverError::not_supported(format!("{ob}"))),
         };
-        let ctx = Ctx { aliases: items, aggregates, windows: aggregates, ..Ctx::new(scope, Clause::Order) };
+        let ctx = Ctx {
+            aliases: items,
+            aggregates,
+            windows: aggregates,
+            ..Ctx::new(scope, Clause::Order)
+        };
         let mut keys = Vec::with_capacity(exprs.len());
         for o in exprs {
             let asc = order_asc(o)?;
             let expr = match &o.expr {
-                ast::Expr::Value(v) if matches!(&v.value, ast::Value::Number(n, _) if !n.contains(['.', 'e', 'E'])) => {
-                    let ast::Value::Number(n, _) = &v.value else { unreachable!("matched a number") };
-                    match n.parse::<usize>().ok().and_then(|k| k.checked_sub(1)).and_then(|k| items.get(k)) {
+                ast::Expr::Value(v) if matches!(&v.value, ast::Value::Number(n, _) if !n.contains(['.', 'e', 'E'])) =>
+                {
+                    let ast::Value::Number(n, _) = &v.value else {
+                        unreachable!("matched a number")
+                    };
+                    match n
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|k| k.checked_sub(1))
+                        .and_then(|k| items.get(k))
+                    {
                         Some(item) => item.expr.clone(),
                         None => return Err(QuiverError::unknown_column(n, Clause::Order.name())),
                     }
                 }
                 ast::Expr::Identifier(i) => {
-                    let mut hits = items.iter().filter(|it| it.name.eq_ignore_ascii_case(&i.value));
+                    let mut hits = items
+                        .iter()
+                        .filter(|it| it.name.eq_ignore_ascii_case(&i.value));
                     match hits.next() {
                         Some(first) => {
                             if hits.any(|h| h.expr != first.expr) {
-                                return Err(QuiverError::ambiguous_column(&i.value, Clause::Order.name()));
+                                return Err(QuiverError::ambiguous_column(
+                                    &i.value,
+                                    Clause::Order.name(),
+                                ));
                             }
                             first.expr.clone()
                         }
@@ -329,7 +452,11 @@ impl Binder<'_> {
             };
             // A constant does not order anything.
             if !matches!(expr, Expr::Literal(..)) {
-                keys.push(SortExpr { expr, asc, nulls_first: asc });
+                keys.push(SortExpr {
+                    expr,
+                    asc,
+                    nulls_first: asc,
+                });
             }
         }
         Ok(keys)
@@ -375,7 +502,11 @@ impl Binder<'_> {
         let (mut group_exprs, mut group_names) = self.group_by(group_asts, &scope, &items)?;
         let mut having = match &s.having {
             Some(h) => {
-                let ctx = Ctx { aliases: &items, aggregates: true, ..Ctx::new(&scope, Clause::Having) };
+                let ctx = Ctx {
+                    aliases: &items,
+                    aggregates: true,
+                    ..Ctx::new(&scope, Clause::Having)
+                };
                 Some(to_bool(self.expr(h, &ctx)?))
             }
             None => None,
@@ -393,7 +524,9 @@ impl Binder<'_> {
         if aggregated {
             for p in &correlation {
                 let Some((inner, _)) = correlation_key(p, &input_ids) else {
-                    return Err(QuiverError::not_supported("a non-equality correlation in an aggregated subquery"));
+                    return Err(QuiverError::not_supported(
+                        "a non-equality correlation in an aggregated subquery",
+                    ));
                 };
                 if !group_exprs.contains(&inner) {
                     group_exprs.push(inner.clone());
@@ -404,10 +537,17 @@ impl Binder<'_> {
                 }
             }
         } else {
-            let ids: BTreeSet<_> =
-                correlation.iter().flat_map(|p| p.columns()).filter(|id| input_ids.contains(id)).collect();
+            let ids: BTreeSet<_> = correlation
+                .iter()
+                .flat_map(|p| p.columns())
+                .filter(|id| input_ids.contains(id))
+                .collect();
             let schema = plan.schema();
-            hidden = schema.iter().filter(|c| ids.contains(&c.id)).map(ColumnInfo::expr).collect();
+            hidden = schema
+                .iter()
+                .filter(|c| ids.contains(&c.id))
+                .map(ColumnInfo::expr)
+                .collect();
         }
 
         let mut windows = std::mem::take(&mut self.block.windows);
@@ -418,7 +558,12 @@ impl Binder<'_> {
             let group: Vec<(ColumnInfo, Expr)> = group_exprs
                 .iter()
                 .zip(group_names)
-                .map(|(e, name)| (self.new_column(name, e.data_type(), nullable(e, &schema)), e.clone()))
+                .map(|(e, name)| {
+                    (
+                        self.new_column(name, e.data_type(), nullable(e, &schema)),
+                        e.clone(),
+                    )
+                })
                 .collect();
             let aggs = std::mem::take(&mut self.block.aggs);
             let rw = GroupRewrite {
@@ -428,29 +573,53 @@ impl Binder<'_> {
                 scope: &scope,
                 has_group_by: !group_asts.is_empty(),
             };
-            rw.apply(&mut items, &mut having, &mut order, &mut windows, &mut pending)?;
+            rw.apply(
+                &mut items,
+                &mut having,
+                &mut order,
+                &mut windows,
+                &mut pending,
+            )?;
             hidden = hidden.iter().map(|h| rw.rewrite(h)).collect();
             correlation = correlation.iter().map(|p| rw.rewrite(p)).collect();
             if !correlation.is_empty() {
                 let groups: Vec<Expr> = group.iter().map(|(c, _)| c.expr()).collect();
-                empty_row = items.iter().map(|i| empty_group_value(&i.expr, &aggs, &groups)).collect();
+                empty_row = items
+                    .iter()
+                    .map(|i| empty_group_value(&i.expr, &aggs, &groups))
+                    .collect();
             }
-            plan = LogicalPlan::Aggregate { input: Box::new(plan), group, aggs };
+            plan = LogicalPlan::Aggregate {
+                input: Box::new(plan),
+                group,
+                aggs,
+            };
         }
         // Scalar subqueries of the select list, HAVING and ORDER BY.
         for j in pending {
             plan = j.attach(plan);
         }
         if let Some(h) = having {
-            plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
+            plan = LogicalPlan::Filter {
+                input: Box::new(plan),
+                predicate: h,
+            };
         }
         if !windows.is_empty() {
-            plan = LogicalPlan::Window { input: Box::new(plan), exprs: windows };
+            plan = LogicalPlan::Window {
+                input: Box::new(plan),
+                exprs: windows,
+            };
         }
 
         let visible = items.len();
-        let mut outputs: Vec<(String, Expr)> = items.into_iter().map(|i| (i.name, i.expr)).collect();
-        outputs.extend(hidden.iter().map(|h| ("correlation".to_string(), h.clone())));
+        let mut outputs: Vec<(String, Expr)> =
+            items.into_iter().map(|i| (i.name, i.expr)).collect();
+        outputs.extend(
+            hidden
+                .iter()
+                .map(|h| ("correlation".to_string(), h.clone())),
+        );
         let distinct = match &s.distinct {
             None | Some(ast::Distinct::All) => false,
             Some(ast::Distinct::Distinct) => true,
@@ -463,14 +632,22 @@ impl Binder<'_> {
             let schema = plan.schema();
             let proj: Vec<(ColumnInfo, Expr)> = outputs
                 .iter()
-                .map(|(n, e)| (self.new_column(n.clone(), e.data_type(), nullable(e, &schema)), e.clone()))
+                .map(|(n, e)| {
+                    (
+                        self.new_column(n.clone(), e.data_type(), nullable(e, &schema)),
+                        e.clone(),
+                    )
+                })
                 .collect();
             let from: Vec<Expr> = outputs.iter().map(|(_, e)| e.clone()).collect();
             let to: Vec<Expr> = proj.iter().map(|(c, _)| c.expr()).collect();
             for (i, k) in order.iter_mut().enumerate() {
                 k.expr = replace_exprs(&k.expr, &from, &to);
                 if let Some(id) = k.expr.columns().into_iter().find(|id| below.contains(id)) {
-                    let col = scope.by_id(id).map(|c| c.display()).unwrap_or_else(|| format!("#{}", id.0));
+                    let col = scope
+                        .by_id(id)
+                        .map(|c| c.display())
+                        .unwrap_or_else(|| format!("#{}", id.0));
                     return Err(QuiverError::new(
                         3065,
                         "HY000",
@@ -481,7 +658,10 @@ impl Binder<'_> {
                     ));
                 }
             }
-            correlation = correlation.iter().map(|p| replace_exprs(p, &from, &to)).collect();
+            correlation = correlation
+                .iter()
+                .map(|p| replace_exprs(p, &from, &to))
+                .collect();
             plan = project(plan, proj);
             let distinct_plan = self.distinct_rows(plan);
             let LogicalPlan::Aggregate { group, .. } = &distinct_plan else {
@@ -491,7 +671,10 @@ impl Binder<'_> {
             for k in order.iter_mut() {
                 k.expr = replace_exprs(&k.expr, &to, &grouped);
             }
-            correlation = correlation.iter().map(|p| replace_exprs(p, &to, &grouped)).collect();
+            correlation = correlation
+                .iter()
+                .map(|p| replace_exprs(p, &to, &grouped))
+                .collect();
             for ((_, e), g) in outputs.iter_mut().zip(&grouped) {
                 *e = g.clone();
             }
@@ -507,32 +690,59 @@ impl Binder<'_> {
         let schema = plan.schema();
         let exprs: Vec<(ColumnInfo, Expr)> = outputs
             .into_iter()
-            .map(|(name, e)| (self.new_column(name, e.data_type(), nullable(&e, &schema)), e))
+            .map(|(name, e)| {
+                (
+                    self.new_column(name, e.data_type(), nullable(&e, &schema)),
+                    e,
+                )
+            })
             .collect();
         // Correlation predicates now read the hidden output columns.
         let hidden_from: Vec<Expr> = exprs[visible..].iter().map(|(_, e)| e.clone()).collect();
         let hidden_to: Vec<Expr> = exprs[visible..].iter().map(|(c, _)| c.expr()).collect();
-        let correlation = correlation.iter().map(|p| replace_exprs(p, &hidden_from, &hidden_to)).collect();
-        Ok(BoundQuery { plan: project(plan, exprs), visible, correlation, always_one_row, empty_row })
+        let correlation = correlation
+            .iter()
+            .map(|p| replace_exprs(p, &hidden_from, &hidden_to))
+            .collect();
+        Ok(BoundQuery {
+            plan: project(plan, exprs),
+            visible,
+            correlation,
+            always_one_row,
+            empty_row,
+        })
     }
 
-    fn select_items(&mut self, projection: &[ast::SelectItem], scope: &Scope) -> Result<Vec<SelectItem>> {
-        let ctx = Ctx { aggregates: true, windows: true, ..Ctx::new(scope, Clause::FieldList) };
+    fn select_items(
+        &mut self,
+        projection: &[ast::SelectItem],
+        scope: &Scope,
+    ) -> Result<Vec<SelectItem>> {
+        let ctx = Ctx {
+            aggregates: true,
+            windows: true,
+            ..Ctx::new(scope, Clause::FieldList)
+        };
         let mut items = Vec::with_capacity(projection.len());
         for p in projection {
             match p {
-                ast::SelectItem::UnnamedExpr(e) => {
-                    items.push(SelectItem { name: display_name(e), expr: self.expr(e, &ctx)? })
-                }
-                ast::SelectItem::ExprWithAlias { expr, alias } => {
-                    items.push(SelectItem { name: alias.value.clone(), expr: self.expr(expr, &ctx)? })
-                }
+                ast::SelectItem::UnnamedExpr(e) => items.push(SelectItem {
+                    name: display_name(e),
+                    expr: self.expr(e, &ctx)?,
+                }),
+                ast::SelectItem::ExprWithAlias { expr, alias } => items.push(SelectItem {
+                    name: alias.value.clone(),
+                    expr: self.expr(expr, &ctx)?,
+                }),
                 ast::SelectItem::Wildcard(opts) => {
                     check_wildcard(opts)?;
                     if scope.columns.is_empty() {
                         return Err(QuiverError::new(1096, "HY000", "No tables used"));
                     }
-                    items.extend(scope.star().map(|c| SelectItem { name: c.name.clone(), expr: c.expr() }));
+                    items.extend(scope.star().map(|c| SelectItem {
+                        name: c.name.clone(),
+                        expr: c.expr(),
+                    }));
                 }
                 ast::SelectItem::QualifiedWildcard(kind, opts) => {
                     check_wildcard(opts)?;
@@ -547,11 +757,20 @@ impl Binder<'_> {
                     };
                     let cols = scope.qualified_star(&q);
                     if cols.is_empty() {
-                        return Err(QuiverError::new(1051, "42S02", format!("Unknown table '{q}'")));
+                        return Err(QuiverError::new(
+                            1051,
+                            "42S02",
+                            format!("Unknown table '{q}'"),
+                        ));
                     }
-                    items.extend(cols.into_iter().map(|c| SelectItem { name: c.name.clone(), expr: c.expr() }));
+                    items.extend(cols.into_iter().map(|c| SelectItem {
+                        name: c.name.clone(),
+                        expr: c.expr(),
+                    }));
                 }
-                ast::SelectItem::ExprWithAliases { .. } => return Err(QuiverError::not_supported(format!("{p}"))),
+                ast::SelectItem::ExprWithAliases { .. } => {
+                    return Err(QuiverError::not_supported(format!("{p}")))
+                }
             }
         }
         Ok(items)
@@ -565,16 +784,33 @@ impl Binder<'_> {
         scope: &Scope,
         items: &[SelectItem],
     ) -> Result<(Vec<Expr>, Vec<String>)> {
-        let ctx = Ctx { aliases: items, subqueries: false, ..Ctx::new(scope, Clause::Group) };
-        let produced: HashSet<_> =
-            self.block.aggs.iter().map(|(c, _)| c.id).chain(self.block.windows.iter().map(|(c, _)| c.id)).collect();
+        let ctx = Ctx {
+            aliases: items,
+            subqueries: false,
+            ..Ctx::new(scope, Clause::Group)
+        };
+        let produced: HashSet<_> = self
+            .block
+            .aggs
+            .iter()
+            .map(|(c, _)| c.id)
+            .chain(self.block.windows.iter().map(|(c, _)| c.id))
+            .collect();
         let mut out: Vec<Expr> = Vec::with_capacity(exprs.len());
         let mut names = Vec::with_capacity(exprs.len());
         for e in exprs {
             let (bound, name) = match e {
-                ast::Expr::Value(v) if matches!(&v.value, ast::Value::Number(n, _) if !n.contains(['.', 'e', 'E'])) => {
-                    let ast::Value::Number(n, _) = &v.value else { unreachable!("matched a number") };
-                    match n.parse::<usize>().ok().and_then(|k| k.checked_sub(1)).and_then(|k| items.get(k)) {
+                ast::Expr::Value(v) if matches!(&v.value, ast::Value::Number(n, _) if !n.contains(['.', 'e', 'E'])) =>
+                {
+                    let ast::Value::Number(n, _) = &v.value else {
+                        unreachable!("matched a number")
+                    };
+                    match n
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|k| k.checked_sub(1))
+                        .and_then(|k| items.get(k))
+                    {
                         Some(item) => (item.expr.clone(), item.name.clone()),
                         None => return Err(QuiverError::unknown_column(n, Clause::Group.name())),
                     }
@@ -582,7 +818,11 @@ impl Binder<'_> {
                 e => (self.expr(e, &ctx)?, display_name(e)),
             };
             if bound.columns().iter().any(|id| produced.contains(id)) {
-                return Err(QuiverError::new(1056, "42000", format!("Can't group on '{name}'")));
+                return Err(QuiverError::new(
+                    1056,
+                    "42000",
+                    format!("Can't group on '{name}'"),
+                ));
             }
             if !out.contains(&bound) {
                 out.push(bound);
@@ -593,9 +833,17 @@ impl Binder<'_> {
     }
 }
 
-fn flatten_union<'q>(body: &'q ast::SetExpr, out: &mut Vec<(&'q ast::SetExpr, bool)>) -> Result<()> {
+fn flatten_union<'q>(
+    body: &'q ast::SetExpr,
+    out: &mut Vec<(&'q ast::SetExpr, bool)>,
+) -> Result<()> {
     match body {
-        ast::SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier, left, right } => {
+        ast::SetExpr::SetOperation {
+            op: ast::SetOperator::Union,
+            set_quantifier,
+            left,
+            right,
+        } => {
             flatten_union(left, out)?;
             let distinct = match set_quantifier {
                 ast::SetQuantifier::All => false,

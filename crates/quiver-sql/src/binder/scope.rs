@@ -58,7 +58,10 @@ impl Scope {
         let mut found: Option<&ScopeColumn> = None;
         for c in &self.columns {
             let hit = match qualifier {
-                Some(q) => c.qualifier.as_deref().is_some_and(|cq| cq.eq_ignore_ascii_case(q)),
+                Some(q) => c
+                    .qualifier
+                    .as_deref()
+                    .is_some_and(|cq| cq.eq_ignore_ascii_case(q)),
                 None => !c.merged_away,
             };
             if !hit || !c.name.eq_ignore_ascii_case(name) {
@@ -81,7 +84,11 @@ impl Scope {
     pub fn qualified_star(&self, qualifier: &str) -> Vec<&ScopeColumn> {
         self.columns
             .iter()
-            .filter(|c| c.qualifier.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(qualifier)))
+            .filter(|c| {
+                c.qualifier
+                    .as_deref()
+                    .is_some_and(|q| q.eq_ignore_ascii_case(qualifier))
+            })
             .collect()
     }
 

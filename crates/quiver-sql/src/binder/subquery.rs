@@ -19,7 +19,9 @@ use quiver_plan::{AggExpr, AggFunc, BinaryOp, ColumnId, Expr, JoinKind, LogicalP
 use sqlparser::ast;
 
 use super::coerce::{bool_lit, case, cast, compare, is_null, not, null_lit, or, to_bool};
-use super::{outside_reference, plan_ids, Binder, BoundQuery, Clause, Ctx, Nesting, PendingJoin, Scope};
+use super::{
+    outside_reference, plan_ids, Binder, BoundQuery, Clause, Ctx, Nesting, PendingJoin, Scope,
+};
 
 /// What a WHERE conjunct that is a subquery predicate turned into.
 enum Conjunct {
@@ -67,8 +69,16 @@ impl Binder<'_> {
                 local.push(factor_or(p));
             }
         }
-        if let Some(predicate) = Expr::conjunction(local.into_iter().flat_map(Expr::split_conjunction).collect()) {
-            plan = LogicalPlan::Filter { input: Box::new(plan), predicate };
+        if let Some(predicate) = Expr::conjunction(
+            local
+                .into_iter()
+                .flat_map(Expr::split_conjunction)
+                .collect(),
+        ) {
+            plan = LogicalPlan::Filter {
+                input: Box::new(plan),
+                predicate,
+            };
         }
         Ok(plan)
     }
@@ -77,20 +87,38 @@ impl Binder<'_> {
     fn subquery_conjunct(&mut self, c: &ast::Expr, ctx: &Ctx) -> Result<Option<Conjunct>> {
         let (c, negated) = strip_not(c);
         match c {
-            ast::Expr::Exists { subquery, negated: n } => {
+            ast::Expr::Exists {
+                subquery,
+                negated: n,
+            } => {
                 let negated = negated != *n;
                 let sub = self.subquery(subquery, ctx.scope)?;
                 if sub.always_one_row {
                     // An aggregate without GROUP BY always has a row.
                     return Ok(Some(Conjunct::Constant(!negated)));
                 }
-                let kind = if negated { JoinKind::Anti } else { JoinKind::Semi };
+                let kind = if negated {
+                    JoinKind::Anti
+                } else {
+                    JoinKind::Semi
+                };
                 let filter = Expr::conjunction(sub.correlation);
-                Ok(Some(Conjunct::Join(Box::new(PendingJoin { kind, right: sub.plan, on: vec![], filter }))))
+                Ok(Some(Conjunct::Join(Box::new(PendingJoin {
+                    kind,
+                    right: sub.plan,
+                    on: vec![],
+                    filter,
+                }))))
             }
-            ast::Expr::InSubquery { expr, subquery, negated: n } => {
+            ast::Expr::InSubquery {
+                expr,
+                subquery,
+                negated: n,
+            } => {
                 let negated = negated != *n;
-                Ok(Some(Conjunct::Join(Box::new(self.in_join(expr, subquery, negated, ctx)?))))
+                Ok(Some(Conjunct::Join(Box::new(
+                    self.in_join(expr, subquery, negated, ctx)?,
+                ))))
             }
             _ => Ok(None),
         }
@@ -110,9 +138,17 @@ impl Binder<'_> {
         Ok(b)
     }
 
-    fn in_join(&mut self, lhs: &ast::Expr, q: &ast::Query, negated: bool, ctx: &Ctx) -> Result<PendingJoin> {
+    fn in_join(
+        &mut self,
+        lhs: &ast::Expr,
+        q: &ast::Query,
+        negated: bool,
+        ctx: &Ctx,
+    ) -> Result<PendingJoin> {
         if q.limit_clause.is_some() {
-            return Err(QuiverError::not_supported("LIMIT & IN/ALL/ANY/SOME subquery"));
+            return Err(QuiverError::not_supported(
+                "LIMIT & IN/ALL/ANY/SOME subquery",
+            ));
         }
         let keys = self.operands(lhs, ctx)?;
         let sub = self.subquery(q, ctx.scope)?;
@@ -120,7 +156,9 @@ impl Binder<'_> {
             return Err(QuiverError::operand_columns(keys.len()));
         }
         if !sub.correlation.is_empty() && sub.always_one_row && !empty_is_null(&sub) {
-            return Err(QuiverError::not_supported("IN over a correlated subquery that counts"));
+            return Err(QuiverError::not_supported(
+                "IN over a correlated subquery that counts",
+            ));
         }
         let schema = sub.plan.schema();
         let on = keys
@@ -131,14 +169,26 @@ impl Binder<'_> {
                 (cast(k, &t), cast(c.expr(), &t))
             })
             .collect();
-        let kind = if negated { JoinKind::NullAwareAnti } else { JoinKind::Semi };
-        Ok(PendingJoin { kind, right: sub.plan, on, filter: Expr::conjunction(sub.correlation) })
+        let kind = if negated {
+            JoinKind::NullAwareAnti
+        } else {
+            JoinKind::Semi
+        };
+        Ok(PendingJoin {
+            kind,
+            right: sub.plan,
+            on,
+            filter: Expr::conjunction(sub.correlation),
+        })
     }
 
     /// `(SELECT ...)` as a value: a Single join, and the value is its column.
     pub(crate) fn scalar_subquery(&mut self, q: &ast::Query, ctx: &Ctx) -> Result<Expr> {
         if !ctx.subqueries {
-            return Err(QuiverError::not_supported(format!("subqueries in the {}", ctx.clause.name())));
+            return Err(QuiverError::not_supported(format!(
+                "subqueries in the {}",
+                ctx.clause.name()
+            )));
         }
         let sub = self.subquery(q, ctx.scope)?;
         if sub.visible != 1 {
@@ -156,9 +206,16 @@ impl Binder<'_> {
                 Some(Expr::Literal(ScalarValue::Null, _)) => {}
                 Some(empty) if !on.is_empty() => {
                     let matched = on[0].1.clone();
-                    value = case(vec![(is_null(matched, false), cast(empty, &col.data_type))], Some(value));
+                    value = case(
+                        vec![(is_null(matched, false), cast(empty, &col.data_type))],
+                        Some(value),
+                    );
                 }
-                _ => return Err(QuiverError::not_supported("this correlated scalar subquery")),
+                _ => {
+                    return Err(QuiverError::not_supported(
+                        "this correlated scalar subquery",
+                    ))
+                }
             }
         }
         self.block.pending.push(PendingJoin {
@@ -172,9 +229,17 @@ impl Binder<'_> {
 
     /// `EXISTS (q)` as a value: whether the join to q's distinct correlation
     /// keys (or q's row count, when uncorrelated) finds anything.
-    pub(crate) fn exists_value(&mut self, q: &ast::Query, negated: bool, ctx: &Ctx) -> Result<Expr> {
+    pub(crate) fn exists_value(
+        &mut self,
+        q: &ast::Query,
+        negated: bool,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
         if !ctx.subqueries {
-            return Err(QuiverError::not_supported(format!("subqueries in the {}", ctx.clause.name())));
+            return Err(QuiverError::not_supported(format!(
+                "subqueries in the {}",
+                ctx.clause.name()
+            )));
         }
         let sub = self.subquery(q, ctx.scope)?;
         if sub.always_one_row {
@@ -182,14 +247,29 @@ impl Binder<'_> {
         }
         let (on, rest) = split_keys(sub.correlation, &plan_ids(&sub.plan));
         if !rest.is_empty() {
-            return Err(QuiverError::not_supported("EXISTS with a non-equality correlation outside WHERE conjuncts"));
+            return Err(QuiverError::not_supported(
+                "EXISTS with a non-equality correlation outside WHERE conjuncts",
+            ));
         }
         let value = if on.is_empty() {
             let count = self.new_column("count(*)", DataType::Int64, false);
-            let agg = AggExpr { func: AggFunc::CountStar, arg: None, distinct: false, data_type: DataType::Int64 };
-            let right =
-                LogicalPlan::Aggregate { input: Box::new(sub.plan), group: vec![], aggs: vec![(count.clone(), agg)] };
-            self.block.pending.push(PendingJoin { kind: JoinKind::Single, right, on: vec![], filter: None });
+            let agg = AggExpr {
+                func: AggFunc::CountStar,
+                arg: None,
+                distinct: false,
+                data_type: DataType::Int64,
+            };
+            let right = LogicalPlan::Aggregate {
+                input: Box::new(sub.plan),
+                group: vec![],
+                aggs: vec![(count.clone(), agg)],
+            };
+            self.block.pending.push(PendingJoin {
+                kind: JoinKind::Single,
+                right,
+                on: vec![],
+                filter: None,
+            });
             compare(BinaryOp::Gt, count.expr(), Expr::lit(ScalarValue::Int64(0)))
         } else {
             let mut group = Vec::with_capacity(on.len());
@@ -200,8 +280,17 @@ impl Binder<'_> {
                 group.push((c, inner));
             }
             let marker = keys[0].1.clone();
-            let right = LogicalPlan::Aggregate { input: Box::new(sub.plan), group, aggs: vec![] };
-            self.block.pending.push(PendingJoin { kind: JoinKind::Single, right, on: keys, filter: None });
+            let right = LogicalPlan::Aggregate {
+                input: Box::new(sub.plan),
+                group,
+                aggs: vec![],
+            };
+            self.block.pending.push(PendingJoin {
+                kind: JoinKind::Single,
+                right,
+                on: keys,
+                filter: None,
+            });
             is_null(marker, true)
         };
         Ok(if negated { not(value) } else { value })
@@ -217,14 +306,21 @@ impl Binder<'_> {
         ctx: &Ctx,
     ) -> Result<Expr> {
         if !ctx.subqueries {
-            return Err(QuiverError::not_supported(format!("subqueries in the {}", ctx.clause.name())));
+            return Err(QuiverError::not_supported(format!(
+                "subqueries in the {}",
+                ctx.clause.name()
+            )));
         }
         if q.limit_clause.is_some() {
-            return Err(QuiverError::not_supported("LIMIT & IN/ALL/ANY/SOME subquery"));
+            return Err(QuiverError::not_supported(
+                "LIMIT & IN/ALL/ANY/SOME subquery",
+            ));
         }
         let mut keys = self.operands(lhs, ctx)?;
         if keys.len() != 1 {
-            return Err(QuiverError::not_supported("row IN subquery outside WHERE conjuncts"));
+            return Err(QuiverError::not_supported(
+                "row IN subquery outside WHERE conjuncts",
+            ));
         }
         let x = keys.pop().expect("one key");
         // The subquery is joined twice: once for matches, once for its counts.
@@ -233,7 +329,9 @@ impl Binder<'_> {
             return Err(QuiverError::operand_columns(1));
         }
         if !matches.correlation.is_empty() {
-            return Err(QuiverError::not_supported("correlated IN subqueries outside WHERE conjuncts"));
+            return Err(QuiverError::not_supported(
+                "correlated IN subqueries outside WHERE conjuncts",
+            ));
         }
         let counts = self.subquery(q, ctx.scope)?;
         let y = matches.plan.schema()[0].clone();
@@ -255,17 +353,48 @@ impl Binder<'_> {
         let values = self.new_column("count(y)", DataType::Int64, false);
         let int = DataType::Int64;
         let aggs = vec![
-            (rows.clone(), AggExpr { func: AggFunc::CountStar, arg: None, distinct: false, data_type: int.clone() }),
-            (values.clone(), AggExpr { func: AggFunc::Count, arg: Some(y2.expr()), distinct: false, data_type: int }),
+            (
+                rows.clone(),
+                AggExpr {
+                    func: AggFunc::CountStar,
+                    arg: None,
+                    distinct: false,
+                    data_type: int.clone(),
+                },
+            ),
+            (
+                values.clone(),
+                AggExpr {
+                    func: AggFunc::Count,
+                    arg: Some(y2.expr()),
+                    distinct: false,
+                    data_type: int,
+                },
+            ),
         ];
-        let right = LogicalPlan::Aggregate { input: Box::new(counts.plan), group: vec![], aggs };
-        self.block.pending.push(PendingJoin { kind: JoinKind::Single, right, on: vec![], filter: None });
+        let right = LogicalPlan::Aggregate {
+            input: Box::new(counts.plan),
+            group: vec![],
+            aggs,
+        };
+        self.block.pending.push(PendingJoin {
+            kind: JoinKind::Single,
+            right,
+            on: vec![],
+            filter: None,
+        });
         let zero = || Expr::lit(ScalarValue::Int64(0));
         let value = case(
             vec![
                 (is_null(key.expr(), true), bool_lit(true)),
                 (compare(BinaryOp::Eq, rows.expr(), zero()), bool_lit(false)),
-                (or(is_null(x, false), compare(BinaryOp::Lt, values.expr(), rows.expr())), null_lit(DataType::Boolean)),
+                (
+                    or(
+                        is_null(x, false),
+                        compare(BinaryOp::Lt, values.expr(), rows.expr()),
+                    ),
+                    null_lit(DataType::Boolean),
+                ),
             ],
             Some(bool_lit(false)),
         );
@@ -274,12 +403,22 @@ impl Binder<'_> {
 }
 
 fn empty_is_null(sub: &BoundQuery) -> bool {
-    matches!(sub.empty_row.first(), Some(Some(Expr::Literal(ScalarValue::Null, _))))
+    matches!(
+        sub.empty_row.first(),
+        Some(Some(Expr::Literal(ScalarValue::Null, _)))
+    )
 }
 
 /// `inner = outer`, with `inner` reading only `inner_ids` and `outer` none of them.
 pub(crate) fn correlation_key(p: &Expr, inner_ids: &HashSet<ColumnId>) -> Option<(Expr, Expr)> {
-    let Expr::Binary { op: BinaryOp::Eq, left, right } = p else { return None };
+    let Expr::Binary {
+        op: BinaryOp::Eq,
+        left,
+        right,
+    } = p
+    else {
+        return None;
+    };
     let (lc, rc) = (left.columns(), right.columns());
     let inner_only = |c: &HashSet<ColumnId>| !c.is_empty() && c.is_subset(inner_ids);
     let outer_only = |c: &HashSet<ColumnId>| !c.is_empty() && c.is_disjoint(inner_ids);
@@ -307,12 +446,24 @@ fn split_keys(preds: Vec<Expr>, inner_ids: &HashSet<ColumnId>) -> (Vec<(Expr, Ex
 
 fn split_and(e: &ast::Expr) -> Vec<&ast::Expr> {
     match e {
-        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::And,
+            right,
+        } => {
             let mut v = split_and(left);
             v.extend(split_and(right));
             v
         }
-        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::BinaryOp { op: ast::BinaryOperator::And, .. }) => {
+        ast::Expr::Nested(inner)
+            if matches!(
+                **inner,
+                ast::Expr::BinaryOp {
+                    op: ast::BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
             split_and(inner)
         }
         other => vec![other],
@@ -322,7 +473,10 @@ fn split_and(e: &ast::Expr) -> Vec<&ast::Expr> {
 /// Removes NOTs and parentheses around a subquery predicate.
 fn strip_not(e: &ast::Expr) -> (&ast::Expr, bool) {
     match e {
-        ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr } => {
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Not,
+            expr,
+        } => {
             let (inner, n) = strip_not(expr);
             (inner, !n)
         }
@@ -335,12 +489,24 @@ fn strip_not(e: &ast::Expr) -> (&ast::Expr, bool) {
 /// branch of an OR are taken out, so join keys written in each branch (TPC-H
 /// Q19) are seen as join keys.
 fn factor_or(e: Expr) -> Expr {
-    if !matches!(e, Expr::Binary { op: BinaryOp::Or, .. }) {
+    if !matches!(
+        e,
+        Expr::Binary {
+            op: BinaryOp::Or,
+            ..
+        }
+    ) {
         return e;
     }
-    let branches: Vec<Vec<Expr>> = split_or(e.clone()).into_iter().map(Expr::split_conjunction).collect();
-    let common: Vec<Expr> =
-        branches[0].iter().filter(|c| branches[1..].iter().all(|b| b.contains(c))).cloned().collect();
+    let branches: Vec<Vec<Expr>> = split_or(e.clone())
+        .into_iter()
+        .map(Expr::split_conjunction)
+        .collect();
+    let common: Vec<Expr> = branches[0]
+        .iter()
+        .filter(|c| branches[1..].iter().all(|b| b.contains(c)))
+        .cloned()
+        .collect();
     if common.is_empty() {
         return e;
     }
@@ -363,7 +529,11 @@ fn factor_or(e: Expr) -> Expr {
 
 fn split_or(e: Expr) -> Vec<Expr> {
     match e {
-        Expr::Binary { op: BinaryOp::Or, left, right } => {
+        Expr::Binary {
+            op: BinaryOp::Or,
+            left,
+            right,
+        } => {
             let mut v = split_or(*left);
             v.extend(split_or(*right));
             v

@@ -46,8 +46,14 @@ pub(crate) struct MockCatalog {
 
 impl MockCatalog {
     pub fn table(mut self, name: &str, columns: &[(&str, DataType)]) -> Self {
-        let fields: Vec<Field> = columns.iter().map(|(n, t)| Field::new(*n, t.clone(), true)).collect();
-        let t = MockTable { name: name.into(), schema: Arc::new(Schema::new(fields)) };
+        let fields: Vec<Field> = columns
+            .iter()
+            .map(|(n, t)| Field::new(*n, t.clone(), true))
+            .collect();
+        let t = MockTable {
+            name: name.into(),
+            schema: Arc::new(Schema::new(fields)),
+        };
         self.tables.insert(name.to_lowercase(), Arc::new(t));
         self
     }

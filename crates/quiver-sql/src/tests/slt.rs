@@ -41,7 +41,11 @@ fn records(path: &Path) -> Vec<Record> {
             sql.push('\n');
             lines.next();
         }
-        out.push(Record { location: format!("{}:{}", path.display(), n + 1), sql, error });
+        out.push(Record {
+            location: format!("{}:{}", path.display(), n + 1),
+            sql,
+            error,
+        });
     }
     out
 }
@@ -56,7 +60,9 @@ fn name_of(n: &ObjectName) -> String {
 #[test]
 fn sqllogictest_queries_bind() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/sql");
-    let Ok(groups) = std::fs::read_dir(&dir) else { return };
+    let Ok(groups) = std::fs::read_dir(&dir) else {
+        return;
+    };
     let mut files: Vec<_> = groups
         .flatten()
         .flat_map(|g| std::fs::read_dir(g.path()).into_iter().flatten().flatten())
@@ -74,17 +80,29 @@ fn sqllogictest_queries_bind() {
                 Ok(_) => continue,
                 Err(e) => {
                     if r.error != Some(e.code) {
-                        problems.push(format!("{}: parse: {e} (expected {:?})\n{}", r.location, r.error, r.sql));
+                        problems.push(format!(
+                            "{}: parse: {e} (expected {:?})\n{}",
+                            r.location, r.error, r.sql
+                        ));
                     }
                     continue;
                 }
             };
             let result = match &stmt {
                 Statement::Query(q) => Binder::new(&catalog).bind_query(q).map(|_| ()),
-                Statement::CreateTable(CreateTable { name, columns, query, .. }) => {
+                Statement::CreateTable(CreateTable {
+                    name,
+                    columns,
+                    query,
+                    ..
+                }) => {
                     let cols: Vec<(String, DataType)> = match query {
                         Some(q) => match Binder::new(&catalog).bind_query(q) {
-                            Ok(p) => p.schema().into_iter().map(|c| (c.name, c.data_type)).collect(),
+                            Ok(p) => p
+                                .schema()
+                                .into_iter()
+                                .map(|c| (c.name, c.data_type))
+                                .collect(),
                             Err(e) => {
                                 if r.error != Some(e.code) && r.error.is_none() {
                                     problems.push(format!("{}: {e}\n{}", r.location, r.sql));
@@ -94,16 +112,24 @@ fn sqllogictest_queries_bind() {
                         },
                         None => columns
                             .iter()
-                            .filter_map(|c| Some((c.name.value.clone(), sql_type(&c.data_type).ok()?)))
+                            .filter_map(|c| {
+                                Some((c.name.value.clone(), sql_type(&c.data_type).ok()?))
+                            })
                             .collect(),
                     };
                     if r.error.is_none() && catalog.get_table(&name_of(name)).is_none() {
-                        let cols: Vec<(&str, DataType)> = cols.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+                        let cols: Vec<(&str, DataType)> =
+                            cols.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
                         catalog = catalog.table(&name_of(name), &cols);
                     }
                     continue;
                 }
-                Statement::CreateView(CreateView { name, columns, query, .. }) => {
+                Statement::CreateView(CreateView {
+                    name,
+                    columns,
+                    query,
+                    ..
+                }) => {
                     let q = Binder::new(&catalog).bind_query(query).map(|_| ());
                     if q.is_ok() && r.error.is_none() {
                         let cols: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
@@ -141,12 +167,22 @@ fn sqllogictest_queries_bind() {
                 (Ok(()), _) => {}
                 (Err(e), Some(code)) if e.code == code => {}
                 // Functions that need a ScalarFunc the plan crate does not have yet.
-                (Err(e), None) if e.code == 1235 && KNOWN_GAPS.iter().any(|g| e.message.contains(g)) => {
+                (Err(e), None)
+                    if e.code == 1235 && KNOWN_GAPS.iter().any(|g| e.message.contains(g)) =>
+                {
                     println!("known gap: {}: {e}", r.location)
                 }
-                (Err(e), expected) => problems.push(format!("{}: {e} (expected {expected:?})\n{}", r.location, r.sql)),
+                (Err(e), expected) => problems.push(format!(
+                    "{}: {e} (expected {expected:?})\n{}",
+                    r.location, r.sql
+                )),
             }
         }
     }
-    assert!(problems.is_empty(), "{} of {bound} statements:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} of {bound} statements:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

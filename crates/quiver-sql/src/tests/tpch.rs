@@ -10,8 +10,23 @@ pub(crate) fn tpch_catalog() -> MockCatalog {
     use DataType::*;
     let money = || Decimal128(15, 2);
     MockCatalog::default()
-        .table("region", &[("r_regionkey", Int64), ("r_name", Utf8), ("r_comment", Utf8)])
-        .table("nation", &[("n_nationkey", Int64), ("n_name", Utf8), ("n_regionkey", Int64), ("n_comment", Utf8)])
+        .table(
+            "region",
+            &[
+                ("r_regionkey", Int64),
+                ("r_name", Utf8),
+                ("r_comment", Utf8),
+            ],
+        )
+        .table(
+            "nation",
+            &[
+                ("n_nationkey", Int64),
+                ("n_name", Utf8),
+                ("n_regionkey", Int64),
+                ("n_comment", Utf8),
+            ],
+        )
         .table(
             "supplier",
             &[
@@ -99,7 +114,10 @@ pub(crate) fn tpch_catalog() -> MockCatalog {
 }
 
 pub(crate) fn tpch_query(n: usize) -> String {
-    let path = format!("{}/../quiver-tpch/queries/q{n:02}.sql", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../quiver-tpch/queries/q{n:02}.sql",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -124,7 +142,10 @@ fn all_22_queries_bind() {
     for n in 1..=22 {
         let sql = tpch_query(n);
         match catalog.bind(&sql) {
-            Ok(plan) => assert!(matches!(plan, LogicalPlan::Project { .. }), "Q{n} does not end with a projection"),
+            Ok(plan) => assert!(
+                matches!(plan, LogicalPlan::Project { .. }),
+                "Q{n} does not end with a projection"
+            ),
             Err(e) => panic!("Q{n} failed to bind: {e}"),
         }
     }
@@ -169,11 +190,20 @@ fn subqueries_become_the_expected_joins() {
     assert!(kinds(17).contains(&JoinKind::Single));
     assert!(kinds(18).contains(&JoinKind::Semi));
     let q20 = kinds(20);
-    assert!(q20.contains(&JoinKind::Semi) && q20.contains(&JoinKind::Single), "Q20 {q20:?}");
+    assert!(
+        q20.contains(&JoinKind::Semi) && q20.contains(&JoinKind::Single),
+        "Q20 {q20:?}"
+    );
     let q21 = kinds(21);
-    assert!(q21.contains(&JoinKind::Semi) && q21.contains(&JoinKind::Anti), "Q21 {q21:?}");
+    assert!(
+        q21.contains(&JoinKind::Semi) && q21.contains(&JoinKind::Anti),
+        "Q21 {q21:?}"
+    );
     let q22 = kinds(22);
-    assert!(q22.contains(&JoinKind::Anti) && q22.contains(&JoinKind::Single), "Q22 {q22:?}");
+    assert!(
+        q22.contains(&JoinKind::Anti) && q22.contains(&JoinKind::Single),
+        "Q22 {q22:?}"
+    );
 }
 
 /// Finds the first join of a kind.
@@ -189,7 +219,10 @@ fn correlated_aggregate_subqueries_are_grouped_by_their_correlation() {
     let catalog = tpch_catalog();
     // Q17: l_quantity < (select 0.2 * avg(l_quantity) from lineitem where l_partkey = p_partkey)
     let plan = catalog.bind(&tpch_query(17)).unwrap();
-    let Some(LogicalPlan::Join { on, right, filter, .. }) = find_join(&plan, JoinKind::Single) else {
+    let Some(LogicalPlan::Join {
+        on, right, filter, ..
+    }) = find_join(&plan, JoinKind::Single)
+    else {
         panic!("no single join")
     };
     assert_eq!(on.len(), 1, "{}", plan.display_tree());
@@ -202,7 +235,10 @@ fn correlated_aggregate_subqueries_are_grouped_by_their_correlation() {
     // Q21: the non-equality correlation stays in the semi / anti join's filter.
     let plan = catalog.bind(&tpch_query(21)).unwrap();
     for kind in [JoinKind::Semi, JoinKind::Anti] {
-        let Some(LogicalPlan::Join { filter: Some(f), .. }) = find_join(&plan, kind) else {
+        let Some(LogicalPlan::Join {
+            filter: Some(f), ..
+        }) = find_join(&plan, kind)
+        else {
             panic!("{kind:?} without filter")
         };
         assert!(f.to_string().contains("<>"), "{f}");
@@ -218,7 +254,10 @@ fn date_arithmetic_is_folded_for_filters() {
     assert!(tree.contains("<= 1998-09-02"), "{tree}");
     let plan = catalog.bind(&tpch_query(6)).unwrap();
     let tree = plan.display_tree();
-    assert!(tree.contains(">= 0.05") && tree.contains("<= 0.07") && tree.contains("< 24.00"), "{tree}");
+    assert!(
+        tree.contains(">= 0.05") && tree.contains("<= 0.07") && tree.contains("< 24.00"),
+        "{tree}"
+    );
 }
 
 /// Prints the bound plans: `cargo test -p quiver-sql --release print_tpch_plans -- --ignored --nocapture`.
@@ -229,6 +268,11 @@ fn print_tpch_plans() {
     for n in 1..=22 {
         let plan = catalog.bind(&tpch_query(n)).unwrap();
         println!("Q{n}\n{}", plan.display_tree());
-        println!("Q{n} optimized\n{}", quiver_plan::optimizer::optimize(plan).unwrap().display_tree());
+        println!(
+            "Q{n} optimized\n{}",
+            quiver_plan::optimizer::optimize(plan)
+                .unwrap()
+                .display_tree()
+        );
     }
 }
