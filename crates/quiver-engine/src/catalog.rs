@@ -61,19 +61,13 @@ impl Table {
         let rows = batches.iter().map(|b| b.num_rows()).sum();
         let distinct = match &self.dir {
             Some(dir) => quiver_storage::write_table(dir, &self.schema, &batches)?.distinct,
-            None => estimate_distinct(&batches, self.schema.fields().len()),
+            None => quiver_storage::estimate_distinct(&self.schema, &batches),
         };
         *self.data.write().expect("table lock") = Some(Arc::new(batches));
         *self.rows.write().expect("table lock") = rows;
         *self.distinct.write().expect("table lock") = distinct;
         Ok(())
     }
-}
-
-fn estimate_distinct(batches: &[RecordBatch], cols: usize) -> Vec<usize> {
-    // In-memory tables are small; count rows as an upper bound.
-    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    vec![rows.max(1); cols]
 }
 
 impl TableSource for Table {

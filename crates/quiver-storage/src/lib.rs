@@ -13,4 +13,4 @@ pub mod sketch;
 pub mod table_file;
 pub mod type_names;
 
-pub use table_file::{read_table, write_table, TableMeta};
+pub use table_file::{estimate_distinct, read_table, write_table, TableMeta};

@@ -280,6 +280,18 @@ fn write_column(w: &mut impl Write, a: &ArrayRef) -> std::io::Result<()> {
     }
 }
 
+/// Estimated distinct values of each column (KMV sketch), as stored in the
+/// manifest; also used for tables that live only in memory.
+pub fn estimate_distinct(schema: &SchemaRef, batches: &[RecordBatch]) -> Vec<usize> {
+    let mut sketches = vec![DistinctSketch::default(); schema.fields().len()];
+    for b in batches {
+        for (c, col) in b.columns().iter().enumerate() {
+            sketch_column(col, &mut sketches[c]);
+        }
+    }
+    sketches.iter().map(|s| s.estimate().max(1)).collect()
+}
+
 fn sketch_column(a: &ArrayRef, s: &mut DistinctSketch) {
     let mix = |mut h: u64| {
         h ^= h >> 33;

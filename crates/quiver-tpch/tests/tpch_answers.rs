@@ -141,5 +141,52 @@ fn main() {
             }));
         }
     }
+    // Plan shapes on real statistics (SF0.1): the optimizer's promises.
+    trials.push(Trial::test("plans/no_cross_products", || {
+        let session = SF01.get_or_init(|| session_for(0.1));
+        for q in [2, 5, 7, 8, 9, 21] {
+            let plan = explain(session, q)?;
+            for line in plan.lines().filter(|l| l.contains("HashJoin")) {
+                if !line.contains(" = ") {
+                    return Err(format!("q{q}: a join without keys: {line}\n{plan}").into());
+                }
+            }
+        }
+        Ok(())
+    }));
+    trials.push(Trial::test(
+        "plans/q18_semi_join_before_lineitem_join",
+        || {
+            let session = SF01.get_or_init(|| session_for(0.1));
+            let plan = explain(session, 18)?;
+            let depth = |needle: &str| {
+                plan.lines()
+                    .find(|l| l.contains(needle))
+                    .map(|l| l.len() - l.trim_start().len())
+            };
+            match (depth("HashJoin Semi"), depth("HashJoin Inner")) {
+                (Some(semi), Some(inner)) if semi > inner => Ok(()),
+                _ => Err(
+                    format!("the IN subquery should filter orders below the joins:\n{plan}").into(),
+                ),
+            }
+        },
+    ));
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The EXPLAIN text of TPC-H query `q`.
+fn explain(session: &Session, q: usize) -> Result<String, Failed> {
+    let sql = format!("EXPLAIN {}", quiver_tpch::query(q).expect("query"));
+    let StatementResult::Rows { batches, .. } =
+        session.query(&sql).map_err(|e| format!("q{q}: {e}"))?
+    else {
+        return Err("not rows".into());
+    };
+    let lines = rows_as_text(&batches)?;
+    Ok(lines
+        .into_iter()
+        .map(|r| r[0].clone().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n"))
 }

@@ -15,7 +15,7 @@ use quiver_plan::JoinKind;
 use super::{execute_partitions, metered, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
-use crate::hash::{any_null, hash_rows, KeyColumn};
+use crate::hash::{any_null, hash_rows, mix, KeyColumn, KeyValues};
 use crate::ExecContext;
 
 const EMPTY: u32 = u32::MAX;
@@ -41,43 +41,252 @@ pub struct HashJoinExec {
 struct BuildSide {
     batch: RecordBatch,
     keys: Vec<KeyColumn>,
-    hashes: Vec<u64>,
-    first: Vec<u32>,
-    next: Vec<u32>,
-    mask: u64,
+    index: JoinIndex,
     has_null_key: bool,
     _memory: OwnedReservation,
 }
 
-impl BuildSide {
+/// How build rows are found from a probe key. Chains (`next`) link build rows
+/// of one bucket in input order; `EMPTY` ends a chain.
+#[derive(Debug)]
+enum JoinIndex {
+    /// Any keys: buckets by row hash; candidates are checked by hash, then key.
+    Hashed {
+        hashes: Vec<u64>,
+        first: Vec<u32>,
+        next: Vec<u32>,
+        mask: u64,
+    },
+    /// One integer key over a dense range (TPC-H's keys): bucket `k - min`
+    /// holds exactly the rows with key `k`, so nothing is hashed or compared.
+    Direct {
+        min: i64,
+        first: Vec<u32>,
+        next: Vec<u32>,
+    },
+    /// One integer key, sparse: buckets by hashed key; the key sits next to
+    /// its chain link so a candidate costs one cache line.
+    Int {
+        first: Vec<u32>,
+        entries: Vec<(i64, u32)>,
+        mask: u64,
+    },
+}
+
+/// The probe side's keys in the shape the index wants.
+enum ProbeKeys<'a> {
+    Hashed {
+        keys: &'a [KeyColumn],
+        hashes: Vec<u64>,
+    },
+    Int {
+        values: &'a [i64],
+        nulls: Option<&'a arrow_buffer::NullBuffer>,
+    },
+}
+
+impl ProbeKeys<'_> {
     #[inline]
-    fn chain(&self, h: u64) -> ChainIter<'_> {
-        ChainIter {
-            side: self,
-            at: self.first[(h & self.mask) as usize],
-            hash: h,
+    fn is_null(&self, i: usize) -> bool {
+        match self {
+            ProbeKeys::Hashed { keys, .. } => any_null(keys, i),
+            ProbeKeys::Int { nulls, .. } => nulls.is_some_and(|n| n.is_null(i)),
         }
     }
 }
 
-struct ChainIter<'a> {
-    side: &'a BuildSide,
-    at: u32,
-    hash: u64,
+/// A single integer key with no per-row conversion needed.
+fn int_key(keys: &[KeyColumn]) -> Option<(&[i64], Option<&arrow_buffer::NullBuffer>)> {
+    match keys {
+        [KeyColumn {
+            values: KeyValues::Int(v),
+            nulls,
+        }] => Some((v.as_slice(), nulls.as_ref())),
+        _ => None,
+    }
 }
 
-impl Iterator for ChainIter<'_> {
-    type Item = usize;
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        while self.at != EMPTY {
-            let j = self.at as usize;
-            self.at = self.side.next[j];
-            if self.side.hashes[j] == self.hash {
-                return Some(j);
+/// Largest key range given a direct table, relative to the build rows:
+/// a few u32 per row is cheaper than hashing every probe.
+const DIRECT_RANGE_PER_ROW: u64 = 4;
+const DIRECT_RANGE_MIN: u64 = 1 << 16;
+
+impl JoinIndex {
+    fn build(keys: &[KeyColumn], rows: usize) -> (JoinIndex, bool) {
+        let mut has_null_key = false;
+        if let Some((values, nulls)) = int_key(keys) {
+            let valid = |j: usize| nulls.is_none_or(|n| n.is_valid(j));
+            let (mut min, mut max) = (i64::MAX, i64::MIN);
+            for (j, &k) in values.iter().enumerate() {
+                if valid(j) {
+                    min = min.min(k);
+                    max = max.max(k);
+                } else {
+                    has_null_key = true;
+                }
             }
+            let range = (max as i128 - min as i128 + 1).max(0) as u64;
+            let mut next = vec![EMPTY; rows];
+            if range <= (rows as u64 * DIRECT_RANGE_PER_ROW).max(DIRECT_RANGE_MIN) {
+                let mut first = vec![EMPTY; range as usize];
+                // Insert in reverse so chains list rows in input order.
+                for j in (0..rows).rev() {
+                    if valid(j) {
+                        let b = (values[j] - min) as usize;
+                        next[j] = first[b];
+                        first[b] = j as u32;
+                    }
+                }
+                return (
+                    JoinIndex::Direct {
+                        min: if range == 0 { 0 } else { min },
+                        first,
+                        next,
+                    },
+                    has_null_key,
+                );
+            }
+            let buckets = (rows * 2).next_power_of_two().max(16);
+            let mask = (buckets - 1) as u64;
+            let mut first = vec![EMPTY; buckets];
+            let mut entries = vec![(0i64, EMPTY); rows];
+            for j in (0..rows).rev() {
+                if valid(j) {
+                    let b = (mix(values[j] as u64) & mask) as usize;
+                    entries[j] = (values[j], first[b]);
+                    first[b] = j as u32;
+                }
+            }
+            return (
+                JoinIndex::Int {
+                    first,
+                    entries,
+                    mask,
+                },
+                has_null_key,
+            );
         }
-        None
+        let hashes = hash_rows(keys, rows);
+        let buckets = (rows * 2).next_power_of_two().max(16);
+        let mut first = vec![EMPTY; buckets];
+        let mut next = vec![EMPTY; rows];
+        let mask = (buckets - 1) as u64;
+        for j in (0..rows).rev() {
+            if any_null(keys, j) {
+                has_null_key = true;
+                continue;
+            }
+            let b = (hashes[j] & mask) as usize;
+            next[j] = first[b];
+            first[b] = j as u32;
+        }
+        (
+            JoinIndex::Hashed {
+                hashes,
+                first,
+                next,
+                mask,
+            },
+            has_null_key,
+        )
+    }
+
+    fn memory_size(&self) -> usize {
+        match self {
+            JoinIndex::Hashed {
+                hashes,
+                first,
+                next,
+                ..
+            } => hashes.len() * 8 + (first.len() + next.len()) * 4,
+            JoinIndex::Direct { first, next, .. } => (first.len() + next.len()) * 4,
+            JoinIndex::Int { first, entries, .. } => first.len() * 4 + entries.len() * 16,
+        }
+    }
+}
+
+impl BuildSide {
+    fn probe_keys<'a>(&self, keys: &'a [KeyColumn], rows: usize) -> ProbeKeys<'a> {
+        match (&self.index, int_key(keys)) {
+            (JoinIndex::Direct { .. } | JoinIndex::Int { .. }, Some((values, nulls))) => {
+                ProbeKeys::Int { values, nulls }
+            }
+            _ => ProbeKeys::Hashed {
+                keys,
+                hashes: hash_rows(keys, rows),
+            },
+        }
+    }
+
+    /// Calls `f` with each build row whose key equals probe row `i` (not NULL),
+    /// in build input order; stops early when `f` returns false.
+    #[inline]
+    fn for_each_match(&self, probe: &ProbeKeys, i: usize, mut f: impl FnMut(usize) -> bool) {
+        match (&self.index, probe) {
+            (JoinIndex::Direct { min, first, next }, ProbeKeys::Int { values, .. }) => {
+                let b = values[i].wrapping_sub(*min) as u64;
+                if b < first.len() as u64 {
+                    let mut at = first[b as usize];
+                    while at != EMPTY && f(at as usize) {
+                        at = next[at as usize];
+                    }
+                }
+            }
+            (
+                JoinIndex::Int {
+                    first,
+                    entries,
+                    mask,
+                },
+                ProbeKeys::Int { values, .. },
+            ) => {
+                let k = values[i];
+                let mut at = first[(mix(k as u64) & mask) as usize];
+                while at != EMPTY {
+                    let (key, link) = entries[at as usize];
+                    if key == k && !f(at as usize) {
+                        return;
+                    }
+                    at = link;
+                }
+            }
+            (
+                JoinIndex::Hashed {
+                    hashes,
+                    first,
+                    next,
+                    mask,
+                },
+                ProbeKeys::Hashed {
+                    keys,
+                    hashes: probe_hashes,
+                },
+            ) => {
+                let h = probe_hashes[i];
+                let mut at = first[(h & mask) as usize];
+                while at != EMPTY {
+                    let j = at as usize;
+                    at = next[j];
+                    if hashes[j] == h
+                        && keys.iter().zip(&self.keys).all(|(k, b)| k.eq(i, b, j))
+                        && !f(j)
+                    {
+                        return;
+                    }
+                }
+            }
+            _ => unreachable!("probe keys are shaped for their index"),
+        }
+    }
+
+    #[inline]
+    fn has_match(&self, probe: &ProbeKeys, i: usize) -> bool {
+        let mut found = false;
+        self.for_each_match(probe, i, |_| {
+            found = true;
+            false
+        });
+        found
     }
 }
 
@@ -116,7 +325,7 @@ impl HashJoinExec {
                 drop(batches);
                 let rows = batch.num_rows();
                 let mut memory = OwnedReservation::new(ctx);
-                memory.grow(batch.get_array_memory_size() + rows * 24)?;
+                memory.grow(batch.get_array_memory_size())?;
                 if rows >= EMPTY as usize {
                     return Err(QuiverError::not_supported(
                         "a join build side of more than 4 billion rows",
@@ -127,29 +336,12 @@ impl HashJoinExec {
                     .iter()
                     .map(|k| KeyColumn::new(&k.evaluate_array(&batch)?))
                     .collect::<Result<Vec<_>>>()?;
-                let hashes = hash_rows(&keys, rows);
-                let buckets = (rows * 2).next_power_of_two().max(16);
-                let mut first = vec![EMPTY; buckets];
-                let mut next = vec![EMPTY; rows];
-                let mask = (buckets - 1) as u64;
-                let mut has_null_key = false;
-                // Insert in reverse so chains list rows in input order.
-                for j in (0..rows).rev() {
-                    if any_null(&keys, j) {
-                        has_null_key = true;
-                        continue;
-                    }
-                    let b = (hashes[j] & mask) as usize;
-                    next[j] = first[b];
-                    first[b] = j as u32;
-                }
+                let (index, has_null_key) = JoinIndex::build(&keys, rows);
+                memory.grow(index.memory_size())?;
                 Ok(Arc::new(BuildSide {
                     batch,
                     keys,
-                    hashes,
-                    first,
-                    next,
-                    mask,
+                    index,
                     has_null_key,
                     _memory: memory,
                 }))
@@ -201,15 +393,9 @@ impl Prober {
             .iter()
             .map(|k| KeyColumn::new(&k.evaluate_array(&left)?))
             .collect::<Result<Vec<_>>>()?;
-        let hashes = hash_rows(&keys, n);
-        let keys = &keys;
-        let hashes = &hashes;
-        let matches = |i: usize| {
-            build
-                .chain(hashes[i])
-                .filter(move |&j| keys.iter().zip(&build.keys).all(|(k, b)| k.eq(i, b, j)))
-        };
-        let null_key = |i: usize| any_null(keys, i);
+        let probe = build.probe_keys(&keys, n);
+        let probe = &probe;
+        let null_key = |i: usize| probe.is_null(i);
         let mut out = Vec::new();
         match (self.kind, &self.filter) {
             (JoinKind::Semi | JoinKind::Anti, None) => {
@@ -217,7 +403,7 @@ impl Prober {
                 let mask: BooleanArray = (0..n)
                     .map(|i| {
                         Some(
-                            !null_key(i) && matches(i).next().is_some() == want
+                            !null_key(i) && build.has_match(probe, i) == want
                                 || (!want && null_key(i)),
                         )
                     })
@@ -273,10 +459,11 @@ impl Prober {
                     if null_key(i) {
                         continue;
                     }
-                    for j in matches(i) {
+                    build.for_each_match(probe, i, |j| {
                         li.push(i as u32);
                         ri.push(Some(j as u32));
-                    }
+                        true
+                    });
                     if li.len() >= PAIRS_PER_BATCH {
                         flush(&mut li, &mut ri, &mut matched, &mut out)?;
                     }

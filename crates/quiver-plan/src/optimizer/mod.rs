@@ -1,11 +1,13 @@
 //! Rewrite rules over logical plans, applied in a fixed order:
 //! predicate pushdown (which also turns WHERE equalities into join keys),
+//! selective semi joins moved down onto the relation holding their keys,
 //! join ordering by estimated cardinality, then column pruning.
 
 mod cardinality;
 mod join_order;
 mod prune;
 mod pushdown;
+mod semi_join;
 
 use quiver_common::Result;
 
@@ -15,6 +17,7 @@ pub use cardinality::estimate_rows;
 
 pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
     let plan = pushdown::push_down_predicates(plan);
+    let plan = semi_join::push_down_semi_joins(plan);
     let plan = join_order::reorder_joins(plan);
     // Reordering exposes new places for predicates that spanned the old tree.
     let plan = pushdown::push_down_predicates(plan);
