@@ -78,8 +78,40 @@ pub enum ArithOp {
     Mod,
 }
 
-/// Result type of `l op r` under MySQL's rules.
+/// MySQL computes a decimal quotient in whole 9-digit words and truncates
+/// there: each operand's fraction is widened to whole words, and the
+/// `div_precision_increment` digits left over after that widening are added
+/// (`100.00 / 3` is 33.333333333 inside, shown as 33.333333).
+pub fn division_internal_scale(s1: i8, s2: i8) -> i8 {
+    let word = |s: i32| (s + 8) / 9 * 9;
+    let (f1, f2) = (word(s1 as i32), word(s2 as i32));
+    let increment = (DIV_PRECISION_INCREMENT as i32 - (f1 - s1 as i32) - (f2 - s2 as i32)).max(0);
+    word(f1 + f2 + increment).min(i8::MAX as i32) as i8
+}
+
+/// Type a value of `l op r` is computed in. It equals the declared type
+/// ([`declared_arithmetic_type`]) except for decimal division, which keeps
+/// MySQL's extra internal digits; the binder rounds those to the declared
+/// scale where the value leaves the expression.
 pub fn arithmetic_result_type(op: ArithOp, l: &DataType, r: &DataType) -> Result<DataType> {
+    let declared = declared_arithmetic_type(op, l, r)?;
+    if let (ArithOp::Div, DataType::Decimal128(_, s)) = (op, &declared) {
+        let (p1, s1) = decimal_shape(l);
+        let (_, s2) = decimal_shape(r);
+        let integer_digits = p1 as i32 - s1 as i32 + s2 as i32;
+        // Keep as many internal digits as fit next to the integer part.
+        let room = MAX_DECIMAL_PRECISION as i32 - integer_digits;
+        let internal = (division_internal_scale(s1, s2) as i32)
+            .min(room)
+            .min(30)
+            .max(*s as i32) as i8;
+        return Ok(capped(integer_digits + internal as i32, internal));
+    }
+    Ok(declared)
+}
+
+/// Result type of `l op r` as MySQL declares it (what clients see).
+pub fn declared_arithmetic_type(op: ArithOp, l: &DataType, r: &DataType) -> Result<DataType> {
     let l = if is_string(l) || matches!(l, DataType::Null) {
         &DataType::Float64
     } else {
@@ -232,6 +264,20 @@ pub fn avg_type(t: &DataType) -> DataType {
     }
     let (p, s) = decimal_shape(t);
     capped(p as i32 + 4, s + DIV_PRECISION_INCREMENT)
+}
+
+/// The type AVG of an exact type is computed in: SUM / COUNT with the
+/// internal digits of a decimal division ([`division_internal_scale`]).
+pub fn avg_internal_type(t: &DataType) -> DataType {
+    if t.is_floating() || is_string(t) {
+        return DataType::Float64;
+    }
+    let (p, s) = decimal_shape(t);
+    let internal = division_internal_scale(s, 0).min(30);
+    capped(
+        (p as i32 - s as i32 + internal as i32).min(MAX_DECIMAL_PRECISION as i32),
+        internal,
+    )
 }
 
 /// The MySQL name of a type, as DESCRIBE shows it.
@@ -565,6 +611,17 @@ mod tests {
     }
 
     #[test]
+    fn division_keeps_whole_words_of_fraction() {
+        // MariaDB 10.11: 100.00/3 = 33.333333333 inside, 2.00000/3 = 0.666666666,
+        // 1/0.123456789 keeps 18 digits (x 1e9 = 8100000073.7100).
+        assert_eq!(division_internal_scale(2, 0), 9);
+        assert_eq!(division_internal_scale(5, 0), 9);
+        assert_eq!(division_internal_scale(9, 0), 18);
+        assert_eq!(division_internal_scale(0, 9), 18);
+        assert_eq!(division_internal_scale(0, 0), 9);
+    }
+
+    #[test]
     fn mysql_decimal_rules() {
         let d = DataType::Decimal128(15, 2);
         assert_eq!(
@@ -572,10 +629,16 @@ mod tests {
             DataType::Decimal128(30, 4)
         );
         assert_eq!(
-            arithmetic_result_type(ArithOp::Div, &DataType::Int64, &DataType::Int64).unwrap(),
+            declared_arithmetic_type(ArithOp::Div, &DataType::Int64, &DataType::Int64).unwrap(),
             DataType::Decimal128(23, 4)
+        );
+        // Computed with whole 9-digit words of fraction (MariaDB: 2/3*1000000000 = 666666666.0000).
+        assert_eq!(
+            arithmetic_result_type(ArithOp::Div, &DataType::Int64, &DataType::Int64).unwrap(),
+            DataType::Decimal128(28, 9)
         );
         assert_eq!(sum_type(&d), DataType::Decimal128(37, 2));
         assert_eq!(avg_type(&d), DataType::Decimal128(19, 6));
+        assert_eq!(avg_internal_type(&d), DataType::Decimal128(22, 9));
     }
 }

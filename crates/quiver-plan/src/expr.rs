@@ -122,6 +122,10 @@ pub enum ScalarFunc {
     Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
+    /// A decimal computed with MySQL's extra internal digits (a quotient,
+    /// AVG), rounded half away from zero to its declared scale: the value
+    /// clients see and tables store. Arithmetic looks through it.
+    DeclaredScale,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

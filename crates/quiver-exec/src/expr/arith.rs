@@ -370,7 +370,8 @@ fn decimal_arith(
             let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else {
                 unreachable!()
             };
-            // a / b at scale s: a * 10^(s - s1 + s2) / b, rounded half away from zero.
+            // a / b at scale s: a * 10^(s - s1 + s2) / b, truncated as MySQL
+            // truncates a quotient at its internal digits (the binder chose s).
             let shift = (s - s1 + s2) as u32;
             let factor = 10i128.pow(shift);
             let (Some(a), Some(b)) = (
@@ -385,13 +386,7 @@ fn decimal_arith(
                 }
                 let (num, o) = x.overflowing_mul(factor);
                 *of = o;
-                let q = num / y;
-                let rem = (num % y).abs() * 2;
-                Some(if rem >= y.abs() {
-                    q + (num.signum() * y.signum())
-                } else {
-                    q
-                })
+                Some(num / y)
             })
         }
         _ => {
@@ -432,8 +427,9 @@ mod tests {
     }
 
     #[test]
-    fn decimal_division_rounds_half_away_from_zero() {
-        // 1.00 / 3.00 at scale 6 = 0.333333; 2.00 / 3.00 = 0.666667; -2/3 = -0.666667
+    fn decimal_division_truncates_at_its_scale() {
+        // MariaDB: 2.00000 / 3 = 0.666666666 (truncated at its internal digits).
+        // 1.00 / 3.00 at scale 6 = 0.333333; 2.00 / 3.00 = 0.666666; -2/3 = -0.666666
         let out = arithmetic(
             BinaryOp::Div,
             dec(vec![100, 200, -200], 15, 2),
@@ -445,7 +441,7 @@ mod tests {
         .into_array(3)
         .unwrap();
         let d = out.as_primitive::<Decimal128Type>();
-        assert_eq!(d.values().to_vec(), vec![333_333, 666_667, -666_667]);
+        assert_eq!(d.values().to_vec(), vec![333_333, 666_666, -666_666]);
     }
 
     #[test]

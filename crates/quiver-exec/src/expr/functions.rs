@@ -216,6 +216,8 @@ pub fn call(
             }
         }
         ScalarFunc::Hex => hex(arg(0)?)?,
+        // Decimal rescaling rounds half away from zero, as MySQL shows values.
+        ScalarFunc::DeclaredScale => cast_array(arg(0)?, t)?,
         ScalarFunc::Abs
         | ScalarFunc::Round
         | ScalarFunc::Truncate

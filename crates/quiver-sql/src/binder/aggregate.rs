@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use arrow_schema::DataType;
-use quiver_common::types::{avg_type, is_string, sum_type};
+use quiver_common::types::{avg_internal_type, avg_type, is_string, sum_type};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{
     AggExpr, AggFunc, ColumnId, ColumnInfo, Expr, ScalarFunc, SortExpr, WindowExpr, WindowFunc,
@@ -38,24 +38,34 @@ impl Binder<'_> {
             subqueries: false,
             ..*ctx
         };
-        let agg = self.agg_call(name, distinct, args, &inner)?;
-        Ok(self.register_agg(agg, display))
+        let (agg, declared) = self.agg_call(name, distinct, args, &inner)?;
+        Ok(self.register_agg(agg, declared, display))
     }
 
-    /// The AggExpr of COUNT / SUM / AVG / MIN / MAX.
-    fn agg_call(&mut self, name: &str, distinct: bool, args: &[Arg], ctx: &Ctx) -> Result<AggExpr> {
+    /// The AggExpr of COUNT / SUM / AVG / MIN / MAX, and the declared type its
+    /// result is rounded to when it is computed with more decimal digits.
+    fn agg_call(
+        &mut self,
+        name: &str,
+        distinct: bool,
+        args: &[Arg],
+        ctx: &Ctx,
+    ) -> Result<(AggExpr, Option<DataType>)> {
         let wrong = || QuiverError::wrong_arguments(&name.to_uppercase());
         let mut exprs = Vec::with_capacity(args.len());
         for a in args {
             match a {
                 Arg::Expr(e) => exprs.push(self.expr(e, ctx)?),
                 Arg::Star if name == "count" && args.len() == 1 && !distinct => {
-                    return Ok(AggExpr {
-                        func: AggFunc::CountStar,
-                        arg: None,
-                        distinct: false,
-                        data_type: DataType::Int64,
-                    });
+                    return Ok((
+                        AggExpr {
+                            func: AggFunc::CountStar,
+                            arg: None,
+                            distinct: false,
+                            data_type: DataType::Int64,
+                        },
+                        None,
+                    ));
                 }
                 Arg::Star => return Err(wrong()),
             }
@@ -70,24 +80,32 @@ impl Binder<'_> {
             };
             // COUNT of a non-NULL constant counts rows.
             if !distinct && matches!(&arg, Expr::Literal(v, _) if !v.is_null()) {
-                return Ok(AggExpr {
-                    func: AggFunc::CountStar,
-                    arg: None,
-                    distinct: false,
-                    data_type: DataType::Int64,
-                });
+                return Ok((
+                    AggExpr {
+                        func: AggFunc::CountStar,
+                        arg: None,
+                        distinct: false,
+                        data_type: DataType::Int64,
+                    },
+                    None,
+                ));
             }
-            return Ok(AggExpr {
-                func: AggFunc::Count,
-                arg: Some(arg),
-                distinct,
-                data_type: DataType::Int64,
-            });
+            return Ok((
+                AggExpr {
+                    func: AggFunc::Count,
+                    arg: Some(arg),
+                    distinct,
+                    data_type: DataType::Int64,
+                },
+                None,
+            ));
         }
         if exprs.len() != 1 {
             return Err(wrong());
         }
-        let arg = exprs.pop().expect("one");
+        // A value with internal digits is aggregated as is; the result is
+        // declared from the operand's declared type.
+        let (arg, arg_declared) = super::coerce::declared_parts(exprs.pop().expect("one"));
         Ok(match name {
             "sum" | "avg" => {
                 // SUM / AVG read strings as doubles and booleans and dates as numbers.
@@ -102,17 +120,29 @@ impl Binder<'_> {
                     _ => arg,
                 };
                 let t = arg.data_type();
-                let (func, data_type) = if name == "sum" {
-                    (AggFunc::Sum, sum_type(&t))
+                let (func, data_type, declared) = if name == "sum" {
+                    (
+                        AggFunc::Sum,
+                        sum_type(&t),
+                        arg_declared.map(|d| sum_type(&d)),
+                    )
                 } else {
-                    (AggFunc::Avg, avg_type(&t))
+                    // AVG keeps a quotient's internal digits; what is shown is rounded.
+                    (
+                        AggFunc::Avg,
+                        avg_internal_type(&t),
+                        Some(avg_type(arg_declared.as_ref().unwrap_or(&t))),
+                    )
                 };
-                AggExpr {
-                    func,
-                    arg: Some(arg),
-                    distinct,
-                    data_type,
-                }
+                (
+                    AggExpr {
+                        func,
+                        arg: Some(arg),
+                        distinct,
+                        data_type,
+                    },
+                    declared,
+                )
             }
             _ => {
                 let func = if name == "min" {
@@ -121,24 +151,31 @@ impl Binder<'_> {
                     AggFunc::Max
                 };
                 // DISTINCT does not change MIN / MAX.
-                AggExpr {
-                    func,
-                    data_type: arg.data_type(),
-                    arg: Some(arg),
-                    distinct: false,
-                }
+                (
+                    AggExpr {
+                        func,
+                        data_type: arg.data_type(),
+                        arg: Some(arg),
+                        distinct: false,
+                    },
+                    arg_declared,
+                )
             }
         })
     }
 
-    fn register_agg(&mut self, agg: AggExpr, name: String) -> Expr {
+    fn register_agg(&mut self, agg: AggExpr, declared: Option<DataType>, name: String) -> Expr {
+        let shown = |e: Expr| match &declared {
+            Some(t) => super::coerce::with_declared_scale(e, t),
+            None => e,
+        };
         if let Some((c, _)) = self.block.aggs.iter().find(|(_, a)| *a == agg) {
-            return c.expr();
+            return shown(c.expr());
         }
         let nullable = !matches!(agg.func, AggFunc::Count | AggFunc::CountStar);
         let c = self.new_column(name, agg.data_type.clone(), nullable);
         self.block.aggs.push((c.clone(), agg));
-        c.expr()
+        shown(c.expr())
     }
 
     pub(crate) fn window_function(
@@ -178,6 +215,7 @@ impl Binder<'_> {
             "dense_rank" => Some(WindowFunc::DenseRank),
             _ => None,
         };
+        let mut window_declared = None;
         let (func, arg, data_type) = match ranking {
             Some(f) => {
                 if !args.is_empty() {
@@ -186,7 +224,7 @@ impl Binder<'_> {
                 (f, None, DataType::Int64)
             }
             None if super::functions::is_aggregate(name) => {
-                let agg = self.agg_call(
+                let (agg, declared) = self.agg_call(
                     name,
                     false,
                     args,
@@ -195,6 +233,7 @@ impl Binder<'_> {
                         ..inner
                     },
                 )?;
+                window_declared = declared;
                 (WindowFunc::Agg(agg.func), agg.arg, agg.data_type)
             }
             None => {
@@ -235,8 +274,12 @@ impl Binder<'_> {
             order_by,
             data_type,
         };
+        let shown = |e: Expr| match &window_declared {
+            Some(t) => super::coerce::with_declared_scale(e, t),
+            None => e,
+        };
         if let Some((c, _)) = self.block.windows.iter().find(|(_, x)| *x == w) {
-            return Ok(c.expr());
+            return Ok(shown(c.expr()));
         }
         let nullable = !matches!(
             w.func,
@@ -247,7 +290,7 @@ impl Binder<'_> {
         );
         let c = self.new_column(display, w.data_type.clone(), nullable);
         self.block.windows.push((c.clone(), w));
-        Ok(c.expr())
+        Ok(shown(c.expr()))
     }
 
     /// Records the `WINDOW w AS (...)` definitions of a block.

@@ -10,8 +10,9 @@ use std::cmp::Ordering;
 
 use arrow_schema::DataType;
 use quiver_common::types::{
-    add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, is_string,
-    is_temporal, parse_date, parse_datetime, parse_f64_prefix, rescale, to_decimal, ArithOp,
+    add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape,
+    declared_arithmetic_type, is_string, is_temporal, parse_date, parse_datetime, parse_f64_prefix,
+    rescale, to_decimal, ArithOp,
 };
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
@@ -203,6 +204,8 @@ pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
 
 /// `l op r` for a comparison operator, both sides brought to MySQL's comparison type.
 pub(crate) fn compare(op: BinaryOp, l: Expr, r: Expr) -> Expr {
+    // Computed decimals are compared at their declared scale (MariaDB, a = 100.00:
+    // `a / 3 = 33.333333` is true although a / 3 is 33.333333333 inside).
     let (lt, rt) = (l.data_type(), r.data_type());
     if is_null_lit(&l) || is_null_lit(&r) || lt == DataType::Null || rt == DataType::Null {
         return null_lit(DataType::Boolean);
@@ -268,11 +271,57 @@ pub(crate) fn arith(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
         .arith()
         .ok_or_else(|| QuiverError::internal("not an arithmetic operator"))?;
     if is_null_lit(&l) || is_null_lit(&r) {
-        let t = arithmetic_result_type(aop, &l.data_type(), &r.data_type())?;
+        let t = declared_arithmetic_type(aop, &l.data_type(), &r.data_type())?;
         return Ok(null_lit(t));
     }
+    // Computed values carry MySQL's internal digits: arithmetic works on those
+    // and rounds to the declared scale (from the declared operand types) at the end.
+    let (l, l_declared) = declared_parts(l);
+    let (r, r_declared) = declared_parts(r);
     let (l, r) = (numeric_operand(l)?, numeric_operand(r)?);
+    let declared = declared_arithmetic_type(
+        aop,
+        &l_declared.unwrap_or_else(|| l.data_type()),
+        &r_declared.unwrap_or_else(|| r.data_type()),
+    )?;
     let t = arithmetic_result_type(aop, &l.data_type(), &r.data_type())?;
+    let e = arith_internal(op, aop, l, r, t)?;
+    Ok(with_declared_scale(e, &declared))
+}
+
+/// An expression and, when it is a rounding to a declared decimal scale, the
+/// unrounded value inside it and the declared type.
+pub(crate) fn declared_parts(e: Expr) -> (Expr, Option<DataType>) {
+    match e {
+        Expr::Function {
+            func: ScalarFunc::DeclaredScale,
+            mut args,
+            data_type,
+        } if args.len() == 1 => (args.pop().expect("one"), Some(data_type)),
+        other => (other, None),
+    }
+}
+
+/// Rounds a decimal to `declared` when its computed scale is larger.
+pub(crate) fn with_declared_scale(e: Expr, declared: &DataType) -> Expr {
+    match (e.data_type(), declared) {
+        (DataType::Decimal128(_, s), DataType::Decimal128(_, ds)) if s > *ds => {
+            if let Expr::Literal(v, _) = &e {
+                if let Some(v) = cast_literal(v, declared) {
+                    return Expr::Literal(v, declared.clone());
+                }
+            }
+            Expr::Function {
+                func: ScalarFunc::DeclaredScale,
+                args: vec![e],
+                data_type: declared.clone(),
+            }
+        }
+        _ => e,
+    }
+}
+
+fn arith_internal(op: BinaryOp, aop: ArithOp, l: Expr, r: Expr, t: DataType) -> Result<Expr> {
     let (l, r) = match (&t, aop) {
         (_, ArithOp::IntDiv) => (l, r),
         (DataType::Float64, _) | (DataType::Int64, _) => (cast(l, &t), cast(r, &t)),
