@@ -14,10 +14,11 @@ use quiver_common::types::{compare_pad_space, rescale, trim_pad};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
 
+use super::int_group_map::IntGroupMap;
 use super::{for_each_partition, metered, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, PhysicalExpr};
-use crate::hash::{hash_rows, GroupKeys, KeyColumn};
+use crate::hash::{hash_rows, GroupKeys, KeyColumn, KeyValues};
 use crate::ExecContext;
 
 #[derive(Debug, Clone)]
@@ -120,11 +121,18 @@ impl ExecutionPlan for AggregateExec {
     }
 }
 
+/// Groups found so far and their accumulators. With exactly one key whose
+/// values are integers (`KeyValues::Int`) the groups live in an
+/// `IntGroupMap`; otherwise keys are hashed row-wise into `map` and stored in
+/// `keys`. Either way group ids are dense and in first-seen order.
 struct GroupTable {
     types: Vec<DataType>,
     keys: Option<GroupKeys>,
     hashes: Vec<u64>,
     map: HashTable<u32>,
+    /// The single-integer-key path; set by the first batch whose one key
+    /// column is `KeyValues::Int` (a key's shape follows from its type).
+    ints: Option<IntGroupMap>,
     groups: usize,
     accs: Vec<Acc>,
 }
@@ -141,20 +149,44 @@ impl GroupTable {
             keys: None,
             hashes: vec![],
             map: HashTable::new(),
+            ints: None,
             groups,
             accs,
         }
     }
 
     fn memory_size(&self) -> usize {
-        self.keys.as_ref().map(|k| k.memory_size()).unwrap_or(0)
-            + self.groups * (12 + 16 * self.accs.len())
+        match &self.ints {
+            Some(m) => m.memory_size() + self.groups * 16 * self.accs.len(),
+            None => {
+                self.keys.as_ref().map(|k| k.memory_size()).unwrap_or(0)
+                    + self.groups * (12 + 16 * self.accs.len())
+            }
+        }
     }
 
     /// Group ids of the rows of `keys`, creating groups as needed.
-    fn group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Vec<u32> {
+    fn group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Result<Vec<u32>> {
         if self.types.is_empty() {
-            return vec![0; rows];
+            return Ok(vec![0; rows]);
+        }
+        if let [KeyColumn {
+            values: KeyValues::Int(values),
+            nulls,
+        }] = keys
+        {
+            if self.keys.is_none() {
+                let m = self.ints.get_or_insert_with(IntGroupMap::new);
+                let mut ids = Vec::with_capacity(rows);
+                m.group_ids(&values[..rows], nulls.as_ref(), &mut ids);
+                self.groups = m.len();
+                return Ok(ids);
+            }
+        }
+        if self.ints.is_some() {
+            return Err(QuiverError::internal(
+                "GROUP BY key changed its physical shape between batches",
+            ));
         }
         let hashes = hash_rows(keys, rows);
         let store = self
@@ -179,7 +211,19 @@ impl GroupTable {
             };
             ids.push(g);
         }
-        ids
+        Ok(ids)
+    }
+
+    /// The group keys as arrays of the GROUP BY types, in group id order.
+    fn key_arrays(&self) -> Result<Option<Vec<ArrayRef>>> {
+        if let Some(m) = &self.ints {
+            let t = self
+                .types
+                .first()
+                .ok_or_else(|| QuiverError::internal("integer group map without a group key"))?;
+            return Ok(Some(vec![int_key_array(m, t)?]));
+        }
+        self.keys.as_ref().map(|k| k.to_arrays()).transpose()
     }
 
     fn update(
@@ -192,7 +236,7 @@ impl GroupTable {
             .iter()
             .map(|g| KeyColumn::new(&g.evaluate_array(batch)?))
             .collect::<Result<Vec<_>>>()?;
-        let ids = self.group_ids(&keys, batch.num_rows());
+        let ids = self.group_ids(&keys, batch.num_rows())?;
         for (acc, spec) in self.accs.iter_mut().zip(aggs) {
             acc.resize(self.groups);
             let arg = spec
@@ -206,16 +250,26 @@ impl GroupTable {
     }
 
     fn merge(&mut self, other: GroupTable) -> Result<()> {
-        let ids: Vec<u32> = match &other.keys {
-            None if self.types.is_empty() => vec![0],
-            None => vec![],
-            Some(k) => {
+        let ids: Vec<u32> = match (&other.ints, &other.keys) {
+            (Some(m), _) => {
+                // Its keys in their physical shape already: no round trip
+                // through arrays.
+                let nulls = m.null_group().map(|_| NullBuffer::from(m.validity()));
+                let keys = [KeyColumn {
+                    values: KeyValues::Int(m.keys().to_vec()),
+                    nulls,
+                }];
+                self.group_ids(&keys, other.groups)?
+            }
+            (None, None) if self.types.is_empty() => vec![0],
+            (None, None) => vec![],
+            (None, Some(k)) => {
                 let arrays = k.to_arrays()?;
                 let keys = arrays
                     .iter()
                     .map(KeyColumn::new)
                     .collect::<Result<Vec<_>>>()?;
-                self.group_ids(&keys, other.groups)
+                self.group_ids(&keys, other.groups)?
             }
         };
         for (a, b) in self.accs.iter_mut().zip(other.accs) {
@@ -226,8 +280,8 @@ impl GroupTable {
     }
 
     fn finish(self, schema: &SchemaRef, aggs: &[AggregateSpec]) -> Result<RecordBatch> {
-        let mut cols: Vec<ArrayRef> = match &self.keys {
-            Some(k) => k.to_arrays()?,
+        let mut cols: Vec<ArrayRef> = match self.key_arrays()? {
+            Some(k) => k,
             None => self
                 .types
                 .iter()
@@ -243,6 +297,27 @@ impl GroupTable {
             &RecordBatchOptions::new().with_row_count(Some(self.groups)),
         )?)
     }
+}
+
+/// The keys of an `IntGroupMap` as an array of GROUP BY type `t`, built the
+/// way `GroupKeys::to_arrays` builds an integer key column.
+fn int_key_array(m: &IntGroupMap, t: &DataType) -> Result<ArrayRef> {
+    let v = m.keys();
+    let nulls = Some(NullBuffer::from(m.validity()));
+    Ok(match t {
+        DataType::Date32 => Arc::new(arrow_array::Date32Array::new(
+            v.iter().map(|x| *x as i32).collect::<Vec<_>>().into(),
+            nulls,
+        )),
+        DataType::Timestamp(..) => Arc::new(arrow_array::TimestampMicrosecondArray::new(
+            v.to_vec().into(),
+            nulls,
+        )),
+        _ => cast_array(
+            &(Arc::new(arrow_array::Int64Array::new(v.to_vec().into(), nulls)) as ArrayRef),
+            t,
+        )?,
+    })
 }
 
 /// A value kept by DISTINCT aggregates.
@@ -888,5 +963,148 @@ impl Acc {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::{Field, Schema, TimeUnit};
+
+    /// A fixed-seed xorshift generator: deterministic, no dependencies.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.0 = x;
+            x % n
+        }
+    }
+
+    fn specs() -> Vec<AggregateSpec> {
+        let spec = |func, arg: Option<PhysicalExpr>, t: DataType| AggregateSpec {
+            func,
+            arg,
+            distinct: false,
+            output_type: t,
+            text: String::new(),
+        };
+        vec![
+            spec(AggFunc::CountStar, None, DataType::Int64),
+            spec(
+                AggFunc::Sum,
+                Some(PhysicalExpr::Column(1)),
+                DataType::Decimal128(38, 0),
+            ),
+            spec(AggFunc::Max, Some(PhysicalExpr::Column(1)), DataType::Int64),
+        ]
+    }
+
+    /// Aggregates `parts` (one table per partition, then merged), on the
+    /// integer-key path or, with `general`, on the row-hashing path.
+    fn aggregate(t: &DataType, parts: &[Vec<RecordBatch>], general: bool) -> RecordBatch {
+        let aggs = specs();
+        let group = vec![PhysicalExpr::Column(0)];
+        let mut tables = parts.iter().map(|batches| {
+            let mut table = GroupTable::new(std::slice::from_ref(t), &aggs);
+            if general {
+                let sample = KeyColumn::new(batches[0].column(0)).unwrap();
+                assert!(matches!(sample.values, KeyValues::Int(_)));
+                table.keys = Some(GroupKeys::new(&[sample], vec![t.clone()]));
+            }
+            for b in batches {
+                table.update(b, &group, &aggs).unwrap();
+            }
+            assert_eq!(table.ints.is_some(), !general);
+            table
+        });
+        let mut total = tables.next().unwrap();
+        for t in tables {
+            total.merge(t).unwrap();
+        }
+        let mut fields = vec![Field::new("k", t.clone(), true)];
+        for (i, a) in aggs.iter().enumerate() {
+            fields.push(Field::new(format!("a{i}"), a.output_type.clone(), true));
+        }
+        total.finish(&Arc::new(Schema::new(fields)), &aggs).unwrap()
+    }
+
+    /// `keys` as an array of type `t`, values wrapped to its range.
+    fn key_array(t: &DataType, keys: Vec<Option<i64>>) -> ArrayRef {
+        use arrow_array::*;
+        let it = keys.into_iter();
+        match t {
+            DataType::Int8 => Arc::new(it.map(|k| k.map(|v| v as i8)).collect::<Int8Array>()),
+            DataType::Int16 => Arc::new(it.map(|k| k.map(|v| v as i16)).collect::<Int16Array>()),
+            DataType::Int32 => Arc::new(it.map(|k| k.map(|v| v as i32)).collect::<Int32Array>()),
+            DataType::Int64 => Arc::new(it.collect::<Int64Array>()),
+            DataType::UInt8 => Arc::new(it.map(|k| k.map(|v| v as u8)).collect::<UInt8Array>()),
+            DataType::UInt32 => Arc::new(it.map(|k| k.map(|v| v as u32)).collect::<UInt32Array>()),
+            DataType::Date32 => Arc::new(it.map(|k| k.map(|v| v as i32)).collect::<Date32Array>()),
+            DataType::Timestamp(..) => Arc::new(it.collect::<TimestampMicrosecondArray>()),
+            DataType::Boolean => {
+                Arc::new(it.map(|k| k.map(|v| v & 1 == 1)).collect::<BooleanArray>())
+            }
+            _ => unreachable!("{t}"),
+        }
+    }
+
+    #[test]
+    fn integer_key_path_matches_the_general_path() {
+        let types = [
+            DataType::Int8,
+            DataType::Int16,
+            DataType::Int32,
+            DataType::Int64,
+            DataType::UInt8,
+            DataType::UInt32,
+            DataType::Date32,
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            DataType::Boolean,
+        ];
+        let mut rng = Rng(0x853c_49e6_748f_ea9b);
+        for t in &types {
+            let parts: Vec<Vec<RecordBatch>> = (0..3)
+                .map(|_| {
+                    (0..4)
+                        .map(|_| {
+                            let rows = 1 + rng.below(5000) as usize;
+                            let domain = 1 + rng.below(3000);
+                            let keys: Vec<Option<i64>> = (0..rows)
+                                .map(|_| {
+                                    let v = match rng.below(20) {
+                                        0 => i64::MIN,
+                                        1 => i64::MAX,
+                                        _ => rng.below(domain) as i64 - domain as i64 / 2,
+                                    };
+                                    (rng.below(10) != 0).then_some(v)
+                                })
+                                .collect();
+                            let k = key_array(t, keys);
+                            let v: ArrayRef = Arc::new(arrow_array::Int64Array::from_iter_values(
+                                (0..rows).map(|_| rng.below(1000) as i64),
+                            ));
+                            RecordBatch::try_from_iter([("k", k), ("v", v)]).unwrap()
+                        })
+                        .collect()
+                })
+                .collect();
+            let fast = aggregate(t, &parts, false);
+            let slow = aggregate(t, &parts, true);
+            assert_eq!(fast.column(0).data_type(), t);
+            assert_eq!(fast, slow, "GROUP BY key of type {t}");
+            let rows: usize = parts.iter().flatten().map(|b| b.num_rows()).sum();
+            let counted: i64 = fast
+                .column(1)
+                .as_primitive::<Int64Type>()
+                .values()
+                .iter()
+                .sum();
+            assert_eq!(counted as usize, rows);
+        }
     }
 }

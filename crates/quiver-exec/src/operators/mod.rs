@@ -5,6 +5,7 @@
 mod aggregate;
 mod filter;
 mod hash_join;
+mod int_group_map;
 mod limit;
 mod project;
 mod scan;
