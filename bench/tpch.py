@@ -393,7 +393,7 @@ def plot(table, engines, summary, common, args, path):
         return
     avail = [e for e in engines if any(per[e]["status"] == "ok" for per in table.values())]
     qs = list(table)
-    fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(qs) * max(1, len(avail))), 5))
+    fig, ax = plt.subplots(figsize=(min(18, max(8, 0.7 * len(qs) + 2)), 5.5))
     width = 0.8 / max(1, len(avail))
     for i, e in enumerate(avail):
         xs = [j + (i - (len(avail) - 1) / 2) * width for j in range(len(qs))]
