@@ -193,3 +193,74 @@ fn tpch_run_prints_the_csv_contract() {
     assert!(lines[2].starts_with("q6,1,"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn show_tables_describe_and_explain() {
+    let setup = "CREATE TABLE a (id INT NOT NULL, name VARCHAR(10) DEFAULT 'x'); \
+                 CREATE TABLE b (id INT, a_id INT); \
+                 INSERT INTO a VALUES (1, 'p'), (2, 'q'); INSERT INTO b VALUES (10, 1), (11, 1), (12, 3)";
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        setup,
+        "-e",
+        "SHOW TABLES",
+        "-e",
+        "DESCRIBE a",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Tables_in_quiver\na\nb\n"), "{out}");
+    assert!(
+        out.contains("Field,Type,Null,Key,Default,Extra\nid,int,NO,,NULL,\nname,varchar,YES,,x,\n"),
+        "{out}"
+    );
+
+    let join = "SELECT a.name, COUNT(*) FROM a JOIN b ON b.a_id = a.id GROUP BY a.name";
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        setup,
+        "-e",
+        &format!("EXPLAIN {join}"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan = stdout(&o);
+    assert!(
+        plan.contains("HashJoin Inner")
+            && plan.contains("HashAggregate")
+            && plan.contains("Scan b"),
+        "{plan}"
+    );
+    assert!(
+        !plan.contains("rows="),
+        "EXPLAIN does not run the query: {plan}"
+    );
+
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        setup,
+        "-e",
+        &format!("EXPLAIN ANALYZE {join}"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan = stdout(&o);
+    // Per-operator rows and time: two b rows find their a row; one group.
+    let line = |op: &str| {
+        plan.lines()
+            .find(|l| l.contains(op))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(line("HashJoin Inner").contains("(rows=2 time="), "{plan}");
+    assert!(line("HashAggregate").contains("(rows=1 time="), "{plan}");
+    assert!(line("Scan b").contains("(rows=3 time="), "{plan}");
+    assert!(plan.contains("Total: 1 rows in"), "{plan}");
+}
