@@ -404,12 +404,6 @@ impl Session {
             .ok_or_else(|| QuiverError::not_supported("INSERT without a source"))?;
         let columns: Vec<ArrayRef> = match source.body.as_ref() {
             SetExpr::Values(values) => {
-                let mut binder = Binder::new(self.db.as_ref());
-                let one = RecordBatch::try_new_with_options(
-                    Arc::new(Schema::empty()),
-                    vec![],
-                    &RecordBatchOptions::new().with_row_count(Some(1)),
-                )?;
                 let mut cols: Vec<Vec<ArrayRef>> =
                     vec![Vec::with_capacity(values.rows.len()); targets.len()];
                 for (r, row) in values.rows.iter().enumerate() {
@@ -424,11 +418,7 @@ impl Session {
                             {
                                 self.column_default(schema.field(targets[c]), 1)?
                             }
-                            _ => {
-                                let bound = binder.bind_constant(e)?;
-                                PhysicalExpr::compile(&bound, &Default::default())?
-                                    .evaluate_array(&one)?
-                            }
+                            _ => self.constant_value(e)?,
                         };
                         cols[c].push(v);
                     }

@@ -401,6 +401,21 @@ fn int_values_array(v: Vec<i64>, nulls: Option<NullBuffer>, t: &DataType) -> Res
     })
 }
 
+/// `x` replaces the current MIN (`min`) or MAX string under PAD SPACE.
+fn beats(x: &str, current: Option<&str>, min: bool) -> bool {
+    match current {
+        None => true,
+        Some(cur) => {
+            let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
+            if min {
+                o.is_lt()
+            } else {
+                o.is_gt()
+            }
+        }
+    }
+}
+
 /// A value kept by DISTINCT aggregates.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum DistinctValue {
@@ -670,18 +685,7 @@ impl Acc {
                     if is_valid(i) {
                         let x = s.value(i);
                         let slot = &mut vals[*g as usize];
-                        let better = match slot {
-                            None => true,
-                            Some(cur) => {
-                                let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
-                                if *min {
-                                    o.is_lt()
-                                } else {
-                                    o.is_gt()
-                                }
-                            }
-                        };
-                        if better {
+                        if beats(x, slot.as_deref(), *min) {
                             *slot = Some(x.to_string());
                         }
                     }
@@ -817,18 +821,7 @@ impl Acc {
                 for (k, v) in ov.into_iter().enumerate() {
                     let Some(x) = v else { continue };
                     let slot = &mut vals[ids[k] as usize];
-                    let better = match slot {
-                        None => true,
-                        Some(cur) => {
-                            let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
-                            if *min {
-                                o.is_lt()
-                            } else {
-                                o.is_gt()
-                            }
-                        }
-                    };
-                    if better {
+                    if beats(&x, slot.as_deref(), *min) {
                         *slot = Some(x);
                     }
                 }
