@@ -1,0 +1,182 @@
+//! The constant side of `col = 'const'`, prepared once for many values.
+
+use std::cmp::Ordering;
+
+use crate::isa::Isa;
+use crate::run_on;
+
+/// A constant operand prepared once for comparisons against many values.
+///
+/// Constants up to 32 bytes are compared as two overlapping fixed-size loads
+/// (the first and the last 4, 8 or 16 bytes); longer ones with [`crate::bytes_eq`].
+/// For binary PAD SPACE equality the constant is kept with its trailing 0x20s
+/// trimmed, so a value matches when it starts with the trimmed constant and
+/// the rest is all spaces.
+#[derive(Clone, Debug)]
+pub struct PreparedConstant {
+    bytes: Box<[u8]>,
+    trimmed_len: usize,
+    exact: FixedKey,
+    trimmed: FixedKey,
+    isa: Isa,
+}
+
+/// A constant of known length as the fixed-size words that cover it.
+/// Words are loaded little-endian; only equality is asked of them.
+#[derive(Clone, Copy, Debug)]
+enum FixedKey {
+    /// Lengths 0..=3: bytes at 0, len / 2 and len - 1 cover every byte.
+    Upto3 { first: u8, mid: u8, last: u8 },
+    /// Lengths 4..=7: the first and last four bytes.
+    Upto7 { head: u32, tail: u32 },
+    /// Lengths 8..=16: the first and last eight bytes.
+    Upto16 { head: u64, tail: u64 },
+    /// Lengths 17..=32: the first and last sixteen bytes.
+    Upto32 { head: u128, tail: u128 },
+    /// Longer constants: compared with `bytes_eq`.
+    Long,
+}
+
+impl FixedKey {
+    fn new(c: &[u8]) -> FixedKey {
+        match c.len() {
+            0 => FixedKey::Upto3 {
+                first: 0,
+                mid: 0,
+                last: 0,
+            },
+            1..=3 => FixedKey::Upto3 {
+                first: c[0],
+                mid: c[c.len() / 2],
+                last: c[c.len() - 1],
+            },
+            4..=7 => FixedKey::Upto7 {
+                head: head_word(c).unwrap_or(0),
+                tail: tail_word(c).unwrap_or(0),
+            },
+            8..=16 => FixedKey::Upto16 {
+                head: head_word(c).unwrap_or(0),
+                tail: tail_word(c).unwrap_or(0),
+            },
+            17..=32 => FixedKey::Upto32 {
+                head: head_word(c).unwrap_or(0),
+                tail: tail_word(c).unwrap_or(0),
+            },
+            _ => FixedKey::Long,
+        }
+    }
+
+    /// Whether `v`, which has the key's length, equals the key's constant
+    /// (`c`, kept for the `Long` case).
+    #[inline(always)]
+    fn matches(self, v: &[u8], c: &[u8], isa: Isa) -> bool {
+        match self {
+            FixedKey::Upto3 { first, mid, last } => match v {
+                [] => true,
+                [.., l] => v[0] == first && v[v.len() / 2] == mid && *l == last,
+            },
+            FixedKey::Upto7 { head, tail } => {
+                head_word::<u32, 4>(v) == Some(head) && tail_word::<u32, 4>(v) == Some(tail)
+            }
+            FixedKey::Upto16 { head, tail } => {
+                head_word::<u64, 8>(v) == Some(head) && tail_word::<u64, 8>(v) == Some(tail)
+            }
+            FixedKey::Upto32 { head, tail } => {
+                head_word::<u128, 16>(v) == Some(head) && tail_word::<u128, 16>(v) == Some(tail)
+            }
+            FixedKey::Long => run_on!(isa, bytes_eq(v, c)),
+        }
+    }
+}
+
+/// Little-endian word types loadable from the front or back of a slice.
+trait Word<const N: usize>: Copy {
+    fn from_le(b: [u8; N]) -> Self;
+}
+impl Word<4> for u32 {
+    fn from_le(b: [u8; 4]) -> Self {
+        u32::from_le_bytes(b)
+    }
+}
+impl Word<8> for u64 {
+    fn from_le(b: [u8; 8]) -> Self {
+        u64::from_le_bytes(b)
+    }
+}
+impl Word<16> for u128 {
+    fn from_le(b: [u8; 16]) -> Self {
+        u128::from_le_bytes(b)
+    }
+}
+
+#[inline(always)]
+fn head_word<W: Word<N>, const N: usize>(s: &[u8]) -> Option<W> {
+    s.first_chunk::<N>().map(|b| W::from_le(*b))
+}
+
+#[inline(always)]
+fn tail_word<W: Word<N>, const N: usize>(s: &[u8]) -> Option<W> {
+    s.last_chunk::<N>().map(|b| W::from_le(*b))
+}
+
+impl PreparedConstant {
+    /// Prepares `c` for the active ISA.
+    pub fn new(c: &[u8]) -> Self {
+        Self::with_isa(c, Isa::active())
+    }
+
+    /// Prepares `c` for a chosen code path (portable if the CPU lacks it).
+    pub fn with_isa(c: &[u8], isa: Isa) -> Self {
+        let isa = isa.checked();
+        let trimmed = crate::reference::trim_end_spaces(c);
+        PreparedConstant {
+            bytes: c.into(),
+            trimmed_len: trimmed.len(),
+            exact: FixedKey::new(c),
+            trimmed: FixedKey::new(trimmed),
+            isa,
+        }
+    }
+
+    /// The constant's bytes, as given.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The constant without its trailing 0x20s (what PAD SPACE compares).
+    pub fn trimmed(&self) -> &[u8] {
+        &self.bytes[..self.trimmed_len]
+    }
+
+    /// Whether `v` holds exactly the constant's bytes.
+    #[inline]
+    pub fn eq(&self, v: &[u8]) -> bool {
+        v.len() == self.bytes.len() && self.exact.matches(v, &self.bytes, self.isa)
+    }
+
+    /// Binary PAD SPACE equality: `v` equals the constant once trailing 0x20s
+    /// of both are ignored.
+    #[inline]
+    pub fn pad_space_eq(&self, v: &[u8]) -> bool {
+        let t = self.trimmed_len;
+        match v.split_at_checked(t) {
+            Some((head, rest)) => {
+                self.trimmed.matches(head, self.trimmed(), self.isa)
+                    && (rest.is_empty() || run_on!(self.isa, is_all_spaces(rest)))
+            }
+            None => false,
+        }
+    }
+
+    /// `v` compared with the constant in `memcmp` order (`v` on the left).
+    #[inline]
+    pub fn cmp(&self, v: &[u8]) -> Ordering {
+        run_on!(self.isa, bytes_cmp(v, &self.bytes))
+    }
+
+    /// `v` compared with the constant under the binary PAD SPACE rule.
+    #[inline]
+    pub fn pad_space_cmp(&self, v: &[u8]) -> Ordering {
+        run_on!(self.isa, pad_space_cmp(v, self.trimmed()))
+    }
+}

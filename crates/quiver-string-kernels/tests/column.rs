@@ -1,0 +1,125 @@
+//! Column helpers against a per-row loop over the reference kernels, and
+//! their errors on malformed input.
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use quiver_string_kernels::{
+    contains_offsets, eq_const_offsets, reference, Isa, OffsetsError, PreparedConstant,
+    SubstringFinder,
+};
+
+fn offsets_of(rows: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>, Vec<u8>) {
+    let mut o32 = vec![0i32];
+    let mut o64 = vec![0i64];
+    let mut values = Vec::new();
+    for r in rows {
+        values.extend_from_slice(r);
+        o32.push(values.len() as i32);
+        o64.push(values.len() as i64);
+    }
+    (o32, o64, values)
+}
+
+fn expected(rows: &[Vec<u8>], words: usize, pred: impl Fn(&[u8]) -> bool) -> Vec<u64> {
+    let mut out = vec![0u64; words];
+    for (i, r) in rows.iter().enumerate() {
+        if pred(r) {
+            out[i / 64] |= 1 << (i % 64);
+        }
+    }
+    out
+}
+
+fn row() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        // Rows built from the constant's alphabet so matches are common.
+        vec(proptest::sample::select(vec![b'a', b'b', b' ']), 0..12),
+        vec(any::<u8>(), 0..40),
+        Just(b"ab".to_vec()),
+        Just(b"ab  ".to_vec()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn eq_const_matches_rows(rows in vec(row(), 0..200), c in vec(proptest::sample::select(vec![b'a', b'b', b' ']), 0..5), pad in any::<bool>()) {
+        let (o32, o64, values) = offsets_of(&rows);
+        // One spare word: it must stay untouched.
+        let words = rows.len().div_ceil(64) + 1;
+        let want = expected(&rows, words, |v| {
+            if pad { reference::pad_space_eq(v, &c) } else { v == &c[..] }
+        });
+        for isa in Isa::supported() {
+            let p = PreparedConstant::with_isa(&c, isa);
+            let mut out = vec![0u64; words];
+            eq_const_offsets(&o32, &values, &p, pad, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i32", isa);
+            let mut out = vec![u64::MAX; words];
+            eq_const_offsets(&o64, &values, &p, pad, &mut out).unwrap();
+            let mut want_spare = want.clone();
+            *want_spare.last_mut().unwrap() = u64::MAX;
+            prop_assert_eq!(&out, &want_spare, "{:?} i64", isa);
+        }
+    }
+
+    #[test]
+    fn contains_matches_rows(rows in vec(row(), 0..200), needle in vec(proptest::sample::select(vec![b'a', b'b', b' ']), 0..4)) {
+        let (o32, o64, values) = offsets_of(&rows);
+        let words = rows.len().div_ceil(64);
+        let want = expected(&rows, words, |v| reference::find(&needle, v).is_some());
+        for isa in Isa::supported() {
+            let f = SubstringFinder::with_isa(&needle, isa);
+            let mut out = vec![u64::MAX; words];
+            contains_offsets(&o32, &values, &f, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i32", isa);
+            let mut out = vec![u64::MAX; words];
+            contains_offsets(&o64, &values, &f, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i64", isa);
+        }
+    }
+
+    /// Columns whose values buffer starts later (a sliced column): offsets
+    /// need not start at 0.
+    #[test]
+    fn sliced_columns(rows in vec(row(), 1..100), skip in 0usize..100, needle in vec(proptest::sample::select(vec![b'a', b'b']), 1..3)) {
+        let (o32, _, values) = offsets_of(&rows);
+        let skip = skip % rows.len();
+        let o = &o32[skip..];
+        let want = expected(&rows[skip..], (rows.len() - skip).div_ceil(64), |v| reference::find(&needle, v).is_some());
+        let f = SubstringFinder::new(&needle);
+        let mut out = vec![0u64; want.len()];
+        contains_offsets(o, &values, &f, &mut out).unwrap();
+        prop_assert_eq!(out, want);
+    }
+}
+
+#[test]
+fn malformed_offsets_are_errors_not_panics() {
+    let values = b"abcdef";
+    let f = SubstringFinder::new(b"c");
+    let c = PreparedConstant::new(b"abc");
+    let mut out = [0u64; 1];
+    let bad: [&[i32]; 4] = [&[0, 7], &[-1, 2], &[3, 2], &[0, 3, 2]];
+    for o in bad {
+        let e = contains_offsets(o, values, &f, &mut out).unwrap_err();
+        assert!(matches!(e, OffsetsError::BadRange { .. }), "{o:?}: {e}");
+        let e = eq_const_offsets(o, values, &c, true, &mut out).unwrap_err();
+        assert!(matches!(e, OffsetsError::BadRange { .. }), "{o:?}: {e}");
+    }
+    let o: Vec<i64> = (0..=65).map(|_| 0).collect();
+    let e = eq_const_offsets(&o, values, &c, false, &mut out).unwrap_err();
+    assert_eq!(
+        e,
+        OffsetsError::OutputTooShort {
+            needed_words: 2,
+            words: 1
+        }
+    );
+    assert!(e.to_string().contains("needs 2"));
+    // No offsets at all, or just one: an empty column.
+    let empty: [i32; 0] = [];
+    assert!(contains_offsets(&empty, values, &f, &mut []).is_ok());
+    assert!(contains_offsets(&[3i32], values, &f, &mut []).is_ok());
+}
