@@ -1,34 +1,640 @@
-//! AVX2 code path (placeholder: forwards to the portable path).
-#![allow(clippy::missing_safety_doc)]
+//! AVX2 code path: 32-byte compares reduced to bitmasks with `movemask`.
+//!
+//! Shape of every kernel, by operand length `n`:
+//! - `n >= 32`: a main loop over 32-byte blocks (unrolled to 64 or 128 bytes
+//!   where the loop body is cheap enough to be load-bound), then one last
+//!   block ending exactly at `n`, overlapping the previous one. Bytes in the
+//!   overlap were already found not to be hits, so the first hit in the last
+//!   block is the first hit overall; in-place case folding is idempotent, so
+//!   re-folding the overlap is harmless.
+//! - `16 <= n < 32`: two SSE2 blocks, the first and the last 16 bytes.
+//! - `n < 16`: the portable word-at-a-time code (two overlapping 8- or
+//!   4-byte words), which is as fast as a vector at that size.
+//!
+//! Loads and stores go through [`load`], [`load16`] and [`store`], which take
+//! fixed-size array references cut from the slice with bounds-checked
+//! indexing: a wrong index is a panic in testing, never a read past the end.
+//!
+//! Every function is `unsafe` only because it is compiled for AVX2: callers
+//! must have checked that the CPU supports it.
 
-macro_rules! forward {
-    ($($f:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
-        $(
-            /// # Safety
-            /// The CPU must support AVX2.
-            #[inline]
-            pub(crate) unsafe fn $f($($arg: $ty),*) -> $ret {
-                super::portable::$f($($arg),*)
-            }
-        )*
-    };
+use std::arch::x86_64::*;
+use std::cmp::Ordering;
+
+use crate::portable;
+use crate::reference::SPACE;
+
+/// The `N` bytes of `s` at `i` as an array reference (bounds-checked).
+#[inline(always)]
+fn block<const N: usize>(s: &[u8], i: usize) -> &[u8; N] {
+    s[i..i + N].try_into().expect("block is N bytes long")
 }
 
-forward! {
-    bytes_eq(a: &[u8], b: &[u8]) -> bool;
-    bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering;
-    mismatch(a: &[u8], b: &[u8]) -> usize;
-    memchr(needle: u8, hay: &[u8]) -> Option<usize>;
-    memrchr(needle: u8, hay: &[u8]) -> Option<usize>;
-    first_non_space(s: &[u8]) -> Option<usize>;
-    trim_end_spaces(s: &[u8]) -> &[u8];
-    is_all_spaces(s: &[u8]) -> bool;
-    pad_space_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering;
-    pad_space_eq(a: &[u8], b: &[u8]) -> bool;
-    is_ascii(s: &[u8]) -> bool;
-    ascii_upper_in_place(s: &mut [u8]) -> ();
-    ascii_eq_ignore_case(a: &[u8], b: &[u8]) -> bool;
-    ascii_cmp_ignore_case(a: &[u8], b: &[u8]) -> std::cmp::Ordering;
-    mismatch_ignore_case(a: &[u8], b: &[u8]) -> usize;
-    ascii_pad_space_cmp_ignore_case(a: &[u8], b: &[u8]) -> std::cmp::Ordering;
+/// Mutable [`block`].
+#[inline(always)]
+fn block_mut<const N: usize>(s: &mut [u8], i: usize) -> &mut [u8; N] {
+    (&mut s[i..i + N])
+        .try_into()
+        .expect("block is N bytes long")
+}
+
+/// The 32 bytes of `s` at `i`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load(s: &[u8], i: usize) -> __m256i {
+    let b: &[u8; 32] = block(s, i);
+    // SAFETY: `b` is 32 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
+}
+
+/// The 16 bytes of `s` at `i`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load16(s: &[u8], i: usize) -> __m128i {
+    let b: &[u8; 16] = block(s, i);
+    // SAFETY: `b` is 16 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+/// Stores `v` into the 32 bytes of `s` at `i`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store(s: &mut [u8], i: usize, v: __m256i) {
+    let b: &mut [u8; 32] = block_mut(s, i);
+    // SAFETY: `b` is 32 writable bytes, borrowed exclusively; `storeu` has no
+    // alignment requirement.
+    unsafe { _mm256_storeu_si256(b.as_mut_ptr().cast(), v) }
+}
+
+/// Stores `v` into the 16 bytes of `s` at `i`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store16(s: &mut [u8], i: usize, v: __m128i) {
+    let b: &mut [u8; 16] = block_mut(s, i);
+    // SAFETY: `b` is 16 writable bytes, borrowed exclusively; `storeu` has no
+    // alignment requirement.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+/// One bit per byte: set where `a` and `b` are equal.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn eq_bits(a: __m256i, b: __m256i) -> u32 {
+    _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b)) as u32
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn eq_bits16(a: __m128i, b: __m128i) -> u32 {
+    _mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) as u32
+}
+
+/// Maps `a..=z` to `A..=Z`: a byte is lower case iff `b - 'a'` (wrapping)
+/// is at most 25 unsigned, i.e. `min(b - 'a', 25) == b - 'a'`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn upper(v: __m256i) -> __m256i {
+    let rel = _mm256_sub_epi8(v, _mm256_set1_epi8(b'a' as i8));
+    let lower = _mm256_cmpeq_epi8(_mm256_min_epu8(rel, _mm256_set1_epi8(25)), rel);
+    _mm256_sub_epi8(v, _mm256_and_si256(lower, _mm256_set1_epi8(0x20)))
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn upper16(v: __m128i) -> __m128i {
+    let rel = _mm_sub_epi8(v, _mm_set1_epi8(b'a' as i8));
+    let lower = _mm_cmpeq_epi8(_mm_min_epu8(rel, _mm_set1_epi8(25)), rel);
+    _mm_sub_epi8(v, _mm_and_si128(lower, _mm_set1_epi8(0x20)))
+}
+
+/// Equal-byte bits of `a` and `b` at `i`, case-folded first when `FOLD`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn same_bits<const FOLD: bool>(a: &[u8], b: &[u8], i: usize) -> u32 {
+    let (x, y) = (load(a, i), load(b, i));
+    if FOLD {
+        eq_bits(upper(x), upper(y))
+    } else {
+        eq_bits(x, y)
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn same_bits16<const FOLD: bool>(a: &[u8], b: &[u8], i: usize) -> u32 {
+    let (x, y) = (load16(a, i), load16(b, i));
+    if FOLD {
+        eq_bits16(upper16(x), upper16(y))
+    } else {
+        eq_bits16(x, y)
+    }
+}
+
+/// Whether equal-length `a` and `b` hold the same bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn eq_same_len(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    debug_assert_eq!(n, b.len());
+    if n < 16 {
+        return portable::bytes_eq(a, b);
+    }
+    if n < 32 {
+        let head = _mm_cmpeq_epi8(load16(a, 0), load16(b, 0));
+        let tail = _mm_cmpeq_epi8(load16(a, n - 16), load16(b, n - 16));
+        return _mm_movemask_epi8(_mm_and_si128(head, tail)) == 0xFFFF;
+    }
+    let mut i = 0;
+    // XOR is zero exactly where the bytes agree; OR-ing four blocks defers
+    // the test (one `vptest` per 128 bytes).
+    while i + 128 <= n {
+        let d0 = _mm256_xor_si256(load(a, i), load(b, i));
+        let d1 = _mm256_xor_si256(load(a, i + 32), load(b, i + 32));
+        let d2 = _mm256_xor_si256(load(a, i + 64), load(b, i + 64));
+        let d3 = _mm256_xor_si256(load(a, i + 96), load(b, i + 96));
+        let d = _mm256_or_si256(_mm256_or_si256(d0, d1), _mm256_or_si256(d2, d3));
+        if _mm256_testz_si256(d, d) == 0 {
+            return false;
+        }
+        i += 128;
+    }
+    while i + 32 <= n {
+        let d = _mm256_xor_si256(load(a, i), load(b, i));
+        if _mm256_testz_si256(d, d) == 0 {
+            return false;
+        }
+        i += 32;
+    }
+    if i < n {
+        let d = _mm256_xor_si256(load(a, n - 32), load(b, n - 32));
+        return _mm256_testz_si256(d, d) != 0;
+    }
+    true
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && eq_same_len(a, b)
+}
+
+/// Common-prefix length, case-folded when `FOLD`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn mismatch_impl<const FOLD: bool>(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    if n < 16 {
+        return if FOLD {
+            portable::mismatch_ignore_case(a, b)
+        } else {
+            portable::mismatch(a, b)
+        };
+    }
+    if n < 32 {
+        let m = same_bits16::<FOLD>(a, b, 0);
+        if m != 0xFFFF {
+            return (!m).trailing_zeros() as usize;
+        }
+        let m = same_bits16::<FOLD>(a, b, n - 16);
+        return if m != 0xFFFF {
+            n - 16 + (!m).trailing_zeros() as usize
+        } else {
+            n
+        };
+    }
+    let mut i = 0;
+    while i + 64 <= n {
+        let m0 = same_bits::<FOLD>(a, b, i);
+        let m1 = same_bits::<FOLD>(a, b, i + 32);
+        if m0 & m1 != u32::MAX {
+            return if m0 != u32::MAX {
+                i + (!m0).trailing_zeros() as usize
+            } else {
+                i + 32 + (!m1).trailing_zeros() as usize
+            };
+        }
+        i += 64;
+    }
+    if i + 32 <= n {
+        let m = same_bits::<FOLD>(a, b, i);
+        if m != u32::MAX {
+            return i + (!m).trailing_zeros() as usize;
+        }
+        i += 32;
+    }
+    if i < n {
+        let m = same_bits::<FOLD>(a, b, n - 32);
+        if m != u32::MAX {
+            return n - 32 + (!m).trailing_zeros() as usize;
+        }
+    }
+    n
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn mismatch(a: &[u8], b: &[u8]) -> usize {
+    mismatch_impl::<false>(a, b)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bytes_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    let m = mismatch_impl::<false>(a, b);
+    match (a.get(m), b.get(m)) {
+        (Some(x), Some(y)) => x.cmp(y),
+        _ => a.len().cmp(&b.len()),
+    }
+}
+
+/// One bit per byte of the 32 at `i`: set where the byte is a hit, i.e.
+/// equals `needle` (`!NOT`) or differs from it (`NOT`).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn hit_bits<const NOT: bool>(hay: &[u8], i: usize, needle: __m256i) -> u32 {
+    let m = eq_bits(load(hay, i), needle);
+    if NOT {
+        !m
+    } else {
+        m
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn hit_bits16<const NOT: bool>(hay: &[u8], i: usize, needle: __m128i) -> u32 {
+    let m = eq_bits16(load16(hay, i), needle);
+    if NOT {
+        !m & 0xFFFF
+    } else {
+        m
+    }
+}
+
+/// Whether any of the four 32-byte blocks at `i` has a hit (one movemask).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn any_hit_128<const NOT: bool>(hay: &[u8], i: usize, needle: __m256i) -> bool {
+    let c0 = _mm256_cmpeq_epi8(load(hay, i), needle);
+    let c1 = _mm256_cmpeq_epi8(load(hay, i + 32), needle);
+    let c2 = _mm256_cmpeq_epi8(load(hay, i + 64), needle);
+    let c3 = _mm256_cmpeq_epi8(load(hay, i + 96), needle);
+    if NOT {
+        let all = _mm256_and_si256(_mm256_and_si256(c0, c1), _mm256_and_si256(c2, c3));
+        _mm256_movemask_epi8(all) != -1
+    } else {
+        let any = _mm256_or_si256(_mm256_or_si256(c0, c1), _mm256_or_si256(c2, c3));
+        _mm256_movemask_epi8(any) != 0
+    }
+}
+
+/// First position whose byte equals `byte` (`!NOT`) or differs from it (`NOT`).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn find_impl<const NOT: bool>(byte: u8, hay: &[u8]) -> Option<usize> {
+    let n = hay.len();
+    if n < 16 {
+        return if NOT {
+            portable::find_not(byte, hay)
+        } else {
+            portable::memchr(byte, hay)
+        };
+    }
+    if n < 32 {
+        let v = _mm_set1_epi8(byte as i8);
+        let m = hit_bits16::<NOT>(hay, 0, v);
+        if m != 0 {
+            return Some(m.trailing_zeros() as usize);
+        }
+        let m = hit_bits16::<NOT>(hay, n - 16, v);
+        return (m != 0).then(|| n - 16 + m.trailing_zeros() as usize);
+    }
+    let v = _mm256_set1_epi8(byte as i8);
+    let mut i = 0;
+    while i + 128 <= n {
+        if any_hit_128::<NOT>(hay, i, v) {
+            break;
+        }
+        i += 128;
+    }
+    // Either the 128-byte block at `i` has a hit or fewer than 128 bytes are
+    // left; find it 32 bytes at a time.
+    while i + 32 <= n {
+        let m = hit_bits::<NOT>(hay, i, v);
+        if m != 0 {
+            return Some(i + m.trailing_zeros() as usize);
+        }
+        i += 32;
+    }
+    if i < n {
+        let m = hit_bits::<NOT>(hay, n - 32, v);
+        if m != 0 {
+            return Some(n - 32 + m.trailing_zeros() as usize);
+        }
+    }
+    None
+}
+
+/// Last position whose byte equals `byte` (`!NOT`) or differs from it (`NOT`).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn rfind_impl<const NOT: bool>(byte: u8, hay: &[u8]) -> Option<usize> {
+    let n = hay.len();
+    if n < 16 {
+        return if NOT {
+            portable::rfind_not(byte, hay)
+        } else {
+            portable::memrchr(byte, hay)
+        };
+    }
+    if n < 32 {
+        let v = _mm_set1_epi8(byte as i8);
+        let m = hit_bits16::<NOT>(hay, n - 16, v);
+        if m != 0 {
+            return Some(n - 16 + 31 - m.leading_zeros() as usize);
+        }
+        let m = hit_bits16::<NOT>(hay, 0, v);
+        return (m != 0).then(|| 31 - m.leading_zeros() as usize);
+    }
+    let v = _mm256_set1_epi8(byte as i8);
+    // `end` is one past the last byte not yet searched.
+    let mut end = n;
+    while end >= 128 {
+        if any_hit_128::<NOT>(hay, end - 128, v) {
+            break;
+        }
+        end -= 128;
+    }
+    while end >= 32 {
+        let m = hit_bits::<NOT>(hay, end - 32, v);
+        if m != 0 {
+            return Some(end - 32 + 31 - m.leading_zeros() as usize);
+        }
+        end -= 32;
+    }
+    if end > 0 {
+        let m = hit_bits::<NOT>(hay, 0, v);
+        if m != 0 {
+            return Some(31 - m.leading_zeros() as usize);
+        }
+    }
+    None
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
+    find_impl::<false>(needle, hay)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn memrchr(needle: u8, hay: &[u8]) -> Option<usize> {
+    rfind_impl::<false>(needle, hay)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn first_non_space(s: &[u8]) -> Option<usize> {
+    find_impl::<true>(SPACE, s)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn trim_end_spaces(s: &[u8]) -> &[u8] {
+    // Most values have no trailing space: one byte test, no vector work.
+    if s.last() != Some(&SPACE) {
+        return s;
+    }
+    match rfind_impl::<true>(SPACE, s) {
+        Some(i) => &s[..=i],
+        None => &[],
+    }
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn is_all_spaces(s: &[u8]) -> bool {
+    find_impl::<true>(SPACE, s).is_none()
+}
+
+/// PAD SPACE order of `a` and `b` given their (possibly case-folded) common
+/// prefix length `m`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn pad_space_finish<const FOLD: bool>(a: &[u8], b: &[u8], m: usize) -> Ordering {
+    match (a.get(m), b.get(m)) {
+        (Some(&x), Some(&y)) if FOLD => x.to_ascii_uppercase().cmp(&y.to_ascii_uppercase()),
+        (Some(&x), Some(&y)) => x.cmp(&y),
+        (None, None) => Ordering::Equal,
+        // The shorter side is all padding from here on; the first byte of the
+        // longer side's rest that is not a space decides. A case fold never
+        // moves a byte across 0x20, so comparing unfolded bytes is exact.
+        (Some(_), None) => match find_impl::<true>(SPACE, &a[m..]) {
+            Some(i) => a[m + i].cmp(&SPACE),
+            None => Ordering::Equal,
+        },
+        (None, Some(_)) => match find_impl::<true>(SPACE, &b[m..]) {
+            Some(i) => SPACE.cmp(&b[m + i]),
+            None => Ordering::Equal,
+        },
+    }
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn pad_space_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    pad_space_finish::<false>(a, b, mismatch_impl::<false>(a, b))
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn pad_space_eq(a: &[u8], b: &[u8]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let (head, rest) = long.split_at(short.len());
+    eq_same_len(short, head) && (rest.is_empty() || find_impl::<true>(SPACE, rest).is_none())
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn is_ascii(s: &[u8]) -> bool {
+    let n = s.len();
+    if n < 16 {
+        return portable::is_ascii(s);
+    }
+    if n < 32 {
+        let v = _mm_or_si128(load16(s, 0), load16(s, n - 16));
+        return _mm_movemask_epi8(v) == 0;
+    }
+    let mut i = 0;
+    while i + 128 <= n {
+        let v0 = _mm256_or_si256(load(s, i), load(s, i + 32));
+        let v1 = _mm256_or_si256(load(s, i + 64), load(s, i + 96));
+        if _mm256_movemask_epi8(_mm256_or_si256(v0, v1)) != 0 {
+            return false;
+        }
+        i += 128;
+    }
+    let mut acc = _mm256_setzero_si256();
+    while i + 32 <= n {
+        acc = _mm256_or_si256(acc, load(s, i));
+        i += 32;
+    }
+    if i < n {
+        acc = _mm256_or_si256(acc, load(s, n - 32));
+    }
+    _mm256_movemask_epi8(acc) == 0
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn ascii_upper_in_place(s: &mut [u8]) {
+    let n = s.len();
+    if n < 16 {
+        return portable::ascii_upper_in_place(s);
+    }
+    if n < 32 {
+        // Fold the last 16 after storing the first 16: re-folding the
+        // overlap is a no-op.
+        let head = upper16(load16(s, 0));
+        store16(s, 0, head);
+        let tail = upper16(load16(s, n - 16));
+        store16(s, n - 16, tail);
+        return;
+    }
+    let mut i = 0;
+    while i + 32 <= n {
+        let v = upper(load(s, i));
+        store(s, i, v);
+        i += 32;
+    }
+    if i < n {
+        let v = upper(load(s, n - 32));
+        store(s, n - 32, v);
+    }
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn mismatch_ignore_case(a: &[u8], b: &[u8]) -> usize {
+    mismatch_impl::<true>(a, b)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn ascii_eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && mismatch_impl::<true>(a, b) == a.len()
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn ascii_cmp_ignore_case(a: &[u8], b: &[u8]) -> Ordering {
+    let m = mismatch_impl::<true>(a, b);
+    match (a.get(m), b.get(m)) {
+        (Some(x), Some(y)) => x.to_ascii_uppercase().cmp(&y.to_ascii_uppercase()),
+        _ => a.len().cmp(&b.len()),
+    }
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn ascii_pad_space_cmp_ignore_case(a: &[u8], b: &[u8]) -> Ordering {
+    pad_space_finish::<true>(a, b, mismatch_impl::<true>(a, b))
+}
+
+/// Verifies candidate starts (bits of `flags`, bit `k` = start `base + k`)
+/// in order and returns the first where the whole needle matches.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn first_verified(hay: &[u8], needle: &[u8], base: usize, mut flags: u32) -> Option<usize> {
+    while flags != 0 {
+        let j = base + flags.trailing_zeros() as usize;
+        if eq_same_len(&hay[j..j + needle.len()], needle) {
+            return Some(j);
+        }
+        flags &= flags - 1;
+    }
+    None
+}
+
+/// Substring search filtered by two probe bytes of the needle, at needle
+/// offsets `i1` and `i2` (chosen rare by the caller): a start `j` is a
+/// candidate when `hay[j + i1]` and `hay[j + i2]` both match, which two
+/// compares of shifted blocks decide for 32 starts at once; candidates are
+/// then verified in full. `needle.len() <= hay.len()`, `i1, i2 < needle.len()`.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn find_pair(hay: &[u8], needle: &[u8], i1: usize, i2: usize) -> Option<usize> {
+    let n = needle.len();
+    let len = hay.len();
+    debug_assert!(n <= len && i1 < n && i2 < n);
+    let starts = len - n + 1;
+    if len < 16 {
+        return portable::find_pair(hay, needle, i1, i2);
+    }
+    if len < 32 {
+        let v1 = _mm_set1_epi8(needle[i1] as i8);
+        let v2 = _mm_set1_epi8(needle[i2] as i8);
+        if starts >= 16 {
+            let f = eq_bits16(load16(hay, i1), v1) & eq_bits16(load16(hay, i2), v2);
+            if let Some(j) = first_verified(hay, needle, 0, f) {
+                return Some(j);
+            }
+            let t = starts - 16;
+            let f = eq_bits16(load16(hay, t + i1), v1) & eq_bits16(load16(hay, t + i2), v2);
+            // Drop starts the first block already tried.
+            return first_verified(hay, needle, t, f & (u32::MAX << (16 - t)));
+        }
+        // Fewer than 16 starts: load each probe's block where it fits and
+        // shift its bits so bit j is start j.
+        let w1 = i1.min(len - 16);
+        let w2 = i2.min(len - 16);
+        let f1 = eq_bits16(load16(hay, w1), v1) >> (i1 - w1);
+        let f2 = eq_bits16(load16(hay, w2), v2) >> (i2 - w2);
+        return first_verified(hay, needle, 0, f1 & f2 & ((1u32 << starts) - 1));
+    }
+    let v1 = _mm256_set1_epi8(needle[i1] as i8);
+    let v2 = _mm256_set1_epi8(needle[i2] as i8);
+    if starts < 32 {
+        let w1 = i1.min(len - 32);
+        let w2 = i2.min(len - 32);
+        let f1 = eq_bits(load(hay, w1), v1) >> (i1 - w1);
+        let f2 = eq_bits(load(hay, w2), v2) >> (i2 - w2);
+        return first_verified(hay, needle, 0, f1 & f2 & ((1u32 << starts) - 1));
+    }
+    let mut s = 0;
+    while s + 32 <= starts {
+        let f = eq_bits(load(hay, s + i1), v1) & eq_bits(load(hay, s + i2), v2);
+        if f != 0 {
+            if let Some(j) = first_verified(hay, needle, s, f) {
+                return Some(j);
+            }
+        }
+        s += 32;
+    }
+    if s < starts {
+        let t = starts - 32;
+        let f = eq_bits(load(hay, t + i1), v1) & eq_bits(load(hay, t + i2), v2);
+        // Drop starts the previous block already tried.
+        return first_verified(hay, needle, t, f & (u32::MAX << (s - t)));
+    }
+    None
 }

@@ -149,6 +149,9 @@ impl PreparedConstant {
     }
 
     /// Whether `v` holds exactly the constant's bytes.
+    // The name is the agreed API; it compares with a value, not with another
+    // `PreparedConstant`, so `PartialEq` would be the wrong trait.
+    #[allow(clippy::should_implement_trait)]
     #[inline]
     pub fn eq(&self, v: &[u8]) -> bool {
         v.len() == self.bytes.len() && self.exact.matches(v, &self.bytes, self.isa)
@@ -169,6 +172,7 @@ impl PreparedConstant {
     }
 
     /// `v` compared with the constant in `memcmp` order (`v` on the left).
+    #[allow(clippy::should_implement_trait)]
     #[inline]
     pub fn cmp(&self, v: &[u8]) -> Ordering {
         run_on!(self.isa, bytes_cmp(v, &self.bytes))
