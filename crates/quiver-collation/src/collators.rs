@@ -1,0 +1,771 @@
+//! The concrete collators: one zero-sized type per [`CollationKind`].
+//!
+//! | type | collations |
+//! |---|---|
+//! | [`Binary`] | `binary` |
+//! | [`ByteBin`] | `latin1_bin`, `latin1_nopad_bin`, `ascii_bin`, `ascii_nopad_bin` |
+//! | [`ByteCi`] | `latin1_swedish_ci`, `latin1_swedish_nopad_ci`, `ascii_general_ci`, `ascii_general_nopad_ci` |
+//! | [`Utf8Bin`] | `utf8mb4_bin`, `utf8mb4_nopad_bin`, `utf8mb3_bin`, `utf8mb3_nopad_bin` |
+//! | [`Utf8GeneralCi`] | `utf8mb4_general_ci`, `utf8mb4_general_nopad_ci`, `utf8mb3_general_ci`, `utf8mb3_general_nopad_ci` |
+
+use std::cmp::Ordering;
+
+use quiver_string_kernels as sk;
+
+use crate::charset::{
+    decode_utf8, is_bad, push_utf8, utf8_char_length, utf8_len, Charset, BAD_BYTE,
+};
+use crate::collator::{Collator, LIKE_POISON};
+use crate::constant::CollatedConstant;
+use crate::generated as tables;
+use crate::hash::{ascii_upper_word, hash_bytes, word_is_ascii, StreamHasher};
+use crate::registry::CollationKind;
+use crate::simple::{self, SimpleWeights};
+
+/// Byte offset of the first occurrence of `needle` in `hay` (bytes).
+#[inline]
+pub(crate) fn find_bytes(needle: &[u8], hay: &[u8]) -> Option<usize> {
+    let n = needle.len();
+    if n == 0 {
+        return Some(0);
+    }
+    let mut from = 0;
+    while from + n <= hay.len() {
+        let i = from + sk::memchr(needle[0], &hay[from..=hay.len() - n])?;
+        if sk::bytes_eq(&hay[i..i + n], needle) {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
+}
+
+#[inline(always)]
+fn load_word(s: &[u8]) -> u64 {
+    u64::from_le_bytes(s[..8].try_into().expect("8 bytes"))
+}
+
+/// Appends `s` mapped byte by byte through `table`; ASCII-only input takes
+/// the kernel's uppercase when `table` uppercases ASCII like it.
+#[inline]
+fn map_bytes(s: &[u8], table: &[u8; 256], out: &mut Vec<u8>) {
+    out.reserve(s.len());
+    out.extend(s.iter().map(|&b| table[usize::from(b)]));
+}
+
+// ---------------------------------------------------------------------------
+// binary
+
+/// `binary`: bytes, NO PAD, no case.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Binary;
+
+impl Collator for Binary {
+    const KIND: CollationKind = CollationKind::Binary;
+    const PAD_SPACE: bool = false;
+    const CHARSET: Charset = Charset::Binary;
+
+    #[inline]
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        sk::bytes_cmp(a, b)
+    }
+    #[inline]
+    fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        sk::bytes_eq(a, b)
+    }
+    #[inline]
+    fn hash(&self, s: &[u8], seed: u64) -> u64 {
+        hash_bytes(s, seed)
+    }
+    fn sort_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(s);
+    }
+    fn normalized_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(s);
+    }
+    fn upper_len(&self, s: &[u8]) -> usize {
+        s.len()
+    }
+    /// `UPPER` of a binary string is the string itself.
+    fn to_upper(&self, s: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(s);
+    }
+    fn lower_len(&self, s: &[u8]) -> usize {
+        s.len()
+    }
+    fn to_lower(&self, s: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(s);
+    }
+    fn locate(&self, needle: &[u8], hay: &[u8]) -> Option<usize> {
+        find_bytes(needle, hay)
+    }
+    #[inline]
+    fn like_key(&self, s: &[u8]) -> (u32, usize) {
+        (u32::from(s[0]), 1)
+    }
+    #[inline]
+    fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        c.kernel().eq(v)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 8-bit charsets
+
+/// Case tables of an 8-bit charset: `LATIN1` selects latin1, else ascii.
+#[inline(always)]
+fn byte_case_tables<const LATIN1: bool>() -> (&'static [u8; 256], &'static [u8; 256]) {
+    if LATIN1 {
+        (&tables::LATIN1_UPPER, &tables::LATIN1_LOWER)
+    } else {
+        (&tables::ASCII_UPPER, &tables::ASCII_LOWER)
+    }
+}
+
+/// Appends `s` through an 8-bit case table; an ASCII `s` is uppercased by the
+/// SIMD kernel when `upper` (the tables agree with it on ASCII, see tests).
+#[inline]
+fn byte_case(s: &[u8], table: &[u8; 256], upper: bool, out: &mut Vec<u8>) {
+    if upper && sk::is_ascii(s) {
+        let start = out.len();
+        out.extend_from_slice(s);
+        sk::ascii_upper_in_place(&mut out[start..]);
+    } else {
+        map_bytes(s, table, out);
+    }
+}
+
+/// The `_bin` collations of latin1 (`LATIN1`) and ascii: byte order, PAD
+/// SPACE unless `PAD` is false.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ByteBin<const LATIN1: bool, const PAD: bool>;
+
+impl<const LATIN1: bool, const PAD: bool> SimpleWeights for ByteBin<LATIN1, PAD> {
+    const PAD: bool = PAD;
+    #[inline(always)]
+    fn weight_at(s: &[u8]) -> (u32, usize) {
+        (u32::from(s[0]), 1)
+    }
+}
+
+impl<const LATIN1: bool, const PAD: bool> Collator for ByteBin<LATIN1, PAD> {
+    const KIND: CollationKind = match (LATIN1, PAD) {
+        (true, true) => CollationKind::Latin1Bin,
+        (true, false) => CollationKind::Latin1NopadBin,
+        (false, true) => CollationKind::AsciiBin,
+        (false, false) => CollationKind::AsciiNopadBin,
+    };
+    const PAD_SPACE: bool = PAD;
+    const CHARSET: Charset = if LATIN1 {
+        Charset::Latin1
+    } else {
+        Charset::Ascii
+    };
+
+    #[inline]
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if PAD {
+            sk::pad_space_cmp(a, b)
+        } else {
+            sk::bytes_cmp(a, b)
+        }
+    }
+    #[inline]
+    fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        if PAD {
+            sk::pad_space_eq(a, b)
+        } else {
+            sk::bytes_eq(a, b)
+        }
+    }
+    #[inline]
+    fn hash(&self, s: &[u8], seed: u64) -> u64 {
+        hash_bytes(if PAD { sk::trim_end_spaces(s) } else { s }, seed)
+    }
+    fn sort_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(s);
+    }
+    fn normalized_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        simple::normalized_key::<Self>(s, out, |out, w, _| out.push(w as u8));
+    }
+    fn upper_len(&self, s: &[u8]) -> usize {
+        s.len()
+    }
+    fn to_upper(&self, s: &[u8], out: &mut Vec<u8>) {
+        byte_case(s, byte_case_tables::<LATIN1>().0, true, out);
+    }
+    fn lower_len(&self, s: &[u8]) -> usize {
+        s.len()
+    }
+    fn to_lower(&self, s: &[u8], out: &mut Vec<u8>) {
+        byte_case(s, byte_case_tables::<LATIN1>().1, false, out);
+    }
+    fn locate(&self, needle: &[u8], hay: &[u8]) -> Option<usize> {
+        find_bytes(needle, hay)
+    }
+    #[inline]
+    fn like_key(&self, s: &[u8]) -> (u32, usize) {
+        (u32::from(s[0]), 1)
+    }
+    #[inline]
+    fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        if PAD {
+            c.kernel().pad_space_eq(v)
+        } else {
+            c.kernel().eq(v)
+        }
+    }
+}
+
+/// The `_ci` collations of latin1 (`latin1_swedish_ci`, `LATIN1`) and ascii
+/// (`ascii_general_ci`): one weight byte per byte from a table. ASCII letters
+/// weigh as their upper case, so ASCII runs are compared with the SIMD
+/// case-insensitive kernels; other bytes go through the table (in
+/// latin1_swedish_ci 'é' = 'E', 'Ä' = '\\').
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ByteCi<const LATIN1: bool, const PAD: bool>;
+
+impl<const LATIN1: bool, const PAD: bool> ByteCi<LATIN1, PAD> {
+    #[inline(always)]
+    fn weights() -> &'static [u8; 256] {
+        if LATIN1 {
+            &tables::LATIN1_SWEDISH_CI_WEIGHTS
+        } else {
+            &tables::ASCII_GENERAL_CI_WEIGHTS
+        }
+    }
+
+    /// Same-length comparison by weights, ASCII runs by the kernel.
+    #[inline]
+    fn cmp_weights(a: &[u8], b: &[u8]) -> Ordering {
+        let w = Self::weights();
+        let mut i = 0;
+        loop {
+            i += sk::mismatch_ignore_case(&a[i..], &b[i..]);
+            if i >= a.len() || i >= b.len() {
+                return simple::compare_tails::<Self>(a, i, b, i);
+            }
+            let (wa, wb) = (w[usize::from(a[i])], w[usize::from(b[i])]);
+            if wa != wb {
+                return wa.cmp(&wb);
+            }
+            i += 1;
+        }
+    }
+}
+
+impl<const LATIN1: bool, const PAD: bool> SimpleWeights for ByteCi<LATIN1, PAD> {
+    const PAD: bool = PAD;
+    #[inline(always)]
+    fn weight_at(s: &[u8]) -> (u32, usize) {
+        (u32::from(Self::weights()[usize::from(s[0])]), 1)
+    }
+}
+
+impl<const LATIN1: bool, const PAD: bool> Collator for ByteCi<LATIN1, PAD> {
+    const KIND: CollationKind = match (LATIN1, PAD) {
+        (true, true) => CollationKind::Latin1SwedishCi,
+        (true, false) => CollationKind::Latin1SwedishNopadCi,
+        (false, true) => CollationKind::AsciiGeneralCi,
+        (false, false) => CollationKind::AsciiGeneralNopadCi,
+    };
+    const PAD_SPACE: bool = PAD;
+    const CHARSET: Charset = if LATIN1 {
+        Charset::Latin1
+    } else {
+        Charset::Ascii
+    };
+
+    #[inline]
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        Self::cmp_weights(a, b)
+    }
+    #[inline]
+    fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        // One byte per character and only 0x20 weighs as a space: equal
+        // strings have equal lengths once trailing spaces are trimmed.
+        let (a, b) = if PAD {
+            (sk::trim_end_spaces(a), sk::trim_end_spaces(b))
+        } else {
+            (a, b)
+        };
+        a.len() == b.len() && (sk::ascii_eq_ignore_case(a, b) || Self::cmp_weights(a, b).is_eq())
+    }
+    fn hash(&self, s: &[u8], seed: u64) -> u64 {
+        let s = if PAD { sk::trim_end_spaces(s) } else { s };
+        let w = Self::weights();
+        let mut h = StreamHasher::new(seed);
+        let mut words = s.chunks_exact(8);
+        for chunk in &mut words {
+            let word = load_word(chunk);
+            if word_is_ascii(word) {
+                h.write_word(ascii_upper_word(word));
+            } else {
+                for &b in chunk {
+                    h.write_byte(w[usize::from(b)]);
+                }
+            }
+        }
+        for &b in words.remainder() {
+            h.write_byte(w[usize::from(b)]);
+        }
+        h.finish()
+    }
+    fn sort_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        map_bytes(s, Self::weights(), out);
+    }
+    fn normalized_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        simple::normalized_key::<Self>(s, out, |out, w, _| out.push(w as u8));
+    }
+    fn upper_len(&self, s: &[u8]) -> usize {
+        s.len()
+    }
+    fn to_upper(&self, s: &[u8], out: &mut Vec<u8>) {
+        byte_case(s, byte_case_tables::<LATIN1>().0, true, out);
+    }
+    fn lower_len(&self, s: &[u8]) -> usize {
+        s.len()
+    }
+    fn to_lower(&self, s: &[u8], out: &mut Vec<u8>) {
+        byte_case(s, byte_case_tables::<LATIN1>().1, false, out);
+    }
+    fn locate(&self, needle: &[u8], hay: &[u8]) -> Option<usize> {
+        simple::locate_by_weights::<Self>(needle, hay)
+    }
+    #[inline]
+    fn like_key(&self, s: &[u8]) -> (u32, usize) {
+        Self::weight_at(s)
+    }
+    #[inline]
+    fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        let v = if PAD { sk::trim_end_spaces(v) } else { v };
+        let k = if PAD { c.trimmed() } else { c.bytes() };
+        v.len() == k.len() && (sk::ascii_eq_ignore_case(v, k) || Self::cmp_weights(v, k).is_eq())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// utf8
+
+/// utf8 case mapping of one code point through a BMP page table (the
+/// supplementary planes map to themselves in these collations).
+#[inline(always)]
+fn utf8_case(pages: &[Option<&'static [u16; 256]>; 256], cp: u32) -> u32 {
+    if cp < 0x1_0000 {
+        match pages[(cp >> 8) as usize] {
+            Some(page) => u32::from(page[(cp & 0xFF) as usize]),
+            None => cp,
+        }
+    } else {
+        cp
+    }
+}
+
+/// Length of the utf8 case mapping of `s`, which stops at the first invalid
+/// byte as MariaDB's UPPER/LOWER do.
+fn utf8_case_len<const MB4: bool>(s: &[u8], pages: &[Option<&'static [u16; 256]>; 256]) -> usize {
+    if sk::is_ascii(s) {
+        return s.len();
+    }
+    let mut n = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let (cp, l) = decode_utf8::<MB4>(&s[i..]);
+        if is_bad(cp) {
+            break;
+        }
+        n += utf8_len(utf8_case(pages, cp));
+        i += l;
+    }
+    n
+}
+
+fn utf8_case_map<const MB4: bool>(
+    s: &[u8],
+    pages: &[Option<&'static [u16; 256]>; 256],
+    upper: bool,
+    out: &mut Vec<u8>,
+) {
+    if sk::is_ascii(s) {
+        let start = out.len();
+        out.extend_from_slice(s);
+        if upper {
+            sk::ascii_upper_in_place(&mut out[start..]);
+        } else {
+            out[start..].make_ascii_lowercase();
+        }
+        return;
+    }
+    out.reserve(utf8_case_len::<MB4>(s, pages));
+    let mut i = 0;
+    while i < s.len() {
+        let (cp, l) = decode_utf8::<MB4>(&s[i..]);
+        if is_bad(cp) {
+            break;
+        }
+        push_utf8(out, utf8_case(pages, cp));
+        i += l;
+    }
+}
+
+/// The `_bin` collations of utf8mb4 (`MB4`) and utf8mb3: code point order,
+/// which is byte order for valid UTF-8; an invalid byte weighs above every
+/// character. Equality is byte equality (trailing spaces trimmed under PAD
+/// SPACE); order takes the byte kernels' answer unless the first difference
+/// touches a non-ASCII byte, where it decodes the characters there.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Utf8Bin<const MB4: bool, const PAD: bool>;
+
+impl<const MB4: bool, const PAD: bool> SimpleWeights for Utf8Bin<MB4, PAD> {
+    const PAD: bool = PAD;
+    #[inline(always)]
+    fn weight_at(s: &[u8]) -> (u32, usize) {
+        decode_utf8::<MB4>(s)
+    }
+}
+
+impl<const MB4: bool, const PAD: bool> Collator for Utf8Bin<MB4, PAD> {
+    const KIND: CollationKind = match (MB4, PAD) {
+        (true, true) => CollationKind::Utf8mb4Bin,
+        (true, false) => CollationKind::Utf8mb4NopadBin,
+        (false, true) => CollationKind::Utf8mb3Bin,
+        (false, false) => CollationKind::Utf8mb3NopadBin,
+    };
+    const PAD_SPACE: bool = PAD;
+    const CHARSET: Charset = if MB4 {
+        Charset::Utf8mb4
+    } else {
+        Charset::Utf8mb3
+    };
+
+    #[inline]
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        let m = sk::mismatch(a, b);
+        let ascii_at = |s: &[u8], i: usize| s.get(i).is_none_or(|&x| x < 0x80);
+        if (m == 0 || a[m - 1] < 0x80) && ascii_at(a, m) && ascii_at(b, m) {
+            // The difference is between ASCII characters (or the end), where
+            // bytes order as code points; a PAD SPACE tail is decided by its
+            // first non-space byte, whose character sorts on the same side
+            // of the space.
+            if PAD {
+                sk::pad_space_cmp(&a[m..], &b[m..])
+            } else {
+                sk::bytes_cmp(&a[m..], &b[m..])
+            }
+        } else {
+            let start = simple::utf8_boundary_back(&a[..m]);
+            simple::compare_from::<Self>(a, b, start, start)
+        }
+    }
+    #[inline]
+    fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        // Each character (or invalid byte) has its own weight, so equal
+        // weights means equal bytes.
+        if PAD {
+            sk::pad_space_eq(a, b)
+        } else {
+            sk::bytes_eq(a, b)
+        }
+    }
+    #[inline]
+    fn hash(&self, s: &[u8], seed: u64) -> u64 {
+        hash_bytes(if PAD { sk::trim_end_spaces(s) } else { s }, seed)
+    }
+    fn sort_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        // WEIGHT_STRING: the code point in 3 bytes (utf8mb4) or 2 (utf8mb3),
+        // up to the first invalid byte.
+        let width = if MB4 { 3 } else { 2 };
+        if sk::is_ascii(s) {
+            out.reserve(s.len() * width);
+            for &b in s {
+                if MB4 {
+                    out.extend_from_slice(&[0, 0, b]);
+                } else {
+                    out.extend_from_slice(&[0, b]);
+                }
+            }
+            return;
+        }
+        let mut i = 0;
+        while i < s.len() {
+            let (cp, l) = decode_utf8::<MB4>(&s[i..]);
+            if is_bad(cp) {
+                break;
+            }
+            out.extend_from_slice(&cp.to_be_bytes()[4 - width..]);
+            i += l;
+        }
+    }
+    fn normalized_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        // UTF-8 bytes order as code points; an invalid byte goes after all.
+        simple::normalized_key::<Self>(s, out, |out, w, bytes| {
+            if is_bad(w) {
+                simple::push_bad(out, w);
+            } else {
+                out.extend_from_slice(bytes);
+            }
+        });
+    }
+    fn char_length(&self, s: &[u8]) -> usize {
+        utf8_char_length::<MB4>(s)
+    }
+    fn upper_len(&self, s: &[u8]) -> usize {
+        utf8_case_len::<MB4>(s, &tables::UTF8_UPPER)
+    }
+    fn to_upper(&self, s: &[u8], out: &mut Vec<u8>) {
+        utf8_case_map::<MB4>(s, &tables::UTF8_UPPER, true, out);
+    }
+    fn lower_len(&self, s: &[u8]) -> usize {
+        utf8_case_len::<MB4>(s, &tables::UTF8_LOWER)
+    }
+    fn to_lower(&self, s: &[u8], out: &mut Vec<u8>) {
+        utf8_case_map::<MB4>(s, &tables::UTF8_LOWER, false, out);
+    }
+    fn locate(&self, needle: &[u8], hay: &[u8]) -> Option<usize> {
+        match needle.first() {
+            // A needle that starts a character can only be found at a
+            // character boundary of hay, so a byte search is exact.
+            Some(&b) if b & 0xC0 != 0x80 => find_bytes(needle, hay),
+            _ => simple::locate_by_weights::<Self>(needle, hay),
+        }
+    }
+    #[inline]
+    fn like_key(&self, s: &[u8]) -> (u32, usize) {
+        decode_utf8::<MB4>(s)
+    }
+    #[inline]
+    fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        if PAD {
+            c.kernel().pad_space_eq(v)
+        } else {
+            c.kernel().eq(v)
+        }
+    }
+}
+
+/// general_ci weight of a decoded utf8 value: the BMP table, U+FFFD's
+/// weight for supplementary characters, and invalid bytes as they are.
+#[inline(always)]
+pub(crate) fn general_ci_weight(cp: u32) -> u32 {
+    if cp < 0x1_0000 {
+        match tables::GENERAL_CI_WEIGHTS[(cp >> 8) as usize] {
+            Some(page) => u32::from(page[(cp & 0xFF) as usize]),
+            None => cp,
+        }
+    } else if cp < BAD_BYTE {
+        0xFFFD
+    } else {
+        cp
+    }
+}
+
+/// `utf8mb4_general_ci` (`MB4`), `utf8mb3_general_ci` and their NO PAD
+/// forms: one 16-bit weight per character from a generated table (ASCII
+/// letters weigh as their upper case; 'é' = 'E', 'ß' = 'S'; every
+/// supplementary character = U+FFFD). ASCII runs are compared and hashed a
+/// word or a SIMD vector at a time; other characters through the table.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Utf8GeneralCi<const MB4: bool, const PAD: bool>;
+
+impl<const MB4: bool, const PAD: bool> SimpleWeights for Utf8GeneralCi<MB4, PAD> {
+    const PAD: bool = PAD;
+    #[inline(always)]
+    fn weight_at(s: &[u8]) -> (u32, usize) {
+        let (cp, l) = decode_utf8::<MB4>(s);
+        (general_ci_weight(cp), l)
+    }
+}
+
+impl<const MB4: bool, const PAD: bool> Utf8GeneralCi<MB4, PAD> {
+    /// Order of `a` and `b`: the case-insensitive ASCII kernel skips the
+    /// common prefix, then characters are weighed one by one from the last
+    /// character boundary before the difference.
+    #[inline]
+    fn cmp_weights(a: &[u8], b: &[u8]) -> Ordering {
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let k = sk::mismatch_ignore_case(&a[i..], &b[j..]);
+            if k > 0 {
+                // The common prefix is the same characters in both (bytes
+                // equal up to ASCII case), so one boundary serves both.
+                let back = simple::utf8_boundary_back(&a[i..i + k]);
+                i += back;
+                j += back;
+            }
+            if i >= a.len() || j >= b.len() {
+                return simple::compare_tails::<Self>(a, i, b, j);
+            }
+            let (wa, la) = Self::weight_at(&a[i..]);
+            let (wb, lb) = Self::weight_at(&b[j..]);
+            if wa != wb {
+                return wa.cmp(&wb);
+            }
+            i += la;
+            j += lb;
+        }
+    }
+}
+
+impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
+    const KIND: CollationKind = match (MB4, PAD) {
+        (true, true) => CollationKind::Utf8mb4GeneralCi,
+        (true, false) => CollationKind::Utf8mb4GeneralNopadCi,
+        (false, true) => CollationKind::Utf8mb3GeneralCi,
+        (false, false) => CollationKind::Utf8mb3GeneralNopadCi,
+    };
+    const PAD_SPACE: bool = PAD;
+    const CHARSET: Charset = if MB4 {
+        Charset::Utf8mb4
+    } else {
+        Charset::Utf8mb3
+    };
+
+    #[inline]
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        Self::cmp_weights(a, b)
+    }
+    #[inline]
+    fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        let (a, b) = if PAD {
+            (sk::trim_end_spaces(a), sk::trim_end_spaces(b))
+        } else {
+            (a, b)
+        };
+        if a.len() == b.len() && sk::ascii_eq_ignore_case(a, b) {
+            return true;
+        }
+        Self::cmp_weights(a, b).is_eq()
+    }
+    fn hash(&self, s: &[u8], seed: u64) -> u64 {
+        // The stream: an ASCII weight as one byte, any other weight as 0x80
+        // and three bytes. ASCII words go in uppercased, whole.
+        let s = if PAD { sk::trim_end_spaces(s) } else { s };
+        let mut h = StreamHasher::new(seed);
+        let mut i = 0;
+        while i < s.len() {
+            if i + 8 <= s.len() {
+                let word = load_word(&s[i..]);
+                if word_is_ascii(word) {
+                    h.write_word(ascii_upper_word(word));
+                    i += 8;
+                    continue;
+                }
+            }
+            let (w, l) = Self::weight_at(&s[i..]);
+            if w < 0x80 {
+                h.write_byte(w as u8);
+            } else {
+                h.write_byte(0x80);
+                h.write_byte((w >> 16) as u8);
+                h.write_byte((w >> 8) as u8);
+                h.write_byte(w as u8);
+            }
+            i += l;
+        }
+        h.finish()
+    }
+    fn sort_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        // WEIGHT_STRING: two bytes per character, up to the first invalid byte.
+        out.reserve(2 * s.len());
+        let mut i = 0;
+        while i < s.len() {
+            let (w, l) = Self::weight_at(&s[i..]);
+            if is_bad(w) {
+                break;
+            }
+            out.extend_from_slice(&(w as u16).to_be_bytes());
+            i += l;
+        }
+    }
+    fn normalized_key(&self, s: &[u8], out: &mut Vec<u8>) {
+        // A weight (<= 0xFFFF) in UTF-8 form keeps its order in fewer bytes.
+        simple::normalized_key::<Self>(s, out, |out, w, _| {
+            if is_bad(w) {
+                simple::push_bad(out, w);
+            } else {
+                push_utf8(out, w);
+            }
+        });
+    }
+    fn char_length(&self, s: &[u8]) -> usize {
+        utf8_char_length::<MB4>(s)
+    }
+    fn upper_len(&self, s: &[u8]) -> usize {
+        utf8_case_len::<MB4>(s, &tables::UTF8_UPPER)
+    }
+    fn to_upper(&self, s: &[u8], out: &mut Vec<u8>) {
+        utf8_case_map::<MB4>(s, &tables::UTF8_UPPER, true, out);
+    }
+    fn lower_len(&self, s: &[u8]) -> usize {
+        utf8_case_len::<MB4>(s, &tables::UTF8_LOWER)
+    }
+    fn to_lower(&self, s: &[u8], out: &mut Vec<u8>) {
+        utf8_case_map::<MB4>(s, &tables::UTF8_LOWER, false, out);
+    }
+    fn locate(&self, needle: &[u8], hay: &[u8]) -> Option<usize> {
+        if sk::is_ascii(needle) && sk::is_ascii(hay) {
+            if needle.is_empty() {
+                return Some(0);
+            }
+            return hay
+                .windows(needle.len())
+                .position(|w| sk::ascii_eq_ignore_case(w, needle));
+        }
+        simple::locate_by_weights::<Self>(needle, hay)
+    }
+    #[inline]
+    fn like_key(&self, s: &[u8]) -> (u32, usize) {
+        let (w, l) = Self::weight_at(s);
+        (if is_bad(w) { LIKE_POISON } else { w }, l)
+    }
+    #[inline]
+    fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        let v = if PAD { sk::trim_end_spaces(v) } else { v };
+        let k = if PAD { c.trimmed() } else { c.bytes() };
+        if c.is_ascii() {
+            // k has k.len() characters; v needs as many, so a shorter v
+            // cannot match, one as long must be ASCII, and a longer one
+            // needs multibyte characters.
+            if v.len() <= k.len() {
+                return v.len() == k.len() && sk::ascii_eq_ignore_case(v, k);
+            }
+            if sk::is_ascii(v) {
+                return false;
+            }
+        }
+        Self::cmp_weights(v, k).is_eq()
+    }
+}
+
+/// `utf8mb4_bin`.
+pub type Utf8mb4Bin = Utf8Bin<true, true>;
+/// `utf8mb4_nopad_bin`.
+pub type Utf8mb4NopadBin = Utf8Bin<true, false>;
+/// `utf8mb3_bin` (`utf8_bin`).
+pub type Utf8mb3Bin = Utf8Bin<false, true>;
+/// `utf8mb3_nopad_bin`.
+pub type Utf8mb3NopadBin = Utf8Bin<false, false>;
+/// `utf8mb4_general_ci`.
+pub type Utf8mb4GeneralCi = Utf8GeneralCi<true, true>;
+/// `utf8mb4_general_nopad_ci`.
+pub type Utf8mb4GeneralNopadCi = Utf8GeneralCi<true, false>;
+/// `utf8mb3_general_ci` (`utf8_general_ci`).
+pub type Utf8mb3GeneralCi = Utf8GeneralCi<false, true>;
+/// `utf8mb3_general_nopad_ci`.
+pub type Utf8mb3GeneralNopadCi = Utf8GeneralCi<false, false>;
+/// `latin1_swedish_ci`.
+pub type Latin1SwedishCi = ByteCi<true, true>;
+/// `latin1_swedish_nopad_ci`.
+pub type Latin1SwedishNopadCi = ByteCi<true, false>;
+/// `latin1_bin`.
+pub type Latin1Bin = ByteBin<true, true>;
+/// `latin1_nopad_bin`.
+pub type Latin1NopadBin = ByteBin<true, false>;
+/// `ascii_general_ci`.
+pub type AsciiGeneralCi = ByteCi<false, true>;
+/// `ascii_general_nopad_ci`.
+pub type AsciiGeneralNopadCi = ByteCi<false, false>;
+/// `ascii_bin`.
+pub type AsciiBin = ByteBin<false, true>;
+/// `ascii_nopad_bin`.
+pub type AsciiNopadBin = ByteBin<false, false>;

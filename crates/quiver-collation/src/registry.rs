@@ -1,0 +1,235 @@
+//! The collations: their MariaDB identity and the [`Collation`] handle.
+
+use std::fmt;
+
+use crate::charset::Charset;
+use crate::generated::{ALIASES, COLLATIONS};
+
+/// The trailing-space rule of a collation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pad {
+    /// The shorter operand compares as if padded with spaces: `'a' = 'a '`,
+    /// and `'a\t' < 'a'` (tab sorts before the padding space).
+    Space,
+    /// Trailing spaces are characters like any other: `'a' < 'a '`.
+    NoPad,
+}
+
+/// Which implementation a collation uses; one variant per concrete
+/// [`Collator`](crate::Collator) type, so that [`with_collator!`](crate::with_collator)
+/// can monomorphize a loop per variant.
+///
+/// The order is the order of the generated table; part 2 (the UCA
+/// collations) appends its variants here and to the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum CollationKind {
+    Binary,
+    Utf8mb4Bin,
+    Utf8mb4NopadBin,
+    Utf8mb4GeneralCi,
+    Utf8mb4GeneralNopadCi,
+    Utf8mb3Bin,
+    Utf8mb3NopadBin,
+    Utf8mb3GeneralCi,
+    Utf8mb3GeneralNopadCi,
+    Latin1SwedishCi,
+    Latin1SwedishNopadCi,
+    Latin1Bin,
+    Latin1NopadBin,
+    AsciiGeneralCi,
+    AsciiGeneralNopadCi,
+    AsciiBin,
+    AsciiNopadBin,
+}
+
+/// What MariaDB says about a collation (information_schema.COLLATIONS).
+#[derive(Debug, PartialEq, Eq)]
+pub struct CollationInfo {
+    /// MariaDB's numeric id (`SHOW COLLATION`), e.g. 45 for utf8mb4_general_ci.
+    pub id: u16,
+    /// Canonical name, lower case (`utf8mb3_*`, never the `utf8_*` alias).
+    pub name: &'static str,
+    pub charset: Charset,
+    pub pad: Pad,
+    /// Whether this is its charset's default collation.
+    pub is_default: bool,
+    pub kind: CollationKind,
+}
+
+/// A collation: a cheap `Copy` handle to its static description.
+///
+/// Per-value methods ([`Collation::compare`], [`Collation::eq`], ...)
+/// dispatch on the kind at every call; batch loops should instead enter a
+/// monomorphized function once with [`with_collator!`](crate::with_collator)
+/// or [`Collation::dispatch`].
+#[derive(Clone, Copy)]
+pub struct Collation(&'static CollationInfo);
+
+impl Collation {
+    /// The collation of a kind.
+    pub fn of(kind: CollationKind) -> Collation {
+        Collation(&COLLATIONS[kind as usize])
+    }
+
+    /// `binary`.
+    pub fn binary() -> Collation {
+        Collation::of(CollationKind::Binary)
+    }
+
+    /// `utf8mb4_bin` (the engine's default).
+    pub fn utf8mb4_bin() -> Collation {
+        Collation::of(CollationKind::Utf8mb4Bin)
+    }
+
+    /// `utf8mb4_general_ci` (MariaDB's default for utf8mb4).
+    pub fn utf8mb4_general_ci() -> Collation {
+        Collation::of(CollationKind::Utf8mb4GeneralCi)
+    }
+
+    /// Looks a collation up by name, case-insensitively; `utf8_*` names
+    /// resolve to `utf8mb3_*` as in MariaDB 10.11.
+    pub fn from_name(name: &str) -> Option<Collation> {
+        let lower = name.to_ascii_lowercase();
+        let canonical = ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == lower)
+            .map_or(lower.as_str(), |(_, target)| target);
+        COLLATIONS
+            .iter()
+            .find(|c| c.name == canonical)
+            .map(Collation)
+    }
+
+    /// Looks a collation up by MariaDB's numeric id.
+    pub fn from_id(id: u16) -> Option<Collation> {
+        COLLATIONS.iter().find(|c| c.id == id).map(Collation)
+    }
+
+    /// The default collation of a charset (by name, case-insensitive; `utf8`
+    /// is `utf8mb3`): `utf8mb4` gives `utf8mb4_general_ci`, as in MariaDB.
+    pub fn default_for_charset(charset: &str) -> Option<Collation> {
+        let cs = Charset::from_name(charset)?;
+        COLLATIONS
+            .iter()
+            .find(|c| c.charset == cs && c.is_default)
+            .map(Collation)
+    }
+
+    /// Every collation of the crate.
+    pub fn all() -> impl Iterator<Item = Collation> {
+        COLLATIONS.iter().map(Collation)
+    }
+
+    pub fn info(self) -> &'static CollationInfo {
+        self.0
+    }
+    pub fn id(self) -> u16 {
+        self.0.id
+    }
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+    pub fn charset(self) -> Charset {
+        self.0.charset
+    }
+    pub fn pad(self) -> Pad {
+        self.0.pad
+    }
+    pub fn is_pad_space(self) -> bool {
+        self.0.pad == Pad::Space
+    }
+    pub fn is_default(self) -> bool {
+        self.0.is_default
+    }
+    pub fn kind(self) -> CollationKind {
+        self.0.kind
+    }
+
+    /// Whether equality is byte equality (after trimming trailing 0x20 under
+    /// PAD SPACE) and order is byte order for valid text: `binary` and the
+    /// `*_bin` collations. Such columns can be hashed, grouped and searched
+    /// as bytes.
+    pub fn is_binary_eq(self) -> bool {
+        use CollationKind::*;
+        matches!(
+            self.kind(),
+            Binary
+                | Utf8mb4Bin
+                | Utf8mb4NopadBin
+                | Utf8mb3Bin
+                | Utf8mb3NopadBin
+                | Latin1Bin
+                | Latin1NopadBin
+                | AsciiBin
+                | AsciiNopadBin
+        )
+    }
+}
+
+impl PartialEq for Collation {
+    fn eq(&self, other: &Collation) -> bool {
+        self.0.kind == other.0.kind
+    }
+}
+impl Eq for Collation {}
+
+impl std::hash::Hash for Collation {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.kind.hash(state)
+    }
+}
+
+impl fmt::Debug for Collation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl fmt::Display for Collation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_order_matches_kinds() {
+        for (i, c) in COLLATIONS.iter().enumerate() {
+            assert_eq!(c.kind as usize, i, "{}", c.name);
+        }
+    }
+
+    #[test]
+    fn lookups() {
+        assert_eq!(Collation::from_name("UTF8MB4_General_CI").unwrap().id(), 45);
+        assert_eq!(Collation::from_name("utf8mb4_bin").unwrap().id(), 46);
+        assert_eq!(Collation::from_name("binary").unwrap().id(), 63);
+        assert_eq!(
+            Collation::from_name("utf8_bin").unwrap().name(),
+            "utf8mb3_bin"
+        );
+        assert_eq!(Collation::from_name("nope"), None);
+        assert_eq!(Collation::from_id(8).unwrap().name(), "latin1_swedish_ci");
+        assert_eq!(
+            Collation::default_for_charset("utf8mb4").unwrap().name(),
+            "utf8mb4_general_ci"
+        );
+        assert_eq!(
+            Collation::default_for_charset("UTF8").unwrap().name(),
+            "utf8mb3_general_ci"
+        );
+        assert_eq!(
+            Collation::default_for_charset("binary").unwrap().name(),
+            "binary"
+        );
+        assert_eq!(
+            Collation::default_for_charset("latin1").unwrap().name(),
+            "latin1_swedish_ci"
+        );
+        assert!(Collation::from_name("utf8mb4_nopad_bin").unwrap().pad() == Pad::NoPad);
+    }
+}
