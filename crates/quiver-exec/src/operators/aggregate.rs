@@ -15,7 +15,8 @@ use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
 
 use super::int_group_map::IntGroupMap;
-use super::{for_each_partition, metered, BatchStream, ExecutionPlan, Metrics};
+use super::packed_keys::{str_key_array, PackedLayout};
+use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::hash::{hash_rows, GroupKeys, KeyColumn, KeyValues};
@@ -107,7 +108,10 @@ impl ExecutionPlan for AggregateExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self.output.get_or_init(|| self.run(ctx)).clone()?;
+        let out = self
+            .output
+            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
+            .clone()?;
         let batches: Vec<Result<RecordBatch>> = out
             .iter()
             .filter(|b| b.num_rows() > 0)
@@ -123,53 +127,22 @@ impl ExecutionPlan for AggregateExec {
 
 /// Groups found so far and their accumulators. With exactly one key whose
 /// values are integers (`KeyValues::Int`) the groups live in an
-/// `IntGroupMap`; otherwise keys are hashed row-wise into `map` and stored in
-/// `keys`. Either way group ids are dense and in first-seen order.
+/// `IntGroupMap`, as do keys that pack into one integer (`PackedLayout`: a
+/// short string, or a pair of integers and short strings); otherwise keys are
+/// hashed row-wise into `map` and stored in `keys`. Either way group ids are
+/// dense and in first-seen order.
 struct GroupTable {
     types: Vec<DataType>,
     keys: Option<GroupKeys>,
     hashes: Vec<u64>,
     map: HashTable<u32>,
-    /// The single-integer-key path; set by the first batch whose one key
-    /// column is `KeyValues::Int` (a key's shape follows from its type).
+    /// The integer-key path; set by the first batch whose one key column is
+    /// `KeyValues::Int` (a key's shape follows from its type) or whose keys pack.
     ints: Option<IntGroupMap>,
-    /// `ints` holds two integer keys packed as `a << 32 | b` (both
-    /// non-NULL, `a` in [0, 2^31), `b` in [0, 2^32): TPC-H's key pairs).
-    packed: bool,
+    /// How the keys in `ints` are packed, if they are.
+    packed: Option<PackedLayout>,
     groups: usize,
     accs: Vec<Acc>,
-}
-
-/// Two integer key columns that fit the packed form, packed.
-fn pack_pair(keys: &[KeyColumn], rows: usize) -> Option<Vec<i64>> {
-    let [KeyColumn {
-        values: KeyValues::Int(a),
-        nulls: None,
-    }, KeyColumn {
-        values: KeyValues::Int(b),
-        nulls: None,
-    }] = keys
-    else {
-        return None;
-    };
-    let (a, b) = (&a[..rows], &b[..rows]);
-    let fits = a.iter().all(|x| (0..1i64 << 31).contains(x))
-        && b.iter().all(|y| (0..1i64 << 32).contains(y));
-    fits.then(|| a.iter().zip(b).map(|(x, y)| x << 32 | y).collect())
-}
-
-/// The two key columns of packed keys, in group order.
-fn unpack_pair(packed: &[i64]) -> [KeyColumn; 2] {
-    [
-        KeyColumn {
-            values: KeyValues::Int(packed.iter().map(|k| k >> 32).collect()),
-            nulls: None,
-        },
-        KeyColumn {
-            values: KeyValues::Int(packed.iter().map(|k| k & 0xffff_ffff).collect()),
-            nulls: None,
-        },
-    ]
 }
 
 impl GroupTable {
@@ -185,7 +158,7 @@ impl GroupTable {
             hashes: vec![],
             map: HashTable::new(),
             ints: None,
-            packed: false,
+            packed: None,
             groups,
             accs,
         }
@@ -206,36 +179,42 @@ impl GroupTable {
         if self.types.is_empty() {
             return Ok(vec![0; rows]);
         }
-        if let [KeyColumn {
-            values: KeyValues::Int(values),
-            nulls,
-        }] = keys
-        {
-            if self.keys.is_none() {
+        if self.keys.is_none() {
+            if let [KeyColumn {
+                values: KeyValues::Int(values),
+                nulls,
+            }] = keys
+            {
                 let m = self.ints.get_or_insert_with(IntGroupMap::new);
                 let mut ids = Vec::with_capacity(rows);
                 m.group_ids(&values[..rows], nulls.as_ref(), &mut ids);
                 self.groups = m.len();
                 return Ok(ids);
             }
-        }
-        if self.keys.is_none() && (self.packed || self.ints.is_none()) {
-            if let Some(packed) = pack_pair(keys, rows) {
-                self.packed = true;
+            let layout = match (self.packed, &self.ints) {
+                (Some(l), _) => Some(l),
+                (None, None) => PackedLayout::of(keys, &self.types),
+                (None, Some(_)) => None,
+            };
+            if let Some((layout, packed)) = layout.and_then(|l| Some((l, l.pack(keys, rows)?))) {
+                self.packed = Some(layout);
+                let nulls = match keys {
+                    [k] => k.nulls.as_ref(),
+                    _ => None,
+                };
                 let m = self.ints.get_or_insert_with(IntGroupMap::new);
                 let mut ids = Vec::with_capacity(rows);
-                m.group_ids(&packed, None, &mut ids);
+                m.group_ids(&packed, nulls, &mut ids);
                 self.groups = m.len();
                 return Ok(ids);
             }
         }
-        if self.packed {
-            // A pair that does not pack: move the groups so far to the general
+        if let Some(layout) = self.packed.take() {
+            // Keys that do not pack: move the groups so far to the general
             // table, in id order so that every group keeps its id.
             let m = self.ints.take().expect("packed groups");
-            self.packed = false;
             self.groups = 0;
-            let old = unpack_pair(m.keys());
+            let old = layout.unpack(m.keys(), Some(&m.validity()))?;
             let ids = self.general_group_ids(&old, m.len());
             debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
         }
@@ -277,16 +256,16 @@ impl GroupTable {
 
     /// The group keys as arrays of the GROUP BY types, in group id order.
     fn key_arrays(&self) -> Result<Option<Vec<ArrayRef>>> {
-        if let (true, Some(m)) = (self.packed, &self.ints) {
-            let [a, b] = unpack_pair(m.keys());
-            let arrays = [a, b]
+        if let (Some(layout), Some(m)) = (self.packed, &self.ints) {
+            let arrays = layout
+                .unpack(m.keys(), Some(&m.validity()))?
                 .into_iter()
                 .zip(&self.types)
-                .map(|(k, t)| {
-                    let KeyValues::Int(v) = k.values else {
-                        unreachable!("unpacked keys are integers")
-                    };
-                    int_values_array(v, None, t)
+                .map(|(k, t)| match k.values {
+                    KeyValues::Int(v) => int_values_array(v, k.nulls, t),
+                    _ => str_key_array(&k).ok_or_else(|| {
+                        QuiverError::internal("packed GROUP BY key of an unexpected shape")
+                    }),
                 })
                 .collect::<Result<Vec<_>>>()?;
             return Ok(Some(arrays));
@@ -326,8 +305,9 @@ impl GroupTable {
 
     fn merge(&mut self, other: GroupTable) -> Result<()> {
         let ids: Vec<u32> = match (&other.ints, &other.keys) {
-            (Some(m), _) if other.packed => {
-                let keys = unpack_pair(m.keys());
+            (Some(m), _) if other.packed.is_some() => {
+                let layout = other.packed.expect("checked");
+                let keys = layout.unpack(m.keys(), Some(&m.validity()))?;
                 self.group_ids(&keys, other.groups)?
             }
             (Some(m), _) => {
@@ -1257,7 +1237,7 @@ mod tests {
                     }
                     // Clean pairs stay packed; a spoiled partition moved to the general table.
                     assert_eq!(
-                        table.packed,
+                        table.packed.is_some(),
                         !general && (spoil == 0 || p_index(batches, &parts) != 1)
                     );
                     table
@@ -1294,5 +1274,148 @@ mod tests {
             assert_eq!(run(false), run(true), "round {round}");
         }
         let _ = aggs;
+    }
+
+    /// Rows of `out` as sorted text: group order may differ between paths.
+    fn sorted_rows(out: &RecordBatch) -> Vec<String> {
+        let mut rows: Vec<String> = (0..out.num_rows())
+            .map(|r| {
+                out.columns()
+                    .iter()
+                    .map(|c| {
+                        let v = quiver_common::ScalarValue::from_array(c, r).unwrap();
+                        format!("{v:?}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    /// String keys (alone, in pairs, with an integer): the packed path, and
+    /// its move to the general table when a batch holds a value that does
+    /// not pack (too long, a trailing space, NULL in a pair), give what the
+    /// general path gives, including the first-seen spelling of PAD SPACE
+    /// equal keys.
+    #[test]
+    fn packed_string_keys_match_the_general_path() {
+        let words = ["A", "R", "N", "MAIL", "SHIP", "REG AIR", "", "é", "FOB"];
+        let shapes: [&[DataType]; 3] = [
+            &[DataType::Utf8],
+            &[DataType::Utf8, DataType::Utf8],
+            &[DataType::Int32, DataType::Utf8],
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for (shape, types) in shapes.iter().enumerate() {
+            for round in 0..24 {
+                let spoil = round % 4;
+                let short = shape > 0;
+                let parts: Vec<Vec<RecordBatch>> = (0..3)
+                    .map(|p| {
+                        (0..3)
+                            .map(|b| {
+                                let rows = 1 + rng.below(2000) as usize;
+                                let mut cols: Vec<ArrayRef> = types
+                                    .iter()
+                                    .map(|t| -> ArrayRef {
+                                        if t == &DataType::Int32 {
+                                            Arc::new(arrow_array::Int32Array::from_iter_values(
+                                                (0..rows).map(|_| rng.below(40) as i32),
+                                            ))
+                                        } else {
+                                            let mut v: Vec<Option<String>> = (0..rows)
+                                                .map(|_| {
+                                                    let w = words
+                                                        [rng.below(words.len() as u64) as usize];
+                                                    let w: String = if short {
+                                                        w.chars().take(1).collect()
+                                                    } else {
+                                                        w.to_string()
+                                                    };
+                                                    (shape > 0 || rng.below(30) != 0).then_some(w)
+                                                })
+                                                .collect();
+                                            if b == 2 && p == 1 {
+                                                match spoil {
+                                                    1 => v[0] = Some("MAIL ".into()),
+                                                    2 => v[0] = Some("TRUCKING".into()),
+                                                    3 => v[0] = None,
+                                                    _ => {}
+                                                }
+                                            }
+                                            Arc::new(arrow_array::StringArray::from(v))
+                                        }
+                                    })
+                                    .collect();
+                                cols.push(Arc::new(arrow_array::Int64Array::from_iter_values(
+                                    (0..rows).map(|_| rng.below(1000) as i64),
+                                )));
+                                let names = ["a", "b", "c"];
+                                RecordBatch::try_from_iter(
+                                    cols.into_iter().enumerate().map(|(i, c)| (names[i], c)),
+                                )
+                                .unwrap()
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let n = types.len();
+                let group: Vec<PhysicalExpr> = (0..n).map(PhysicalExpr::Column).collect();
+                let aggs = specs()
+                    .into_iter()
+                    .map(|mut a| {
+                        a.arg = a.arg.map(|_| PhysicalExpr::Column(n));
+                        a
+                    })
+                    .collect::<Vec<_>>();
+                let run = |general: bool| {
+                    let mut packs = vec![];
+                    let mut tables = parts
+                        .iter()
+                        .map(|batches| {
+                            let mut table = GroupTable::new(types, &aggs);
+                            if general {
+                                let sample: Vec<KeyColumn> = (0..n)
+                                    .map(|c| KeyColumn::new(batches[0].column(c)).unwrap())
+                                    .collect();
+                                table.keys = Some(GroupKeys::new(&sample, types.to_vec()));
+                            }
+                            for b in batches {
+                                table.update(b, &group, &aggs).unwrap();
+                            }
+                            packs.push(table.packed.is_some());
+                            table
+                        })
+                        .collect::<Vec<_>>()
+                        .into_iter();
+                    let mut total = tables.next().unwrap();
+                    for t in tables {
+                        total.merge(t).unwrap();
+                    }
+                    let mut fields: Vec<Field> = types
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| Field::new(format!("k{i}"), t.clone(), true))
+                        .collect();
+                    for (i, a) in aggs.iter().enumerate() {
+                        fields.push(Field::new(format!("x{i}"), a.output_type.clone(), true));
+                    }
+                    let out = total.finish(&Arc::new(Schema::new(fields)), &aggs).unwrap();
+                    (sorted_rows(&out), packs)
+                };
+                let (fast, packs) = run(false);
+                let (slow, _) = run(true);
+                assert_eq!(fast, slow, "shape {shape} round {round}");
+                // A NULL string alone still packs; everything else spoils partition 1.
+                let spoiled = spoil == 1 || spoil == 2 || (spoil == 3 && shape > 0);
+                assert_eq!(
+                    packs,
+                    vec![true, !spoiled, true],
+                    "shape {shape} round {round}"
+                );
+            }
+        }
     }
 }

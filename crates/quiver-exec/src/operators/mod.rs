@@ -7,6 +7,7 @@ mod filter;
 mod hash_join;
 mod int_group_map;
 mod limit;
+mod packed_keys;
 mod project;
 mod scan;
 mod sort;
@@ -64,6 +65,17 @@ impl Metrics {
     pub fn nanos(&self) -> u64 {
         self.nanos.load(Ordering::Relaxed)
     }
+}
+
+/// Runs a pipeline breaker's work (draining its inputs) and counts its time,
+/// which no stream wrapper sees.
+pub(crate) fn timed<T>(metrics: &Metrics, work: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = work();
+    metrics
+        .nanos
+        .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    out
 }
 
 /// Wraps a stream so that its batches and time are counted.

@@ -1,0 +1,258 @@
+//! GROUP BY keys packed into one `i64`, so that short strings and key pairs
+//! group through `IntGroupMap` (a direct array or open addressing with the key
+//! inline) instead of hashing and comparing rows.
+//!
+//! A packed key must identify its group exactly and unpack to the value the
+//! group shows. Strings therefore pack only without trailing spaces: under PAD
+//! SPACE `'a'` and `'a '` are one group, and byte equality of strings without
+//! trailing spaces is exactly PAD SPACE equality, while the group still shows
+//! the bytes it was first seen with. A batch that does not pack moves the
+//! table to the general path (the caller handles that).
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, StringArray};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::DataType;
+
+use quiver_common::{QuiverError, Result};
+
+use crate::hash::{KeyColumn, KeyValues};
+
+/// What one 32-bit half of a packed pair holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Half {
+    /// An integer: in `[0, 2^31)` as the high half, `[0, 2^32)` as the low half.
+    Int,
+    /// A string of at most 3 bytes: its length in bits 24.., its bytes below.
+    Str,
+}
+
+/// How the keys of one GROUP BY pack; fixed by the key types of the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackedLayout {
+    /// One string key of at most 7 bytes (NULL allowed): the length in the
+    /// top byte, the bytes below, little-endian.
+    ShortStr,
+    /// Two non-NULL keys, `high << 32 | low`.
+    Pair(Half, Half),
+}
+
+const SHORT_STR_MAX: usize = 7;
+const HALF_STR_MAX: usize = 3;
+
+impl PackedLayout {
+    /// The layout for keys of these types and shapes, if any.
+    pub fn of(keys: &[KeyColumn], types: &[DataType]) -> Option<PackedLayout> {
+        let half = |k: &KeyColumn, t: &DataType| match (&k.values, t) {
+            (KeyValues::Int(_), _) => Some(Half::Int),
+            (KeyValues::Str(_), DataType::Utf8) => Some(Half::Str),
+            _ => None,
+        };
+        match (keys, types) {
+            ([k], [DataType::Utf8]) if matches!(k.values, KeyValues::Str(_)) => {
+                Some(PackedLayout::ShortStr)
+            }
+            ([a, b], [ta, tb]) => {
+                let pair = (half(a, ta)?, half(b, tb)?);
+                // Two integers are `IntGroupMap`'s own pair case, also packed here.
+                Some(PackedLayout::Pair(pair.0, pair.1))
+            }
+            _ => None,
+        }
+    }
+
+    /// The packed keys of the first `rows` rows, or `None` if some row does
+    /// not fit this layout. For `ShortStr` NULL rows pack as 0 (the caller
+    /// passes the NULLs on).
+    pub fn pack(self, keys: &[KeyColumn], rows: usize) -> Option<Vec<i64>> {
+        match (self, keys) {
+            (PackedLayout::ShortStr, [k]) => {
+                let KeyValues::Str(s) = &k.values else {
+                    return None;
+                };
+                let mut out = Vec::with_capacity(rows);
+                for i in 0..rows {
+                    if k.is_null(i) {
+                        out.push(0);
+                    } else {
+                        out.push(pack_str(str_bytes(s, i), SHORT_STR_MAX)? as i64);
+                    }
+                }
+                Some(out)
+            }
+            (PackedLayout::Pair(ha, hb), [a, b]) => {
+                if a.nulls.is_some() || b.nulls.is_some() {
+                    return None;
+                }
+                let mut out = vec![0i64; rows];
+                pack_half(a, ha, rows, 32, &mut out)?;
+                pack_half(b, hb, rows, 0, &mut out)?;
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// The key columns of packed keys, in the same order. `validity` (one
+    /// flag per key) marks NULL keys of `ShortStr`.
+    pub fn unpack(self, packed: &[i64], validity: Option<&[bool]>) -> Result<Vec<KeyColumn>> {
+        Ok(match self {
+            PackedLayout::ShortStr => {
+                let nulls = validity
+                    .filter(|v| v.iter().any(|ok| !ok))
+                    .map(|v| NullBuffer::from(v.to_vec()));
+                let s = unpack_strs(packed.iter().map(|&k| k as u64), SHORT_STR_MAX)?;
+                vec![KeyColumn {
+                    values: KeyValues::Str(s),
+                    nulls,
+                }]
+            }
+            PackedLayout::Pair(ha, hb) => {
+                let high = packed.iter().map(|&k| (k as u64) >> 32);
+                let low = packed.iter().map(|&k| (k as u64) & 0xffff_ffff);
+                vec![unpack_half(high, ha)?, unpack_half(low, hb)?]
+            }
+        })
+    }
+}
+
+#[inline]
+fn str_bytes(s: &StringArray, i: usize) -> &[u8] {
+    let o = s.value_offsets();
+    &s.value_data()[o[i] as usize..o[i + 1] as usize]
+}
+
+/// `b` as `len << (8 * max) | bytes`, if it has at most `max` bytes and no
+/// trailing space.
+#[inline]
+fn pack_str(b: &[u8], max: usize) -> Option<u64> {
+    if b.len() > max || b.last() == Some(&b' ') {
+        return None;
+    }
+    let mut x = 0u64;
+    for (k, byte) in b.iter().enumerate() {
+        x |= (*byte as u64) << (8 * k);
+    }
+    Some((b.len() as u64) << (8 * max) | x)
+}
+
+fn pack_half(k: &KeyColumn, half: Half, rows: usize, shift: u32, out: &mut [i64]) -> Option<()> {
+    match (&k.values, half) {
+        (KeyValues::Int(v), Half::Int) => {
+            let limit = if shift == 32 { 1i64 << 31 } else { 1i64 << 32 };
+            if !v[..rows].iter().all(|x| (0..limit).contains(x)) {
+                return None;
+            }
+            for (o, x) in out.iter_mut().zip(&v[..rows]) {
+                *o |= x << shift;
+            }
+        }
+        (KeyValues::Str(s), Half::Str) => {
+            for (i, o) in out.iter_mut().enumerate().take(rows) {
+                *o |= (pack_str(str_bytes(s, i), HALF_STR_MAX)? as i64) << shift;
+            }
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+fn unpack_half(values: impl Iterator<Item = u64>, half: Half) -> Result<KeyColumn> {
+    let values = match half {
+        Half::Int => KeyValues::Int(values.map(|x| x as i64).collect()),
+        Half::Str => KeyValues::Str(unpack_strs(values, HALF_STR_MAX)?),
+    };
+    Ok(KeyColumn {
+        values,
+        nulls: None,
+    })
+}
+
+fn unpack_strs(packed: impl Iterator<Item = u64>, max: usize) -> Result<StringArray> {
+    let mut bytes = Vec::new();
+    let mut offsets = vec![0i32];
+    for k in packed {
+        let len = ((k >> (8 * max)) as usize).min(max);
+        bytes.extend((0..len).map(|i| (k >> (8 * i)) as u8));
+        offsets.push(bytes.len() as i32);
+    }
+    // Packed strings came from whole UTF-8 values, so this cannot fail.
+    StringArray::try_new(OffsetBuffer::new(offsets.into()), bytes.into(), None)
+        .map_err(|e| QuiverError::internal(format!("unpacking GROUP BY strings: {e}")))
+}
+
+/// A string key column as an array of the GROUP BY type (always `Utf8` here).
+pub fn str_key_array(k: &KeyColumn) -> Option<ArrayRef> {
+    match &k.values {
+        KeyValues::Str(s) => {
+            let s = StringArray::new(s.offsets().clone(), s.values().clone(), k.nulls.clone());
+            Some(Arc::new(s))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Array;
+
+    fn strs(v: &[Option<&str>]) -> KeyColumn {
+        KeyColumn::new(&(Arc::new(StringArray::from(v.to_vec())) as ArrayRef)).unwrap()
+    }
+
+    #[test]
+    fn short_strings_round_trip_and_stay_distinct() {
+        let vals = [
+            Some(""),
+            Some("a"),
+            Some("a\0"),
+            Some("\0"),
+            Some("MAIL"),
+            Some("REG AIR"),
+            None,
+            Some("é"),
+        ];
+        let k = strs(&vals);
+        let packed = PackedLayout::ShortStr.pack(&[k], vals.len()).unwrap();
+        let mut distinct = packed.clone();
+        distinct.sort();
+        distinct.dedup();
+        // All non-NULL values differ, and NULL packs as 0 next to "" (also 0 with length 0).
+        assert_eq!(distinct.len(), vals.len() - 1);
+        let validity: Vec<bool> = vals.iter().map(|v| v.is_some()).collect();
+        let out = PackedLayout::ShortStr
+            .unpack(&packed, Some(&validity))
+            .unwrap();
+        let a = str_key_array(&out[0]).unwrap();
+        assert_eq!(a.as_ref(), &StringArray::from(vals.to_vec()) as &dyn Array);
+    }
+
+    #[test]
+    fn trailing_spaces_and_long_strings_do_not_pack() {
+        for bad in ["a ", "12345678", " "] {
+            let k = strs(&[Some("x"), Some(bad)]);
+            assert_eq!(PackedLayout::ShortStr.pack(&[k], 2), None, "{bad:?}");
+        }
+        let pair = PackedLayout::Pair(Half::Str, Half::Str);
+        let ok = [
+            strs(&[Some("R"), Some("ABC")]),
+            strs(&[Some("F"), Some("")]),
+        ];
+        let packed = pair.pack(&ok, 2).unwrap();
+        let back = pair.unpack(&packed, None).unwrap();
+        assert_eq!(
+            str_key_array(&back[0]).unwrap().as_ref(),
+            &StringArray::from(vec!["R", "ABC"]) as &dyn Array
+        );
+        assert_eq!(
+            str_key_array(&back[1]).unwrap().as_ref(),
+            &StringArray::from(vec!["F", ""]) as &dyn Array
+        );
+        let long = [strs(&[Some("ABCD")]), strs(&[Some("F")])];
+        assert_eq!(pair.pack(&long, 1), None);
+        let null = [strs(&[None]), strs(&[Some("F")])];
+        assert_eq!(pair.pack(&null, 1), None);
+    }
+}
