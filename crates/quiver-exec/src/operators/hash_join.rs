@@ -12,7 +12,7 @@ use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
 use quiver_plan::JoinKind;
 
-use super::{execute_partitions, metered, BatchStream, ExecutionPlan, Metrics};
+use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
 use crate::hash::{any_null, hash_rows, mix, KeyColumn, KeyValues};
@@ -319,32 +319,35 @@ impl HashJoinExec {
     fn build_side(&self, ctx: &Arc<ExecContext>) -> Result<Arc<BuildSide>> {
         self.build
             .get_or_init(|| {
-                let parts = execute_partitions(&self.right, ctx)?;
-                let batches: Vec<RecordBatch> = parts.into_iter().flatten().collect();
-                let batch = arrow_select::concat::concat_batches(&self.right.schema(), &batches)?;
-                drop(batches);
-                let rows = batch.num_rows();
-                let mut memory = OwnedReservation::new(ctx);
-                memory.grow(batch.get_array_memory_size())?;
-                if rows >= EMPTY as usize {
-                    return Err(QuiverError::not_supported(
-                        "a join build side of more than 4 billion rows",
-                    ));
-                }
-                let keys = self
-                    .right_keys
-                    .iter()
-                    .map(|k| KeyColumn::new(&k.evaluate_array(&batch)?))
-                    .collect::<Result<Vec<_>>>()?;
-                let (index, has_null_key) = JoinIndex::build(&keys, rows);
-                memory.grow(index.memory_size())?;
-                Ok(Arc::new(BuildSide {
-                    batch,
-                    keys,
-                    index,
-                    has_null_key,
-                    _memory: memory,
-                }))
+                timed(&self.metrics, || {
+                    let parts = execute_partitions(&self.right, ctx)?;
+                    let batches: Vec<RecordBatch> = parts.into_iter().flatten().collect();
+                    let batch =
+                        arrow_select::concat::concat_batches(&self.right.schema(), &batches)?;
+                    drop(batches);
+                    let rows = batch.num_rows();
+                    let mut memory = OwnedReservation::new(ctx);
+                    memory.grow(batch.get_array_memory_size())?;
+                    if rows >= EMPTY as usize {
+                        return Err(QuiverError::not_supported(
+                            "a join build side of more than 4 billion rows",
+                        ));
+                    }
+                    let keys = self
+                        .right_keys
+                        .iter()
+                        .map(|k| KeyColumn::new(&k.evaluate_array(&batch)?))
+                        .collect::<Result<Vec<_>>>()?;
+                    let (index, has_null_key) = JoinIndex::build(&keys, rows);
+                    memory.grow(index.memory_size())?;
+                    Ok(Arc::new(BuildSide {
+                        batch,
+                        keys,
+                        index,
+                        has_null_key,
+                        _memory: memory,
+                    }))
+                })
             })
             .clone()
     }

@@ -10,7 +10,7 @@ use arrow_row::{RowConverter, SortField};
 use arrow_schema::{SchemaRef, SortOptions};
 use quiver_common::Result;
 
-use super::{execute_partitions, metered, BatchStream, ExecutionPlan, Metrics};
+use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::{OwnedReservation, MORSEL_ROWS};
 use crate::expr::PhysicalExpr;
 use crate::ExecContext;
@@ -141,7 +141,10 @@ impl ExecutionPlan for SortExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self.output.get_or_init(|| self.run(ctx)).clone()?;
+        let out = self
+            .output
+            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
+            .clone()?;
         let batches: Vec<Result<RecordBatch>> = out.iter().cloned().map(Ok).collect();
         Ok(metered(Box::new(batches.into_iter()), &self.metrics))
     }

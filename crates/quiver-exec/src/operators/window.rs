@@ -15,7 +15,7 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggFunc, WindowFunc};
 
 use super::sort::{sort_indices, SortKey};
-use super::{execute_partitions, metered, BatchStream, ExecutionPlan, Metrics};
+use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::MORSEL_ROWS;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::ExecContext;
@@ -328,7 +328,10 @@ impl ExecutionPlan for WindowExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self.output.get_or_init(|| self.run(ctx)).clone()?;
+        let out = self
+            .output
+            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
+            .clone()?;
         let batches: Vec<Result<RecordBatch>> = out.iter().cloned().map(Ok).collect();
         Ok(metered(Box::new(batches.into_iter()), &self.metrics))
     }
