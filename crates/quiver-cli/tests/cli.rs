@@ -80,11 +80,32 @@ fn database_folder_persists_between_runs() {
         "--db",
         db,
         "-e",
-        "CREATE TABLE t (id INT, name VARCHAR(10))",
+        "CREATE TABLE t (id INT, name VARCHAR(10), code CHAR(2) DEFAULT 'zz')",
         "-e",
-        "INSERT INTO t VALUES (1, 'x'), (2, NULL)",
+        "INSERT INTO t (id, name) VALUES (1, 'x'), (2, NULL)",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Declared lengths and defaults survive reopening: DESCRIBE shows them and
+    // INSERT still checks them (1406) and fills them in.
+    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "DESCRIBE t"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("name,varchar(10),YES,,NULL,\ncode,char(2),YES,,zz,\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "-e",
+        "INSERT INTO t VALUES (3, 'y', 'abc')",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim(),
+        "ERROR 1406 (22001): Data too long for column 'code' at row 1"
+    );
     let o = quiver(&[
         "sql",
         "--db",
@@ -92,10 +113,10 @@ fn database_folder_persists_between_runs() {
         "--format",
         "csv",
         "-e",
-        "SELECT id, name FROM t ORDER BY id DESC",
+        "SELECT id, name, code FROM t ORDER BY id DESC",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "id,name\n2,NULL\n1,x\n");
+    assert_eq!(stdout(&o), "id,name,code\n2,NULL,zz\n1,x,zz\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -214,7 +235,9 @@ fn show_tables_describe_and_explain() {
     let out = stdout(&o);
     assert!(out.contains("Tables_in_quiver\na\nb\n"), "{out}");
     assert!(
-        out.contains("Field,Type,Null,Key,Default,Extra\nid,int,NO,,NULL,\nname,varchar,YES,,x,\n"),
+        out.contains(
+            "Field,Type,Null,Key,Default,Extra\nid,int,NO,,NULL,\nname,varchar(10),YES,,x,\n"
+        ),
         "{out}"
     );
 

@@ -15,6 +15,38 @@ pub const DIV_PRECISION_INCREMENT: i8 = 4;
 
 /// Field metadata key holding a column's DEFAULT as SQL text.
 pub const COLUMN_DEFAULT_KEY: &str = "quiver.default";
+/// Field metadata key holding a column's declared type where the Arrow type
+/// does not say it all, as SHOW COLUMNS prints it: `char(3)`, `varchar(20)`.
+pub const COLUMN_TYPE_KEY: &str = "quiver.column_type";
+
+/// A string column's declared kind and length in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CharLength {
+    /// CHAR(n): trailing spaces are removed when a value is stored (MySQL
+    /// without PAD_CHAR_TO_FULL_LENGTH reads them back without).
+    Char(usize),
+    /// VARCHAR(n): values keep their trailing spaces.
+    Varchar(usize),
+}
+
+impl CharLength {
+    /// The declared length of a column whose type text is `column_type`.
+    pub fn of(column_type: &str) -> Option<CharLength> {
+        let (kind, rest) = column_type.split_once('(')?;
+        let n: usize = rest.strip_suffix(')')?.trim().parse().ok()?;
+        match kind.trim() {
+            "char" => Some(CharLength::Char(n)),
+            "varchar" => Some(CharLength::Varchar(n)),
+            _ => None,
+        }
+    }
+
+    pub fn max_chars(self) -> usize {
+        match self {
+            CharLength::Char(n) | CharLength::Varchar(n) => n,
+        }
+    }
+}
 
 pub fn datetime_type() -> DataType {
     DataType::Timestamp(TimeUnit::Microsecond, None)

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use quiver_common::types::COLUMN_DEFAULT_KEY;
+use quiver_common::types::{CharLength, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
 use quiver_exec::operators::display_plan;
@@ -249,7 +249,10 @@ impl Session {
         let types: Vec<String> = schema
             .fields()
             .iter()
-            .map(|f| quiver_common::types::mysql_type_name(f.data_type()))
+            .map(|f| match f.metadata().get(COLUMN_TYPE_KEY) {
+                Some(t) => t.clone(),
+                None => quiver_common::types::mysql_type_name(f.data_type()),
+            })
             .collect();
         let nulls: Vec<&str> = schema
             .fields()
@@ -309,7 +312,11 @@ impl Session {
                 matches!(o.option, ColumnOption::NotNull)
                     || matches!(o.option, ColumnOption::PrimaryKey(_))
             });
-            let mut field = Field::new(&c.name.value, t, !not_null);
+            let mut meta = std::collections::HashMap::new();
+            if let Some(text) = quiver_sql::column_type_text(&c.data_type) {
+                meta.insert(COLUMN_TYPE_KEY.to_string(), text);
+            }
+            let mut field = Field::new(&c.name.value, t, !not_null).with_metadata(meta.clone());
             if let Some(def) = c.options.iter().find_map(|o| match &o.option {
                 ColumnOption::Default(e) => Some(e),
                 _ => None,
@@ -323,10 +330,8 @@ impl Session {
                         format!("Invalid default value for '{}'", c.name.value),
                     )
                 })?;
-                field = field.with_metadata(std::collections::HashMap::from([(
-                    COLUMN_DEFAULT_KEY.to_string(),
-                    def.to_string(),
-                )]));
+                meta.insert(COLUMN_DEFAULT_KEY.to_string(), def.to_string());
+                field = field.with_metadata(meta);
             }
             fields.push(field);
         }
@@ -506,6 +511,62 @@ fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
 /// out of range is 1264, an invalid date or number is 1292 / 1366.
 /// `first_row` is the 0-based row number of `a`'s first value in the statement.
 fn store_cast(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
+    let out = store_cast_type(a, f, first_row)?;
+    match f
+        .metadata()
+        .get(COLUMN_TYPE_KEY)
+        .and_then(|t| CharLength::of(t))
+    {
+        Some(len) => store_chars(&out, f, len, first_row),
+        None => Ok(out),
+    }
+}
+
+/// Values for a CHAR(n) / VARCHAR(n) column: longer than n characters is
+/// MySQL's strict-mode error 1406 (trailing spaces beyond n are cut without
+/// error, as MySQL does), and CHAR drops trailing spaces.
+fn store_chars(a: &ArrayRef, f: &Field, len: CharLength, first_row: usize) -> Result<ArrayRef> {
+    let Some(s) = a.as_any().downcast_ref::<StringArray>() else {
+        return Ok(a.clone());
+    };
+    let n = len.max_chars();
+    let mut changed = false;
+    let mut values: Vec<Option<&str>> = Vec::with_capacity(s.len());
+    for (row, v) in s.iter().enumerate() {
+        let Some(v) = v else {
+            values.push(None);
+            continue;
+        };
+        let mut kept = v;
+        if kept.len() > n {
+            if let Some((cut, _)) = kept.char_indices().nth(n) {
+                if !kept[cut..].bytes().all(|b| b == b' ') {
+                    return Err(QuiverError::new(
+                        1406,
+                        "22001",
+                        format!(
+                            "Data too long for column '{}' at row {}",
+                            f.name(),
+                            first_row + row + 1
+                        ),
+                    ));
+                }
+                kept = &kept[..cut];
+            }
+        }
+        if matches!(len, CharLength::Char(_)) {
+            kept = kept.trim_end_matches(' ');
+        }
+        changed |= kept.len() != v.len();
+        values.push(Some(kept));
+    }
+    if !changed {
+        return Ok(a.clone());
+    }
+    Ok(Arc::new(StringArray::from(values)))
+}
+
+fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
     let t = f.data_type();
     if a.data_type() == t {
         return Ok(a.clone());

@@ -18,7 +18,7 @@ use std::sync::Arc;
 pub use binder::Binder;
 pub use parser::parse_sql;
 pub use sqlparser;
-pub use types::sql_type;
+pub use types::{column_type_text, sql_type};
 
 /// Tables and views by name, as the binder sees them.
 pub trait Catalog {

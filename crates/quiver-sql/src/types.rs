@@ -63,6 +63,29 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
     })
 }
 
+/// The declared type as SHOW COLUMNS prints it, for the types whose Arrow
+/// type loses something (the length of CHAR and VARCHAR).
+pub fn column_type_text(dt: &SqlType) -> Option<String> {
+    use sqlparser::ast::CharacterLength;
+    use SqlType as T;
+    let len = |l: &Option<CharacterLength>| match l {
+        Some(CharacterLength::IntegerLength { length, .. }) => Some(*length),
+        _ => None,
+    };
+    match dt {
+        // MySQL: CHAR without a length is CHAR(1).
+        T::Char(l) | T::Character(l) => Some(format!("char({})", len(l).unwrap_or(1))),
+        T::Varchar(l) | T::Nvarchar(l) | T::CharacterVarying(l) | T::CharVarying(l) => {
+            len(l).map(|n| format!("varchar({n})"))
+        }
+        T::Text => Some("text".into()),
+        T::TinyText => Some("tinytext".into()),
+        T::MediumText => Some("mediumtext".into()),
+        T::LongText => Some("longtext".into()),
+        _ => None,
+    }
+}
+
 fn decimal_type(info: &ExactNumberInfo) -> Result<DataType> {
     let (p, s) = match *info {
         ExactNumberInfo::None => (10, 0),

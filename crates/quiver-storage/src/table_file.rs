@@ -81,10 +81,12 @@ pub fn write_table(dir: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> R
             f.is_nullable() as u8,
             d
         );
-        // The DEFAULT's SQL text, hex-encoded so that tabs and newlines in it are safe.
-        if let Some(def) = f.metadata().get(COLUMN_DEFAULT_KEY) {
-            text += "\t";
-            text += &def.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+        // Column metadata (DEFAULT, declared type) as `key=value` with the
+        // value hex-encoded so that tabs and newlines in it are safe.
+        let mut meta: Vec<(&String, &String)> = f.metadata().iter().collect();
+        meta.sort();
+        for (k, v) in meta {
+            text += &format!("\t{k}={}", hex(v));
         }
         text += "\n";
     }
@@ -104,6 +106,17 @@ pub fn write_table(dir: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> R
     Ok(meta)
 }
 
+fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<String> {
+    let bytes: Option<Vec<u8>> = (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}
+
 pub fn read_meta(dir: &Path) -> Result<TableMeta> {
     let path = dir.join("table.meta");
     let text = fs::read_to_string(&path).map_err(|e| err(&path, e))?;
@@ -120,17 +133,15 @@ pub fn read_meta(dir: &Path) -> Result<TableMeta> {
         match parts.as_slice() {
             ["column", name, t, nullable, d, rest @ ..] => {
                 let mut field = Field::new(*name, name_to_type(t)?, *nullable == "1");
-                if let [def] = rest {
-                    let bytes: Option<Vec<u8>> = (0..def.len() / 2)
-                        .map(|i| u8::from_str_radix(def.get(2 * i..2 * i + 2)?, 16).ok())
-                        .collect();
-                    let def = bytes
-                        .and_then(|b| String::from_utf8(b).ok())
-                        .ok_or_else(|| err(&path, "bad column default"))?;
-                    field = field.with_metadata(std::collections::HashMap::from([(
-                        COLUMN_DEFAULT_KEY.to_string(),
-                        def,
-                    )]));
+                let mut meta = std::collections::HashMap::new();
+                for item in rest {
+                    // Manifests before `key=value` held only a DEFAULT, bare.
+                    let (k, v) = item.split_once('=').unwrap_or((COLUMN_DEFAULT_KEY, item));
+                    let v = unhex(v).ok_or_else(|| err(&path, "bad column metadata"))?;
+                    meta.insert(k.to_string(), v);
+                }
+                if !meta.is_empty() {
+                    field = field.with_metadata(meta);
                 }
                 fields.push(field);
                 distinct.push(d.parse().unwrap_or(1));
