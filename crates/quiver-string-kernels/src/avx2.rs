@@ -107,6 +107,71 @@ unsafe fn upper16(v: __m128i) -> __m128i {
     _mm_sub_epi8(v, _mm_and_si128(lower, _mm_set1_epi8(0x20)))
 }
 
+/// The first and the last 8 bytes of `s` (`8 <= s.len() <= 16`) in the low
+/// and high halves of one vector.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn ends8(s: &[u8]) -> __m128i {
+    let n = s.len();
+    _mm_set_epi64x(portable::word(s, n - 8) as i64, portable::word(s, 0) as i64)
+}
+
+/// The first and the last 4 bytes of `s` (`4 <= s.len() <= 8`) in lanes
+/// 0..4 and 4..8 of one vector (lanes 8..16 zero).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn ends4(s: &[u8]) -> __m128i {
+    let n = s.len();
+    let head = u32::from_le_bytes(*block::<4>(s, 0));
+    let tail = u32::from_le_bytes(*block::<4>(s, n - 4));
+    _mm_set_epi32(0, 0, tail as i32, head as i32)
+}
+
+/// Per-byte bits of an `n`-byte operand (bit `i` for byte `i`) from a
+/// per-lane movemask `m` of [`ends8`] vectors.
+#[inline(always)]
+fn ends8_bits(m: u32, n: usize) -> u64 {
+    u64::from(m & 0xFF) | (u64::from((m >> 8) & 0xFF) << (n - 8))
+}
+
+/// [`ends8_bits`] for [`ends4`] vectors.
+#[inline(always)]
+fn ends4_bits(m: u32, n: usize) -> u64 {
+    u64::from(m & 0xF) | (u64::from((m >> 4) & 0xF) << (n - 4))
+}
+
+/// Per-byte bits (bit `i` for byte `i`) of a `16 <= n <= 64` byte operand,
+/// from `$bits16`, the 16-bit result of a test of the 16 bytes at `$off`.
+/// Four blocks at 0, `min(16, n - 16)`, `max(n - 32, 0)` and `n - 16` cover
+/// every byte for any such `n`, so there is no branch on the length; blocks
+/// that overlap report the same bits for the same bytes, so OR-ing is exact.
+macro_rules! bits_16_to_64 {
+    ($n:expr, |$off:ident| $bits16:expr) => {{
+        let n: usize = $n;
+        debug_assert!((16..=64).contains(&n));
+        let o1 = 16.min(n - 16);
+        let o2 = n.saturating_sub(32);
+        let o3 = n - 16;
+        let b0 = u64::from({
+            let $off = 0usize;
+            $bits16
+        });
+        let b1 = u64::from({
+            let $off = o1;
+            $bits16
+        });
+        let b2 = u64::from({
+            let $off = o2;
+            $bits16
+        });
+        let b3 = u64::from({
+            let $off = o3;
+            $bits16
+        });
+        b0 | (b1 << o1) | (b2 << o2) | (b3 << o3)
+    }};
+}
+
 /// Equal-byte bits of `a` and `b` at `i`, case-folded first when `FOLD`.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -119,15 +184,24 @@ unsafe fn same_bits<const FOLD: bool>(a: &[u8], b: &[u8], i: usize) -> u32 {
     }
 }
 
+/// Lane-wise equality of the 16 bytes of `a` and `b` at `i`, case-folded
+/// first when `FOLD`.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn same_bits16<const FOLD: bool>(a: &[u8], b: &[u8], i: usize) -> u32 {
+unsafe fn same16<const FOLD: bool>(a: &[u8], b: &[u8], i: usize) -> __m128i {
     let (x, y) = (load16(a, i), load16(b, i));
     if FOLD {
-        eq_bits16(upper16(x), upper16(y))
+        _mm_cmpeq_epi8(upper16(x), upper16(y))
     } else {
-        eq_bits16(x, y)
+        _mm_cmpeq_epi8(x, y)
     }
+}
+
+/// One bit per lane of a lane-wise equality: set where the lanes differ.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn differ_bits16(eq: __m128i) -> u64 {
+    u64::from(!(_mm_movemask_epi8(eq) as u32) & 0xFFFF)
 }
 
 /// Whether equal-length `a` and `b` hold the same bytes.
@@ -139,10 +213,18 @@ unsafe fn eq_same_len(a: &[u8], b: &[u8]) -> bool {
     if n < 16 {
         return portable::bytes_eq(a, b);
     }
-    if n < 32 {
-        let head = _mm_cmpeq_epi8(load16(a, 0), load16(b, 0));
-        let tail = _mm_cmpeq_epi8(load16(a, n - 16), load16(b, n - 16));
-        return _mm_movemask_epi8(_mm_and_si128(head, tail)) == 0xFFFF;
+    if n <= 64 {
+        // Four 16-byte blocks cover 16..=64 bytes without a length branch
+        // (see `bits_16_to_64`).
+        let o1 = 16.min(n - 16);
+        let o2 = n.saturating_sub(32);
+        let o3 = n - 16;
+        let e0 = _mm_cmpeq_epi8(load16(a, 0), load16(b, 0));
+        let e1 = _mm_cmpeq_epi8(load16(a, o1), load16(b, o1));
+        let e2 = _mm_cmpeq_epi8(load16(a, o2), load16(b, o2));
+        let e3 = _mm_cmpeq_epi8(load16(a, o3), load16(b, o3));
+        let all = _mm_and_si128(_mm_and_si128(e0, e1), _mm_and_si128(e2, e3));
+        return _mm_movemask_epi8(all) == 0xFFFF;
     }
     let mut i = 0;
     // XOR is zero exactly where the bytes agree; OR-ing four blocks defers
@@ -184,21 +266,50 @@ pub(crate) unsafe fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
 #[target_feature(enable = "avx2")]
 unsafe fn mismatch_impl<const FOLD: bool>(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
-    if n < 16 {
-        return if FOLD {
-            portable::mismatch_ignore_case(a, b)
+    if n <= 64 {
+        let differ = if n >= 16 {
+            // Equal operands (hash-table probes, GROUP BY keys) are common:
+            // settle that case with one movemask before locating a difference.
+            let o1 = 16.min(n - 16);
+            let o2 = n.saturating_sub(32);
+            let o3 = n - 16;
+            let e0 = same16::<FOLD>(a, b, 0);
+            let e1 = same16::<FOLD>(a, b, o1);
+            let e2 = same16::<FOLD>(a, b, o2);
+            let e3 = same16::<FOLD>(a, b, o3);
+            let all = _mm_and_si128(_mm_and_si128(e0, e1), _mm_and_si128(e2, e3));
+            if _mm_movemask_epi8(all) == 0xFFFF {
+                return n;
+            }
+            differ_bits16(e0)
+                | (differ_bits16(e1) << o1)
+                | (differ_bits16(e2) << o2)
+                | (differ_bits16(e3) << o3)
+        } else if n >= 8 {
+            let (x, y) = (ends8(&a[..n]), ends8(&b[..n]));
+            let same = if FOLD {
+                eq_bits16(upper16(x), upper16(y))
+            } else {
+                eq_bits16(x, y)
+            };
+            ends8_bits(!same, n)
+        } else if n >= 4 {
+            let (x, y) = (ends4(&a[..n]), ends4(&b[..n]));
+            let same = if FOLD {
+                eq_bits16(upper16(x), upper16(y))
+            } else {
+                eq_bits16(x, y)
+            };
+            ends4_bits(!same, n)
         } else {
-            portable::mismatch(a, b)
+            return if FOLD {
+                portable::mismatch_ignore_case(a, b)
+            } else {
+                portable::mismatch(a, b)
+            };
         };
-    }
-    if n < 32 {
-        let m = same_bits16::<FOLD>(a, b, 0);
-        if m != 0xFFFF {
-            return (!m).trailing_zeros() as usize;
-        }
-        let m = same_bits16::<FOLD>(a, b, n - 16);
-        return if m != 0xFFFF {
-            n - 16 + (!m).trailing_zeros() as usize
+        return if differ != 0 {
+            differ.trailing_zeros() as usize
         } else {
             n
         };
@@ -291,26 +402,38 @@ unsafe fn any_hit_128<const NOT: bool>(hay: &[u8], i: usize, needle: __m256i) ->
     }
 }
 
+/// Per-byte hit bits (bit `i` for byte `i`) of a haystack of at most 64
+/// bytes: bytes equal to `byte` (`!NOT`) or different from it (`NOT`).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn small_hit_bits<const NOT: bool>(byte: u8, hay: &[u8]) -> u64 {
+    let n = hay.len();
+    debug_assert!(n <= 64);
+    let v = _mm_set1_epi8(byte as i8);
+    let flip = if NOT { u32::MAX } else { 0 };
+    if n >= 16 {
+        bits_16_to_64!(n, |off| hit_bits16::<NOT>(hay, off, v))
+    } else if n >= 8 {
+        ends8_bits(eq_bits16(ends8(hay), v) ^ flip, n)
+    } else if n >= 4 {
+        ends4_bits(eq_bits16(ends4(hay), v) ^ flip, n)
+    } else if n > 0 {
+        // Bytes 0, n / 2 and n - 1 are every byte of a 1..=3 byte slice.
+        let hit = |i: usize| u64::from((hay[i] == byte) != NOT) << i;
+        hit(0) | hit(n / 2) | hit(n - 1)
+    } else {
+        0
+    }
+}
+
 /// First position whose byte equals `byte` (`!NOT`) or differs from it (`NOT`).
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn find_impl<const NOT: bool>(byte: u8, hay: &[u8]) -> Option<usize> {
     let n = hay.len();
-    if n < 16 {
-        return if NOT {
-            portable::find_not(byte, hay)
-        } else {
-            portable::memchr(byte, hay)
-        };
-    }
-    if n < 32 {
-        let v = _mm_set1_epi8(byte as i8);
-        let m = hit_bits16::<NOT>(hay, 0, v);
-        if m != 0 {
-            return Some(m.trailing_zeros() as usize);
-        }
-        let m = hit_bits16::<NOT>(hay, n - 16, v);
-        return (m != 0).then(|| n - 16 + m.trailing_zeros() as usize);
+    if n <= 64 {
+        let hits = small_hit_bits::<NOT>(byte, hay);
+        return (hits != 0).then(|| hits.trailing_zeros() as usize);
     }
     let v = _mm256_set1_epi8(byte as i8);
     let mut i = 0;
@@ -343,21 +466,9 @@ unsafe fn find_impl<const NOT: bool>(byte: u8, hay: &[u8]) -> Option<usize> {
 #[target_feature(enable = "avx2")]
 unsafe fn rfind_impl<const NOT: bool>(byte: u8, hay: &[u8]) -> Option<usize> {
     let n = hay.len();
-    if n < 16 {
-        return if NOT {
-            portable::rfind_not(byte, hay)
-        } else {
-            portable::memrchr(byte, hay)
-        };
-    }
-    if n < 32 {
-        let v = _mm_set1_epi8(byte as i8);
-        let m = hit_bits16::<NOT>(hay, n - 16, v);
-        if m != 0 {
-            return Some(n - 16 + 31 - m.leading_zeros() as usize);
-        }
-        let m = hit_bits16::<NOT>(hay, 0, v);
-        return (m != 0).then(|| 31 - m.leading_zeros() as usize);
+    if n <= 64 {
+        let hits = small_hit_bits::<NOT>(byte, hay);
+        return (hits != 0).then(|| 63 - hits.leading_zeros() as usize);
     }
     let v = _mm256_set1_epi8(byte as i8);
     // `end` is one past the last byte not yet searched.
@@ -587,33 +698,26 @@ pub(crate) unsafe fn find_pair(hay: &[u8], needle: &[u8], i1: usize, i2: usize) 
     let len = hay.len();
     debug_assert!(n <= len && i1 < n && i2 < n);
     let starts = len - n + 1;
-    if len < 16 {
-        return portable::find_pair(hay, needle, i1, i2);
-    }
-    if len < 32 {
-        let v1 = _mm_set1_epi8(needle[i1] as i8);
-        let v2 = _mm_set1_epi8(needle[i2] as i8);
-        if starts >= 16 {
-            let f = eq_bits16(load16(hay, i1), v1) & eq_bits16(load16(hay, i2), v2);
-            if let Some(j) = first_verified(hay, needle, 0, f) {
+    if len <= 64 {
+        // One bit per byte for each probe, shifted so bit j is start j.
+        let f1 = small_hit_bits::<false>(needle[i1], hay) >> i1;
+        let f2 = small_hit_bits::<false>(needle[i2], hay) >> i2;
+        let in_range = u64::MAX >> (64 - starts);
+        let mut flags = f1 & f2 & in_range;
+        while flags != 0 {
+            let j = flags.trailing_zeros() as usize;
+            if eq_same_len(&hay[j..j + n], needle) {
                 return Some(j);
             }
-            let t = starts - 16;
-            let f = eq_bits16(load16(hay, t + i1), v1) & eq_bits16(load16(hay, t + i2), v2);
-            // Drop starts the first block already tried.
-            return first_verified(hay, needle, t, f & (u32::MAX << (16 - t)));
+            flags &= flags - 1;
         }
-        // Fewer than 16 starts: load each probe's block where it fits and
-        // shift its bits so bit j is start j.
-        let w1 = i1.min(len - 16);
-        let w2 = i2.min(len - 16);
-        let f1 = eq_bits16(load16(hay, w1), v1) >> (i1 - w1);
-        let f2 = eq_bits16(load16(hay, w2), v2) >> (i2 - w2);
-        return first_verified(hay, needle, 0, f1 & f2 & ((1u32 << starts) - 1));
+        return None;
     }
     let v1 = _mm256_set1_epi8(needle[i1] as i8);
     let v2 = _mm256_set1_epi8(needle[i2] as i8);
     if starts < 32 {
+        // A long needle leaves fewer than 32 starts: load each probe's block
+        // where it fits and shift its bits so bit j is start j.
         let w1 = i1.min(len - 32);
         let w2 = i2.min(len - 32);
         let f1 = eq_bits(load(hay, w1), v1) >> (i1 - w1);

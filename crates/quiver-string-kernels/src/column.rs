@@ -16,6 +16,10 @@ use crate::finder::SubstringFinder;
 pub trait Offset: Copy {
     /// The offset as an index, or `None` if it is negative or too large.
     fn to_index(self) -> Option<usize>;
+
+    /// The offset as an index, for offsets already checked with
+    /// [`Offset::to_index`] (a plain cast; garbage, never UB, otherwise).
+    fn index(self) -> usize;
 }
 
 impl Offset for i32 {
@@ -23,12 +27,22 @@ impl Offset for i32 {
     fn to_index(self) -> Option<usize> {
         usize::try_from(self).ok()
     }
+
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 impl Offset for i64 {
     #[inline(always)]
     fn to_index(self) -> Option<usize> {
         usize::try_from(self).ok()
+    }
+
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -77,7 +91,8 @@ fn row_count<O>(offsets: &[O]) -> usize {
     offsets.len().saturating_sub(1)
 }
 
-fn check_out_len(rows: usize, out: &[u64]) -> Result<(), OffsetsError> {
+/// Checks that `out` has a word for every row, then clears those words.
+fn prepare_out(rows: usize, out: &mut [u64]) -> Result<&mut [u64], OffsetsError> {
     let needed_words = rows.div_ceil(64);
     if out.len() < needed_words {
         return Err(OffsetsError::OutputTooShort {
@@ -85,53 +100,72 @@ fn check_out_len(rows: usize, out: &[u64]) -> Result<(), OffsetsError> {
             words: out.len(),
         });
     }
+    let words = &mut out[..needed_words];
+    words.fill(0);
+    Ok(words)
+}
+
+/// The offsets as indexes into `values`, once checked: non-negative,
+/// non-decreasing, and at most `values.len()`. One branch-free pass (the
+/// common case, valid offsets, costs a compare per row); only a bad column
+/// pays for finding which row is wrong.
+fn validated<O: Offset + Into<i64>>(offsets: &[O], values_len: usize) -> Result<(), OffsetsError> {
+    let in_order = offsets
+        .windows(2)
+        .fold(true, |ok, w| ok & (w[0].into() <= w[1].into()));
+    let first_ok = offsets.first().is_none_or(|&o| o.into() >= 0);
+    let last_ok = offsets
+        .last()
+        .is_none_or(|&o| o.to_index().is_some_and(|e| e <= values_len));
+    if in_order && first_ok && last_ok {
+        return Ok(());
+    }
+    for row in 0..row_count(offsets) {
+        let (start, end) = (offsets[row], offsets[row + 1]);
+        match (start.to_index(), end.to_index()) {
+            (Some(s), Some(e)) if s <= e && e <= values_len => {}
+            _ => {
+                return Err(OffsetsError::BadRange {
+                    row,
+                    start: start.into(),
+                    end: end.into(),
+                    values_len,
+                })
+            }
+        }
+    }
+    // A single offset past the end (a column of no rows) is still harmless.
     Ok(())
 }
 
-/// Row `row` as a slice of `values`, or the reason it is not one.
+/// Sets bit `i` of `out` for every row `i` that satisfies `pred(values,
+/// start, len)`; the offsets have been validated.
 #[inline(always)]
-fn row_value<'v, O: Offset + Into<i64>>(
-    offsets: &[O],
-    values: &'v [u8],
-    row: usize,
-) -> Result<&'v [u8], OffsetsError> {
-    let (start, end) = (offsets[row], offsets[row + 1]);
-    match (start.to_index(), end.to_index()) {
-        (Some(s), Some(e)) if s <= e && e <= values.len() => Ok(&values[s..e]),
-        _ => Err(OffsetsError::BadRange {
-            row,
-            start: start.into(),
-            end: end.into(),
-            values_len: values.len(),
-        }),
-    }
-}
-
-/// Sets bit `i` of `out` for every row `i` that satisfies `pred`.
-#[inline(always)]
-fn fill_mask<O: Offset + Into<i64>>(
+fn fill_mask<O: Offset>(
     offsets: &[O],
     values: &[u8],
     out: &mut [u64],
-    mut pred: impl FnMut(&[u8]) -> bool,
-) -> Result<(), OffsetsError> {
+    mut pred: impl FnMut(&[u8], usize, usize) -> bool,
+) {
     let rows = row_count(offsets);
-    check_out_len(rows, out)?;
-    for (w, word) in out[..rows.div_ceil(64)].iter_mut().enumerate() {
+    for (w, word) in out.iter_mut().enumerate() {
         let first = w * 64;
         let last = (first + 64).min(rows);
         let mut bits = 0u64;
         for row in first..last {
-            let v = row_value(offsets, values, row)?;
-            bits |= u64::from(pred(v)) << (row - first);
+            let start = offsets[row].index();
+            let len = offsets[row + 1].index() - start;
+            bits |= u64::from(pred(values, start, len)) << (row - first);
         }
         *word = bits;
     }
-    Ok(())
 }
 
 /// `col = const` for every row: exact byte equality, or binary PAD SPACE
 /// equality (trailing 0x20s ignored) when `pad_space`.
+///
+/// Errors (and leaves `out` unspecified) if the offsets are not a valid
+/// column over `values` or `out` is too short.
 pub fn eq_const_offsets<O: Offset + Into<i64>>(
     offsets: &[O],
     values: &[u8],
@@ -139,20 +173,92 @@ pub fn eq_const_offsets<O: Offset + Into<i64>>(
     pad_space: bool,
     out: &mut [u64],
 ) -> Result<(), OffsetsError> {
+    validated(offsets, values.len())?;
+    let out = prepare_out(row_count(offsets), out)?;
     if pad_space {
-        fill_mask(offsets, values, out, |v| c.pad_space_eq(v))
+        fill_mask(offsets, values, out, |v, s, n| c.pad_space_eq_at(v, s, n));
     } else {
-        fill_mask(offsets, values, out, |v| c.eq(v))
+        fill_mask(offsets, values, out, |v, s, n| c.eq_at(v, s, n));
     }
+    Ok(())
 }
 
 /// Whether each row contains the finder's needle (`LIKE '%needle%'` for a
 /// binary collation).
+///
+/// Rather than one search per row, the needle is searched for in the whole
+/// values buffer at once and each hit is mapped to its row: the search runs
+/// at full SIMD speed over contiguous memory, rows without a hit cost nothing
+/// beyond it, and after a hit the search resumes at the next row. A hit that
+/// straddles two rows does not count; the search resumes one byte later.
+///
+/// Errors (and leaves `out` unspecified) if the offsets are not a valid
+/// column over `values` or `out` is too short.
 pub fn contains_offsets<O: Offset + Into<i64>>(
     offsets: &[O],
     values: &[u8],
     f: &SubstringFinder,
     out: &mut [u64],
 ) -> Result<(), OffsetsError> {
-    fill_mask(offsets, values, out, |v| f.find(v).is_some())
+    validated(offsets, values.len())?;
+    let rows = row_count(offsets);
+    let out = prepare_out(rows, out)?;
+    if rows == 0 {
+        return Ok(());
+    }
+    let n = f.needle().len();
+    if n == 0 {
+        for (w, word) in out.iter_mut().enumerate() {
+            let left = rows - w * 64;
+            *word = if left >= 64 {
+                u64::MAX
+            } else {
+                (1 << left) - 1
+            };
+        }
+        return Ok(());
+    }
+    let end = offsets[rows].index();
+    let mut pos = offsets[0].index();
+    let mut row = 0;
+    while pos < end {
+        let Some(k) = f.find(&values[pos..end]) else {
+            break;
+        };
+        let at = pos + k;
+        // The row holding byte `at`: the last row starting at or before it.
+        row = row_containing(offsets, row, at);
+        let row_end = offsets[row + 1].index();
+        if at + n <= row_end {
+            out[row / 64] |= 1 << (row % 64);
+            pos = row_end;
+            row += 1;
+        } else {
+            pos = at + 1;
+        }
+    }
+    Ok(())
+}
+
+/// The row `r >= from` with `offsets[r] <= at < offsets[r + 1]`, for `at`
+/// inside the column's values. Gallops forward (1, 2, 4, … rows) and then
+/// bisects, so dense hits cost a step each and sparse hits a logarithm.
+#[inline]
+fn row_containing<O: Offset>(offsets: &[O], from: usize, at: usize) -> usize {
+    // Invariant: offsets[lo] <= at (true for `from`, where the search resumed).
+    let mut lo = from;
+    let mut step = 1;
+    let rows = row_count(offsets);
+    loop {
+        let probe = lo + step;
+        if probe >= rows || offsets[probe].index() > at {
+            break;
+        }
+        lo = probe;
+        step *= 2;
+    }
+    // The answer lies in lo..min(lo + step, rows): the first row whose end
+    // is past `at`.
+    let hi = (lo + step).min(rows);
+    lo + offsets[lo + 1..=hi].partition_point(|o| o.index() <= at)
 }

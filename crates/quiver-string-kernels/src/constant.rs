@@ -67,25 +67,42 @@ impl FixedKey {
     }
 
     /// Whether `v`, which has the key's length, equals the key's constant
-    /// (`c`, kept for the `Long` case).
+    /// (`c`, kept for the `Long` case). Both halves of a two-word key are
+    /// always compared (`&`, not `&&`): one fewer branch to mispredict.
     #[inline(always)]
     fn matches(self, v: &[u8], c: &[u8], isa: Isa) -> bool {
         match self {
             FixedKey::Upto3 { first, mid, last } => match v {
                 [] => true,
-                [.., l] => v[0] == first && v[v.len() / 2] == mid && *l == last,
+                [.., l] => (v[0] == first) & (v[v.len() / 2] == mid) & (*l == last),
             },
             FixedKey::Upto7 { head, tail } => {
-                head_word::<u32, 4>(v) == Some(head) && tail_word::<u32, 4>(v) == Some(tail)
+                (head_word::<u32, 4>(v) == Some(head)) & (tail_word::<u32, 4>(v) == Some(tail))
             }
             FixedKey::Upto16 { head, tail } => {
-                head_word::<u64, 8>(v) == Some(head) && tail_word::<u64, 8>(v) == Some(tail)
+                (head_word::<u64, 8>(v) == Some(head)) & (tail_word::<u64, 8>(v) == Some(tail))
             }
             FixedKey::Upto32 { head, tail } => {
-                head_word::<u128, 16>(v) == Some(head) && tail_word::<u128, 16>(v) == Some(tail)
+                (head_word::<u128, 16>(v) == Some(head)) & (tail_word::<u128, 16>(v) == Some(tail))
             }
             FixedKey::Long => run_on!(isa, bytes_eq(v, c)),
         }
+    }
+
+    /// Whether the `c.len()` bytes of `values` at `start` equal the key's
+    /// constant `c`, whatever the row's own length: the window may run into
+    /// the following rows (still inside `values`). `false` if the window
+    /// does not fit in `values`.
+    ///
+    /// Column loops test this first and the row length second: a window
+    /// matching the constant is the rare event, so the branch on it predicts
+    /// well even when row lengths are random (a length test first would be a
+    /// coin flip for `len >= t` on mixed-length data).
+    #[inline(always)]
+    fn window_matches(self, values: &[u8], start: usize, c: &[u8], isa: Isa) -> bool {
+        values
+            .get(start..start + c.len())
+            .is_some_and(|w| self.matches(w, c, isa))
     }
 }
 
@@ -169,6 +186,41 @@ impl PreparedConstant {
             }
             None => false,
         }
+    }
+
+    /// [`PreparedConstant::eq`] of the row `values[start..start + len]`
+    /// (a range already checked to lie inside `values`).
+    #[inline(always)]
+    pub(crate) fn eq_at(&self, values: &[u8], start: usize, len: usize) -> bool {
+        let k = self.bytes.len();
+        match self.exact {
+            // A long compare is a call: only make it for rows of the right length.
+            FixedKey::Long => {
+                len == k
+                    && self
+                        .exact
+                        .window_matches(values, start, &self.bytes, self.isa)
+            }
+            key => key.window_matches(values, start, &self.bytes, self.isa) && len == k,
+        }
+    }
+
+    /// [`PreparedConstant::pad_space_eq`] of the row `values[start..start + len]`
+    /// (a range already checked to lie inside `values`).
+    #[inline(always)]
+    pub(crate) fn pad_space_eq_at(&self, values: &[u8], start: usize, len: usize) -> bool {
+        let t = self.trimmed_len;
+        let head_matches = match self.trimmed {
+            FixedKey::Long => {
+                len >= t
+                    && self
+                        .trimmed
+                        .window_matches(values, start, self.trimmed(), self.isa)
+            }
+            key => key.window_matches(values, start, self.trimmed(), self.isa) && len >= t,
+        };
+        head_matches
+            && (len == t || run_on!(self.isa, is_all_spaces(&values[start + t..start + len])))
     }
 
     /// `v` compared with the constant in `memcmp` order (`v` on the left).

@@ -43,8 +43,36 @@ fn row() -> impl Strategy<Value = Vec<u8>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
+    /// Constants of every size class (0..=3, 4..=7, 8..=16, 17..=32, longer)
+    /// against rows that are the constant, its prefixes, it with extra
+    /// spaces or one byte changed, or unrelated; the constant itself may end
+    /// in spaces.
     #[test]
-    fn eq_const_matches_rows(rows in vec(row(), 0..200), c in vec(proptest::sample::select(vec![b'a', b'b', b' ']), 0..5), pad in any::<bool>()) {
+    fn eq_const_matches_rows(
+        c in vec(proptest::sample::select(vec![b'a', b'b', b' ', 0x00, 0xFF]), 0..70),
+        trailing in 0usize..3,
+        kinds in vec((0u8..5, any::<usize>(), 0usize..4), 0..200),
+        pad in any::<bool>(),
+    ) {
+        let mut c = c;
+        c.extend(std::iter::repeat_n(b' ', trailing));
+        let rows: Vec<Vec<u8>> = kinds
+            .iter()
+            .map(|&(kind, x, k)| {
+                let mut r = c.clone();
+                match kind {
+                    0 => {}
+                    1 => r.truncate(x % (c.len() + 1)),
+                    2 => r.extend(std::iter::repeat_n(b' ', k)),
+                    3 if !r.is_empty() => {
+                        let i = x % r.len();
+                        r[i] = r[i].wrapping_add(1);
+                    }
+                    _ => r = vec![b'a'; x % 40],
+                }
+                r
+            })
+            .collect();
         let (o32, o64, values) = offsets_of(&rows);
         // One spare word: it must stay untouched.
         let words = rows.len().div_ceil(64) + 1;
@@ -65,7 +93,7 @@ proptest! {
     }
 
     #[test]
-    fn contains_matches_rows(rows in vec(row(), 0..200), needle in vec(proptest::sample::select(vec![b'a', b'b', b' ']), 0..4)) {
+    fn contains_matches_rows(rows in vec(row(), 0..200), needle in vec(proptest::sample::select(vec![b'a', b'b', b' ']), 0..6)) {
         let (o32, o64, values) = offsets_of(&rows);
         let words = rows.len().div_ceil(64);
         let want = expected(&rows, words, |v| reference::find(&needle, v).is_some());

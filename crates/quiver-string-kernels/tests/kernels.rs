@@ -251,6 +251,37 @@ proptest! {
         }
     }
 
+    /// Needles nearly as long as the haystack (few candidate starts, so the
+    /// kernels' short-range paths), cut from the haystack at any offset and
+    /// sometimes with one byte changed.
+    #[test]
+    fn finder_long_needles(
+        hay in vec(proptest::sample::select(vec![b'a', b'a', b'a', b'b']), 1..200),
+        // Rare bytes ('z', 'q') planted anywhere become the probe bytes, so
+        // probes land anywhere in the needle, including its last 32 bytes.
+        rare in vec((any::<usize>(), proptest::sample::select(vec![b'z', b'q'])), 0..3),
+        slack in 0usize..40,
+        start in any::<usize>(),
+        change in proptest::option::of((any::<usize>(), byte())),
+    ) {
+        let mut hay = hay;
+        for (p, b) in rare {
+            let i = p % hay.len();
+            hay[i] = b;
+        }
+        let m = hay.len().saturating_sub(slack).max(1);
+        let start = start % (hay.len() - m + 1);
+        let mut needle = hay[start..start + m].to_vec();
+        if let Some((p, b)) = change {
+            let i = p % needle.len();
+            needle[i] = b;
+        }
+        for isa in isas() {
+            let f = SubstringFinder::with_isa(&needle, isa);
+            prop_assert_eq!(f.find(&hay), reference::find(&needle, &hay), "{:?} needle {:?}", isa, needle);
+        }
+    }
+
     #[test]
     fn prepared_constant_matches_reference(c in bytes_in(0..70), d in derive(), trailing in 0usize..4, off in 0usize..32) {
         let mut c = c;
