@@ -26,6 +26,10 @@ pub trait Collator: Copy + Default + Send + Sync + 'static {
     const PAD_SPACE: bool;
     /// The character set values are in.
     const CHARSET: Charset;
+    /// Whether equality is byte equality (after trimming trailing 0x20 under
+    /// PAD SPACE), so values can be hashed, grouped and searched as bytes,
+    /// and `LIKE` compares literal characters as bytes (`binary`, `*_bin`).
+    const BINARY_EQ: bool = false;
 
     /// The runtime handle of this collation.
     fn collation(&self) -> Collation {

@@ -64,6 +64,7 @@ impl Collator for Binary {
     const KIND: CollationKind = CollationKind::Binary;
     const PAD_SPACE: bool = false;
     const CHARSET: Charset = Charset::Binary;
+    const BINARY_EQ: bool = true;
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
@@ -161,6 +162,7 @@ impl<const LATIN1: bool, const PAD: bool> Collator for ByteBin<LATIN1, PAD> {
     } else {
         Charset::Ascii
     };
+    const BINARY_EQ: bool = true;
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
@@ -437,6 +439,7 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8Bin<MB4, PAD> {
     } else {
         Charset::Utf8mb3
     };
+    const BINARY_EQ: bool = true;
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {

@@ -57,19 +57,30 @@ impl std::error::Error for LikeError {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Token {
-    /// One character with this key.
-    Lit(u32),
+    /// One literal character: its key, and its bytes `bytes[start..start + len]`
+    /// of the pattern (the `_bin` collations compare those).
+    Lit { key: u32, start: u32, len: u32 },
     /// `_`
     One,
     /// `%`
     Many,
 }
 
-/// The character matcher: tokens, and where the trailing run of `%` starts.
+/// The character matcher's program.
 #[derive(Clone, Debug)]
 struct Tokens {
     tokens: Vec<Token>,
-    trailing_many: usize,
+    /// The pattern, for the bytes of literals.
+    bytes: Box<[u8]>,
+    /// Per token: whether it is a one-byte literal following a `%` (with
+    /// only `_` between). After a `%`, MariaDB's utf8 `_bin` matcher looks
+    /// for such a byte only among the value's one-byte characters (elsewhere
+    /// it compares it with any byte).
+    single_after_many: Vec<bool>,
+    /// Where the pattern ends in a run of `%` and `_` holding a `%`, and how
+    /// many `_` the run holds: reaching it, MariaDB reads that many more
+    /// characters and accepts without looking further.
+    tail: Option<(usize, usize)>,
 }
 
 /// A pattern without `_`, as byte pieces: `prefix % middle1 % ... % suffix`
@@ -162,19 +173,6 @@ pub struct LikePattern {
     plan: Plan,
 }
 
-/// One parsed pattern element, before planning.
-enum Item {
-    /// A literal character: its bytes (range in the pattern), its code (for
-    /// the escape test: code point, or byte) and its like key.
-    Lit {
-        start: usize,
-        end: usize,
-        key: u32,
-    },
-    One,
-    Many,
-}
-
 /// The code of the first character of `s` (code point, `BAD_BYTE | b`, or
 /// the byte for 8-bit charsets) and its length.
 fn char_code(charset: Charset, s: &[u8]) -> (u32, usize) {
@@ -185,27 +183,40 @@ fn char_code(charset: Charset, s: &[u8]) -> (u32, usize) {
     }
 }
 
+/// The escape character as MariaDB applies it, from the `ESCAPE` string.
+fn escape_code(charset: Charset, escape: Option<&[u8]>) -> Result<Option<u32>, LikeError> {
+    Ok(match escape {
+        None => Some(u32::from(DEFAULT_ESCAPE)),
+        // `ESCAPE ''` (in the column's charset): `\` for utf8, NUL for the
+        // 8-bit charsets and binary.
+        Some(b"") => match charset {
+            Charset::Utf8mb4 | Charset::Utf8mb3 => Some(u32::from(DEFAULT_ESCAPE)),
+            Charset::Binary | Charset::Latin1 | Charset::Ascii => Some(0),
+        },
+        Some(e) => {
+            let (code, len) = char_code(charset, e);
+            if len != e.len() {
+                return Err(LikeError::BadEscape);
+            }
+            Some(code)
+        }
+    })
+}
+
 impl LikePattern {
     /// Compiles `pattern` (bytes in the collation's charset) under
     /// `collation`. `escape` is the `ESCAPE` clause's string: `None` (no
-    /// clause) and `Some(b"")` mean `\`; more than one character is
-    /// [`LikeError::BadEscape`].
+    /// clause) means `\\`; one character is the escape; more than one is
+    /// [`LikeError::BadEscape`]; `Some(b"")` is what MariaDB makes of an
+    /// empty `ESCAPE` in the column's charset: `\\` for utf8, NUL for
+    /// `binary`, latin1 and ascii. (An empty `ESCAPE` in another charset
+    /// than the column's gives inconsistent answers in MariaDB.)
     pub fn new(
         collation: Collation,
         pattern: &[u8],
         escape: Option<&[u8]>,
     ) -> Result<LikePattern, LikeError> {
-        let charset = collation.charset();
-        let escape = match escape {
-            None | Some(b"") => Some(u32::from(DEFAULT_ESCAPE)),
-            Some(e) => {
-                let (code, len) = char_code(charset, e);
-                if len != e.len() {
-                    return Err(LikeError::BadEscape);
-                }
-                Some(code)
-            }
-        };
+        let escape = escape_code(collation.charset(), escape)?;
         Ok(Self::compile(collation, pattern, escape))
     }
 
@@ -276,120 +287,216 @@ fn upper_if_ascii(v: &[u8], out: &mut [u8]) -> bool {
     true
 }
 
+/// Pattern element kinds while planning.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Lit,
+    One,
+    Many,
+}
+
 fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>) -> Plan {
     let charset = C::CHARSET;
-    let mut items = Vec::new();
+    // Under the utf8 `_bin` collations MariaDB compares the escape with
+    // single pattern bytes, so an escape outside ASCII never applies.
+    let escape = escape.filter(|&e| !(C::BINARY_EQ && charset.is_multibyte() && e >= 0x80));
+    // `%` is always a wildcard, and so is `_` in the run of `%` and `_`
+    // after a `%`. Elsewhere the utf8 `_ci` collations test for the escape
+    // before `_`; the others take `_` as a wildcard even when it is the
+    // escape character.
+    let escape_first = !C::BINARY_EQ && charset.is_multibyte();
+    let mut in_many_run = false;
+    let mut tokens = Vec::new();
     let mut i = 0;
     while i < pattern.len() {
         let (code, len) = char_code(charset, &pattern[i..]);
         let mut start = i;
         let mut end = i + len;
-        if escape == Some(code) && end < pattern.len() {
+        let escaped = escape == Some(code) && end < pattern.len();
+        if code == u32::from(b'%') {
+            if tokens.last() != Some(&Token::Many) {
+                tokens.push(Token::Many);
+            }
+            in_many_run = true;
+            i = end;
+            continue;
+        }
+        if code == u32::from(b'_') && (in_many_run || !(escaped && escape_first)) {
+            tokens.push(Token::One);
+            i = end;
+            continue;
+        }
+        in_many_run = false;
+        if escaped {
             // The escaped character is literal; an escape at the very end is
             // itself literal.
             start = end;
             end += char_code(charset, &pattern[start..]).1;
-        } else if code == u32::from(b'%') {
-            items.push(Item::Many);
-            i = end;
-            continue;
-        } else if code == u32::from(b'_') {
-            items.push(Item::One);
-            i = end;
-            continue;
         }
         let (key, _) = c.like_key(&pattern[start..end]);
         if key == LIKE_POISON {
             return Plan::Never;
         }
-        items.push(Item::Lit { start, end, key });
+        tokens.push(Token::Lit {
+            key,
+            start: start as u32,
+            len: (end - start) as u32,
+        });
         i = end;
     }
 
-    let mut tokens: Vec<Token> = items
-        .iter()
-        .map(|it| match it {
-            Item::Lit { key, .. } => Token::Lit(*key),
-            Item::One => Token::One,
-            Item::Many => Token::Many,
-        })
-        .collect();
-    // `%%` is `%`.
-    tokens.dedup_by(|a, b| *a == Token::Many && *b == Token::Many);
-    let mut trailing_many = tokens.len();
-    while trailing_many > 0 && tokens[trailing_many - 1] == Token::Many {
-        trailing_many -= 1;
-    }
-    let tokens = Tokens {
-        tokens,
-        trailing_many,
+    let kind = |t: &Token| match t {
+        Token::Lit { .. } => Kind::Lit,
+        Token::One => Kind::One,
+        Token::Many => Kind::Many,
     };
-
-    let has_one = items.iter().any(|it| matches!(it, Item::One));
-    if has_one {
-        return Plan::Chars(tokens);
+    let mut tail_start = tokens.len();
+    while tail_start > 0 && kind(&tokens[tail_start - 1]) != Kind::Lit {
+        tail_start -= 1;
     }
-    // Literal runs between `%`s, as bytes of the pattern or of weights.
-    let parts = |bytes_of: &dyn Fn(&Item) -> Option<Vec<u8>>| -> Option<Vec<Vec<u8>>> {
+    // The run must start at a `%` for MariaDB to stop reading after it.
+    while tail_start < tokens.len() && tokens[tail_start] != Token::Many {
+        tail_start += 1;
+    }
+    let tail = (tail_start < tokens.len()).then(|| {
+        (
+            tail_start,
+            tokens[tail_start..]
+                .iter()
+                .filter(|t| **t == Token::One)
+                .count(),
+        )
+    });
+    let mut single_after_many = vec![false; tokens.len()];
+    let mut after_many = false;
+    for (k, t) in tokens.iter().enumerate() {
+        match t {
+            Token::Many => after_many = true,
+            Token::One => {}
+            Token::Lit { len, .. } => {
+                single_after_many[k] =
+                    after_many && *len == 1 && C::BINARY_EQ && charset.is_multibyte();
+                after_many = false;
+            }
+        }
+    }
+    let has_one = tokens.contains(&Token::One);
+    let bad_bytes = tokens
+        .iter()
+        .any(|t| matches!(t, Token::Lit { key, .. } if charset.is_multibyte() && is_bad(*key)));
+
+    // Literal runs between `%`s, as pattern bytes or as ASCII weights.
+    let parts = |bytes_of: &dyn Fn(&Token) -> Option<Vec<u8>>| -> Option<Vec<Vec<u8>>> {
         let mut parts = vec![Vec::new()];
-        for it in &items {
-            match it {
-                Item::Many => parts.push(Vec::new()),
-                _ => parts.last_mut().expect("non-empty").extend(bytes_of(it)?),
+        for t in &tokens {
+            match t {
+                Token::Many => parts.push(Vec::new()),
+                _ => parts.last_mut().expect("non-empty").extend(bytes_of(t)?),
             }
         }
         Some(parts)
     };
-    if c.collation().is_binary_eq() {
-        // Invalid bytes in a utf8 `_bin` pattern could match inside a
-        // character of the value: leave those to the character matcher.
-        let valid = items.iter().all(|it| match it {
-            Item::Lit { key, .. } => !(charset.is_multibyte() && is_bad(*key)),
-            _ => true,
-        });
-        if valid {
-            let p = parts(&|it| match it {
-                Item::Lit { start, end, .. } => Some(pattern[*start..*end].to_vec()),
+    let plan = if has_one {
+        None
+    } else if C::BINARY_EQ {
+        // An invalid byte in a utf8 pattern could be found inside a
+        // character of the value: the character matcher steps by characters.
+        (!bad_bytes).then(|| {
+            let p = parts(&|t| match t {
+                Token::Lit { start, len, .. } => {
+                    Some(pattern[*start as usize..(*start + *len) as usize].to_vec())
+                }
                 _ => None,
-            })
-            .expect("literals only");
-            return Plan::Bytes(Pieces::new(p));
-        }
-        return Plan::Chars(tokens);
-    }
-    // `_ci`: ASCII values weigh as their uppercased bytes.
-    let ascii = parts(&|it| match it {
-        Item::Lit { key, .. } if *key < 0x80 => Some(vec![*key as u8]),
-        _ => None,
-    })
-    .map(Pieces::new);
-    Plan::AsciiCi { ascii, tokens }
+            });
+            Plan::Bytes(Pieces::new(p.expect("literals only")))
+        })
+    } else {
+        // `_ci`: ASCII values weigh as their uppercased bytes.
+        let ascii = parts(&|t| match t {
+            Token::Lit { key, .. } if *key < 0x80 => Some(vec![*key as u8]),
+            _ => None,
+        })
+        .map(Pieces::new);
+        Some(Plan::AsciiCi {
+            ascii,
+            tokens: Tokens {
+                tokens: tokens.clone(),
+                bytes: pattern.into(),
+                single_after_many: single_after_many.clone(),
+                tail,
+            },
+        })
+    };
+    plan.unwrap_or(Plan::Chars(Tokens {
+        tokens,
+        bytes: pattern.into(),
+        single_after_many,
+        tail,
+    }))
 }
 
 /// The character matcher: `%` remembers where to resume, a mismatch resumes
-/// the last `%` one character further. A poisoned character fails the
-/// current attempt and cannot be skipped by `%`; a trailing `%` accepts
-/// without reading on (MariaDB's order of work, see the module doc).
+/// the last `%` one character further (linear backtracking, exact for `%`
+/// and `_`). `_bin` collations compare literal bytes at the current
+/// position (as MariaDB does, also for invalid bytes), `_ci` ones keys. A
+/// poisoned character fails the current attempt and cannot be passed by
+/// `%`; the tail run of `%`/`_` accepts without reading further.
 fn match_tokens<C: Collator>(c: C, t: &Tokens, v: &[u8]) -> bool {
     let toks = &t.tokens;
     let (mut p, mut s) = (0usize, 0usize);
     let mut resume: Option<(usize, usize)> = None;
     loop {
-        if p == t.trailing_many {
-            if p < toks.len() || s == v.len() {
+        if let Some((tail, ones)) = t.tail {
+            if p == tail {
+                // Read `ones` characters, then accept.
+                let mut pos = s;
+                let mut ok = true;
+                for _ in 0..ones {
+                    if pos >= v.len() {
+                        ok = false;
+                        break;
+                    }
+                    let (key, len) = c.like_key(&v[pos..]);
+                    if key == LIKE_POISON {
+                        ok = false;
+                        break;
+                    }
+                    pos += len;
+                }
+                if ok {
+                    return true;
+                }
+                p = toks.len() + 1; // force the backtrack below
+            }
+        }
+        if p == toks.len() {
+            if s == v.len() {
                 return true;
             }
-        } else {
+        } else if p < toks.len() {
             match toks[p] {
                 Token::Many => {
                     p += 1;
                     resume = Some((p, s));
                     continue;
                 }
+                Token::Lit { start, len, .. } if C::BINARY_EQ => {
+                    let lit = &t.bytes[start as usize..(start + len) as usize];
+                    let fits = !t.single_after_many[p] || c.char_width(&v[s..]) <= 1;
+                    if fits && v.len() - s >= lit.len() && v[s..s + lit.len()] == *lit {
+                        p += 1;
+                        s += lit.len();
+                        continue;
+                    }
+                }
                 tok => {
                     if s < v.len() {
                         let (key, len) = c.like_key(&v[s..]);
-                        if key != LIKE_POISON && (tok == Token::One || tok == Token::Lit(key)) {
+                        let hit = match tok {
+                            Token::Lit { key: k, .. } => k == key,
+                            _ => true,
+                        };
+                        if key != LIKE_POISON && hit {
                             p += 1;
                             s += len;
                             continue;
@@ -484,8 +591,15 @@ mod tests {
         );
         let p = LikePattern::new(c, b"a|_", Some(b"|")).unwrap();
         assert!(p.matches(b"a_") && !p.matches(b"ab"));
-        let p = LikePattern::new(c, "aéé%".as_bytes(), Some("é".as_bytes())).unwrap();
+        // A non-ASCII escape applies under _ci (by code point), not under utf8 _bin.
+        let ci = Collation::utf8mb4_general_ci();
+        let p = LikePattern::new(ci, "aéé%".as_bytes(), Some("é".as_bytes())).unwrap();
         assert!(p.matches("aé".as_bytes()));
+        let p = LikePattern::new(c, "aéé".as_bytes(), Some("é".as_bytes())).unwrap();
+        assert!(!p.matches("aé".as_bytes()) && p.matches("aéé".as_bytes()));
+        // Wildcards win over an escape that is `_` or `%`.
+        let p = LikePattern::new(c, b"a__b", Some(b"_")).unwrap();
+        assert!(!p.matches(b"a_b") && p.matches(b"axyb"));
         let p = LikePattern::without_escape(c, b"a\\%");
         assert!(p.matches(b"a\\xyz") && !p.matches(b"a%"));
     }

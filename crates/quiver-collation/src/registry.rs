@@ -148,22 +148,13 @@ impl Collation {
 
     /// Whether equality is byte equality (after trimming trailing 0x20 under
     /// PAD SPACE) and order is byte order for valid text: `binary` and the
-    /// `*_bin` collations. Such columns can be hashed, grouped and searched
-    /// as bytes.
+    /// `*_bin` collations ([`Collator::BINARY_EQ`](crate::Collator::BINARY_EQ)).
+    /// Such columns can be hashed, grouped and searched as bytes.
     pub fn is_binary_eq(self) -> bool {
-        use CollationKind::*;
-        matches!(
-            self.kind(),
-            Binary
-                | Utf8mb4Bin
-                | Utf8mb4NopadBin
-                | Utf8mb3Bin
-                | Utf8mb3NopadBin
-                | Latin1Bin
-                | Latin1NopadBin
-                | AsciiBin
-                | AsciiNopadBin
-        )
+        fn of<C: crate::Collator>(_: C) -> bool {
+            C::BINARY_EQ
+        }
+        crate::with_collator!(self, |c| of(c))
     }
 }
 

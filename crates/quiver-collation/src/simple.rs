@@ -103,19 +103,26 @@ pub(crate) fn utf8_boundary_back(prefix: &[u8]) -> usize {
     n
 }
 
-/// `LOCATE` by weights: the first character boundary `i` of `hay` where
-/// `hay[i..i + needle.len()]` equals `needle` with NO PAD.
+/// `LOCATE` by weights: the first position `i` of `hay` where
+/// `hay[i..i + needle.len()]` equals `needle` with NO PAD. Positions step by
+/// characters, decoded as MariaDB does within the bytes that can still
+/// start a match (`..= hay.len() - needle.len()`): a character cut by that
+/// limit steps by one byte, so the last candidates may start inside it.
 pub(crate) fn locate_by_weights<W: SimpleWeights>(needle: &[u8], hay: &[u8]) -> Option<usize> {
     if needle.is_empty() {
         return Some(0);
     }
     let n = needle.len();
+    if n > hay.len() {
+        return None;
+    }
+    let limit = hay.len() - n + 1;
     let mut i = 0;
-    while i + n <= hay.len() {
+    while i < limit {
         if eq_nopad::<W>(&hay[i..i + n], needle) {
             return Some(i);
         }
-        i += W::weight_at(&hay[i..]).1;
+        i += W::weight_at(&hay[i..limit]).1;
     }
     None
 }
