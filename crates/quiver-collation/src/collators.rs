@@ -60,6 +60,14 @@ fn map_bytes(s: &[u8], table: &[u8; 256], out: &mut Vec<u8>) {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Binary;
 
+impl SimpleWeights for Binary {
+    const PAD: bool = false;
+    #[inline(always)]
+    fn weight_at(s: &[u8]) -> (u32, usize) {
+        (u32::from(s[0]), 1)
+    }
+}
+
 impl Collator for Binary {
     const KIND: CollationKind = CollationKind::Binary;
     const PAD_SPACE: bool = false;

@@ -75,6 +75,8 @@ mod dispatch;
 mod generated;
 mod hash;
 pub mod like;
+#[doc(hidden)]
+pub mod naive;
 mod registry;
 mod simple;
 

@@ -227,8 +227,22 @@ impl LikePattern {
     }
 
     fn compile(collation: Collation, pattern: &[u8], escape: Option<u32>) -> LikePattern {
-        let plan = with_collator!(collation, |c| plan(c, pattern, escape));
+        let plan = with_collator!(collation, |c| plan(c, pattern, escape, false));
         LikePattern { collation, plan }
+    }
+
+    /// [`LikePattern::new`] without the byte-piece plans: every value goes
+    /// through the character matcher. The reference the fast plans are
+    /// tested against, and the naive baseline of the benchmark.
+    #[doc(hidden)]
+    pub fn new_char_matcher(
+        collation: Collation,
+        pattern: &[u8],
+        escape: Option<&[u8]>,
+    ) -> Result<LikePattern, LikeError> {
+        let escape = escape_code(collation.charset(), escape)?;
+        let plan = with_collator!(collation, |c| plan(c, pattern, escape, true));
+        Ok(LikePattern { collation, plan })
     }
 
     /// The collation the pattern was compiled for.
@@ -295,7 +309,7 @@ enum Kind {
     Many,
 }
 
-fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>) -> Plan {
+fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool) -> Plan {
     let charset = C::CHARSET;
     // Under the utf8 `_bin` collations MariaDB compares the escape with
     // single pattern bytes, so an escape outside ASCII never applies.
@@ -396,7 +410,7 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>) -> Plan {
         }
         Some(parts)
     };
-    let plan = if has_one {
+    let plan = if has_one || chars_only {
         None
     } else if C::BINARY_EQ {
         // An invalid byte in a utf8 pattern could be found inside a

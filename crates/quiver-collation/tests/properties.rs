@@ -1,0 +1,166 @@
+//! The fast paths against the plain per-character versions (`naive`), and
+//! the consistency of hash and normalized keys with equality and order.
+
+use std::cmp::Ordering;
+
+use proptest::prelude::*;
+use quiver_collation::{naive, CollatedConstant, Collation, LikePattern};
+
+/// Byte runs strings are made of: ASCII (long runs too, for the word-at-a-time
+/// paths), spaces and controls, accents and their ASCII weights, 4-byte
+/// characters, invalid UTF-8, and LIKE's special characters.
+const CHUNKS: &[&[u8]] = &[
+    b"a",
+    b"A",
+    b"b",
+    b"B",
+    b"z",
+    b"s",
+    b"S",
+    b"e",
+    b"E",
+    b"i",
+    b"I",
+    b" ",
+    b"  ",
+    b"\t",
+    b"\x00",
+    b"\x1f",
+    b"_",
+    b"%",
+    b"\\",
+    b"|",
+    b"`",
+    b"[",
+    b"^",
+    b"~",
+    b"\x7f",
+    b"abcdefgh",
+    b"ABCDEFGHIJKLMNOP",
+    b"pending",
+    b"PENDING deposits ",
+    "é".as_bytes(),
+    "É".as_bytes(),
+    "ß".as_bytes(),
+    "ı".as_bytes(),
+    "İ".as_bytes(),
+    "😀".as_bytes(),
+    "😁".as_bytes(),
+    "\u{fffd}".as_bytes(),
+    "\u{ffff}".as_bytes(),
+    "\u{a0}".as_bytes(),
+    "中".as_bytes(),
+    b"\xff",
+    b"\x80",
+    b"\xc3",
+    b"\xe2\x82",
+    b"\xed\xa0\x80",
+    b"\xc0\xaf",
+    b"\xe9",
+    b"\xc4",
+    b"\xdf",
+    b"\xf4\x90\x80\x80",
+];
+
+fn string() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(0..CHUNKS.len(), 0..8)
+        .prop_map(|ix| ix.iter().flat_map(|&i| CHUNKS[i].to_vec()).collect())
+}
+
+/// A string and a variant of it likely to compare equal or close.
+fn pair() -> impl Strategy<Value = (Vec<u8>, Vec<u8>)> {
+    (string(), string(), 0..4u8).prop_map(|(a, b, how)| match how {
+        0 => (a, b),
+        1 => {
+            let mut v = a.clone();
+            v.extend_from_slice(b" ");
+            (a, v)
+        }
+        2 => (a.clone(), a.to_ascii_uppercase()),
+        _ => {
+            let mut v = a.clone();
+            v.extend_from_slice(&b);
+            (a, v)
+        }
+    })
+}
+
+fn sign(o: Ordering) -> i8 {
+    o as i8
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn compare_eq_hash_keys_agree((a, b) in pair()) {
+        for c in Collation::all() {
+            let want = naive::compare(c, &a, &b);
+            prop_assert_eq!(c.compare(&a, &b), want, "{} compare", c);
+            prop_assert_eq!(c.compare(&b, &a), want.reverse(), "{} reversed", c);
+            prop_assert_eq!(c.eq(&a, &b), want.is_eq(), "{} eq", c);
+            prop_assert_eq!(c.dispatch(EqConst(&a, &b)), want.is_eq(), "{} eq_const", c);
+            if want.is_eq() {
+                prop_assert_eq!(c.hash(&a, 42), c.hash(&b, 42), "{} hash", c);
+            }
+            let (mut ka, mut kb) = (Vec::new(), Vec::new());
+            c.normalized_key(&a, &mut ka);
+            c.normalized_key(&b, &mut kb);
+            prop_assert_eq!(sign(ka.cmp(&kb)), sign(want), "{} normalized key", c);
+        }
+    }
+
+    #[test]
+    fn like_plans_agree_with_char_matcher(v in string(), p in string(), esc in 0..4u8) {
+        let escape: Option<&[u8]> = match esc {
+            0 => None,
+            1 => Some(b"|"),
+            2 => Some(b"_"),
+            _ => Some(b""),
+        };
+        for c in Collation::all() {
+            let fast = LikePattern::new(c, &p, escape).unwrap();
+            let slow = LikePattern::new_char_matcher(c, &p, escape).unwrap();
+            prop_assert_eq!(fast.matches(&v), slow.matches(&v), "{} {:?} LIKE {:?}", c, v, p);
+            // A pattern made of the value itself, with wildcards, must match
+            // it whenever its characters are all valid.
+            let mut own = b"%".to_vec();
+            own.extend(v.iter().flat_map(|&b| if b == b'%' || b == b'_' || b == b'\\' { vec![b'\\', b] } else { vec![b] }));
+            let fast = LikePattern::new(c, &own, None).unwrap();
+            let slow = LikePattern::new_char_matcher(c, &own, None).unwrap();
+            prop_assert_eq!(fast.matches(&v), slow.matches(&v), "{} own pattern", c);
+        }
+    }
+
+    #[test]
+    fn locate_and_case_mapping(needle in string(), hay in string()) {
+        for c in Collation::all() {
+            prop_assert_eq!(c.locate(&needle, &hay), naive::locate(c, &needle, &hay), "{} locate", c);
+            let (mut up, mut lo) = (Vec::new(), Vec::new());
+            c.to_upper(&hay, &mut up);
+            c.to_lower(&hay, &mut lo);
+            prop_assert_eq!(up.len(), c.upper_len(&hay));
+            prop_assert_eq!(lo.len(), c.lower_len(&hay));
+            prop_assert!(c.char_length(&hay) <= hay.len());
+        }
+    }
+}
+
+/// `eq_const` through the monomorphized entry point.
+struct EqConst<'a>(&'a [u8], &'a [u8]);
+
+impl quiver_collation::CollatorFn for EqConst<'_> {
+    type Output = bool;
+    fn call<C: quiver_collation::Collator>(self, c: C) -> bool {
+        c.eq_const(&CollatedConstant::new(self.1), self.0)
+    }
+}
+
+#[test]
+fn min_max_keep_the_first_of_equals() {
+    let c = Collation::utf8mb4_general_ci();
+    assert_eq!(c.min(b"a", b"A"), b"a");
+    assert_eq!(c.max(b"a", b"A"), b"a");
+    assert_eq!(c.min(b"b", b"A"), b"A");
+    assert_eq!(c.max(b"B ", b"b"), b"B ");
+}
