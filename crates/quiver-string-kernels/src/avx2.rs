@@ -24,9 +24,9 @@ use std::cmp::Ordering;
 use crate::portable;
 use crate::reference::SPACE;
 
-/// The `N` bytes of `s` at `i` as an array reference (bounds-checked).
+/// The `N` elements of `s` at `i` as an array reference (bounds-checked).
 #[inline(always)]
-fn block<const N: usize>(s: &[u8], i: usize) -> &[u8; N] {
+fn block<T, const N: usize>(s: &[T], i: usize) -> &[T; N] {
     s[i..i + N].try_into().expect("block is N bytes long")
 }
 
@@ -122,8 +122,8 @@ unsafe fn ends8(s: &[u8]) -> __m128i {
 #[target_feature(enable = "avx2")]
 unsafe fn ends4(s: &[u8]) -> __m128i {
     let n = s.len();
-    let head = u32::from_le_bytes(*block::<4>(s, 0));
-    let tail = u32::from_le_bytes(*block::<4>(s, n - 4));
+    let head = u32::from_le_bytes(*block::<u8, 4>(s, 0));
+    let tail = u32::from_le_bytes(*block::<u8, 4>(s, n - 4));
     _mm_set_epi32(0, 0, tail as i32, head as i32)
 }
 
@@ -741,4 +741,79 @@ pub(crate) unsafe fn find_pair(hay: &[u8], needle: &[u8], i1: usize, i2: usize) 
         return first_verified(hay, needle, t, f & (u32::MAX << (s - t)));
     }
     None
+}
+
+/// Loads 8 `i32`s (or 4 `i64`s) of `s` at `i`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load_i32x8(s: &[i32], i: usize) -> __m256i {
+    let b: &[i32; 8] = block(s, i);
+    // SAFETY: `b` is 32 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load_i64x4(s: &[i64], i: usize) -> __m256i {
+    let b: &[i64; 4] = block(s, i);
+    // SAFETY: `b` is 32 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
+}
+
+/// Bit `i` set when row `i` of a 64-row block of `i32` offsets (65 entries,
+/// validated: non-decreasing) has length `k` (at least `k` if `at_least`).
+/// Lengths are `offsets[i + 1] - offsets[i]`: two overlapping loads and a
+/// subtract give eight at a time.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn length_bits_i32(block: &[i32], k: usize, at_least: bool) -> u64 {
+    debug_assert_eq!(block.len(), 65);
+    if at_least && k == 0 {
+        return u64::MAX;
+    }
+    // No i32-offset row can be longer than i32::MAX.
+    let Ok(k) = i32::try_from(k) else {
+        return 0;
+    };
+    let mut bits = 0u64;
+    for c in 0..8 {
+        let len = _mm256_sub_epi32(load_i32x8(block, 8 * c + 1), load_i32x8(block, 8 * c));
+        let hit = if at_least {
+            _mm256_cmpgt_epi32(len, _mm256_set1_epi32(k - 1))
+        } else {
+            _mm256_cmpeq_epi32(len, _mm256_set1_epi32(k))
+        };
+        let m = _mm256_movemask_ps(_mm256_castsi256_ps(hit)) as u64;
+        bits |= m << (8 * c);
+    }
+    bits
+}
+
+/// [`length_bits_i32`] for `i64` offsets, four at a time.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn length_bits_i64(block: &[i64], k: usize, at_least: bool) -> u64 {
+    debug_assert_eq!(block.len(), 65);
+    if at_least && k == 0 {
+        return u64::MAX;
+    }
+    let Ok(k) = i64::try_from(k) else {
+        return 0;
+    };
+    let mut bits = 0u64;
+    for c in 0..16 {
+        let len = _mm256_sub_epi64(load_i64x4(block, 4 * c + 1), load_i64x4(block, 4 * c));
+        let hit = if at_least {
+            _mm256_cmpgt_epi64(len, _mm256_set1_epi64x(k - 1))
+        } else {
+            _mm256_cmpeq_epi64(len, _mm256_set1_epi64x(k))
+        };
+        let m = _mm256_movemask_pd(_mm256_castsi256_pd(hit)) as u64;
+        bits |= m << (4 * c);
+    }
+    bits
 }

@@ -10,41 +10,74 @@ use std::fmt;
 
 use crate::constant::PreparedConstant;
 use crate::finder::SubstringFinder;
+use crate::isa::Isa;
 
 /// An offset type of a string column (`i32` for Utf8/Binary, `i64` for the
-/// Large variants).
-pub trait Offset: Copy {
+/// Large variants). Sealed: implemented for exactly those two.
+pub trait Offset: Copy + Into<i64> + sealed::Sealed {
     /// The offset as an index, or `None` if it is negative or too large.
     fn to_index(self) -> Option<usize>;
 
     /// The offset as an index, for offsets already checked with
     /// [`Offset::to_index`] (a plain cast; garbage, never UB, otherwise).
     fn index(self) -> usize;
+
+    /// Bit `i` set when row `i` of `block` (`block.len() - 1 <= 64` rows,
+    /// validated offsets) has length `k` (or at least `k` when `at_least`).
+    #[doc(hidden)]
+    fn length_bits(block: &[Self], k: usize, at_least: bool, isa: Isa) -> u64;
 }
 
-impl Offset for i32 {
-    #[inline(always)]
-    fn to_index(self) -> Option<usize> {
-        usize::try_from(self).ok()
-    }
-
-    #[inline(always)]
-    fn index(self) -> usize {
-        self as usize
-    }
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for i32 {}
+    impl Sealed for i64 {}
 }
 
-impl Offset for i64 {
-    #[inline(always)]
-    fn to_index(self) -> Option<usize> {
-        usize::try_from(self).ok()
+/// [`Offset::length_bits`] one row at a time.
+#[inline]
+fn length_bits_scalar<O: Offset>(block: &[O], k: usize, at_least: bool) -> u64 {
+    let mut bits = 0;
+    for (i, w) in block.windows(2).enumerate() {
+        let len = w[1].index() - w[0].index();
+        let hit = if at_least { len >= k } else { len == k };
+        bits |= u64::from(hit) << i;
     }
-
-    #[inline(always)]
-    fn index(self) -> usize {
-        self as usize
-    }
+    bits
 }
+
+macro_rules! offset_impl {
+    ($t:ty, $avx2:ident) => {
+        impl Offset for $t {
+            #[inline(always)]
+            fn to_index(self) -> Option<usize> {
+                usize::try_from(self).ok()
+            }
+
+            #[inline(always)]
+            fn index(self) -> usize {
+                self as usize
+            }
+
+            #[inline]
+            fn length_bits(block: &[Self], k: usize, at_least: bool, isa: Isa) -> u64 {
+                match isa {
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx2 if block.len() == 65 => {
+                        // SAFETY: `isa` came from `Isa::active()` or
+                        // `Isa::checked()` (through a prepared operand), which
+                        // yield `Avx2` only on CPUs that support AVX2.
+                        unsafe { crate::avx2::$avx2(block, k, at_least) }
+                    }
+                    _ => length_bits_scalar(block, k, at_least),
+                }
+            }
+        }
+    };
+}
+
+offset_impl!(i32, length_bits_i32);
+offset_impl!(i64, length_bits_i64);
 
 /// Why a column helper rejected its input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,7 +142,7 @@ fn prepare_out(rows: usize, out: &mut [u64]) -> Result<&mut [u64], OffsetsError>
 /// non-decreasing, and at most `values.len()`. One branch-free pass (the
 /// common case, valid offsets, costs a compare per row); only a bad column
 /// pays for finding which row is wrong.
-fn validated<O: Offset + Into<i64>>(offsets: &[O], values_len: usize) -> Result<(), OffsetsError> {
+fn validated<O: Offset>(offsets: &[O], values_len: usize) -> Result<(), OffsetsError> {
     let in_order = offsets
         .windows(2)
         .fold(true, |ok, w| ok & (w[0].into() <= w[1].into()));
@@ -138,24 +171,36 @@ fn validated<O: Offset + Into<i64>>(offsets: &[O], values_len: usize) -> Result<
     Ok(())
 }
 
-/// Sets bit `i` of `out` for every row `i` that satisfies `pred(values,
-/// start, len)`; the offsets have been validated.
+/// Sets bit `i` of `out` for every row `i` whose length passes the length
+/// test (`== k`, or `>= k` when `at_least`) and whose value satisfies
+/// `pred`; the offsets have been validated.
+///
+/// Works 64 rows at a time: the length test for the block is one vector
+/// pass over its offsets, and only rows that pass it are looked at, while
+/// the block's offsets are still in L1. For `col = 'const'` most rows
+/// usually fail on length alone and their values are never read.
 #[inline(always)]
-fn fill_mask<O: Offset>(
+fn fill_mask_by_length<O: Offset>(
     offsets: &[O],
     values: &[u8],
     out: &mut [u64],
-    mut pred: impl FnMut(&[u8], usize, usize) -> bool,
+    (k, at_least, isa): (usize, bool, Isa),
+    mut pred: impl FnMut(&[u8]) -> bool,
 ) {
     let rows = row_count(offsets);
     for (w, word) in out.iter_mut().enumerate() {
         let first = w * 64;
         let last = (first + 64).min(rows);
-        let mut bits = 0u64;
-        for row in first..last {
-            let start = offsets[row].index();
-            let len = offsets[row + 1].index() - start;
-            bits |= u64::from(pred(values, start, len)) << (row - first);
+        let block = &offsets[first..=last];
+        let mut bits = O::length_bits(block, k, at_least, isa);
+        let mut todo = bits;
+        while todo != 0 {
+            let i = todo.trailing_zeros() as usize;
+            let v = &values[block[i].index()..block[i + 1].index()];
+            // Clear the bit without a branch: with a 3-in-7 match rate (a
+            // shipmode column) a branch here would mispredict constantly.
+            bits ^= u64::from(!pred(v)) << i;
+            todo &= todo - 1;
         }
         *word = bits;
     }
@@ -166,7 +211,7 @@ fn fill_mask<O: Offset>(
 ///
 /// Errors (and leaves `out` unspecified) if the offsets are not a valid
 /// column over `values` or `out` is too short.
-pub fn eq_const_offsets<O: Offset + Into<i64>>(
+pub fn eq_const_offsets<O: Offset>(
     offsets: &[O],
     values: &[u8],
     c: &PreparedConstant,
@@ -176,9 +221,15 @@ pub fn eq_const_offsets<O: Offset + Into<i64>>(
     validated(offsets, values.len())?;
     let out = prepare_out(row_count(offsets), out)?;
     if pad_space {
-        fill_mask(offsets, values, out, |v, s, n| c.pad_space_eq_at(v, s, n));
+        let t = c.trimmed().len();
+        fill_mask_by_length(offsets, values, out, (t, true, c.isa()), |v| {
+            c.pad_space_eq_long_enough(v)
+        });
     } else {
-        fill_mask(offsets, values, out, |v, s, n| c.eq_at(v, s, n));
+        let k = c.bytes().len();
+        fill_mask_by_length(offsets, values, out, (k, false, c.isa()), |v| {
+            c.eq_same_len(v)
+        });
     }
     Ok(())
 }
@@ -194,7 +245,7 @@ pub fn eq_const_offsets<O: Offset + Into<i64>>(
 ///
 /// Errors (and leaves `out` unspecified) if the offsets are not a valid
 /// column over `values` or `out` is too short.
-pub fn contains_offsets<O: Offset + Into<i64>>(
+pub fn contains_offsets<O: Offset>(
     offsets: &[O],
     values: &[u8],
     f: &SubstringFinder,

@@ -88,22 +88,6 @@ impl FixedKey {
             FixedKey::Long => run_on!(isa, bytes_eq(v, c)),
         }
     }
-
-    /// Whether the `c.len()` bytes of `values` at `start` equal the key's
-    /// constant `c`, whatever the row's own length: the window may run into
-    /// the following rows (still inside `values`). `false` if the window
-    /// does not fit in `values`.
-    ///
-    /// Column loops test this first and the row length second: a window
-    /// matching the constant is the rare event, so the branch on it predicts
-    /// well even when row lengths are random (a length test first would be a
-    /// coin flip for `len >= t` on mixed-length data).
-    #[inline(always)]
-    fn window_matches(self, values: &[u8], start: usize, c: &[u8], isa: Isa) -> bool {
-        values
-            .get(start..start + c.len())
-            .is_some_and(|w| self.matches(w, c, isa))
-    }
 }
 
 /// Little-endian word types loadable from the front or back of a slice.
@@ -188,39 +172,28 @@ impl PreparedConstant {
         }
     }
 
-    /// [`PreparedConstant::eq`] of the row `values[start..start + len]`
-    /// (a range already checked to lie inside `values`).
-    #[inline(always)]
-    pub(crate) fn eq_at(&self, values: &[u8], start: usize, len: usize) -> bool {
-        let k = self.bytes.len();
-        match self.exact {
-            // A long compare is a call: only make it for rows of the right length.
-            FixedKey::Long => {
-                len == k
-                    && self
-                        .exact
-                        .window_matches(values, start, &self.bytes, self.isa)
-            }
-            key => key.window_matches(values, start, &self.bytes, self.isa) && len == k,
-        }
+    /// The code path the compares run on.
+    pub fn isa(&self) -> Isa {
+        self.isa
     }
 
-    /// [`PreparedConstant::pad_space_eq`] of the row `values[start..start + len]`
-    /// (a range already checked to lie inside `values`).
+    /// [`PreparedConstant::eq`] for a `v` known to have the constant's length.
     #[inline(always)]
-    pub(crate) fn pad_space_eq_at(&self, values: &[u8], start: usize, len: usize) -> bool {
-        let t = self.trimmed_len;
-        let head_matches = match self.trimmed {
-            FixedKey::Long => {
-                len >= t
-                    && self
-                        .trimmed
-                        .window_matches(values, start, self.trimmed(), self.isa)
-            }
-            key => key.window_matches(values, start, self.trimmed(), self.isa) && len >= t,
-        };
-        head_matches
-            && (len == t || run_on!(self.isa, is_all_spaces(&values[start + t..start + len])))
+    pub(crate) fn eq_same_len(&self, v: &[u8]) -> bool {
+        self.exact.matches(v, &self.bytes, self.isa)
+    }
+
+    /// [`PreparedConstant::pad_space_eq`] for a `v` known to be at least as
+    /// long as the trimmed constant.
+    #[inline(always)]
+    pub(crate) fn pad_space_eq_long_enough(&self, v: &[u8]) -> bool {
+        let (head, rest) = v.split_at(self.trimmed_len);
+        let head_ok = self.trimmed.matches(head, self.trimmed(), self.isa);
+        // `&`/`|` rather than `&&`/`||` where both sides are cheap: whether
+        // the head matches is data (1 in 7 on a shipmode column), so a branch
+        // on it would mispredict; only values with trailing spaces branch.
+        (head_ok & rest.is_empty())
+            | (head_ok & !rest.is_empty() && run_on!(self.isa, is_all_spaces(rest)))
     }
 
     /// `v` compared with the constant in `memcmp` order (`v` on the left).

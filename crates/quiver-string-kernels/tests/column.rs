@@ -4,7 +4,7 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use quiver_string_kernels::{
-    contains_offsets, eq_const_offsets, reference, Isa, OffsetsError, PreparedConstant,
+    contains_offsets, eq_const_offsets, reference, Isa, Offset, OffsetsError, PreparedConstant,
     SubstringFinder,
 };
 
@@ -105,6 +105,30 @@ proptest! {
             let mut out = vec![u64::MAX; words];
             contains_offsets(&o64, &values, &f, &mut out).unwrap();
             prop_assert_eq!(&out, &want, "{:?} i64", isa);
+        }
+    }
+
+    /// The vector length filter of a 64-row block against a per-row loop,
+    /// for both offset widths, exact and at-least tests, and lengths that
+    /// do not fit the offset type.
+    #[test]
+    fn length_bits_match_rows(
+        lens in vec(0usize..6, 64),
+        base in 0i64..1000,
+        k in prop_oneof![0usize..7, Just(usize::MAX), Just(u32::MAX as usize + 3)],
+        at_least in any::<bool>(),
+    ) {
+        let mut o64 = vec![base];
+        for l in &lens {
+            o64.push(o64.last().unwrap() + *l as i64);
+        }
+        let o32: Vec<i32> = o64.iter().map(|&o| o as i32).collect();
+        let want = lens.iter().enumerate().fold(0u64, |bits, (i, &l)| {
+            bits | (u64::from(if at_least { l >= k } else { l == k }) << i)
+        });
+        for isa in Isa::supported() {
+            prop_assert_eq!(i32::length_bits(&o32, k, at_least, isa), want, "{:?} i32", isa);
+            prop_assert_eq!(i64::length_bits(&o64, k, at_least, isa), want, "{:?} i64", isa);
         }
     }
 
