@@ -30,6 +30,10 @@ pub trait Collator: Copy + Default + Send + Sync + 'static {
     /// PAD SPACE), so values can be hashed, grouped and searched as bytes,
     /// and `LIKE` compares literal characters as bytes (`binary`, `*_bin`).
     const BINARY_EQ: bool = false;
+    /// Whether every ASCII byte is one character whose weight (and like
+    /// key) is its ASCII upper case, as in the `_ci` collations of part 1;
+    /// enables the word-at-a-time ASCII paths of [`LikePattern`](crate::LikePattern).
+    const ASCII_CI: bool = false;
 
     /// The runtime handle of this collation.
     fn collation(&self) -> Collation {

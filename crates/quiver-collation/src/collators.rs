@@ -40,6 +40,36 @@ pub(crate) fn find_bytes(needle: &[u8], hay: &[u8]) -> Option<usize> {
     None
 }
 
+/// The first bytes of `a` and `b` when both are non-empty and differ: most
+/// unequal values differ there, and a byte test is far cheaper than a
+/// kernel call.
+#[inline(always)]
+fn first_bytes_differ(a: &[u8], b: &[u8]) -> Option<(u8, u8)> {
+    match (a.first(), b.first()) {
+        (Some(&x), Some(&y)) if x != y => Some((x, y)),
+        _ => None,
+    }
+}
+
+/// Whether the PAD SPACE rule rules `a = b` out cheaply: when the lengths
+/// differ, the longer string must end in a space.
+#[inline(always)]
+fn pad_lengths_rule_out(a: &[u8], b: &[u8]) -> bool {
+    let long = if a.len() > b.len() { a } else { b };
+    a.len() != b.len() && long[long.len() - 1] != b' '
+}
+
+/// Order of a PAD SPACE tail (the rest of the longer string) against the
+/// padding, where a byte above or below 0x20 means a character weighing
+/// above or below the space (the `_bin` collations).
+#[inline]
+fn byte_tail_vs_pad(rest: &[u8]) -> Ordering {
+    match sk::first_non_space(rest) {
+        None => Ordering::Equal,
+        Some(p) => rest[p].cmp(&b' '),
+    }
+}
+
 #[inline(always)]
 fn load_word(s: &[u8]) -> u64 {
     u64::from_le_bytes(s[..8].try_into().expect("8 bytes"))
@@ -76,11 +106,14 @@ impl Collator for Binary {
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if let Some((x, y)) = first_bytes_differ(a, b) {
+            return x.cmp(&y);
+        }
         sk::bytes_cmp(a, b)
     }
     #[inline]
     fn eq(&self, a: &[u8], b: &[u8]) -> bool {
-        sk::bytes_eq(a, b)
+        a.len() == b.len() && first_bytes_differ(a, b).is_none() && sk::bytes_eq(a, b)
     }
     #[inline]
     fn hash(&self, s: &[u8], seed: u64) -> u64 {
@@ -114,7 +147,7 @@ impl Collator for Binary {
     }
     #[inline]
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
-        c.kernel().eq(v)
+        first_bytes_differ(c.bytes(), v).is_none() && c.kernel().eq(v)
     }
 }
 
@@ -174,6 +207,9 @@ impl<const LATIN1: bool, const PAD: bool> Collator for ByteBin<LATIN1, PAD> {
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if let Some((x, y)) = first_bytes_differ(a, b) {
+            return x.cmp(&y);
+        }
         if PAD {
             sk::pad_space_cmp(a, b)
         } else {
@@ -182,10 +218,15 @@ impl<const LATIN1: bool, const PAD: bool> Collator for ByteBin<LATIN1, PAD> {
     }
     #[inline]
     fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        // Padding only extends the shorter string at its end: differing
+        // first bytes are unequal under either rule.
+        if first_bytes_differ(a, b).is_some() {
+            return false;
+        }
         if PAD {
-            sk::pad_space_eq(a, b)
+            !pad_lengths_rule_out(a, b) && sk::pad_space_eq(a, b)
         } else {
-            sk::bytes_eq(a, b)
+            a.len() == b.len() && sk::bytes_eq(a, b)
         }
     }
     #[inline]
@@ -219,6 +260,9 @@ impl<const LATIN1: bool, const PAD: bool> Collator for ByteBin<LATIN1, PAD> {
     }
     #[inline]
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        if first_bytes_differ(c.bytes(), v).is_some() {
+            return false;
+        }
         if PAD {
             c.kernel().pad_space_eq(v)
         } else {
@@ -245,10 +289,24 @@ impl<const LATIN1: bool, const PAD: bool> ByteCi<LATIN1, PAD> {
         }
     }
 
-    /// Same-length comparison by weights, ASCII runs by the kernel.
+    /// Whether the first bytes of `a` and `b` weigh differently (then the
+    /// strings differ, under PAD SPACE too).
+    #[inline(always)]
+    fn first_weights_differ(a: &[u8], b: &[u8]) -> bool {
+        let w = Self::weights();
+        matches!((a.first(), b.first()), (Some(&x), Some(&y)) if w[usize::from(x)] != w[usize::from(y)])
+    }
+
+    /// Comparison by weights, ASCII runs by the kernel.
     #[inline]
     fn cmp_weights(a: &[u8], b: &[u8]) -> Ordering {
         let w = Self::weights();
+        if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
+            let (wx, wy) = (w[usize::from(x)], w[usize::from(y)]);
+            if wx != wy {
+                return wx.cmp(&wy);
+            }
+        }
         let mut i = 0;
         loop {
             i += sk::mismatch_ignore_case(&a[i..], &b[i..]);
@@ -285,6 +343,7 @@ impl<const LATIN1: bool, const PAD: bool> Collator for ByteCi<LATIN1, PAD> {
     } else {
         Charset::Ascii
     };
+    const ASCII_CI: bool = true;
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
@@ -292,6 +351,9 @@ impl<const LATIN1: bool, const PAD: bool> Collator for ByteCi<LATIN1, PAD> {
     }
     #[inline]
     fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        if Self::first_weights_differ(a, b) {
+            return false;
+        }
         // One byte per character and only 0x20 weighs as a space: equal
         // strings have equal lengths once trailing spaces are trimmed.
         let (a, b) = if PAD {
@@ -348,6 +410,9 @@ impl<const LATIN1: bool, const PAD: bool> Collator for ByteCi<LATIN1, PAD> {
     }
     #[inline]
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        if Self::first_weights_differ(c.bytes(), v) {
+            return false;
+        }
         let v = if PAD { sk::trim_end_spaces(v) } else { v };
         let k = if PAD { c.trimmed() } else { c.bytes() };
         v.len() == k.len() && (sk::ascii_eq_ignore_case(v, k) || Self::cmp_weights(v, k).is_eq())
@@ -451,31 +516,42 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8Bin<MB4, PAD> {
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        let m = sk::mismatch(a, b);
-        let ascii_at = |s: &[u8], i: usize| s.get(i).is_none_or(|&x| x < 0x80);
-        if (m == 0 || a[m - 1] < 0x80) && ascii_at(a, m) && ascii_at(b, m) {
-            // The difference is between ASCII characters (or the end), where
-            // bytes order as code points; a PAD SPACE tail is decided by its
-            // first non-space byte, whose character sorts on the same side
-            // of the space.
-            if PAD {
-                sk::pad_space_cmp(&a[m..], &b[m..])
-            } else {
-                sk::bytes_cmp(&a[m..], &b[m..])
+        if let Some((x, y)) = first_bytes_differ(a, b) {
+            if x < 0x80 && y < 0x80 {
+                return x.cmp(&y);
             }
-        } else {
-            let start = simple::utf8_boundary_back(&a[..m]);
-            simple::compare_from::<Self>(a, b, start, start)
         }
+        let m = sk::mismatch(a, b);
+        // Where the difference is between ASCII characters, or one string
+        // ends, at a character boundary, bytes order as code points and a
+        // PAD SPACE tail is decided by its first non-space byte (any byte
+        // of a multibyte or invalid character is above 0x20, as its weight
+        // is above the space's).
+        if m == 0 || a[m - 1] < 0x80 {
+            match (a.get(m), b.get(m)) {
+                (Some(&x), Some(&y)) if x < 0x80 && y < 0x80 => return x.cmp(&y),
+                (None, None) => return Ordering::Equal,
+                (None, Some(_)) if PAD => return byte_tail_vs_pad(&b[m..]).reverse(),
+                (Some(_), None) if PAD => return byte_tail_vs_pad(&a[m..]),
+                (None, Some(_)) => return Ordering::Less,
+                (Some(_), None) => return Ordering::Greater,
+                _ => {}
+            }
+        }
+        let start = simple::utf8_boundary_back(&a[..m]);
+        simple::compare_from::<Self>(a, b, start, start)
     }
     #[inline]
     fn eq(&self, a: &[u8], b: &[u8]) -> bool {
         // Each character (or invalid byte) has its own weight, so equal
         // weights means equal bytes.
+        if first_bytes_differ(a, b).is_some() {
+            return false;
+        }
         if PAD {
-            sk::pad_space_eq(a, b)
+            !pad_lengths_rule_out(a, b) && sk::pad_space_eq(a, b)
         } else {
-            sk::bytes_eq(a, b)
+            a.len() == b.len() && sk::bytes_eq(a, b)
         }
     }
     #[inline]
@@ -546,6 +622,9 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8Bin<MB4, PAD> {
     }
     #[inline]
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        if first_bytes_differ(c.bytes(), v).is_some() {
+            return false;
+        }
         if PAD {
             c.kernel().pad_space_eq(v)
         } else {
@@ -588,11 +667,28 @@ impl<const MB4: bool, const PAD: bool> SimpleWeights for Utf8GeneralCi<MB4, PAD>
 }
 
 impl<const MB4: bool, const PAD: bool> Utf8GeneralCi<MB4, PAD> {
+    /// The weights of the first characters when both are ASCII and differ
+    /// (an ASCII character weighs as its upper case): the strings then
+    /// differ, and order, as those.
+    #[inline(always)]
+    fn first_ascii_differ(a: &[u8], b: &[u8]) -> Option<(u8, u8)> {
+        match first_bytes_differ(a, b) {
+            Some((x, y)) if x < 0x80 && y < 0x80 => {
+                let (x, y) = (x.to_ascii_uppercase(), y.to_ascii_uppercase());
+                (x != y).then_some((x, y))
+            }
+            _ => None,
+        }
+    }
+
     /// Order of `a` and `b`: the case-insensitive ASCII kernel skips the
     /// common prefix, then characters are weighed one by one from the last
     /// character boundary before the difference.
     #[inline]
     fn cmp_weights(a: &[u8], b: &[u8]) -> Ordering {
+        if let Some((x, y)) = Self::first_ascii_differ(a, b) {
+            return x.cmp(&y);
+        }
         let (mut i, mut j) = (0, 0);
         loop {
             let k = sk::mismatch_ignore_case(&a[i..], &b[j..]);
@@ -630,6 +726,7 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
     } else {
         Charset::Utf8mb3
     };
+    const ASCII_CI: bool = true;
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
@@ -637,6 +734,9 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
     }
     #[inline]
     fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        if Self::first_ascii_differ(a, b).is_some() {
+            return false;
+        }
         let (a, b) = if PAD {
             (sk::trim_end_spaces(a), sk::trim_end_spaces(b))
         } else {
@@ -731,6 +831,9 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
     }
     #[inline]
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
+        if Self::first_ascii_differ(c.bytes(), v).is_some() {
+            return false;
+        }
         let v = if PAD { sk::trim_end_spaces(v) } else { v };
         let k = if PAD { c.trimmed() } else { c.bytes() };
         if c.is_ascii() {

@@ -19,6 +19,7 @@
 //! value when it is ASCII, and otherwise (or when the pattern has `_`) a
 //! character matcher over keys runs (linear backtracking over the last `%`).
 
+use std::cell::RefCell;
 use std::fmt;
 
 use quiver_string_kernels::{self as sk, SubstringFinder};
@@ -134,7 +135,9 @@ impl Pieces {
             return false;
         }
         let (p, s) = (self.prefix.len(), self.suffix.len());
-        if !sk::bytes_eq(&v[..p], &self.prefix) || !sk::bytes_eq(&v[v.len() - s..], &self.suffix) {
+        if (p > 0 && !sk::bytes_eq(&v[..p], &self.prefix))
+            || (s > 0 && !sk::bytes_eq(&v[v.len() - s..], &self.suffix))
+        {
             return false;
         }
         let mut rest = &v[p..v.len() - s];
@@ -146,6 +149,98 @@ impl Pieces {
         }
         true
     }
+
+    /// Under a `_ci` collation whose ASCII characters weigh as their upper
+    /// case (the pieces hold those weights): the answer for `v` when the
+    /// bytes it depends on are ASCII, read in place; `None` when a non-ASCII
+    /// byte could change it (the caller then folds `v`). `multibyte`: the
+    /// charset is utf8, where an invalid byte anywhere in the part a `%`
+    /// reads through makes the LIKE false.
+    #[inline]
+    fn matches_ascii_ci(&self, v: &[u8], multibyte: bool) -> Option<bool> {
+        // A value has at most as many characters as bytes: a shorter one
+        // cannot match.
+        if v.len() < self.min_len {
+            return Some(false);
+        }
+        if let Some(exact) = &self.exact {
+            if v.len() == exact.len() {
+                return ascii_ci_eq(v, exact);
+            }
+            // More bytes than characters needed: only multibyte
+            // characters could make it match.
+            return if sk::is_ascii(v) { Some(false) } else { None };
+        }
+        let (p, s) = (self.prefix.len(), self.suffix.len());
+        // The first p characters are the first p bytes if those are ASCII;
+        // the last s characters the last s bytes if those are ASCII.
+        if !ascii_ci_eq(&v[..p], &self.prefix)? || !ascii_ci_eq(&v[v.len() - s..], &self.suffix)? {
+            return Some(false);
+        }
+        let middle = &v[p..v.len() - s];
+        if self.middles.is_empty() {
+            // Matched, unless an invalid byte sits where a `%` before the
+            // suffix reads (a trailing `%` reads nothing).
+            return if s == 0 || !multibyte || sk::is_ascii(middle) {
+                Some(true)
+            } else {
+                None
+            };
+        }
+        if !sk::is_ascii(middle) {
+            return None;
+        }
+        // The middle pieces are searched with the SIMD finder in an
+        // uppercased copy of the middle. (A case-insensitive finder kernel
+        // would save the copy.)
+        let search = |upper: &[u8]| {
+            let mut rest = upper;
+            for m in &self.middles {
+                match m.find(rest) {
+                    Some(at) => rest = &rest[at + m.needle().len()..],
+                    None => return false,
+                }
+            }
+            true
+        };
+        const STACK: usize = 128;
+        if middle.len() <= STACK {
+            let mut buf = [0u8; STACK];
+            let buf = &mut buf[..middle.len()];
+            buf.copy_from_slice(middle);
+            sk::ascii_upper_in_place(buf);
+            return Some(search(buf));
+        }
+        Some(SCRATCH.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            buf.clear();
+            buf.extend_from_slice(middle);
+            sk::ascii_upper_in_place(&mut buf);
+            search(&buf)
+        }))
+    }
+}
+
+/// `v` against `upper` (as long; ASCII weights) when every byte of `v` is
+/// ASCII (`None` otherwise), a word at a time.
+#[inline]
+fn ascii_ci_eq(v: &[u8], upper: &[u8]) -> Option<bool> {
+    let mut any = 0u64;
+    let mut diff = 0u64;
+    let mut words = v.chunks_exact(8).zip(upper.chunks_exact(8));
+    for (w, u) in &mut words {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        any |= w;
+        // Garbage in lanes holding non-ASCII bytes, but then `any` says so.
+        diff |= ascii_upper_word(w & 0x7F7F_7F7F_7F7F_7F7F)
+            ^ u64::from_le_bytes(u.try_into().expect("8 bytes"));
+    }
+    let done = v.len() / 8 * 8;
+    for (&b, &u) in v[done..].iter().zip(&upper[done..]) {
+        any |= u64::from(b);
+        diff |= u64::from(b.to_ascii_uppercase() ^ u);
+    }
+    word_is_ascii(any).then_some(diff == 0)
 }
 
 #[derive(Clone, Debug)]
@@ -154,16 +249,28 @@ enum Plan {
     Never,
     /// Byte pieces over the value itself (binary-comparable collations).
     Bytes(Pieces),
-    /// `_ci`: ASCII values through byte pieces of the pattern's weights over
-    /// the uppercased value (`None`: a literal weighs outside ASCII, so no
-    /// ASCII value matches); other values through the character matcher.
-    AsciiCi {
-        ascii: Option<Pieces>,
+    /// `_ci` with every literal weighing as an ASCII byte: the value is
+    /// folded to one byte per character (its weight if ASCII, else 0xFF,
+    /// which no piece holds) and the byte pieces of the pattern's weights
+    /// run over that; a value with an invalid byte takes the character
+    /// matcher. `need` is how many characters the pieces look at (a
+    /// `prefix%` pattern reads no further).
+    FoldedCi {
+        pieces: Pieces,
+        need: usize,
+        fold: FoldFn,
         tokens: Tokens,
+        chars: CharsFn,
+        multibyte: bool,
     },
     /// The character matcher for every value.
-    Chars(Tokens),
+    Chars { tokens: Tokens, chars: CharsFn },
 }
+
+/// Folds a value to one weight byte per character (see `Plan::FoldedCi`).
+type FoldFn = fn(&[u8], &mut [u8], usize) -> Option<usize>;
+/// The character matcher of one collator.
+type CharsFn = fn(&Tokens, &[u8]) -> bool;
 
 /// A compiled `LIKE` pattern. Compile once per pattern, then call
 /// [`LikePattern::matches`] per value.
@@ -256,49 +363,99 @@ impl LikePattern {
         match &self.plan {
             Plan::Never => false,
             Plan::Bytes(p) => p.matches(value),
-            Plan::AsciiCi { ascii, tokens } => {
-                let mut stack = [0u8; 256];
-                let mut heap = Vec::new();
-                let buf: &mut [u8] = if value.len() <= stack.len() {
-                    &mut stack[..value.len()]
-                } else {
-                    heap.resize(value.len(), 0);
-                    &mut heap
-                };
-                if upper_if_ascii(value, buf) {
-                    ascii.as_ref().is_some_and(|p| p.matches(buf))
-                } else {
-                    with_collator!(self.collation, |c| match_tokens(c, tokens, value))
+            Plan::FoldedCi {
+                pieces,
+                need,
+                fold,
+                tokens,
+                chars,
+                multibyte,
+            } => {
+                if let Some(hit) = pieces.matches_ascii_ci(value, *multibyte) {
+                    return hit;
                 }
+                with_scratch(value.len(), |buf| match fold(value, buf, *need) {
+                    Some(n) => pieces.matches(&buf[..n]),
+                    None => chars(tokens, value),
+                })
             }
-            Plan::Chars(tokens) => {
-                with_collator!(self.collation, |c| match_tokens(c, tokens, value))
-            }
+            Plan::Chars { tokens, chars } => chars(tokens, value),
         }
     }
 }
 
-/// Copies `v` into `out` with ASCII letters uppercased, a word at a time;
-/// false (and `out` unspecified) as soon as a byte is not ASCII.
+thread_local! {
+    /// Room for folding values too long for the stack buffer.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on a scratch buffer of `n` bytes: on the stack when small.
 #[inline]
-fn upper_if_ascii(v: &[u8], out: &mut [u8]) -> bool {
-    let mut i = 0;
-    while i + 8 <= v.len() {
-        let w = u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));
-        if !word_is_ascii(w) {
-            return false;
-        }
-        out[i..i + 8].copy_from_slice(&ascii_upper_word(w).to_le_bytes());
-        i += 8;
+fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    const STACK: usize = 128;
+    if n <= STACK {
+        let mut buf = [0u8; STACK];
+        f(&mut buf[..n])
+    } else {
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            s.resize(n, 0);
+            f(&mut s[..n])
+        })
     }
-    for j in i..v.len() {
-        let b = v[j];
-        if b >= 0x80 {
-            return false;
+}
+
+/// Writes one byte per character of `v` into `out` (which holds at least
+/// `v.len()` bytes): the character's like key if below 0x80, else 0xFF. ASCII
+/// words are uppercased whole (an ASCII character weighs as its upper case
+/// under these collations). Stops once `need` characters are written (it may
+/// write a few more); `None` at a character a LIKE cannot read past.
+#[inline]
+fn fold_weights<C: Collator>(v: &[u8], out: &mut [u8], need: usize) -> Option<usize> {
+    let c = C::default();
+    let (mut i, mut n) = (0, 0);
+    while i < v.len() && n < need {
+        if i + 8 <= v.len() {
+            let w = u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));
+            // The ASCII bytes before the first non-ASCII one go in at once
+            // (all 8 are written; n <= i keeps them inside `out`).
+            let ascii = match w & 0x8080_8080_8080_8080 {
+                0 => 8,
+                high => (high.trailing_zeros() / 8) as usize,
+            };
+            if ascii > 0 {
+                let keep = if ascii == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * ascii)) - 1
+                };
+                out[n..n + 8].copy_from_slice(&ascii_upper_word(w & keep).to_le_bytes());
+                i += ascii;
+                n += ascii;
+                continue;
+            }
         }
-        out[j] = b.to_ascii_uppercase();
+        let b = v[i];
+        if b < 0x80 {
+            out[n] = b.to_ascii_uppercase();
+            i += 1;
+            n += 1;
+            continue;
+        }
+        let (key, len) = c.like_key(&v[i..]);
+        if key == LIKE_POISON {
+            return None;
+        }
+        out[n] = if key < 0x80 { key as u8 } else { 0xFF };
+        i += len;
+        n += 1;
     }
-    true
+    Some(n)
+}
+
+/// [`match_tokens`] for the collator `C`, as a plain function.
+fn chars_fn<C: Collator>(t: &Tokens, v: &[u8]) -> bool {
+    match_tokens(C::default(), t, v)
 }
 
 /// Pattern element kinds while planning.
@@ -424,29 +581,46 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
             });
             Plan::Bytes(Pieces::new(p.expect("literals only")))
         })
-    } else {
-        // `_ci`: ASCII values weigh as their uppercased bytes.
-        let ascii = parts(&|t| match t {
+    } else if C::ASCII_CI {
+        // Pieces of weights, when every literal weighs as an ASCII byte.
+        parts(&|t| match t {
             Token::Lit { key, .. } if *key < 0x80 => Some(vec![*key as u8]),
             _ => None,
         })
-        .map(Pieces::new);
-        Some(Plan::AsciiCi {
-            ascii,
-            tokens: Tokens {
-                tokens: tokens.clone(),
-                bytes: pattern.into(),
-                single_after_many: single_after_many.clone(),
-                tail,
-            },
+        .map(|p| {
+            let pieces = Pieces::new(p);
+            let prefix_only =
+                pieces.exact.is_none() && pieces.middles.is_empty() && pieces.suffix.is_empty();
+            Plan::FoldedCi {
+                need: if prefix_only {
+                    pieces.prefix.len()
+                } else {
+                    usize::MAX
+                },
+                pieces,
+                fold: fold_weights::<C>,
+                tokens: Tokens {
+                    tokens: tokens.clone(),
+                    bytes: pattern.into(),
+                    single_after_many: single_after_many.clone(),
+                    tail,
+                },
+                chars: chars_fn::<C>,
+                multibyte: charset.is_multibyte(),
+            }
         })
+    } else {
+        None
     };
-    plan.unwrap_or(Plan::Chars(Tokens {
-        tokens,
-        bytes: pattern.into(),
-        single_after_many,
-        tail,
-    }))
+    plan.unwrap_or(Plan::Chars {
+        tokens: Tokens {
+            tokens,
+            bytes: pattern.into(),
+            single_after_many,
+            tail,
+        },
+        chars: chars_fn::<C>,
+    })
 }
 
 /// The character matcher: `%` remembers where to resume, a mismatch resumes

@@ -63,7 +63,7 @@ const CHUNKS: &[&[u8]] = &[
 ];
 
 fn string() -> impl Strategy<Value = Vec<u8>> {
-    prop::collection::vec(0..CHUNKS.len(), 0..8)
+    prop::collection::vec(0..CHUNKS.len(), 0..14)
         .prop_map(|ix| ix.iter().flat_map(|&i| CHUNKS[i].to_vec()).collect())
 }
 
