@@ -19,7 +19,8 @@ with HEX(): MariaDB stores every invalid byte of a utf8 value as '?', and the
 files record the stored bytes (`col` rows).
 
 Files (one header line starting with '#'; `-` is the empty string):
-  strings.tsv  collation, s, HEX(WEIGHT_STRING(s)), CHAR_LENGTH(s), HEX(UPPER(s)), HEX(LOWER(s))
+  strings.tsv  collation, s, HEX(WEIGHT_STRING(s)), CHAR_LENGTH(s), HEX(UPPER(s)), HEX(LOWER(s)),
+               HEX(LEFT(s, 2)), HEX(RIGHT(s, 2)), HEX(SUBSTRING(s, 2, 3))
   compare.tsv  collation, lit|col, a, b, a = b, STRCMP(a, b)
   like.tsv     collation, value, pattern, escape (`default`, or hex), result (0/1, or E<errno>)
   locate.tsv   collation, needle, hay, LOCATE(needle, hay)
@@ -411,7 +412,8 @@ def main():
     f_like = open(os.path.join(args.out, "like.tsv"), "w")
     f_locate = open(os.path.join(args.out, "locate.tsv"), "w")
     f_tables = open(os.path.join(args.out, "tables.tsv"), "w")
-    f_strings.write(header + "# collation\ts\tHEX(WEIGHT_STRING(s))\tCHAR_LENGTH(s)\tHEX(UPPER(s))\tHEX(LOWER(s))\n")
+    f_strings.write(header + "# collation\ts\tHEX(WEIGHT_STRING(s))\tCHAR_LENGTH(s)\tHEX(UPPER(s))\tHEX(LOWER(s))"
+                    "\tHEX(LEFT(s, 2))\tHEX(RIGHT(s, 2))\tHEX(SUBSTRING(s, 2, 3))\n")
     f_compare.write(header + "# collation\tlit|col\ta\tb\ta = b\tSTRCMP(a, b)\n")
     f_like.write(header + "# collation\tvalue\tpattern\tescape\tvalue LIKE pattern [ESCAPE escape]\n")
     f_locate.write(header + "# collation\tneedle\thay\tLOCATE(needle, hay)\n")
@@ -425,7 +427,9 @@ def main():
         strings = make_strings(cs, rng, N_STRINGS)
         res = run_batched(cur, strings, lambda s: [
             b"HEX(WEIGHT_STRING(%s))" % sql_lit(coll, s), b"CHAR_LENGTH(%s)" % sql_lit(coll, s),
-            b"HEX(UPPER(%s))" % sql_lit(coll, s), b"HEX(LOWER(%s))" % sql_lit(coll, s)], 4)
+            b"HEX(UPPER(%s))" % sql_lit(coll, s), b"HEX(LOWER(%s))" % sql_lit(coll, s),
+            b"HEX(LEFT(%s, 2))" % sql_lit(coll, s), b"HEX(RIGHT(%s, 2))" % sql_lit(coll, s),
+            b"HEX(SUBSTRING(%s, 2, 3))" % sql_lit(coll, s)], 7)
         for s, r in zip(strings, res):
             f_strings.write("\t".join([coll, h(s)] + [fmt(x) for x in r]) + "\n")
 

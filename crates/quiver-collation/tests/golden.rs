@@ -94,7 +94,7 @@ impl Failures {
 }
 
 #[test]
-fn strings_weight_string_char_length_upper_lower() {
+fn strings_weight_string_char_length_upper_lower_substring() {
     let mut f = Failures::new("strings.tsv");
     for r in rows("strings.tsv") {
         let c = coll(&r[0]);
@@ -136,6 +136,26 @@ fn strings_weight_string_char_length_upper_lower() {
                 hex(&lo),
                 c.lower_len(&s),
                 r[5]
+            )
+        });
+        // LEFT / RIGHT / SUBSTRING by characters.
+        let cs = c.charset();
+        let left = &s[..cs.char_offset(&s, 2)];
+        f.check(hex(left) == r[6], || {
+            format!("{} LEFT({}, 2) = {} want {}", r[0], r[1], hex(left), r[6])
+        });
+        let right = &s[cs.char_offset(&s, n.saturating_sub(2))..];
+        f.check(hex(right) == r[7], || {
+            format!("{} RIGHT({}, 2) = {} want {}", r[0], r[1], hex(right), r[7])
+        });
+        let sub = &s[cs.char_offset(&s, 1)..cs.char_offset(&s, 4)];
+        f.check(hex(sub) == r[8], || {
+            format!(
+                "{} SUBSTRING({}, 2, 3) = {} want {}",
+                r[0],
+                r[1],
+                hex(sub),
+                r[8]
             )
         });
     }
