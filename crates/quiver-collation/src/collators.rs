@@ -517,9 +517,13 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8Bin<MB4, PAD> {
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
         if let Some((x, y)) = first_bytes_differ(a, b) {
-            if x < 0x80 && y < 0x80 {
+            // An ASCII byte orders against any other byte as its character
+            // against any other character; two other first bytes are decoded
+            // (an invalid byte weighs above every character).
+            if x < 0x80 || y < 0x80 {
                 return x.cmp(&y);
             }
+            return decode_utf8::<MB4>(a).0.cmp(&decode_utf8::<MB4>(b).0);
         }
         let m = sk::mismatch(a, b);
         // Where the difference is between ASCII characters, or one string
@@ -667,18 +671,17 @@ impl<const MB4: bool, const PAD: bool> SimpleWeights for Utf8GeneralCi<MB4, PAD>
 }
 
 impl<const MB4: bool, const PAD: bool> Utf8GeneralCi<MB4, PAD> {
-    /// The weights of the first characters when both are ASCII and differ
-    /// (an ASCII character weighs as its upper case): the strings then
-    /// differ, and order, as those.
+    /// The order of the first characters' weights when they differ (then
+    /// the strings order so); ASCII without decoding.
     #[inline(always)]
-    fn first_ascii_differ(a: &[u8], b: &[u8]) -> Option<(u8, u8)> {
-        match first_bytes_differ(a, b) {
-            Some((x, y)) if x < 0x80 && y < 0x80 => {
-                let (x, y) = (x.to_ascii_uppercase(), y.to_ascii_uppercase());
-                (x != y).then_some((x, y))
-            }
-            _ => None,
+    fn first_chars_order(a: &[u8], b: &[u8]) -> Option<Ordering> {
+        let (x, y) = first_bytes_differ(a, b)?;
+        if x < 0x80 && y < 0x80 {
+            let (x, y) = (x.to_ascii_uppercase(), y.to_ascii_uppercase());
+            return (x != y).then(|| x.cmp(&y));
         }
+        let (wa, wb) = (Self::weight_at(a).0, Self::weight_at(b).0);
+        (wa != wb).then(|| wa.cmp(&wb))
     }
 
     /// Order of `a` and `b`: the case-insensitive ASCII kernel skips the
@@ -686,8 +689,8 @@ impl<const MB4: bool, const PAD: bool> Utf8GeneralCi<MB4, PAD> {
     /// character boundary before the difference.
     #[inline]
     fn cmp_weights(a: &[u8], b: &[u8]) -> Ordering {
-        if let Some((x, y)) = Self::first_ascii_differ(a, b) {
-            return x.cmp(&y);
+        if let Some(order) = Self::first_chars_order(a, b) {
+            return order;
         }
         let (mut i, mut j) = (0, 0);
         loop {
@@ -734,7 +737,7 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
     }
     #[inline]
     fn eq(&self, a: &[u8], b: &[u8]) -> bool {
-        if Self::first_ascii_differ(a, b).is_some() {
+        if Self::first_chars_order(a, b).is_some() {
             return false;
         }
         let (a, b) = if PAD {
@@ -831,7 +834,7 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
     }
     #[inline]
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
-        if Self::first_ascii_differ(c.bytes(), v).is_some() {
+        if Self::first_chars_order(c.bytes(), v).is_some() {
             return false;
         }
         let v = if PAD { sk::trim_end_spaces(v) } else { v };
@@ -883,3 +886,38 @@ pub type AsciiGeneralNopadCi = ByteCi<false, false>;
 pub type AsciiBin = ByteBin<false, true>;
 /// `ascii_nopad_bin`.
 pub type AsciiNopadBin = ByteBin<false, false>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast paths rest on these facts of the generated tables.
+    #[test]
+    fn table_invariants() {
+        // Only U+0020 / byte 0x20 weighs as the padding space, so trailing
+        // space logic can work on bytes.
+        for cp in 0..0x1_0000u32 {
+            assert_eq!(general_ci_weight(cp) == 0x20, cp == 0x20, "U+{cp:04X}");
+        }
+        for b in 0..=255u8 {
+            let i = usize::from(b);
+            assert_eq!(tables::LATIN1_SWEDISH_CI_WEIGHTS[i] == 0x20, b == 0x20);
+            assert_eq!(tables::ASCII_GENERAL_CI_WEIGHTS[i] == 0x20, b == 0x20);
+        }
+        // ASCII characters weigh as their ASCII upper case under every `_ci`
+        // collation here, and the 8-bit UPPER tables uppercase ASCII the same.
+        for b in 0..0x80u8 {
+            let i = usize::from(b);
+            let up = b.to_ascii_uppercase();
+            assert_eq!(general_ci_weight(u32::from(b)), u32::from(up));
+            assert_eq!(tables::LATIN1_SWEDISH_CI_WEIGHTS[i], up);
+            assert_eq!(tables::ASCII_GENERAL_CI_WEIGHTS[i], up);
+            assert_eq!(tables::LATIN1_UPPER[i], up);
+            assert_eq!(tables::ASCII_UPPER[i], up);
+            assert_eq!(tables::LATIN1_LOWER[i], b.to_ascii_lowercase());
+            assert_eq!(tables::ASCII_LOWER[i], b.to_ascii_lowercase());
+        }
+        // Weights fit the normalized key encodings (general_ci: <= 0xFFFF).
+        assert!((0..0x1_0000u32).all(|cp| general_ci_weight(cp) <= 0xFFFF));
+    }
+}

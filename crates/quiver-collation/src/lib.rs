@@ -33,11 +33,11 @@
 //!   tables at the first non-ASCII character; hashing feeds uppercased ASCII
 //!   words. [`LikePattern`] compiles a pattern once into byte pieces
 //!   (prefix, suffix, `%...%` runs found with the substring kernel) for the
-//!   binary-comparable collations, and for `_ci` into pieces of weights
-//!   matched against the uppercased value when the value is ASCII (a
-//!   non-ASCII value can equal ASCII via weights, 'é' = 'E', so it takes the
-//!   character matcher). [`CollatedConstant`] prepares the constant side of
-//!   `col = 'const'`.
+//!   binary-comparable collations, and for `_ci` into pieces of weights that
+//!   an ASCII value is matched against in place (a non-ASCII value can equal
+//!   ASCII through weights, 'é' = 'E', so it is first folded to one weight
+//!   byte per character). [`CollatedConstant`] prepares the constant side of
+//!   `col = 'const'` for [`Collator::eq_const`].
 //! - Invalid bytes (in utf8 strings) are one-byte characters weighing above
 //!   every valid character, as MariaDB compares them; `WEIGHT_STRING` and
 //!   `UPPER`/`LOWER` stop at the first one, as MariaDB's do; see

@@ -1,23 +1,36 @@
 //! `LIKE` patterns, compiled once and matched against many values.
 //!
-//! MySQL semantics as MariaDB 10.11 answers them: no padding (`'a ' LIKE 'a'`
-//! is false), `%` any run of characters, `_` exactly one character (one byte
-//! under `binary`), the escape character (by default `\`; `ESCAPE ''` also
-//! means `\`) makes the next character literal and is a literal itself at the
-//! end of the pattern; it is recognized by code point, not by weight.
-//! Characters match by the collation's [`Collator::like_key`]: bytes or code
-//! points for `_bin`, weights for `_ci` ('é' matches 'E', 'ß' matches 's').
+//! MySQL semantics as MariaDB 10.11 answers them (every rule below is
+//! checked by the golden tests):
+//! - No padding: `'a ' LIKE 'a'` is false. `%` is any run of characters,
+//!   `_` exactly one character (one byte under `binary`). Characters match
+//!   by the collation's [`Collator::like_key`]: bytes or code points under
+//!   `_bin`, weights under `_ci` ('é' matches 'E', 'ß' matches 's').
+//! - The escape character (`\` by default) makes the next character
+//!   literal, and is itself literal at the end of the pattern. It is
+//!   recognized by code point, not by weight. `%` is a wildcard even when it
+//!   is the escape character, and so is `_` right after a `%`; elsewhere the
+//!   utf8 `_ci` collations test for the escape before `_` while the others
+//!   keep `_` a wildcard. Under the utf8 `_bin` collations an escape
+//!   outside ASCII never applies (MariaDB compares it with single bytes).
+//!   `ESCAPE ''` means `\` for utf8 and NUL for binary, latin1 and ascii.
+//! - Invalid bytes: under the utf8 `_ci` collations a pattern holding one
+//!   matches nothing, and a value holding one matches only if the pattern is
+//!   matched before the matcher has to read it (then ends in `%`, possibly
+//!   after `_`s). Under utf8 `_bin` an invalid byte is a one-byte character,
+//!   and a pattern byte that is not a whole character is compared with
+//!   single value bytes (after a `%` only with one-byte characters).
 //!
-//! Under the utf8 `_ci` collations an invalid byte stops the match as it does
-//! in MariaDB: a pattern holding one matches nothing, and a value holding
-//! one matches only if the pattern matches its valid start and then ends in
-//! `%`. Under `_bin` an invalid byte is a character like any other.
-//!
-//! Plans: binary-comparable collations split the pattern at `%` into a
-//! prefix, a suffix and middle pieces searched in order with the SIMD
-//! [`SubstringFinder`]; `_ci` collations do the same over the uppercased
-//! value when it is ASCII, and otherwise (or when the pattern has `_`) a
-//! character matcher over keys runs (linear backtracking over the last `%`).
+//! Plans, chosen once per pattern:
+//! - binary-comparable collations (without `_`, and for utf8 with a valid
+//!   pattern): byte pieces `prefix % middle... % suffix`, the middles found in
+//!   order with the SIMD [`SubstringFinder`];
+//! - `_ci` collations whose literals all weigh as ASCII: the same pieces over
+//!   weights. An ASCII value is decided in place (prefix and suffix compared
+//!   a word at a time, middles searched in an uppercased copy); any other
+//!   value is first folded to one weight byte per character;
+//! - otherwise (or with `_`) a character matcher over like keys, with linear
+//!   backtracking to the last `%`.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -253,11 +266,12 @@ enum Plan {
     /// folded to one byte per character (its weight if ASCII, else 0xFF,
     /// which no piece holds) and the byte pieces of the pattern's weights
     /// run over that; a value with an invalid byte takes the character
-    /// matcher. `need` is how many characters the pieces look at (a
-    /// `prefix%` pattern reads no further).
+    /// matcher. For a `prefix%` pattern (`prefix_only`) a non-ASCII
+    /// value goes straight to the character matcher, which reads no further
+    /// than the prefix.
     FoldedCi {
         pieces: Pieces,
-        need: usize,
+        prefix_only: bool,
         fold: FoldFn,
         tokens: Tokens,
         chars: CharsFn,
@@ -268,7 +282,7 @@ enum Plan {
 }
 
 /// Folds a value to one weight byte per character (see `Plan::FoldedCi`).
-type FoldFn = fn(&[u8], &mut [u8], usize) -> Option<usize>;
+type FoldFn = fn(&[u8], &mut [u8]) -> Option<usize>;
 /// The character matcher of one collator.
 type CharsFn = fn(&Tokens, &[u8]) -> bool;
 
@@ -365,7 +379,7 @@ impl LikePattern {
             Plan::Bytes(p) => p.matches(value),
             Plan::FoldedCi {
                 pieces,
-                need,
+                prefix_only,
                 fold,
                 tokens,
                 chars,
@@ -374,7 +388,12 @@ impl LikePattern {
                 if let Some(hit) = pieces.matches_ascii_ci(value, *multibyte) {
                     return hit;
                 }
-                with_scratch(value.len(), |buf| match fold(value, buf, *need) {
+                if *prefix_only {
+                    // `prefix%`: the character matcher reads no more than
+                    // the prefix, fewer bytes than a fold touches.
+                    return chars(tokens, value);
+                }
+                with_scratch(value.len(), |buf| match fold(value, buf) {
                     Some(n) => pieces.matches(&buf[..n]),
                     None => chars(tokens, value),
                 })
@@ -408,13 +427,12 @@ fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
 /// Writes one byte per character of `v` into `out` (which holds at least
 /// `v.len()` bytes): the character's like key if below 0x80, else 0xFF. ASCII
 /// words are uppercased whole (an ASCII character weighs as its upper case
-/// under these collations). Stops once `need` characters are written (it may
-/// write a few more); `None` at a character a LIKE cannot read past.
+/// under these collations). `None` at a character a LIKE cannot read past.
 #[inline]
-fn fold_weights<C: Collator>(v: &[u8], out: &mut [u8], need: usize) -> Option<usize> {
+fn fold_weights<C: Collator>(v: &[u8], out: &mut [u8]) -> Option<usize> {
     let c = C::default();
     let (mut i, mut n) = (0, 0);
-    while i < v.len() && n < need {
+    while i < v.len() {
         if i + 8 <= v.len() {
             let w = u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));
             // The ASCII bytes before the first non-ASCII one go in at once
@@ -592,11 +610,7 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
             let prefix_only =
                 pieces.exact.is_none() && pieces.middles.is_empty() && pieces.suffix.is_empty();
             Plan::FoldedCi {
-                need: if prefix_only {
-                    pieces.prefix.len()
-                } else {
-                    usize::MAX
-                },
+                prefix_only,
                 pieces,
                 fold: fold_weights::<C>,
                 tokens: Tokens {
