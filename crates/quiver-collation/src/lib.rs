@@ -71,7 +71,9 @@ pub mod collator;
 pub mod collators;
 mod constant;
 mod dispatch;
+// Written by scripts/collation/gen_tables.py; kept as the script writes it.
 #[allow(clippy::all)]
+#[rustfmt::skip]
 mod generated;
 mod hash;
 pub mod like;
