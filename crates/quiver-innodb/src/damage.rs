@@ -128,16 +128,24 @@ pub fn restamp(page: &mut [u8], layout: &Layout, algo: Option<&str>) {
         put(page, 0, c);
         return;
     }
-    let (a, b) = match algo {
-        Some("innodb") => (checksum::innodb_new(page), checksum::innodb_old(page)),
-        Some("none") => (NO_CHECKSUM_MAGIC, NO_CHECKSUM_MAGIC),
+    match algo {
+        Some("innodb") => {
+            // The trailer's fold covers bytes 0..26, so the header field goes first.
+            let new = checksum::innodb_new(page);
+            put(page, 0, new);
+            let old = checksum::innodb_old(page);
+            put(page, n - 8, old);
+        }
+        Some("none") => {
+            put(page, 0, NO_CHECKSUM_MAGIC);
+            put(page, n - 8, NO_CHECKSUM_MAGIC);
+        }
         _ => {
             let c = checksum::legacy_crc32(page);
-            (c, c)
+            put(page, 0, c);
+            put(page, n - 8, c);
         }
-    };
-    put(page, 0, a);
-    put(page, n - 8, b);
+    }
 }
 
 /// Apply a recipe to a file image. Steps outside the file are errors.
