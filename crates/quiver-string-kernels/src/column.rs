@@ -241,7 +241,8 @@ pub fn eq_const_offsets<O: Offset>(
 /// values buffer at once and each hit is mapped to its row: the search runs
 /// at full SIMD speed over contiguous memory, rows without a hit cost nothing
 /// beyond it, and after a hit the search resumes at the next row. A hit that
-/// straddles two rows does not count; the search resumes one byte later.
+/// straddles two rows does not count, and no later start in that row can fit
+/// either, so the search also resumes at the next row.
 ///
 /// Errors (and leaves `out` unspecified) if the offsets are not a valid
 /// column over `values` or `out` is too short.
@@ -282,11 +283,12 @@ pub fn contains_offsets<O: Offset>(
         let row_end = offsets[row + 1].index();
         if at + n <= row_end {
             out[row / 64] |= 1 << (row % 64);
-            pos = row_end;
-            row += 1;
-        } else {
-            pos = at + 1;
         }
+        // Either way this row is done: after a hit, one is enough; after a
+        // hit that runs past the row's end, every later start in the row
+        // would run past it too.
+        pos = row_end;
+        row += 1;
     }
     Ok(())
 }

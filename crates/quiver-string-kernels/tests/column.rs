@@ -175,3 +175,20 @@ fn malformed_offsets_are_errors_not_panics() {
     assert!(contains_offsets(&empty, values, &f, &mut []).is_ok());
     assert!(contains_offsets(&[3i32], values, &f, &mut []).is_ok());
 }
+
+#[test]
+fn contains_ignores_hits_that_straddle_rows() {
+    // Every position of the values buffer starts an "aaaa", but only rows
+    // with at least four bytes hold one.
+    let rows: Vec<Vec<u8>> = (0..1000)
+        .map(|i| vec![b'a'; [3, 0, 4, 1, 3, 5][i % 6]])
+        .collect();
+    let (o32, _, values) = offsets_of(&rows);
+    let want = expected(&rows, rows.len().div_ceil(64), |v| v.len() >= 4);
+    for isa in Isa::supported() {
+        let f = SubstringFinder::with_isa(b"aaaa", isa);
+        let mut out = vec![0u64; want.len()];
+        contains_offsets(&o32, &values, &f, &mut out).unwrap();
+        assert_eq!(out, want, "{isa:?}");
+    }
+}
