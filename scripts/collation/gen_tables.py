@@ -40,6 +40,20 @@ COLLATIONS = [
     "latin1_swedish_ci", "latin1_swedish_nopad_ci", "latin1_bin", "latin1_nopad_bin",
     "ascii_general_ci", "ascii_general_nopad_ci", "ascii_bin", "ascii_nopad_bin",
 ]
+# The UCA collations of part 2: registry rows only (their tables come from
+# gen_uca.py). MariaDB lists uca1400 only in
+# information_schema.COLLATION_CHARACTER_SET_APPLICABILITY.
+UCA_COLLATIONS = [
+    "utf8mb4_unicode_ci", "utf8mb4_unicode_520_ci", "utf8mb4_uca1400_ai_ci",
+    "utf8mb3_unicode_ci", "utf8mb3_unicode_520_ci",
+]
+# MySQL 8 collations MariaDB 10.11 lacks: (id, charset, pad) as MySQL 8.0's
+# SHOW COLLATION lists them (utf8mb4_0900_ai_ci is 255, NO PAD; the NO PAD
+# utf8mb4_0900_bin of MySQL 8.0.17, WL#13054, is 309).
+MYSQL_COLLATIONS = [
+    ("utf8mb4_0900_ai_ci", 255, "utf8mb4"),
+    ("utf8mb4_0900_bin", 309, "utf8mb4"),
+]
 UTF8_COLLATIONS = [c for c in COLLATIONS if c.startswith("utf8")]
 BYTE_COLLATIONS = [c for c in COLLATIONS if c.startswith(("latin1", "ascii"))]
 
@@ -60,8 +74,20 @@ def fetch_registry(cur):
         pad = one(cur, "SELECT _%s 'a' COLLATE `%s` = _%s 'a '" % (cs, name, cs))[0]
         assert bool(pad) == ("nopad" not in name and name != "binary"), (name, pad)
         rows.append((name, int(cid), cs, dflt == "Yes", bool(pad)))
+    for name in UCA_COLLATIONS:
+        cur.execute("SELECT ID, CHARACTER_SET_NAME, IS_DEFAULT FROM "
+                    "information_schema.COLLATION_CHARACTER_SET_APPLICABILITY WHERE FULL_COLLATION_NAME = %s",
+                    (name,))
+        r = cur.fetchall()
+        assert len(r) == 1, (name, r)
+        cid, cs, dflt = r[0]
+        pad = one(cur, "SELECT _%s 'a' COLLATE `%s` = _%s 'a '" % (cs, name, cs))[0]
+        assert pad == 1, name
+        rows.append((name, int(cid), cs, dflt == "Yes", True))
+    for name, cid, cs in MYSQL_COLLATIONS:
+        rows.append((name, cid, cs, False, False))
     aliases = []
-    for name in COLLATIONS:
+    for name in COLLATIONS + UCA_COLLATIONS:
         if name.startswith("utf8mb3_"):
             alias = "utf8_" + name[len("utf8mb3_"):]
             got = one(cur, "SELECT COLLATION(CONVERT('a' USING utf8) COLLATE %s)" % alias)[0]

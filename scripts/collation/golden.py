@@ -51,6 +51,10 @@ COLLATIONS = [
     "utf8mb3_bin", "utf8mb3_nopad_bin", "utf8mb3_general_ci", "utf8mb3_general_nopad_ci",
     "latin1_swedish_ci", "latin1_swedish_nopad_ci", "latin1_bin", "latin1_nopad_bin",
     "ascii_general_ci", "ascii_general_nopad_ci", "ascii_bin", "ascii_nopad_bin",
+    # part 2: the UCA collations (utf8mb4_0900_*, which MariaDB lacks, are
+    # in golden_0900.py)
+    "utf8mb4_unicode_ci", "utf8mb4_unicode_520_ci", "utf8mb4_uca1400_ai_ci",
+    "utf8mb3_unicode_ci", "utf8mb3_unicode_520_ci",
 ]
 
 # Cases per collation.
@@ -91,10 +95,28 @@ LATIN1_HIGH = [bytes([b]) for b in [0xC4, 0xC5, 0xD6, 0xDC, 0xDF, 0xE4, 0xE5, 0x
                                     0xDE, 0xFE, 0xC6, 0xE6, 0xD8, 0xF8, 0xB5, 0xAA, 0xBA, 0x81, 0xAD]]
 
 
+# Extra pieces for the UCA collations: Han (core, extension A/B), unassigned
+# and noncharacters (implicit weights), emoji, ignorables (controls, U+00AD,
+# U+200B, combining marks), expansions (ligatures, ß, Æ, Hangul syllables),
+# contractions of DUCET (Cyrillic и + breve, l + middle dot, Tibetan and
+# Kannada three-character ones, Thai), other spaces.
+UCA_SPECIAL = ["中", "国", "丂", "\u3400", "\u9fff", "\ua000", "\U00020001", "\U0002a6d6", "\u0378", "\u08ff",
+               "\U0003fffd", "\U000e0001", "\U0001f363", "\U0001f37a", "\U0001f600", "\u00ad", "\u200b", "\u0001",
+               "\u0000", "\u0301", "\u0306", "\u0308", "и", "й", "И", "Й", "и\u0306", "И\u0306", "е\u0308", "ё",
+               "l\u00b7", "L\u00b7", "ŀ", "Ŀ", "ǅ", "ǆ", "dz", "DŽ", "ﬃ", "ffi", "Æ", "æ", "ae", "AE", "Œ", "œ", "oe",
+               "ß", "ss", "ẞ", "ı", "İ", "ſ", "Å", "Ä", "ü", "u\u0308", "\u1100\u1161", "가", "각", "\u1100",
+               "\u0e40\u0e01", "\u0e40", "\u0e01", "\u0fb2\u0f71\u0f80", "\u0fb2\u0f80", "\u0f71\u0f80",
+               "\u0cc6\u0cc2\u0cd5", "\u0cc6\u0cc2", "\uffff", "\ufffd", "\U0010ffff", "\u00a0", "\u3000", "\u2000",
+               "\x0b", "\r", "\n", "-", "'", "\u2010", "½", "1", "①", "Ⅰ", "ｶ", "カ", "か", "ﾟ", "ｧ"]
+UCA = {"on": False}
+
+
 def pieces_for(cs):
     if cs in ("utf8mb4", "utf8mb3"):
         p = list(ASCII_PIECES) + [s.encode() for s in UTF8_SPECIAL]
         p += [s.encode() for s in UTF8_SUPPLEMENTARY] + list(UTF8_INVALID)
+        if UCA["on"]:
+            p += [s.encode() for s in UCA_SPECIAL]
         return p
     if cs == "latin1":
         return list(ASCII_PIECES) + LATIN1_HIGH
@@ -179,6 +201,18 @@ FIXED_PAIRS = [(b"a", b"a "), (b"a", b"a\t"), (b"a\t", b"a "), (b"", b" "), (b""
                (b"\t ", b""), (b"a\t ", b"a"), (b"_", b"a"), (b"`", b"a"), (b"[", b"a")]
 
 
+UCA_PAIRS = [(a.encode(), b.encode()) for a, b in [
+    ("ß", "ss"), ("ß", "s"), ("Æ", "AE"), ("æ", "ae"), ("ﬃ", "ffi"), ("ǅ", "dz"), ("Œ", "oe"), ("a\u00ad", "a"),
+    ("a\u00adb", "ab"), ("a\u0001b", "ab"), ("a\u200b", "a "), ("a\u00a0", "a"), ("a\u3000", "a"), ("a\u0301", "á"),
+    ("é", "e\u0301"), ("и\u0306", "й"), ("И\u0306", "й"), ("е\u0308", "ё"), ("l\u00b7", "l"), ("l\u00b7", "ŀ"),
+    ("L\u00b7x", "Lx"), ("\u0fb2\u0f71\u0f80", "\u0fb2\u0f80"), ("\u0cc6\u0cc2\u0cd5", "\u0cc6\u0cc2"),
+    ("가", "\u1100\u1161"), ("각", "가"), ("中", "国"), ("中", "\U00020001"), ("\u3400", "\u4e00"), ("\u0378", "\u08ff"),
+    ("\U0001f363", "\U0001f37a"), ("\U0001f600", "\ufffd"), ("\uffff", "\U0010ffff"), ("a\t", "a"), ("a\u000b", "a"),
+    ("ı", "i"), ("İ", "i"), ("ſ", "s"), ("Å", "A"), ("ü", "u\u0308"), ("\u0e40\u0e01", "\u0e01\u0e40"), ("", "\u0001"),
+    ("", "\u00ad "), ("a ", "a\u00ad"), ("ｶ", "カ"), ("カ", "か"), ("1", "①"), ("½", "1/2"), ("-", "\u2010"),
+    ("abc", "ABC"), ("abc", "abd"), ("a-b", "ab"), ("a'b", "ab"), ("co-op", "coop"), ("a b", "ab")]]
+
+
 def make_strings(cs, rng, n):
     pieces = pieces_for(cs)
     out = [b"", b" ", b"   ", b"\t", b"\x00"] + [p for p in pieces]
@@ -190,7 +224,7 @@ def make_strings(cs, rng, n):
 
 def make_pairs(cs, rng, n):
     pieces = pieces_for(cs)
-    pairs = list(FIXED_PAIRS)
+    pairs = list(FIXED_PAIRS) + (UCA_PAIRS if UCA["on"] else [])
     while len(pairs) < n:
         a = random_string(rng, pieces)
         if rng.random() < 0.3:
@@ -266,9 +300,19 @@ FIXED_LIKE = [(b"abc", b"abc"), (b"abc ", b"abc"), (b"abc", b"abc "), (b"abc", b
 ESCAPES = [None, None, None, None, b"|", b"", b"ab", "é".encode(), b"a", b"%", b"_"]
 
 
+UCA_LIKE = [("ß", "ss"), ("ss", "ß"), ("ß", "s%"), ("Æ", "AE"), ("Æ", "æ"), ("a\u00adb", "ab"), ("ab", "a\u00adb"),
+            ("a\u00adb", "a_b"), ("\u0001", "\u00ad"), ("й", "и\u0306"), ("и\u0306", "й"), ("и\u0306", "и_"),
+            ("и\u0306", "и%"), ("가", "\u1100\u1161"), ("가", "_"), ("中", "_"), ("中", "国"), ("\U0001f600", "_"),
+            ("\U0001f363", "\U0001f37a"), ("a\u00a0", "a "), ("abc", "ABC"), ("ÀBC", "a%c"), ("l\u00b7", "l_"),
+            ("l\u00b7", "ŀ"), ("\u0fb2\u0f71\u0f80", "\u0fb2%"), ("x\u0301", "x"), ("x\u0301", "x_"), ("ǅ", "dz"),
+            ("ǅ", "Ǆ"), ("\uffff", "\ufffe"), ("\u0378", "\u0379"), ("a\tb", "a b"), ("ı", "I"), ("İ", "i")]
+
+
 def make_like(cs, rng, n, pool):
     pieces = pieces_for(cs)
     cases = [(v, p, None) for v, p in FIXED_LIKE]
+    if UCA["on"]:
+        cases += [(v.encode(), p.encode(), None) for v, p in UCA_LIKE]
     cases += [(b"a_", b"a|_", b"|"), (b"ab", b"a|_", b"|"), (b"a|", b"a|", b"|"), (b"a", b"a|", b"|"),
               (b"a\\", b"a\\", b""), (b"a%", b"a\\%", b""), (b"a", b"a", b"ab"), (b"ab", b"Aab", b"a"),
               (b"ab", b"aab", b"A"), ("aé".encode(), "aéé".encode(), "é".encode()),
@@ -295,6 +339,10 @@ def make_locate(cs, rng, n, pool):
              ("éb".encode(), b"aEb"), ("éb".encode(), "axéB".encode()), (b"b ", b"ab"), (b"B", b"abc"),
              (b"\xa9", "aé".encode()), (b"\xff", b"a\xffb"), (b"b", b"a\xffb"), (b"\xe9", b"aEb"),
              ("😁".encode(), "a😀".encode()), (b"a", b"")]
+    if UCA["on"]:
+        cases += [(n.encode(), h.encode()) for n, h in [
+            ("ss", "aßb"), ("s", "aßb"), ("b", "a\u00adb"), ("\u00adb", "ab"), ("й", "xи\u0306y"), ("и", "xйy"),
+            ("ae", "xÆy"), ("\u00ad", "abc"), ("c", "ab\u0301c"), ("中", "a中b"), ("B ", "ab"), ("\U0001f37a", "a\U0001f363")]]
     while len(cases) < n:
         hay = rng.choice(pool)
         ch = chars_of(cs, hay)
@@ -420,6 +468,7 @@ def main():
     f_tables.write(header + "# values|order|group|minmax\tcollation\tset\t...\n")
 
     for coll in COLLATIONS:
+        UCA["on"] = "unicode" in coll or "uca" in coll
         rng = random.Random("%d/%s" % (args.seed, coll))
         cs = charset_of(coll)
         print(coll, file=sys.stderr)

@@ -7,6 +7,8 @@
 //! | [`ByteCi`] | `latin1_swedish_ci`, `latin1_swedish_nopad_ci`, `ascii_general_ci`, `ascii_general_nopad_ci` |
 //! | [`Utf8Bin`] | `utf8mb4_bin`, `utf8mb4_nopad_bin`, `utf8mb3_bin`, `utf8mb3_nopad_bin` |
 //! | [`Utf8GeneralCi`] | `utf8mb4_general_ci`, `utf8mb4_general_nopad_ci`, `utf8mb3_general_ci`, `utf8mb3_general_nopad_ci` |
+//! | [`Uca`] | `utf8mb4_unicode_ci`, `utf8mb4_unicode_520_ci`, `utf8mb4_uca1400_ai_ci`, `utf8mb3_unicode_ci`, `utf8mb3_unicode_520_ci`, `utf8mb4_0900_ai_ci` (see [`crate::uca`]) |
+//! | [`Utf8mb40900Bin`] | `utf8mb4_0900_bin` |
 
 use std::cmp::Ordering;
 
@@ -21,6 +23,11 @@ use crate::generated as tables;
 use crate::hash::{ascii_upper_word, hash_bytes, word_is_ascii, StreamHasher};
 use crate::registry::CollationKind;
 use crate::simple::{self, SimpleWeights};
+
+pub use crate::uca::{
+    Uca, Utf8mb3Unicode520Ci, Utf8mb3UnicodeCi, Utf8mb40900AiCi, Utf8mb40900Bin,
+    Utf8mb4Uca1400AiCi, Utf8mb4Unicode520Ci, Utf8mb4UnicodeCi,
+};
 
 /// Byte offset of the first occurrence of `needle` in `hay` (bytes).
 #[inline]

@@ -94,6 +94,34 @@ macro_rules! with_collator {
                 let $c = <__qc::AsciiNopadBin as ::core::default::Default>::default();
                 $body
             }
+            $crate::CollationKind::Utf8mb4UnicodeCi => {
+                let $c = <__qc::Utf8mb4UnicodeCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb4Unicode520Ci => {
+                let $c = <__qc::Utf8mb4Unicode520Ci as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb4Uca1400AiCi => {
+                let $c = <__qc::Utf8mb4Uca1400AiCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb3UnicodeCi => {
+                let $c = <__qc::Utf8mb3UnicodeCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb3Unicode520Ci => {
+                let $c = <__qc::Utf8mb3Unicode520Ci as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb40900AiCi => {
+                let $c = <__qc::Utf8mb40900AiCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb40900Bin => {
+                let $c = <__qc::Utf8mb40900Bin as ::core::default::Default>::default();
+                $body
+            }
         }
     }};
 }

@@ -9,7 +9,7 @@ use crate::registry::{CollationInfo, CollationKind, Pad};
 
 /// Every collation of the crate, in `CollationKind` order, with MariaDB's
 /// id, charset and IS_DEFAULT (information_schema.COLLATIONS).
-pub static COLLATIONS: [CollationInfo; 17] = [
+pub static COLLATIONS: [CollationInfo; 24] = [
     CollationInfo {
         id: 63,
         name: "binary",
@@ -146,14 +146,72 @@ pub static COLLATIONS: [CollationInfo; 17] = [
         is_default: false,
         kind: CollationKind::AsciiNopadBin,
     },
+    CollationInfo {
+        id: 224,
+        name: "utf8mb4_unicode_ci",
+        charset: Charset::Utf8mb4,
+        pad: Pad::Space,
+        is_default: false,
+        kind: CollationKind::Utf8mb4UnicodeCi,
+    },
+    CollationInfo {
+        id: 246,
+        name: "utf8mb4_unicode_520_ci",
+        charset: Charset::Utf8mb4,
+        pad: Pad::Space,
+        is_default: false,
+        kind: CollationKind::Utf8mb4Unicode520Ci,
+    },
+    CollationInfo {
+        id: 2304,
+        name: "utf8mb4_uca1400_ai_ci",
+        charset: Charset::Utf8mb4,
+        pad: Pad::Space,
+        is_default: false,
+        kind: CollationKind::Utf8mb4Uca1400AiCi,
+    },
+    CollationInfo {
+        id: 192,
+        name: "utf8mb3_unicode_ci",
+        charset: Charset::Utf8mb3,
+        pad: Pad::Space,
+        is_default: false,
+        kind: CollationKind::Utf8mb3UnicodeCi,
+    },
+    CollationInfo {
+        id: 214,
+        name: "utf8mb3_unicode_520_ci",
+        charset: Charset::Utf8mb3,
+        pad: Pad::Space,
+        is_default: false,
+        kind: CollationKind::Utf8mb3Unicode520Ci,
+    },
+    CollationInfo {
+        id: 255,
+        name: "utf8mb4_0900_ai_ci",
+        charset: Charset::Utf8mb4,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb40900AiCi,
+    },
+    CollationInfo {
+        id: 309,
+        name: "utf8mb4_0900_bin",
+        charset: Charset::Utf8mb4,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb40900Bin,
+    },
 ];
 
 /// Alias names the server resolves to another collation (`utf8` = `utf8mb3`).
-pub static ALIASES: [(&str, &str); 4] = [
+pub static ALIASES: [(&str, &str); 6] = [
     ("utf8_bin", "utf8mb3_bin"),
     ("utf8_nopad_bin", "utf8mb3_nopad_bin"),
     ("utf8_general_ci", "utf8mb3_general_ci"),
     ("utf8_general_nopad_ci", "utf8mb3_general_nopad_ci"),
+    ("utf8_unicode_ci", "utf8mb3_unicode_ci"),
+    ("utf8_unicode_520_ci", "utf8mb3_unicode_520_ci"),
 ];
 
 /// utf8 general_ci: the 16-bit weight of each BMP code point (WEIGHT_STRING).

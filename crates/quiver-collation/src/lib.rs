@@ -81,6 +81,7 @@ pub mod like;
 pub mod naive;
 mod registry;
 mod simple;
+pub mod uca;
 
 pub use charset::Charset;
 pub use collator::{Collator, LIKE_POISON};

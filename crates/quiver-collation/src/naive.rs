@@ -5,15 +5,30 @@
 
 use std::cmp::Ordering;
 
+use crate::charset::Charset;
 use crate::collators::*;
 use crate::registry::{Collation, CollationKind};
 use crate::simple::{self, SimpleWeights};
+use crate::uca;
 
 /// Runs `$body` with `$w` naming the concrete type of a collation, for code
 /// generic over [`SimpleWeights`].
 macro_rules! with_weights {
-    ($collation:expr, $w:ident => $body:expr) => {
+    ($collation:expr, $w:ident => $body:expr, uca($t:ident, $mb4:ident, $pad:ident) => $uca:expr) => {
         match $collation.kind() {
+            CollationKind::Utf8mb4UnicodeCi
+            | CollationKind::Utf8mb4Unicode520Ci
+            | CollationKind::Utf8mb4Uca1400AiCi
+            | CollationKind::Utf8mb3UnicodeCi
+            | CollationKind::Utf8mb3Unicode520Ci
+            | CollationKind::Utf8mb40900AiCi => {
+                let ($t, $mb4, $pad) = uca_params($collation.kind());
+                $uca
+            }
+            CollationKind::Utf8mb40900Bin => {
+                type $w = Utf8mb4NopadBin;
+                $body
+            }
             CollationKind::Binary => {
                 type $w = Binary;
                 $body
@@ -86,7 +101,64 @@ macro_rules! with_weights {
     };
 }
 
-/// Weights of every character of `s`, in order (invalid bytes included).
+/// Table, utf8mb4 and PAD SPACE of a UCA collation.
+fn uca_params(kind: CollationKind) -> (u8, bool, bool) {
+    match kind {
+        CollationKind::Utf8mb4UnicodeCi => (uca::UCA400, true, true),
+        CollationKind::Utf8mb3UnicodeCi => (uca::UCA400, false, true),
+        CollationKind::Utf8mb4Unicode520Ci => (uca::UCA520, true, true),
+        CollationKind::Utf8mb3Unicode520Ci => (uca::UCA520, false, true),
+        CollationKind::Utf8mb4Uca1400AiCi => (uca::UCA1400, true, true),
+        _ => (uca::UCA900, true, false),
+    }
+}
+
+/// UCA: order of the weight sequences, the shorter padded with the space's
+/// weight under PAD SPACE.
+fn uca_compare(t: u8, mb4: bool, pad: bool, a: &[u8], b: &[u8]) -> Ordering {
+    let (wa, wb) = (uca::naive_weights(t, mb4, a), uca::naive_weights(t, mb4, b));
+    if !pad {
+        return wa.cmp(&wb);
+    }
+    let space = uca::space_weight(t);
+    let n = wa.len().max(wb.len());
+    let at = |w: &[u16], i: usize| w.get(i).copied().unwrap_or(space);
+    (0..n)
+        .map(|i| at(&wa, i).cmp(&at(&wb, i)))
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+/// UCA `LOCATE`: at each character boundary (decoded within the bytes that
+/// can still start a match), the window of the needle's length with the same
+/// weights (NO PAD).
+fn uca_locate(t: u8, mb4: bool, needle: &[u8], hay: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    let n = needle.len();
+    if n > hay.len() {
+        return None;
+    }
+    let w = uca::naive_weights(t, mb4, needle);
+    let limit = hay.len() - n + 1;
+    let mut i = 0;
+    while i < limit {
+        if uca::naive_weights(t, mb4, &hay[i..i + n]) == w {
+            return Some(i);
+        }
+        let cs = if mb4 {
+            Charset::Utf8mb4
+        } else {
+            Charset::Utf8mb3
+        };
+        i += cs.char_width(&hay[i..limit]);
+    }
+    None
+}
+
+/// Weights of every character of `s`, in order (invalid bytes included);
+/// for the UCA collations, the primary weights of the whole string.
 pub fn weights(collation: Collation, s: &[u8]) -> Vec<u32> {
     fn go<W: SimpleWeights>(s: &[u8]) -> Vec<u32> {
         let mut out = Vec::new();
@@ -98,12 +170,15 @@ pub fn weights(collation: Collation, s: &[u8]) -> Vec<u32> {
         }
         out
     }
-    with_weights!(collation, W => go::<W>(s))
+    with_weights!(collation, W => go::<W>(s), uca(t, mb4, _pad) => {
+        uca::naive_weights(t, mb4, s).into_iter().map(u32::from).collect()
+    })
 }
 
 /// Order by weights, character by character, with the pad rule.
 pub fn compare(collation: Collation, a: &[u8], b: &[u8]) -> Ordering {
-    with_weights!(collation, W => simple::compare_from::<W>(a, b, 0, 0))
+    with_weights!(collation, W => simple::compare_from::<W>(a, b, 0, 0),
+        uca(t, mb4, pad) => uca_compare(t, mb4, pad, a, b))
 }
 
 /// `compare(..) == Equal`.
@@ -113,5 +188,6 @@ pub fn eq(collation: Collation, a: &[u8], b: &[u8]) -> bool {
 
 /// `LOCATE` by weights at every character boundary.
 pub fn locate(collation: Collation, needle: &[u8], hay: &[u8]) -> Option<usize> {
-    with_weights!(collation, W => simple::locate_by_weights::<W>(needle, hay))
+    with_weights!(collation, W => simple::locate_by_weights::<W>(needle, hay),
+        uca(t, mb4, _pad) => uca_locate(t, mb4, needle, hay))
 }

@@ -41,6 +41,13 @@ pub enum CollationKind {
     AsciiGeneralNopadCi,
     AsciiBin,
     AsciiNopadBin,
+    Utf8mb4UnicodeCi,
+    Utf8mb4Unicode520Ci,
+    Utf8mb4Uca1400AiCi,
+    Utf8mb3UnicodeCi,
+    Utf8mb3Unicode520Ci,
+    Utf8mb40900AiCi,
+    Utf8mb40900Bin,
 }
 
 /// What MariaDB says about a collation (information_schema.COLLATIONS).
