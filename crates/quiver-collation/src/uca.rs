@@ -119,13 +119,13 @@ fn parse_tables() -> Vec<Table> {
     let n = r.u32() as usize;
     let pages: &'static [u32] = Box::leak(r.u32s(n * 256).into_boxed_slice());
     let ntables = r.u32() as usize;
+    assert_eq!(ntables, TABLE_NAMES.len(), "uca_tables.bin: tables");
     let mut tables = Vec::with_capacity(ntables);
-    for k in 0..ntables {
+    for want in TABLE_NAMES {
         let name = r.bytes(16);
         assert!(
-            name.starts_with(TABLE_NAMES[k].as_bytes()),
-            "uca_tables.bin: table {k} is not {}",
-            TABLE_NAMES[k]
+            name.starts_with(want.as_bytes()),
+            "uca_tables.bin: table {want} expected"
         );
         let nk = r.u32() as usize;
         let implicit = (0..nk).map(|_| (r.u32(), r.u32())).collect();
@@ -161,7 +161,6 @@ fn parse_tables() -> Vec<Table> {
         );
         tables.push(t);
     }
-    assert_eq!(tables.len(), TABLE_NAMES.len(), "uca_tables.bin: tables");
     tables
 }
 
@@ -861,6 +860,47 @@ mod tests {
         // U+00AD weighs in 4.0.0 and 5.2.0 (MariaDB's tables), not later.
         assert_eq!(ws(UCA400, "\u{ad}"), [0x0220]);
         assert_eq!(ws(UCA1400, "\u{ad}"), Vec::<u16>::new());
+    }
+
+    /// Every pair of short strings over contraction parts: the fast compare
+    /// (byte prefix skip, contraction-safe restart, ASCII map) against the
+    /// plain weight sequences.
+    #[test]
+    fn compare_matches_plain_weights_around_contractions() {
+        use crate::naive;
+        use crate::Collation;
+        let alphabet: [&str; 8] = [
+            "a", "и", "\u{306}", "l", "\u{b7}", "\u{fb2}", "\u{f71}", " ",
+        ];
+        let mut strings = vec![String::new()];
+        for len in 1..=3 {
+            let mut next = Vec::new();
+            for s in strings.iter().filter(|s| s.chars().count() == len - 1) {
+                for c in alphabet {
+                    next.push(format!("{s}{c}"));
+                }
+            }
+            strings.extend(next);
+        }
+        for name in [
+            "utf8mb4_uca1400_ai_ci",
+            "utf8mb4_0900_ai_ci",
+            "utf8mb4_unicode_ci",
+        ] {
+            let c = Collation::from_name(name).unwrap();
+            for a in &strings {
+                for b in &strings {
+                    let (a, b) = (a.as_bytes(), b.as_bytes());
+                    assert_eq!(
+                        c.compare(a, b),
+                        naive::compare(c, a, b),
+                        "{name} {:?} {:?}",
+                        std::str::from_utf8(a),
+                        std::str::from_utf8(b)
+                    );
+                }
+            }
+        }
     }
 
     #[test]
