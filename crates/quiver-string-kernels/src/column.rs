@@ -171,38 +171,12 @@ fn validated<O: Offset>(offsets: &[O], values_len: usize) -> Result<(), OffsetsE
     Ok(())
 }
 
-/// Sets bit `i` of `out` for every row `i` whose length passes the length
-/// test (`== k`, or `>= k` when `at_least`) and whose value satisfies
-/// `pred`; the offsets have been validated.
-///
-/// Works 64 rows at a time: the length test for the block is one vector
-/// pass over its offsets, and only rows that pass it are looked at, while
-/// the block's offsets are still in L1. For `col = 'const'` most rows
-/// usually fail on length alone and their values are never read.
+/// Calls `f(i)` for each set bit `i` of `bits`, lowest first.
 #[inline(always)]
-fn fill_mask_by_length<O: Offset>(
-    offsets: &[O],
-    values: &[u8],
-    out: &mut [u64],
-    (k, at_least, isa): (usize, bool, Isa),
-    mut pred: impl FnMut(&[u8]) -> bool,
-) {
-    let rows = row_count(offsets);
-    for (w, word) in out.iter_mut().enumerate() {
-        let first = w * 64;
-        let last = (first + 64).min(rows);
-        let block = &offsets[first..=last];
-        let mut bits = O::length_bits(block, k, at_least, isa);
-        let mut todo = bits;
-        while todo != 0 {
-            let i = todo.trailing_zeros() as usize;
-            let v = &values[block[i].index()..block[i + 1].index()];
-            // Clear the bit without a branch: with a 3-in-7 match rate (a
-            // shipmode column) a branch here would mispredict constantly.
-            bits ^= u64::from(!pred(v)) << i;
-            todo &= todo - 1;
-        }
-        *word = bits;
+fn for_each_bit(mut bits: u64, mut f: impl FnMut(usize)) {
+    while bits != 0 {
+        f(bits.trailing_zeros() as usize);
+        bits &= bits - 1;
     }
 }
 
@@ -219,17 +193,41 @@ pub fn eq_const_offsets<O: Offset>(
     out: &mut [u64],
 ) -> Result<(), OffsetsError> {
     validated(offsets, values.len())?;
-    let out = prepare_out(row_count(offsets), out)?;
-    if pad_space {
-        let t = c.trimmed().len();
-        fill_mask_by_length(offsets, values, out, (t, true, c.isa()), |v| {
-            c.pad_space_eq_long_enough(v)
-        });
-    } else {
-        let k = c.bytes().len();
-        fill_mask_by_length(offsets, values, out, (k, false, c.isa()), |v| {
-            c.eq_same_len(v)
-        });
+    let rows = row_count(offsets);
+    let out = prepare_out(rows, out)?;
+    let isa = c.isa();
+    // 64 rows at a time: the length test for the block is one vector pass
+    // over its offsets, and only rows that pass it are looked at, while the
+    // block's offsets are still in L1. Most rows usually fail on length
+    // alone and their values are never read.
+    for (w, word) in out.iter_mut().enumerate() {
+        let first = w * 64;
+        let block = &offsets[first..=(first + 64).min(rows)];
+        let row = |i: usize| &values[block[i].index()..block[i + 1].index()];
+        *word = if pad_space {
+            let t = c.trimmed().len();
+            let same_len = O::length_bits(block, t, false, isa);
+            let longer = O::length_bits(block, t, true, isa) & !same_len;
+            let mut bits = same_len | longer;
+            // Clear bits without a branch where the outcome is data (a
+            // shipmode column matches 1 row in 7, so a branch would
+            // mispredict); longer rows rarely start with the constant, so
+            // branching on that is cheap and skips the trailing-space check.
+            for_each_bit(same_len, |i| {
+                bits ^= u64::from(!c.trimmed_eq_same_len(row(i))) << i
+            });
+            for_each_bit(longer, |i| {
+                if !c.pad_space_eq_longer(row(i)) {
+                    bits &= !(1 << i);
+                }
+            });
+            bits
+        } else {
+            let same_len = O::length_bits(block, c.bytes().len(), false, isa);
+            let mut bits = same_len;
+            for_each_bit(same_len, |i| bits ^= u64::from(!c.eq_same_len(row(i))) << i);
+            bits
+        };
     }
     Ok(())
 }

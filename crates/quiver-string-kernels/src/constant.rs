@@ -183,17 +183,19 @@ impl PreparedConstant {
         self.exact.matches(v, &self.bytes, self.isa)
     }
 
-    /// [`PreparedConstant::pad_space_eq`] for a `v` known to be at least as
-    /// long as the trimmed constant.
+    /// Whether `v`, known to be as long as the trimmed constant, equals it.
     #[inline(always)]
-    pub(crate) fn pad_space_eq_long_enough(&self, v: &[u8]) -> bool {
+    pub(crate) fn trimmed_eq_same_len(&self, v: &[u8]) -> bool {
+        self.trimmed.matches(v, self.trimmed(), self.isa)
+    }
+
+    /// [`PreparedConstant::pad_space_eq`] for a `v` known to be longer than
+    /// the trimmed constant: its head must match and the rest be spaces.
+    #[inline(always)]
+    pub(crate) fn pad_space_eq_longer(&self, v: &[u8]) -> bool {
         let (head, rest) = v.split_at(self.trimmed_len);
-        let head_ok = self.trimmed.matches(head, self.trimmed(), self.isa);
-        // `&`/`|` rather than `&&`/`||` where both sides are cheap: whether
-        // the head matches is data (1 in 7 on a shipmode column), so a branch
-        // on it would mispredict; only values with trailing spaces branch.
-        (head_ok & rest.is_empty())
-            | (head_ok & !rest.is_empty() && run_on!(self.isa, is_all_spaces(rest)))
+        self.trimmed.matches(head, self.trimmed(), self.isa)
+            && run_on!(self.isa, is_all_spaces(rest))
     }
 
     /// `v` compared with the constant in `memcmp` order (`v` on the left).
