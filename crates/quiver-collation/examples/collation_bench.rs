@@ -5,8 +5,9 @@
 //! the substring kernel over the same bytes) and a naive per-character
 //! version (decode each character, look its weight up, compare).
 //!
-//! Run: `cargo run --release -p quiver-collation --example collation_bench [MB]`
-//! (default 64 MB of ASCII strings; the mixed set is an eighth of that).
+//! Run: `cargo run --release -p quiver-collation --example collation_bench [MB [COLLATIONS]]`
+//! (default 64 MB of ASCII strings; the mixed set is an eighth of that;
+//! COLLATIONS a comma-separated subset, `binary` always included).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -340,12 +341,23 @@ fn main() {
         quiver_string_kernels::active_isa()
     );
 
-    let collations = [
+    let default_collations = [
         "binary",
         "utf8mb4_bin",
         "utf8mb4_general_ci",
         "latin1_swedish_ci",
+        "utf8mb4_unicode_ci",
+        "utf8mb4_0900_ai_ci",
     ];
+    // An optional second argument picks collations (comma-separated;
+    // `binary` is always measured, as the reference).
+    let picked: Option<Vec<String>> = std::env::args()
+        .nth(2)
+        .map(|a| a.split(',').map(str::to_string).collect());
+    let collations: Vec<&str> = default_collations
+        .into_iter()
+        .filter(|c| *c == "binary" || picked.as_ref().is_none_or(|p| p.iter().any(|x| x == c)))
+        .collect();
     let mut rows = Vec::new();
     for (set, col) in [("ascii", &ascii), ("mixed", &mixed)] {
         // An existing value, so that some rows match (like TPC-H's
@@ -367,7 +379,7 @@ fn main() {
             ("furiously%", b"furiously"),
             ("%requests", b"requests"),
         ];
-        for name in collations {
+        for &name in &collations {
             let c = Collation::from_name(name).expect("collation");
             if set == "mixed" && name == "latin1_swedish_ci" {
                 continue; // UTF-8 bytes are not latin1 text

@@ -99,6 +99,21 @@ pub trait Collator: Copy + Default + Send + Sync + 'static {
     /// character no pattern can read past.
     fn like_key(&self, s: &[u8]) -> (u32, usize);
 
+    /// For `LIKE` plans: per ASCII byte a class byte (< 0x80), two ASCII
+    /// bytes having equal classes iff their like keys are equal, for
+    /// collations that are neither [`Collator::BINARY_EQ`] nor
+    /// [`Collator::ASCII_CI`] but can be folded to one class byte per
+    /// character (the UCA collations). `None`: no such plan.
+    fn like_ascii_classes(&self) -> Option<&'static [u8; 128]> {
+        None
+    }
+
+    /// The class (see [`Collator::like_ascii_classes`]) of the ASCII bytes
+    /// whose like key is `key`, if any has it.
+    fn like_class_of_key(&self, _key: u32) -> Option<u8> {
+        None
+    }
+
     /// Equality with a prepared constant; the same answer as
     /// `eq(v, c.bytes())`, with the constant's work done once.
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {

@@ -277,6 +277,17 @@ enum Plan {
         chars: CharsFn,
         multibyte: bool,
     },
+    /// Collations with ASCII like classes (UCA): the value is folded to one
+    /// class byte per character (0xFF for a character no ASCII byte
+    /// matches) and the byte pieces of the pattern's classes run over that;
+    /// a value with a character no pattern reads past takes the character
+    /// matcher.
+    FoldedClasses {
+        pieces: Pieces,
+        fold: FoldFn,
+        tokens: Tokens,
+        chars: CharsFn,
+    },
     /// The character matcher for every value.
     Chars { tokens: Tokens, chars: CharsFn },
 }
@@ -398,6 +409,15 @@ impl LikePattern {
                     None => chars(tokens, value),
                 })
             }
+            Plan::FoldedClasses {
+                pieces,
+                fold,
+                tokens,
+                chars,
+            } => with_scratch(value.len(), |buf| match fold(value, buf) {
+                Some(n) => pieces.matches(&buf[..n]),
+                None => chars(tokens, value),
+            }),
             Plan::Chars { tokens, chars } => chars(tokens, value),
         }
     }
@@ -465,6 +485,35 @@ fn fold_weights<C: Collator>(v: &[u8], out: &mut [u8]) -> Option<usize> {
             return None;
         }
         out[n] = if key < 0x80 { key as u8 } else { 0xFF };
+        i += len;
+        n += 1;
+    }
+    Some(n)
+}
+
+/// Writes one class byte per character of `v` into `out` (at least
+/// `v.len()` bytes; see [`Collator::like_ascii_classes`]); `None` at a
+/// character a LIKE cannot read past.
+#[inline]
+fn fold_classes<C: Collator>(v: &[u8], out: &mut [u8]) -> Option<usize> {
+    let c = C::default();
+    let Some(classes) = c.like_ascii_classes() else {
+        return None;
+    };
+    let (mut i, mut n) = (0, 0);
+    while i < v.len() {
+        let b = v[i];
+        if b < 0x80 {
+            out[n] = classes[usize::from(b)];
+            i += 1;
+            n += 1;
+            continue;
+        }
+        let (key, len) = c.like_key(&v[i..]);
+        if key == LIKE_POISON {
+            return None;
+        }
+        out[n] = c.like_class_of_key(key).unwrap_or(0xFF);
         i += len;
         n += 1;
     }
@@ -622,6 +671,23 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
                 chars: chars_fn::<C>,
                 multibyte: charset.is_multibyte(),
             }
+        })
+    } else if c.like_ascii_classes().is_some() {
+        // Pieces of classes, when every literal matches some ASCII byte.
+        parts(&|t| match t {
+            Token::Lit { key, .. } => c.like_class_of_key(*key).map(|k| vec![k]),
+            _ => None,
+        })
+        .map(|p| Plan::FoldedClasses {
+            pieces: Pieces::new(p),
+            fold: fold_classes::<C>,
+            tokens: Tokens {
+                tokens: tokens.clone(),
+                bytes: pattern.into(),
+                single_after_many: single_after_many.clone(),
+                tail,
+            },
+            chars: chars_fn::<C>,
         })
     } else {
         None

@@ -64,10 +64,18 @@ pub(crate) struct Table {
     contractions: Vec<([u32; 3], u32)>,
     upper_page: Vec<u16>,
     lower_page: Vec<u16>,
-    /// The weight of each ASCII byte when it is exactly one weight and the
-    /// byte starts no contraction; 0 otherwise (ignorable, expansion,
-    /// starter: those take the general path).
+    /// The weight of each ASCII byte when it is exactly one weight; 0
+    /// otherwise (ignorable, expansion: those take the general path).
     pub(crate) ascii_weight: [u16; 128],
+    /// Bit `b`: ASCII byte `b` starts a contraction (then its weight holds
+    /// only when an ASCII byte or the end follows: no contraction has an
+    /// ASCII second character).
+    ascii_starter: u128,
+    /// For `LIKE`: per ASCII byte, the smallest ASCII byte with the same
+    /// like key (so 'a' -> 'A', every ignorable control -> 0x00).
+    like_classes: [u8; 128],
+    /// The like keys of ASCII bytes and their classes, sorted by key.
+    class_of_key: Vec<(u32, u8)>,
     /// The weight of U+0020, which PAD SPACE pads with.
     pub(crate) space: u16,
 }
@@ -146,15 +154,32 @@ fn parse_tables() -> Vec<Table> {
             upper_page,
             lower_page,
             ascii_weight: [0; 128],
+            ascii_starter: 0,
+            like_classes: [0; 128],
+            class_of_key: Vec::new(),
             space: 0,
         };
         for b in 0..128u32 {
             let e = t.entry(b);
-            if e >> TAG_SHIFT == TAG_ONE && e & STARTER == 0 {
+            if e >> TAG_SHIFT == TAG_ONE {
                 t.ascii_weight[b as usize] = e as u16;
+                if e & STARTER != 0 {
+                    t.ascii_starter |= 1 << b;
+                }
             }
         }
         t.space = t.ascii_weight[usize::from(b' ')];
+        for b in 0..128u32 {
+            let key = t.key_of(t.entry(b), b);
+            let class = (0..=b)
+                .find(|&x| t.key_of(t.entry(x), x) == key)
+                .unwrap_or(b) as u8;
+            t.like_classes[b as usize] = class;
+            if class == b as u8 {
+                t.class_of_key.push((key, class));
+            }
+        }
+        t.class_of_key.sort_unstable();
         assert!(
             t.space != 0,
             "uca_tables.bin: the space must weigh one weight"
@@ -235,8 +260,35 @@ impl Table {
             .map(|i| self.contractions[i].1)
     }
 
+    /// The like key of a character with entry `e` (see `Collator::like_key`).
+    #[inline]
+    fn key_of(&self, e: u32, cp: u32) -> u32 {
+        match self.weights(e, cp) {
+            Weights::None => KEY_IGNORABLE,
+            Weights::One(w) => u32::from(w),
+            Weights::Two(w1, w2) => KEY_IMPLICIT | (u32::from(w1 & 0xFF) << 16) | u32::from(w2),
+            // Expansions are stored once per distinct sequence: its pool
+            // offset names it.
+            Weights::Seq(seq) => {
+                KEY_SEQ + (seq.as_ptr() as usize - self.pool.as_ptr() as usize) as u32 / 2
+            }
+        }
+    }
+
     fn has_contractions(&self) -> bool {
         !self.contractions.is_empty()
+    }
+
+    /// The weight of the ASCII byte `s[i]` when it is one weight on its own
+    /// there (not the start of a contraction with what follows); 0 if not.
+    #[inline(always)]
+    pub(crate) fn ascii_weight_at(&self, s: &[u8], i: usize) -> u16 {
+        let b = s[i];
+        let w = self.ascii_weight[usize::from(b)];
+        if self.ascii_starter >> b & 1 != 0 && s.get(i + 1).is_some_and(|&n| n >= 0x80) {
+            return 0;
+        }
+        w
     }
 
     /// Whether the character at `s[p..]` starts a contraction.
@@ -310,7 +362,7 @@ impl<'a, const MB4: bool> Scanner<'a, MB4> {
             let s = self.s;
             let &b = s.get(self.pos)?;
             if b < 0x80 {
-                let w = self.t.ascii_weight[usize::from(b)];
+                let w = self.t.ascii_weight_at(s, self.pos);
                 if w != 0 {
                     self.pos += 1;
                     return Some(w);
@@ -456,10 +508,7 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Uca<T, MB4, PAD> {
             if x >= 0x80 || y >= 0x80 {
                 break;
             }
-            let (wx, wy) = (
-                t.ascii_weight[usize::from(x)],
-                t.ascii_weight[usize::from(y)],
-            );
+            let (wx, wy) = (t.ascii_weight_at(a, i), t.ascii_weight_at(b, i));
             if wx == 0 || wy == 0 {
                 break;
             }
@@ -703,18 +752,19 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Collator for Uca<T, MB4, PAD
             // supplementary character only with itself.
             return (KEY_SUPPLEMENTARY | cp, len);
         }
-        let e = t.entry(cp);
-        let key = match t.weights(e, cp) {
-            Weights::None => KEY_IGNORABLE,
-            Weights::One(w) => u32::from(w),
-            Weights::Two(w1, w2) => KEY_IMPLICIT | (u32::from(w1 & 0xFF) << 16) | u32::from(w2),
-            // Expansions are stored once per distinct sequence: its pool
-            // offset names it.
-            Weights::Seq(seq) => {
-                KEY_SEQ + (seq.as_ptr() as usize - t.pool.as_ptr() as usize) as u32 / 2
-            }
-        };
-        (key, len)
+        (t.key_of(t.entry(cp), cp), len)
+    }
+
+    fn like_ascii_classes(&self) -> Option<&'static [u8; 128]> {
+        Some(&Self::t().like_classes)
+    }
+
+    #[inline]
+    fn like_class_of_key(&self, key: u32) -> Option<u8> {
+        let m = &Self::t().class_of_key;
+        m.binary_search_by_key(&key, |&(k, _)| k)
+            .ok()
+            .map(|i| m[i].1)
     }
 
     fn eq_const(&self, c: &CollatedConstant, v: &[u8]) -> bool {
