@@ -669,6 +669,17 @@ pub(crate) unsafe fn ascii_pad_space_cmp_ignore_case(a: &[u8], b: &[u8]) -> Orde
     pad_space_finish::<true>(a, b, mismatch_impl::<true>(a, b))
 }
 
+/// Per-byte bits of the bytes equal to `p`'s lanes in four 16-byte blocks
+/// found at offsets `at` of one operand (the blocks of `bits_16_to_64`).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn blocks_eq_bits(w: [__m128i; 4], at: [usize; 4], p: __m128i) -> u64 {
+    (u64::from(eq_bits16(w[0], p)) << at[0])
+        | (u64::from(eq_bits16(w[1], p)) << at[1])
+        | (u64::from(eq_bits16(w[2], p)) << at[2])
+        | (u64::from(eq_bits16(w[3], p)) << at[3])
+}
+
 /// Verifies candidate starts (bits of `flags`, bit `k` = start `base + k`)
 /// in order and returns the first where the whole needle matches.
 #[inline]
@@ -700,8 +711,30 @@ pub(crate) unsafe fn find_pair(hay: &[u8], needle: &[u8], i1: usize, i2: usize) 
     let starts = len - n + 1;
     if len <= 64 {
         // One bit per byte for each probe, shifted so bit j is start j.
-        let f1 = small_hit_bits::<false>(needle[i1], hay) >> i1;
-        let f2 = small_hit_bits::<false>(needle[i2], hay) >> i2;
+        let (h1, h2) = if len >= 16 {
+            // Both probes from the same four blocks (see `bits_16_to_64`).
+            let (p1, p2) = (
+                _mm_set1_epi8(needle[i1] as i8),
+                _mm_set1_epi8(needle[i2] as i8),
+            );
+            let o1 = 16.min(len - 16);
+            let o2 = len.saturating_sub(32);
+            let o3 = len - 16;
+            let w = [
+                load16(hay, 0),
+                load16(hay, o1),
+                load16(hay, o2),
+                load16(hay, o3),
+            ];
+            let at = [0, o1, o2, o3];
+            (blocks_eq_bits(w, at, p1), blocks_eq_bits(w, at, p2))
+        } else {
+            (
+                small_hit_bits::<false>(needle[i1], hay),
+                small_hit_bits::<false>(needle[i2], hay),
+            )
+        };
+        let (f1, f2) = (h1 >> i1, h2 >> i2);
         let in_range = u64::MAX >> (64 - starts);
         let mut flags = f1 & f2 & in_range;
         while flags != 0 {
