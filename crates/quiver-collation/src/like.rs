@@ -287,6 +287,10 @@ enum Plan {
         fold: FoldFn,
         tokens: Tokens,
         chars: CharsFn,
+        /// When every ASCII byte's class is its upper case except for the
+        /// bytes of this mask (controls), an ASCII value holding none of
+        /// them is matched in place as under `FoldedCi`.
+        in_place_unless: Option<u128>,
     },
     /// The character matcher for every value.
     Chars { tokens: Tokens, chars: CharsFn },
@@ -414,10 +418,20 @@ impl LikePattern {
                 fold,
                 tokens,
                 chars,
-            } => with_scratch(value.len(), |buf| match fold(value, buf) {
-                Some(n) => pieces.matches(&buf[..n]),
-                None => chars(tokens, value),
-            }),
+                in_place_unless,
+            } => {
+                if let Some(odd) = in_place_unless {
+                    if plain_ascii(value, *odd) {
+                        if let Some(hit) = pieces.matches_ascii_ci(value, false) {
+                            return hit;
+                        }
+                    }
+                }
+                with_scratch(value.len(), |buf| match fold(value, buf) {
+                    Some(n) => pieces.matches(&buf[..n]),
+                    None => chars(tokens, value),
+                })
+            }
             Plan::Chars { tokens, chars } => chars(tokens, value),
         }
     }
@@ -491,15 +505,38 @@ fn fold_weights<C: Collator>(v: &[u8], out: &mut [u8]) -> Option<usize> {
     Some(n)
 }
 
+/// Whether every byte of `v` is ASCII and none is in the mask `odd` (which
+/// holds control bytes only: below 0x20, or 0x7F), a word at a time.
+#[inline]
+fn plain_ascii(v: &[u8], odd: u128) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let odd_in = |bytes: &[u8]| bytes.iter().any(|&b| b >= 0x80 || odd >> b & 1 != 0);
+    let mut words = v.chunks_exact(8);
+    for w in &mut words {
+        let x = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        if x & HIGH != 0 {
+            return false;
+        }
+        // Flags every byte below 0x20 or equal to 0x7F (and maybe a few
+        // bytes after one, which the exact check below clears).
+        let below = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let y = x ^ (ONES * 0x7F);
+        let del = y.wrapping_sub(ONES) & !y & HIGH;
+        if below | del != 0 && odd_in(w) {
+            return false;
+        }
+    }
+    !odd_in(words.remainder())
+}
+
 /// Writes one class byte per character of `v` into `out` (at least
 /// `v.len()` bytes; see [`Collator::like_ascii_classes`]); `None` at a
 /// character a LIKE cannot read past.
 #[inline]
 fn fold_classes<C: Collator>(v: &[u8], out: &mut [u8]) -> Option<usize> {
     let c = C::default();
-    let Some(classes) = c.like_ascii_classes() else {
-        return None;
-    };
+    let classes = c.like_ascii_classes()?;
     let (mut i, mut n) = (0, 0);
     while i < v.len() {
         let b = v[i];
@@ -679,6 +716,13 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
             _ => None,
         })
         .map(|p| Plan::FoldedClasses {
+            in_place_unless: c.like_ascii_classes().and_then(|classes| {
+                let odd = (0..128u8)
+                    .filter(|&b| classes[usize::from(b)] != b.to_ascii_uppercase())
+                    .fold(0u128, |m, b| m | 1 << b);
+                let controls = (0..0x20u8).fold(1u128 << 0x7F, |m, b| m | 1 << b);
+                (odd & !controls == 0).then_some(odd)
+            }),
             pieces: Pieces::new(p),
             fold: fold_classes::<C>,
             tokens: Tokens {
@@ -848,6 +892,41 @@ mod tests {
         assert!(like("utf8mb4_bin", b"a\xffb", b"a_b"));
         assert!(like("utf8mb4_bin", b"a\xffb", b"%\xff%"));
         assert!(!like("utf8mb4_bin", "aé".as_bytes(), b"%\xa9"));
+    }
+
+    #[test]
+    fn uca_patterns_match_ascii_values_in_place() {
+        for name in [
+            "utf8mb4_unicode_ci",
+            "utf8mb4_unicode_520_ci",
+            "utf8mb4_uca1400_ai_ci",
+            "utf8mb4_0900_ai_ci",
+        ] {
+            let p = LikePattern::new(
+                Collation::from_name(name).unwrap(),
+                b"%pending%deposits%",
+                None,
+            )
+            .unwrap();
+            assert!(
+                matches!(
+                    p.plan,
+                    Plan::FoldedClasses {
+                        in_place_unless: Some(_),
+                        ..
+                    }
+                ),
+                "{name}"
+            );
+            assert!(p.matches(b"xx PENDING, DEPOSITS"));
+            assert!(!p.matches(b"xx PENDING, DEPOSIT"));
+            assert!(p.matches("pénding\u{1}dépôsits".as_bytes()));
+        }
+        let odd = (1u128 << 1) | (1 << 0x7F);
+        assert!(plain_ascii(b"abc\tdef ghi\x00jkl", odd));
+        assert!(!plain_ascii(b"abc\tdef ghi\x01jkl", odd));
+        assert!(!plain_ascii(b"abcdefgh\x7f", odd));
+        assert!(!plain_ascii("abcdefghé".as_bytes(), odd));
     }
 
     #[test]

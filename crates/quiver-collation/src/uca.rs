@@ -32,7 +32,7 @@ use crate::charset::{decode_utf8, is_bad, push_utf8, utf8_char_length, utf8_len,
 use crate::collator::{Collator, LIKE_POISON};
 use crate::collators::{find_bytes, Utf8Bin};
 use crate::constant::CollatedConstant;
-use crate::hash::StreamHasher;
+use crate::hash::{self, StreamHasher};
 use crate::registry::CollationKind;
 use crate::simple::utf8_boundary_back;
 
@@ -494,9 +494,25 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Uca<T, MB4, PAD> {
     /// Compare from the first difference: common bytes are skipped with the
     /// SIMD kernel, ASCII characters that weigh one weight each are compared
     /// through the byte map, the rest by the weight scanners.
+    /// The order of the first weights when both strings start with ASCII
+    /// characters of one weight each that differ (then the strings order
+    /// so, padding or not).
+    #[inline(always)]
+    fn first_ascii_order(t: &Table, a: &[u8], b: &[u8]) -> Option<Ordering> {
+        let (&x, &y) = (a.first()?, b.first()?);
+        if x == y || x >= 0x80 || y >= 0x80 {
+            return None;
+        }
+        let (wx, wy) = (t.ascii_weight_at(a, 0), t.ascii_weight_at(b, 0));
+        (wx != 0 && wy != 0 && wx != wy).then(|| wx.cmp(&wy))
+    }
+
     #[inline]
     fn cmp(a: &[u8], b: &[u8]) -> Ordering {
         let t = Self::t();
+        if let Some(o) = Self::first_ascii_order(t, a, b) {
+            return o;
+        }
         let m = sk::mismatch(a, b);
         if m == a.len() && m == b.len() {
             return Ordering::Equal;
@@ -539,10 +555,16 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Uca<T, MB4, PAD> {
     /// Calls `f` with every weight of `s`, trailing padding-equivalent
     /// weights dropped under PAD SPACE (the stream equality hashes).
     #[inline]
-    fn for_each_weight(s: &[u8], mut f: impl FnMut(u16)) {
-        let t = Self::t();
+    fn for_each_weight(s: &[u8], f: impl FnMut(u16)) {
         let s = if PAD { sk::trim_end_spaces(s) } else { s };
-        let mut sc = Scanner::<MB4>::new(t, s, 0);
+        Self::for_each_weight_from(s, 0, f);
+    }
+
+    /// [`Self::for_each_weight`] of `s[i..]` (`s` already trimmed of 0x20).
+    #[inline]
+    fn for_each_weight_from(s: &[u8], i: usize, mut f: impl FnMut(u16)) {
+        let t = Self::t();
+        let mut sc = Scanner::<MB4>::new(t, s, i);
         let mut spaces = 0usize;
         while let Some(w) = sc.next() {
             if PAD && w == t.space {
@@ -642,6 +664,9 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Collator for Uca<T, MB4, PAD
 
     #[inline]
     fn eq(&self, a: &[u8], b: &[u8]) -> bool {
+        if Self::first_ascii_order(Self::t(), a, b).is_some() {
+            return false;
+        }
         let (ta, tb) = if PAD {
             (sk::trim_end_spaces(a), sk::trim_end_spaces(b))
         } else {
@@ -654,8 +679,39 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Collator for Uca<T, MB4, PAD
     }
 
     fn hash(&self, s: &[u8], seed: u64) -> u64 {
+        // The stream: every weight as two bytes (high first), trailing
+        // padding-equivalent weights dropped under PAD SPACE. A leading run
+        // of ASCII characters of one weight each goes in four weights (one
+        // word) at a time, as long as a word does not end in a space weight
+        // (which could turn out to be trailing).
+        let t = Self::t();
+        let s = if PAD { sk::trim_end_spaces(s) } else { s };
         let mut h = StreamHasher::new(seed);
-        Self::for_each_weight(s, |w| {
+        let mut i = 0;
+        while i + 4 <= s.len()
+            && hash::word_is_ascii(u64::from(u32::from_le_bytes([
+                s[i],
+                s[i + 1],
+                s[i + 2],
+                s[i + 3],
+            ])))
+        {
+            let w = [
+                t.ascii_weight_at(s, i),
+                t.ascii_weight_at(s, i + 1),
+                t.ascii_weight_at(s, i + 2),
+                t.ascii_weight_at(s, i + 3),
+            ];
+            if w.contains(&0) || (PAD && w[3] == t.space) {
+                break;
+            }
+            let word = w.iter().enumerate().fold(0u64, |acc, (k, &x)| {
+                acc | u64::from(x.swap_bytes()) << (16 * k)
+            });
+            h.write_word(word);
+            i += 4;
+        }
+        Self::for_each_weight_from(s, i, |w| {
             h.write_byte((w >> 8) as u8);
             h.write_byte(w as u8);
         });
@@ -951,6 +1007,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The hash is the stream of the plain weights (trailing space weights
+    /// dropped under PAD SPACE), whichever path feeds it.
+    #[test]
+    fn hash_is_the_plain_weight_stream() {
+        fn reference<const T: u8, const MB4: bool, const PAD: bool>(s: &[u8]) -> u64 {
+            let mut w = naive_weights(T, MB4, s);
+            while PAD && w.last() == Some(&table(T).space) {
+                w.pop();
+            }
+            let mut h = StreamHasher::new(9);
+            for x in w {
+                h.write_byte((x >> 8) as u8);
+                h.write_byte(x as u8);
+            }
+            h.finish()
+        }
+        let parts: [&str; 12] = [
+            "abcd", "ABCD", " ", "  x", "\u{1}", "l", "\u{b7}", "é", "\u{a0}", "ß", "\t", "wxyz",
+        ];
+        let mut n = 0u32;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    let s = format!("{a}{b}{c}");
+                    let s = s.as_bytes();
+                    assert_eq!(
+                        Utf8mb4UnicodeCi::default().hash(s, 9),
+                        reference::<UCA400, true, true>(s)
+                    );
+                    assert_eq!(
+                        Utf8mb4Uca1400AiCi::default().hash(s, 9),
+                        reference::<UCA1400, true, true>(s)
+                    );
+                    assert_eq!(
+                        Utf8mb40900AiCi::default().hash(s, 9),
+                        reference::<UCA900, true, false>(s)
+                    );
+                    n += 1;
+                }
+            }
+        }
+        assert_eq!(n, 1728);
     }
 
     #[test]
