@@ -19,6 +19,9 @@ pub const COLUMN_DEFAULT_KEY: &str = "quiver.default";
 /// does not say it all, as SHOW COLUMNS prints it: `char(3)`, `varchar(20)`.
 pub const COLUMN_TYPE_KEY: &str = "quiver.column_type";
 
+/// Field metadata key holding a string column's collation name.
+pub const COLUMN_COLLATION_KEY: &str = "quiver.collation";
+
 /// A string column's declared kind and length in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CharLength {

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use quiver_common::types::{CharLength, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
+use quiver_collation::{Charset, Collation};
+use quiver_common::types::{CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
 use quiver_exec::operators::display_plan;
@@ -14,8 +15,8 @@ use quiver_exec::{collect, create_physical_plan, ExecContext, ExecutionPlan};
 use quiver_plan::optimizer::optimize;
 use quiver_plan::LogicalPlan;
 use quiver_sql::sqlparser::ast::{
-    ColumnOption, CreateTable, CreateView, Expr as SqlExpr, Insert, ObjectName, ObjectNamePart,
-    ObjectType, Query, SetExpr, Statement, TableObject,
+    ColumnDef, ColumnOption, CreateTable, CreateView, Expr as SqlExpr, Insert, ObjectName,
+    ObjectNamePart, ObjectType, Query, SetExpr, Statement, TableObject,
 };
 use quiver_sql::{parse_sql, sql_type, Binder};
 
@@ -305,6 +306,7 @@ impl Session {
                 .create_table(&name, schema, batches, ct.if_not_exists)?;
             return Ok(StatementResult::Done { affected: rows });
         }
+        let table_collation = table_default_collation(ct)?;
         let mut fields = Vec::with_capacity(ct.columns.len());
         for c in &ct.columns {
             let t = sql_type(&c.data_type)?;
@@ -315,6 +317,10 @@ impl Session {
             let mut meta = std::collections::HashMap::new();
             if let Some(text) = quiver_sql::column_type_text(&c.data_type) {
                 meta.insert(COLUMN_TYPE_KEY.to_string(), text);
+            }
+            if t == DataType::Utf8 {
+                let coll = column_collation(c, table_collation)?;
+                meta.insert(COLUMN_COLLATION_KEY.to_string(), coll.name().to_string());
             }
             let mut field = Field::new(&c.name.value, t, !not_null).with_metadata(meta.clone());
             if let Some(def) = c.options.iter().find_map(|o| match &o.option {
@@ -625,6 +631,98 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
         ));
     }
     Ok(out)
+}
+
+/// A charset name as CREATE TABLE accepts it, with its default collation.
+fn charset_default(name: &str) -> Result<Collation> {
+    let name = name
+        .trim_matches(|c| c == '`' || c == '\'' || c == '"')
+        .to_lowercase();
+    let name = if name == "utf8" {
+        "utf8mb3".to_string()
+    } else {
+        name
+    };
+    match Collation::default_for_charset(&name) {
+        Some(c) if matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) => Ok(c),
+        Some(_) => Err(QuiverError::not_supported(format!(
+            "character set '{name}' (only utf8mb4 and utf8mb3 columns so far)"
+        ))),
+        None => Err(QuiverError::new(
+            1115,
+            "42000",
+            format!("Unknown character set: '{name}'"),
+        )),
+    }
+}
+
+fn collation_by_name(name: &str) -> Result<Collation> {
+    let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');
+    let c = Collation::from_name(name)
+        .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))?;
+    if !matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) {
+        return Err(QuiverError::not_supported(format!(
+            "collation '{c}' (only utf8mb4 and utf8mb3 columns so far)"
+        )));
+    }
+    Ok(c)
+}
+
+/// `DEFAULT CHARSET=... COLLATE=...` of CREATE TABLE; the engine's default
+/// (utf8mb4_bin) without them.
+fn table_default_collation(ct: &CreateTable) -> Result<Collation> {
+    use quiver_sql::sqlparser::ast::{CreateTableOptions, SqlOption};
+    let options = match &ct.table_options {
+        CreateTableOptions::Plain(o)
+        | CreateTableOptions::With(o)
+        | CreateTableOptions::Options(o) => o.as_slice(),
+        _ => &[],
+    };
+    let mut charset = None;
+    let mut collation = None;
+    for o in options {
+        if let SqlOption::KeyValue { key, value } = o {
+            let k = key.value.to_uppercase();
+            let v = value.to_string();
+            if k.contains("COLLATE") {
+                collation = Some(collation_by_name(&v)?);
+            } else if k.contains("CHARSET") || k.contains("CHARACTER") {
+                charset = Some(charset_default(&v)?);
+            }
+        }
+    }
+    Ok(match (charset, collation) {
+        (_, Some(c)) => c,
+        (Some(cs), None) => cs,
+        (None, None) => quiver_plan::default_collation(),
+    })
+}
+
+/// A string column's collation: its COLLATE, else its CHARACTER SET's
+/// default, else the table's.
+fn column_collation(c: &ColumnDef, table: Collation) -> Result<Collation> {
+    let mut charset = None;
+    let mut collation = None;
+    for o in &c.options {
+        match &o.option {
+            ColumnOption::Collation(n) => collation = Some(collation_by_name(&n.to_string())?),
+            ColumnOption::CharacterSet(n) => charset = Some(charset_default(&n.to_string())?),
+            _ => {}
+        }
+    }
+    if let (Some(cs), Some(co)) = (charset, collation) {
+        if cs.charset() != co.charset() {
+            return Err(QuiverError::new(
+                1253,
+                "42000",
+                format!(
+                    "COLLATION '{co}' is not valid for CHARACTER SET '{}'",
+                    cs.charset().name()
+                ),
+            ));
+        }
+    }
+    Ok(collation.or(charset).unwrap_or(table))
 }
 
 fn check_unique_names(schema: &SchemaRef) -> Result<()> {

@@ -1,7 +1,9 @@
 //! Key columns for hash joins and hash aggregation: values normalized to a
 //! few physical shapes (64-bit ints, 128-bit decimals, float bits, strings),
 //! hashed a column at a time and compared row against row without dispatch
-//! per value. Strings hash and compare without trailing spaces (PAD SPACE).
+//! per value. Strings hash and compare under their collation: the default
+//! utf8mb4_bin without trailing spaces (PAD SPACE) on byte loops here, any
+//! other with a loop monomorphized per collation.
 
 use std::sync::Arc;
 
@@ -11,8 +13,10 @@ use arrow_array::{
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
+use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::types::trim_pad;
 use quiver_common::Result;
+use quiver_plan::default_collation;
 
 use crate::expr::cast_array;
 
@@ -56,9 +60,21 @@ pub enum KeyValues {
 pub struct KeyColumn {
     pub values: KeyValues,
     pub nulls: Option<NullBuffer>,
+    /// The collation of string keys when it is not the default.
+    pub collation: Option<Collation>,
 }
 
 impl KeyColumn {
+    /// Key values of `a`; strings under `collation`.
+    pub fn collated(a: &ArrayRef, collation: Collation) -> Result<KeyColumn> {
+        let mut k = KeyColumn::new(a)?;
+        if matches!(k.values, KeyValues::Str(_)) && collation != default_collation() {
+            k.collation = Some(collation);
+        }
+        Ok(k)
+    }
+
+    /// Key values of `a`; strings under the default collation.
     pub fn new(a: &ArrayRef) -> Result<KeyColumn> {
         let nulls = a.logical_nulls().filter(|n| n.null_count() > 0);
         let values = match a.data_type() {
@@ -119,7 +135,11 @@ impl KeyColumn {
         } else {
             nulls
         };
-        Ok(KeyColumn { values, nulls })
+        Ok(KeyColumn {
+            values,
+            nulls,
+            collation: None,
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -158,11 +178,18 @@ impl KeyColumn {
                     *h = mix(*h ^ x);
                 }
             }
-            KeyValues::Str(s) => {
-                for (i, h) in hashes.iter_mut().enumerate() {
-                    *h = mix(*h ^ hash_bytes(trim_pad(s.value(i).as_bytes())));
+            KeyValues::Str(s) => match self.collation {
+                None => {
+                    for (i, h) in hashes.iter_mut().enumerate() {
+                        *h = mix(*h ^ hash_bytes(trim_pad(s.value(i).as_bytes())));
+                    }
                 }
-            }
+                Some(c) => with_collator!(c, |k| {
+                    for (i, h) in hashes.iter_mut().enumerate() {
+                        *h = mix(*h ^ k.hash(s.value(i).as_bytes(), 0));
+                    }
+                }),
+            },
         }
         if let Some(n) = &self.nulls {
             for (i, h) in hashes.iter_mut().enumerate() {
@@ -186,7 +213,10 @@ impl KeyColumn {
             (KeyValues::Float(x), KeyValues::Float(y)) => x[i] == y[j],
             (KeyValues::Str(x), KeyValues::Str(y)) => {
                 let (p, q) = (x.value(i).as_bytes(), y.value(j).as_bytes());
-                p == q || trim_pad(p) == trim_pad(q)
+                match self.collation {
+                    None => p == q || trim_pad(p) == trim_pad(q),
+                    Some(c) => c.eq(p, q),
+                }
             }
             _ => false,
         }
@@ -210,6 +240,8 @@ pub fn any_null(keys: &[KeyColumn], i: usize) -> bool {
 pub struct GroupKeys {
     types: Vec<DataType>,
     cols: Vec<KeyStore>,
+    /// Collations of the string keys (None: the default).
+    collations: Vec<Option<Collation>>,
 }
 
 #[derive(Debug)]
@@ -231,7 +263,17 @@ impl GroupKeys {
                 KeyValues::Str(_) => KeyStore::Str(vec![], vec![0], vec![]),
             })
             .collect();
-        GroupKeys { types, cols }
+        let collations = sample.iter().map(|k| k.collation).collect();
+        GroupKeys {
+            types,
+            cols,
+            collations,
+        }
+    }
+
+    /// The collation of key column `i` (None: the default).
+    pub fn collation(&self, i: usize) -> Option<Collation> {
+        self.collations.get(i).copied().flatten()
     }
 
     pub fn push(&mut self, keys: &[KeyColumn], i: usize) {
@@ -265,6 +307,7 @@ impl GroupKeys {
     pub fn eq(&self, g: usize, keys: &[KeyColumn], i: usize) -> bool {
         self.cols.iter().zip(keys).all(|(store, k)| {
             let kn = k.is_null(i);
+            let collation = k.collation;
             match (store, &k.values) {
                 (KeyStore::Int(v, n), KeyValues::Int(x)) => {
                     if !n[g] || kn {
@@ -293,7 +336,10 @@ impl GroupKeys {
                     }
                     let p = &b[o[g]..o[g + 1]];
                     let q = s.value(i).as_bytes();
-                    p == q || trim_pad(p) == trim_pad(q)
+                    match collation {
+                        None => p == q || trim_pad(p) == trim_pad(q),
+                        Some(c) => c.eq(p, q),
+                    }
                 }
                 _ => false,
             }

@@ -16,7 +16,17 @@ pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
     Arc::new(Schema::new(
         columns
             .iter()
-            .map(|c| Field::new(&c.name, c.data_type.clone(), true))
+            .map(|c| {
+                let f = Field::new(&c.name, c.data_type.clone(), true);
+                // The collation travels with result columns (CREATE TABLE ... AS keeps it).
+                match c.collation {
+                    Some(coll) => f.with_metadata(std::collections::HashMap::from([(
+                        quiver_common::types::COLUMN_COLLATION_KEY.to_string(),
+                        coll.name().to_string(),
+                    )])),
+                    None => f,
+                }
+            })
             .collect::<Vec<_>>(),
     ))
 }

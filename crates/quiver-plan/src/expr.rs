@@ -5,8 +5,36 @@ use std::collections::HashSet;
 use std::fmt;
 
 use arrow_schema::DataType;
+use quiver_collation::Collation;
 use quiver_common::types::{arithmetic_result_type, ArithOp};
 use quiver_common::ScalarValue;
+
+/// The collation of strings with no `Collate` node on top: the engine's
+/// default, `utf8mb4_bin` (PAD SPACE, byte order).
+pub fn default_collation() -> Collation {
+    Collation::utf8mb4_bin()
+}
+
+/// MySQL's coercibility of a string's collation: when the operands of a
+/// comparison disagree, the lower one wins; equal ones must agree (or one be
+/// `_bin`), else error 1267.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Coercibility {
+    /// `expr COLLATE name`.
+    Explicit = 0,
+    /// A mix of collations with nothing to decide between them.
+    None = 1,
+    /// A column.
+    Implicit = 2,
+    /// A system constant (`USER()`, `VERSION()`).
+    SysConst = 3,
+    /// A string literal.
+    Coercible = 4,
+    /// A number converted to a string.
+    Numeric = 5,
+    /// NULL.
+    Ignorable = 6,
+}
 
 /// Identity of a column produced somewhere in a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -179,6 +207,15 @@ pub enum Expr {
         args: Vec<Expr>,
         data_type: DataType,
     },
+    /// A string expression under a collation other than the default. Its
+    /// value is `expr`'s; the node tells the operators that compare, hash,
+    /// sort or search it which collation to use. The binder puts one on top
+    /// of every non-default-collated operand it hands to such an operator.
+    Collate {
+        expr: Box<Expr>,
+        collation: Collation,
+        coercibility: Coercibility,
+    },
 }
 
 impl Expr {
@@ -242,6 +279,34 @@ impl Expr {
             Expr::Unary { .. } | Expr::Like { .. } | Expr::InList { .. } => DataType::Boolean,
             Expr::Case { data_type, .. } | Expr::Function { data_type, .. } => data_type.clone(),
             Expr::Cast { to, .. } => to.clone(),
+            Expr::Collate { expr, .. } => expr.data_type(),
+        }
+    }
+
+    /// The collation an operator applies to this string expression: its
+    /// `Collate` node's, else the default.
+    pub fn collation(&self) -> Collation {
+        match self {
+            Expr::Collate { collation, .. } => *collation,
+            _ => default_collation(),
+        }
+    }
+
+    /// This expression under `collation`: a `Collate` node on top unless it
+    /// is the default and nothing says otherwise.
+    pub fn with_collation(self, collation: Collation, coercibility: Coercibility) -> Expr {
+        let inner = match self {
+            Expr::Collate { expr, .. } => *expr,
+            e => e,
+        };
+        if collation == default_collation() && coercibility != Coercibility::Explicit {
+            inner
+        } else {
+            Expr::Collate {
+                expr: Box::new(inner),
+                collation,
+                coercibility,
+            }
         }
     }
 
@@ -249,7 +314,9 @@ impl Expr {
         match self {
             Expr::Column(..) | Expr::Literal(..) => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
-            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => vec![expr],
+            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::Collate { expr, .. } => {
+                vec![expr]
+            }
             Expr::Like { expr, pattern, .. } => vec![expr, pattern],
             Expr::InList { expr, list, .. } => {
                 std::iter::once(&**expr).chain(list.iter()).collect()
@@ -284,6 +351,15 @@ impl Expr {
             Expr::Cast { expr, to } => Expr::Cast {
                 expr: Box::new(expr.transform(f)),
                 to,
+            },
+            Expr::Collate {
+                expr,
+                collation,
+                coercibility,
+            } => Expr::Collate {
+                expr: Box::new(expr.transform(f)),
+                collation,
+                coercibility,
             },
             Expr::Like {
                 negated,
@@ -437,6 +513,9 @@ impl fmt::Display for Expr {
                 }
                 write!(f, " END")
             }
+            Expr::Collate {
+                expr, collation, ..
+            } => write!(f, "{expr} COLLATE {collation}"),
             Expr::Cast { expr, to } => write!(
                 f,
                 "CAST({expr} AS {})",

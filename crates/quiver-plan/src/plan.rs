@@ -7,7 +7,9 @@ use arrow_array::RecordBatch;
 use arrow_schema::DataType;
 use quiver_common::Result;
 
-use crate::expr::{AggExpr, ColumnId, Expr, SortExpr, WindowExpr};
+use quiver_collation::Collation;
+
+use crate::expr::{AggExpr, Coercibility, ColumnId, Expr, SortExpr, WindowExpr};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnInfo {
@@ -15,11 +17,19 @@ pub struct ColumnInfo {
     pub name: String,
     pub data_type: DataType,
     pub nullable: bool,
+    /// A string column's collation when it is not the default.
+    pub collation: Option<Collation>,
 }
 
 impl ColumnInfo {
+    /// A reference to this column; under its collation (coercibility
+    /// IMPLICIT, as MySQL gives columns) if it has one.
     pub fn expr(&self) -> Expr {
-        Expr::Column(self.id, self.data_type.clone())
+        let e = Expr::Column(self.id, self.data_type.clone());
+        match self.collation {
+            Some(c) => e.with_collation(c, Coercibility::Implicit),
+            None => e,
+        }
     }
 }
 

@@ -1,5 +1,7 @@
-//! Comparisons into boolean masks, IN lists. Strings compare as utf8mb4_bin
-//! (PAD SPACE): trailing spaces do not count.
+//! Comparisons into boolean masks, IN lists. Strings compare under the
+//! collation the binder resolved: the default utf8mb4_bin (PAD SPACE: trailing
+//! spaces do not count) on byte loops here, any other through a loop
+//! monomorphized per collation (`with_collator!`).
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -10,9 +12,10 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
+use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::types::{compare_pad_space, comparison_type, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
-use quiver_plan::BinaryOp;
+use quiver_plan::{default_collation, BinaryOp};
 
 use super::{cast_array, ColumnarValue, PhysicalExpr};
 
@@ -34,6 +37,7 @@ pub fn compare(
     l: ColumnarValue,
     r: ColumnarValue,
     rows: usize,
+    collation: Collation,
 ) -> Result<ColumnarValue> {
     let t = comparison_type(&l.data_type(), &r.data_type());
     let to_t = |v: ColumnarValue| -> Result<ColumnarValue> {
@@ -50,6 +54,16 @@ pub fn compare(
     };
     let (l, r) = (to_t(l)?, to_t(r)?);
     match (l, r) {
+        (
+            ColumnarValue::Scalar(ScalarValue::Utf8(a), _),
+            ColumnarValue::Scalar(ScalarValue::Utf8(b), _),
+        ) if collation != default_collation() => {
+            let o = collation.compare(a.as_bytes(), b.as_bytes());
+            Ok(ColumnarValue::Scalar(
+                ScalarValue::Boolean(test(op, o)),
+                DataType::Boolean,
+            ))
+        }
         (ColumnarValue::Scalar(a, _), ColumnarValue::Scalar(b, _)) => {
             let v = match a.compare(&b) {
                 Some(o) => ScalarValue::Boolean(test(op, o)),
@@ -57,11 +71,17 @@ pub fn compare(
             };
             Ok(ColumnarValue::Scalar(v, DataType::Boolean))
         }
-        (ColumnarValue::Array(a), ColumnarValue::Scalar(s, _)) => compare_scalar(op, &a, &s),
-        (ColumnarValue::Scalar(s, _), ColumnarValue::Array(a)) => compare_scalar(op.swap(), &a, &s),
+        (ColumnarValue::Array(a), ColumnarValue::Scalar(s, _)) => {
+            compare_scalar(op, &a, &s, collation)
+        }
+        (ColumnarValue::Scalar(s, _), ColumnarValue::Array(a)) => {
+            compare_scalar(op.swap(), &a, &s, collation)
+        }
         (ColumnarValue::Array(a), ColumnarValue::Array(b)) => {
             debug_assert_eq!(a.len(), rows);
-            Ok(ColumnarValue::Array(Arc::new(compare_arrays(op, &a, &b)?)))
+            Ok(ColumnarValue::Array(Arc::new(compare_arrays_collated(
+                op, &a, &b, collation,
+            )?)))
         }
     }
 }
@@ -163,7 +183,33 @@ fn cmp_str_scalar(op: BinaryOp, a: &dyn Array, c: &str) -> BooleanBuffer {
     }
 }
 
-fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<ColumnarValue> {
+/// Strings against a constant under a non-default collation, one
+/// monomorphized loop per collation.
+fn cmp_str_scalar_collated(
+    op: BinaryOp,
+    a: &dyn Array,
+    c: &str,
+    collation: Collation,
+) -> BooleanBuffer {
+    let s = a.as_string::<i32>();
+    let c = c.as_bytes();
+    with_collator!(collation, |k| match op {
+        BinaryOp::Eq => BooleanBuffer::collect_bool(s.len(), |i| k.eq(s.value(i).as_bytes(), c)),
+        BinaryOp::NotEq => {
+            BooleanBuffer::collect_bool(s.len(), |i| !k.eq(s.value(i).as_bytes(), c))
+        }
+        _ => BooleanBuffer::collect_bool(s.len(), |i| {
+            test(op, k.compare(s.value(i).as_bytes(), c))
+        }),
+    })
+}
+
+fn compare_scalar(
+    op: BinaryOp,
+    a: &ArrayRef,
+    s: &ScalarValue,
+    collation: Collation,
+) -> Result<ColumnarValue> {
     if s.is_null() {
         return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Boolean));
     }
@@ -201,6 +247,9 @@ fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<Columna
             let c = quiver_common::types::to_decimal(s, *scale)?;
             cmp_prim_scalar::<Decimal128Type>(op, a, c)
         }
+        DataType::Utf8 if collation != default_collation() => {
+            cmp_str_scalar_collated(op, a, &s.to_string(), collation)
+        }
         DataType::Utf8 => match s {
             ScalarValue::Utf8(c) => cmp_str_scalar(op, a, c),
             other => cmp_str_scalar(op, a, &other.to_string()),
@@ -219,7 +268,30 @@ fn compare_scalar(op: BinaryOp, a: &ArrayRef, s: &ScalarValue) -> Result<Columna
     ))))
 }
 
-/// Compares two arrays of the same type row by row.
+/// Compares two arrays row by row, strings under `collation`.
+pub fn compare_arrays_collated(
+    op: BinaryOp,
+    a: &ArrayRef,
+    b: &ArrayRef,
+    collation: Collation,
+) -> Result<BooleanArray> {
+    if collation == default_collation() || a.data_type() != &DataType::Utf8 {
+        return compare_arrays(op, a, b);
+    }
+    let b = if b.data_type() != &DataType::Utf8 {
+        cast_array(b, &DataType::Utf8)?
+    } else {
+        b.clone()
+    };
+    let (x, y) = (a.as_string::<i32>(), b.as_string::<i32>());
+    let bits = with_collator!(collation, |k| BooleanBuffer::collect_bool(x.len(), |i| {
+        test(op, k.compare(x.value(i).as_bytes(), y.value(i).as_bytes()))
+    }));
+    let nulls = NullBuffer::union(a.logical_nulls().as_ref(), b.logical_nulls().as_ref());
+    Ok(BooleanArray::new(bits, nulls))
+}
+
+/// Compares two arrays of the same type row by row (strings as utf8mb4_bin).
 pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<BooleanArray> {
     let b = if a.data_type() != b.data_type() {
         cast_array(b, a.data_type())?
@@ -275,21 +347,38 @@ pub struct ScalarSet {
     has_null: bool,
 }
 
+/// `x IN (...)` constants under a non-default collation: normalized keys
+/// (equal exactly when the strings are equal under the collation).
+#[derive(Debug)]
+struct CollatedStrings {
+    collation: Collation,
+    keys: HashSet<Vec<u8>>,
+}
+
 #[derive(Debug)]
 enum SetKind {
     Ints(Vec<i128>, HashSet<i128>),
     Floats(Vec<f64>),
     Strings(Vec<Vec<u8>>, HashSet<Vec<u8>>),
+    Collated(CollatedStrings),
 }
 
 const LINEAR_MAX: usize = 8;
 
 impl ScalarSet {
     /// Builds the set when every item is a literal of (or castable to) `t`.
-    pub fn from_literals(list: &[PhysicalExpr], t: &DataType) -> Option<ScalarSet> {
+    pub fn from_literals(
+        list: &[PhysicalExpr],
+        t: &DataType,
+        collation: Collation,
+    ) -> Option<ScalarSet> {
         let mut values = Vec::new();
         let mut has_null = false;
         for e in list {
+            let e = match e {
+                PhysicalExpr::Collate(inner, _) => inner,
+                e => e,
+            };
             match e {
                 PhysicalExpr::Literal(ScalarValue::Null, _) => has_null = true,
                 PhysicalExpr::Literal(v, _) => values.push(v.clone()),
@@ -297,6 +386,17 @@ impl ScalarSet {
             }
         }
         let kind = match t {
+            DataType::Utf8 if collation != default_collation() => {
+                let keys = values
+                    .iter()
+                    .map(|s| {
+                        let mut k = Vec::new();
+                        collation.normalized_key(s.to_string().as_bytes(), &mut k);
+                        k
+                    })
+                    .collect();
+                SetKind::Collated(CollatedStrings { collation, keys })
+            }
             DataType::Utf8 => {
                 let v: Vec<Vec<u8>> = values
                     .iter()
@@ -377,6 +477,20 @@ impl ScalarSet {
                     })
                 }
             }
+            SetKind::Collated(c) => {
+                let s = if a.data_type() == &DataType::Utf8 {
+                    a.clone()
+                } else {
+                    cast_array(a, &DataType::Utf8)?
+                };
+                let s = s.as_string::<i32>();
+                let mut key = Vec::new();
+                with_collator!(c.collation, |k| BooleanBuffer::collect_bool(n, |i| {
+                    key.clear();
+                    k.normalized_key(s.value(i).as_bytes(), &mut key);
+                    c.keys.contains(&key)
+                }))
+            }
         };
         // x IN (..., NULL) is NULL when x matches nothing.
         let mut nulls = a.logical_nulls();
@@ -451,6 +565,7 @@ pub fn in_list_dynamic(
     v: &ArrayRef,
     list: &[PhysicalExpr],
     batch: &RecordBatch,
+    collation: Collation,
 ) -> Result<BooleanArray> {
     let mut acc: Option<ColumnarValue> = None;
     for item in list {
@@ -459,6 +574,7 @@ pub fn in_list_dynamic(
             ColumnarValue::Array(v.clone()),
             item.evaluate(batch)?,
             v.len(),
+            collation,
         )?;
         acc = Some(match acc {
             None => eq,

@@ -15,13 +15,13 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::DataType;
+use quiver_collation::{Collation, LikePattern};
 use quiver_common::scalar::scalar_to_array;
 use quiver_common::{QuiverError, Result, ScalarValue};
-use quiver_plan::{BinaryOp, ColumnId, Expr, ScalarFunc, UnaryOp};
+use quiver_plan::{default_collation, BinaryOp, ColumnId, Expr, ScalarFunc, UnaryOp};
 
 pub use cast::cast_array;
 pub use compare::compare_arrays;
-pub use like::LikeMatcher;
 
 /// A value produced by an expression: a whole column, or one value for all rows.
 #[derive(Debug, Clone)]
@@ -56,6 +56,8 @@ pub enum PhysicalExpr {
         left: Box<PhysicalExpr>,
         right: Box<PhysicalExpr>,
         data_type: DataType,
+        /// How strings compare (the binder made both operands agree).
+        collation: Collation,
     },
     Unary {
         op: UnaryOp,
@@ -64,15 +66,18 @@ pub enum PhysicalExpr {
     Like {
         negated: bool,
         expr: Box<PhysicalExpr>,
-        matcher: Option<Arc<LikeMatcher>>,
+        /// A constant pattern, compiled once.
+        matcher: Option<Arc<LikePattern>>,
         pattern: Box<PhysicalExpr>,
         escape: Option<char>,
+        collation: Collation,
     },
     InList {
         negated: bool,
         expr: Box<PhysicalExpr>,
         list: Vec<PhysicalExpr>,
         set: Option<Arc<compare::ScalarSet>>,
+        collation: Collation,
     },
     Case {
         branches: Vec<(PhysicalExpr, PhysicalExpr)>,
@@ -88,6 +93,18 @@ pub enum PhysicalExpr {
         args: Vec<PhysicalExpr>,
         data_type: DataType,
     },
+    /// A string under a non-default collation: evaluates to `expr`; the
+    /// operators that hash, group, sort or take MIN/MAX of it read the
+    /// collation through [`PhysicalExpr::collation`].
+    Collate(Box<PhysicalExpr>, Collation),
+}
+
+/// `e` without `Collate` nodes on top.
+fn strip_collate(e: &Expr) -> &Expr {
+    match e {
+        Expr::Collate { expr, .. } => strip_collate(expr),
+        other => other,
+    }
 }
 
 /// Positions of the columns of an input, by id.
@@ -108,6 +125,7 @@ impl PhysicalExpr {
                 left: c(left)?,
                 right: c(right)?,
                 data_type: expr.data_type(),
+                collation: left.collation(),
             },
             Expr::Unary { op, expr } => PhysicalExpr::Unary {
                 op: *op,
@@ -120,9 +138,10 @@ impl PhysicalExpr {
                 escape,
             } => {
                 // A constant pattern is compiled once, not per row.
-                let matcher = match &**pattern {
+                let collation = expr.collation();
+                let matcher = match strip_collate(pattern) {
                     Expr::Literal(ScalarValue::Utf8(p), _) => {
-                        Some(Arc::new(LikeMatcher::new(p, *escape)))
+                        Some(Arc::new(like::compile(collation, p.as_bytes(), *escape)?))
                     }
                     _ => None,
                 };
@@ -132,6 +151,7 @@ impl PhysicalExpr {
                     matcher,
                     pattern: c(pattern)?,
                     escape: *escape,
+                    collation,
                 }
             }
             Expr::InList {
@@ -143,12 +163,15 @@ impl PhysicalExpr {
                     .iter()
                     .map(|e| PhysicalExpr::compile(e, layout))
                     .collect::<Result<_>>()?;
-                let set = compare::ScalarSet::from_literals(&list, &expr.data_type()).map(Arc::new);
+                let collation = expr.collation();
+                let set = compare::ScalarSet::from_literals(&list, &expr.data_type(), collation)
+                    .map(Arc::new);
                 PhysicalExpr::InList {
                     negated: *negated,
                     expr: c(expr)?,
                     list,
                     set,
+                    collation,
                 }
             }
             Expr::Case {
@@ -184,7 +207,25 @@ impl PhysicalExpr {
                     .collect::<Result<_>>()?,
                 data_type: data_type.clone(),
             },
+            Expr::Collate {
+                expr, collation, ..
+            } => {
+                let inner = PhysicalExpr::compile(expr, layout)?;
+                if *collation == default_collation() {
+                    inner
+                } else {
+                    PhysicalExpr::Collate(Box::new(inner), *collation)
+                }
+            }
         })
+    }
+
+    /// The collation operators apply to this (string) expression.
+    pub fn collation(&self) -> Collation {
+        match self {
+            PhysicalExpr::Collate(_, c) => *c,
+            _ => default_collation(),
+        }
     }
 
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<ColumnarValue> {
@@ -197,12 +238,13 @@ impl PhysicalExpr {
                 left,
                 right,
                 data_type,
+                collation,
             } => {
                 let l = left.evaluate(batch)?;
                 let r = right.evaluate(batch)?;
                 match op {
                     BinaryOp::And | BinaryOp::Or => logic::and_or(*op, l, r, rows),
-                    op if op.is_comparison() => compare::compare(*op, l, r, rows),
+                    op if op.is_comparison() => compare::compare(*op, l, r, rows, *collation),
                     op => arith::arithmetic(*op, l, r, data_type, rows),
                 }
             }
@@ -241,13 +283,14 @@ impl PhysicalExpr {
                 matcher,
                 pattern,
                 escape,
+                collation,
             } => {
                 let v = expr.evaluate(batch)?.into_array(rows)?;
                 let out = match matcher {
                     Some(m) => like::like_array(&v, m)?,
                     None => {
                         let p = pattern.evaluate(batch)?.into_array(rows)?;
-                        like::like_dynamic(&v, &p, *escape)?
+                        like::like_dynamic(&v, &p, *escape, *collation)?
                     }
                 };
                 let out = if *negated {
@@ -262,11 +305,12 @@ impl PhysicalExpr {
                 expr,
                 list,
                 set,
+                collation,
             } => {
                 let v = expr.evaluate(batch)?.into_array(rows)?;
                 let out = match set {
                     Some(set) => set.contains_array(&v)?,
-                    None => compare::in_list_dynamic(&v, list, batch)?,
+                    None => compare::in_list_dynamic(&v, list, batch, *collation)?,
                 };
                 let out = if *negated {
                     logic::not_array(&out)
@@ -301,6 +345,7 @@ impl PhysicalExpr {
                     .collect::<Result<_>>()?;
                 functions::call(*func, vals, data_type, rows)
             }
+            PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
         }
     }
 

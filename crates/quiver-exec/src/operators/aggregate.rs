@@ -10,6 +10,7 @@ use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordB
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, SchemaRef};
 use hashbrown::HashTable;
+use quiver_collation::Collation;
 use quiver_common::types::{compare_pad_space, rescale, trim_pad};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
@@ -183,6 +184,7 @@ impl GroupTable {
             if let [KeyColumn {
                 values: KeyValues::Int(values),
                 nulls,
+                ..
             }] = keys
             {
                 let m = self.ints.get_or_insert_with(IntGroupMap::new);
@@ -288,7 +290,7 @@ impl GroupTable {
     ) -> Result<()> {
         let keys = group
             .iter()
-            .map(|g| KeyColumn::new(&g.evaluate_array(batch)?))
+            .map(|g| KeyColumn::collated(&g.evaluate_array(batch)?, g.collation()))
             .collect::<Result<Vec<_>>>()?;
         let ids = self.group_ids(&keys, batch.num_rows())?;
         for (acc, spec) in self.accs.iter_mut().zip(aggs) {
@@ -317,6 +319,7 @@ impl GroupTable {
                 let keys = [KeyColumn {
                     values: KeyValues::Int(m.keys().to_vec()),
                     nulls,
+                    collation: None,
                 }];
                 self.group_ids(&keys, other.groups)?
             }
@@ -326,7 +329,11 @@ impl GroupTable {
                 let arrays = k.to_arrays()?;
                 let keys = arrays
                     .iter()
-                    .map(KeyColumn::new)
+                    .enumerate()
+                    .map(|(i, a)| match k.collation(i) {
+                        Some(c) => KeyColumn::collated(a, c),
+                        None => KeyColumn::new(a),
+                    })
                     .collect::<Result<Vec<_>>>()?;
                 self.group_ids(&keys, other.groups)?
             }
@@ -381,12 +388,16 @@ fn int_values_array(v: Vec<i64>, nulls: Option<NullBuffer>, t: &DataType) -> Res
     })
 }
 
-/// `x` replaces the current MIN (`min`) or MAX string under PAD SPACE.
-fn beats(x: &str, current: Option<&str>, min: bool) -> bool {
+/// `x` replaces the current MIN (`min`) or MAX string under `collation`
+/// (ties keep the value seen first).
+fn beats(x: &str, current: Option<&str>, min: bool, collation: Option<Collation>) -> bool {
     match current {
         None => true,
         Some(cur) => {
-            let o = compare_pad_space(x.as_bytes(), cur.as_bytes());
+            let o = match collation {
+                None => compare_pad_space(x.as_bytes(), cur.as_bytes()),
+                Some(c) => c.compare(x.as_bytes(), cur.as_bytes()),
+            };
             if min {
                 o.is_lt()
             } else {
@@ -437,11 +448,16 @@ enum Acc {
     MinMaxStr {
         vals: Vec<Option<String>>,
         min: bool,
+        /// None: the default collation.
+        collation: Option<Collation>,
     },
     Distinct {
         func: AggFunc,
         sets: Vec<HashSet<DistinctValue>>,
         input: Option<DataType>,
+        /// COUNT(DISTINCT) of strings under a non-default collation keeps
+        /// normalized keys.
+        collation: Option<Collation>,
     },
 }
 
@@ -482,11 +498,17 @@ fn valid(a: &ArrayRef) -> Option<NullBuffer> {
 impl Acc {
     fn new(spec: &AggregateSpec) -> Acc {
         let input = spec.arg.as_ref().map(|_| spec.output_type.clone());
+        let collation = spec
+            .arg
+            .as_ref()
+            .map(|a| a.collation())
+            .filter(|c| *c != quiver_plan::default_collation());
         if spec.distinct && spec.func != AggFunc::Min && spec.func != AggFunc::Max {
             return Acc::Distinct {
                 func: spec.func,
                 sets: vec![],
                 input: None,
+                collation: collation.filter(|_| spec.func == AggFunc::Count),
             };
         }
         let exact_out = matches!(spec.output_type, DataType::Decimal128(..));
@@ -519,7 +541,11 @@ impl Acc {
             AggFunc::Min | AggFunc::Max => {
                 let min = spec.func == AggFunc::Min;
                 match &spec.output_type {
-                    DataType::Utf8 => Acc::MinMaxStr { vals: vec![], min },
+                    DataType::Utf8 => Acc::MinMaxStr {
+                        vals: vec![],
+                        min,
+                        collation,
+                    },
                     DataType::Float64 | DataType::Float32 => Acc::MinMaxFloat {
                         vals: vec![],
                         seen: vec![],
@@ -657,7 +683,11 @@ impl Acc {
                     }
                 }
             }
-            Acc::MinMaxStr { vals, min } => {
+            Acc::MinMaxStr {
+                vals,
+                min,
+                collation,
+            } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
                 let a = cast_array(a, &DataType::Utf8)?;
                 let s = a.as_string::<i32>();
@@ -665,13 +695,18 @@ impl Acc {
                     if is_valid(i) {
                         let x = s.value(i);
                         let slot = &mut vals[*g as usize];
-                        if beats(x, slot.as_deref(), *min) {
+                        if beats(x, slot.as_deref(), *min, *collation) {
                             *slot = Some(x.to_string());
                         }
                     }
                 }
             }
-            Acc::Distinct { sets, input, .. } => {
+            Acc::Distinct {
+                sets,
+                input,
+                collation,
+                ..
+            } => {
                 let a = arg
                     .ok_or_else(|| QuiverError::internal("DISTINCT aggregate without argument"))?;
                 *input = Some(a.data_type().clone());
@@ -683,6 +718,16 @@ impl Acc {
                         .values()
                         .iter()
                         .map(|x| DistinctValue::Float((x + 0.0).to_bits()))
+                        .collect()
+                } else if let Some(c) = collation {
+                    let s = cast_array(a, &DataType::Utf8)?;
+                    s.as_string::<i32>()
+                        .iter()
+                        .map(|x| {
+                            let mut k = Vec::new();
+                            c.normalized_key(x.unwrap_or("").as_bytes(), &mut k);
+                            DistinctValue::Bytes(k)
+                        })
                         .collect()
                 } else {
                     let s = cast_array(a, &DataType::Utf8)?;
@@ -797,11 +842,18 @@ impl Acc {
                     }
                 }
             }
-            (Acc::MinMaxStr { vals, min }, Acc::MinMaxStr { vals: ov, .. }) => {
+            (
+                Acc::MinMaxStr {
+                    vals,
+                    min,
+                    collation,
+                },
+                Acc::MinMaxStr { vals: ov, .. },
+            ) => {
                 for (k, v) in ov.into_iter().enumerate() {
                     let Some(x) = v else { continue };
                     let slot = &mut vals[ids[k] as usize];
-                    if beats(&x, slot.as_deref(), *min) {
+                    if beats(&x, slot.as_deref(), *min, *collation) {
                         *slot = Some(x);
                     }
                 }
@@ -945,7 +997,9 @@ impl Acc {
                 let a: ArrayRef = Arc::new(arrow_array::StringArray::from(vals));
                 cast_array(&a, t)?
             }
-            Acc::Distinct { func, sets, input } => {
+            Acc::Distinct {
+                func, sets, input, ..
+            } => {
                 let mut sets = sets;
                 sets.resize_with(groups, HashSet::new);
                 match func {

@@ -101,6 +101,7 @@ fn int_key(keys: &[KeyColumn]) -> Option<(&[i64], Option<&arrow_buffer::NullBuff
         [KeyColumn {
             values: KeyValues::Int(v),
             nulls,
+            ..
         }] => Some((v.as_slice(), nulls.as_ref())),
         _ => None,
     }
@@ -336,7 +337,7 @@ impl HashJoinExec {
                     let keys = self
                         .right_keys
                         .iter()
-                        .map(|k| KeyColumn::new(&k.evaluate_array(&batch)?))
+                        .map(|k| KeyColumn::collated(&k.evaluate_array(&batch)?, k.collation()))
                         .collect::<Result<Vec<_>>>()?;
                     let (index, has_null_key) = JoinIndex::build(&keys, rows);
                     memory.grow(index.memory_size())?;
@@ -394,7 +395,7 @@ impl Prober {
         let keys = self
             .left_keys
             .iter()
-            .map(|k| KeyColumn::new(&k.evaluate_array(&left)?))
+            .map(|k| KeyColumn::collated(&k.evaluate_array(&left)?, k.collation()))
             .collect::<Result<Vec<_>>>()?;
         let probe = build.probe_keys(&keys, n);
         let probe = &probe;

@@ -50,6 +50,8 @@ impl PackedLayout {
             _ => None,
         };
         match (keys, types) {
+            // Other collations than the default do not compare bytes.
+            _ if keys.iter().any(|k| k.collation.is_some()) => None,
             ([k], [DataType::Utf8]) if matches!(k.values, KeyValues::Str(_)) => {
                 Some(PackedLayout::ShortStr)
             }
@@ -106,6 +108,7 @@ impl PackedLayout {
                 vec![KeyColumn {
                     values: KeyValues::Str(s),
                     nulls,
+                    collation: None,
                 }]
             }
             PackedLayout::Pair(ha, hb) => {
@@ -166,6 +169,7 @@ fn unpack_half(values: impl Iterator<Item = u64>, half: Half) -> Result<KeyColum
     Ok(KeyColumn {
         values,
         nulls: None,
+        collation: None,
     })
 }
 

@@ -5,10 +5,12 @@
 
 use std::sync::{Arc, OnceLock};
 
-use arrow_array::{RecordBatch, UInt32Array};
+use arrow_array::{cast::AsArray, ArrayRef, BinaryArray, RecordBatch, UInt32Array};
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::{SchemaRef, SortOptions};
+use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::Result;
+use quiver_plan::default_collation;
 
 use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::{OwnedReservation, MORSEL_ROWS};
@@ -72,6 +74,42 @@ impl SortExec {
     }
 }
 
+/// A string sort column as the row format should compare it. The row format
+/// compares bytes; under the default utf8mb4_bin that is the collation's
+/// order unless a value has trailing spaces or a byte below the space (PAD
+/// SPACE sorts `'a\t'` before `'a'`), which one pass over the bytes rules
+/// out. Otherwise, and under every other collation, the column becomes the
+/// collation's normalized keys, which compare as bytes exactly as the
+/// collation compares the strings.
+pub(crate) fn collated_sort_column(a: ArrayRef, collation: Collation) -> Result<ArrayRef> {
+    let Some(s) = a.as_string_opt::<i32>() else {
+        return Ok(a);
+    };
+    if collation == default_collation() {
+        let values = s.values().as_slice();
+        let offsets = s.value_offsets();
+        let plain = !values.iter().any(|b| *b < b' ')
+            && offsets
+                .windows(2)
+                .all(|w| w[0] == w[1] || values[w[1] as usize - 1] != b' ');
+        if plain {
+            return Ok(a);
+        }
+    }
+    let mut key = Vec::new();
+    let keys: BinaryArray = with_collator!(collation, |c| s
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                key.clear();
+                c.normalized_key(v.as_bytes(), &mut key);
+                key.clone()
+            })
+        })
+        .collect());
+    Ok(Arc::new(keys))
+}
+
 /// Row positions of `batch` in key order (stable), the first `fetch` only if given.
 pub(crate) fn sort_indices(
     batch: &RecordBatch,
@@ -86,7 +124,7 @@ pub(crate) fn sort_indices(
     }
     let cols = keys
         .iter()
-        .map(|k| k.expr.evaluate_array(batch))
+        .map(|k| collated_sort_column(k.expr.evaluate_array(batch)?, k.expr.collation()))
         .collect::<Result<Vec<_>>>()?;
     let fields = keys
         .iter()
@@ -103,9 +141,6 @@ pub(crate) fn sort_indices(
         .collect();
     let converter = RowConverter::new(fields)?;
     let rows = converter.convert_columns(&cols)?;
-    // PAD SPACE: the row format compares strings byte-wise, which differs only
-    // for strings with trailing spaces; those are rare, and handled by keys trimmed
-    // at plan time where it matters (GROUP BY/=). Ordering keeps bytes order here.
     let cmp = |a: &u32, b: &u32| {
         rows.row(*a as usize)
             .cmp(&rows.row(*b as usize))

@@ -14,7 +14,7 @@ use quiver_common::types::to_decimal;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggFunc, WindowFunc};
 
-use super::sort::{sort_indices, SortKey};
+use super::sort::{collated_sort_column, sort_indices, SortKey};
 use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::MORSEL_ROWS;
 use crate::expr::{cast_array, PhysicalExpr};
@@ -80,9 +80,10 @@ fn key_rows(batch: &RecordBatch, exprs: &[PhysicalExpr]) -> Result<Option<arrow_
     if exprs.is_empty() {
         return Ok(None);
     }
+    // Strings as their collation's keys: rows equal under it are peers.
     let cols = exprs
         .iter()
-        .map(|e| e.evaluate_array(batch))
+        .map(|e| collated_sort_column(e.evaluate_array(batch)?, e.collation()))
         .collect::<Result<Vec<_>>>()?;
     let conv = RowConverter::new(
         cols.iter()

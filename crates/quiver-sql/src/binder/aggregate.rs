@@ -90,6 +90,11 @@ impl Binder<'_> {
                     None,
                 ));
             }
+            let arg = if distinct {
+                super::collation::collated(arg)
+            } else {
+                arg
+            };
             return Ok((
                 AggExpr {
                     func: AggFunc::Count,
@@ -151,6 +156,7 @@ impl Binder<'_> {
                     AggFunc::Max
                 };
                 // DISTINCT does not change MIN / MAX.
+                let arg = super::collation::collated(arg);
                 (
                     AggExpr {
                         func,
@@ -173,7 +179,13 @@ impl Binder<'_> {
             return shown(c.expr());
         }
         let nullable = !matches!(agg.func, AggFunc::Count | AggFunc::CountStar);
-        let c = self.new_column(name, agg.data_type.clone(), nullable);
+        let mut c = self.new_column(name, agg.data_type.clone(), nullable);
+        // MIN / MAX of strings keep their argument's collation.
+        c.collation = agg
+            .arg
+            .as_ref()
+            .filter(|_| matches!(agg.func, AggFunc::Min | AggFunc::Max))
+            .and_then(super::collation::column_collation);
         self.block.aggs.push((c.clone(), agg));
         shown(c.expr())
     }
@@ -234,7 +246,8 @@ impl Binder<'_> {
                     },
                 )?;
                 window_declared = declared;
-                (WindowFunc::Agg(agg.func), agg.arg, agg.data_type)
+                let arg = agg.arg.map(super::collation::collated);
+                (WindowFunc::Agg(agg.func), arg, agg.data_type)
             }
             None => {
                 return Err(QuiverError::not_supported(format!(
@@ -252,13 +265,13 @@ impl Binder<'_> {
         let partition_by = spec
             .partition_by
             .iter()
-            .map(|e| self.expr(e, &inner))
+            .map(|e| Ok(super::collation::collated(self.expr(e, &inner)?)))
             .collect::<Result<Vec<_>>>()?;
         let mut order_by = Vec::with_capacity(spec.order_by.len());
         for o in &spec.order_by {
             let asc = order_asc(o)?;
             order_by.push(SortExpr {
-                expr: self.expr(&o.expr, &inner)?,
+                expr: super::collation::collated(self.expr(&o.expr, &inner)?),
                 asc,
                 nulls_first: asc,
             });

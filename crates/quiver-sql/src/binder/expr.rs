@@ -9,9 +9,8 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr};
 use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
 
-use super::coerce::{
-    self, and, arith, bool_lit, cast, compare, is_null, not, null_lit, or, to_bool,
-};
+use super::coerce::{self, and, arith, bool_lit, cast, is_null, not, null_lit, or, to_bool};
+use super::collation::{self, compare};
 use super::{Binder, Ctx, Lookup, MAX_EXPR_DEPTH};
 use crate::sql_type;
 
@@ -65,10 +64,13 @@ impl Binder<'_> {
             A::Between { expr, negated, low, high } => {
                 let x = self.expr(expr, ctx)?;
                 let (lo, hi) = (self.expr(low, ctx)?, self.expr(high, ctx)?);
+                // One collation for all three (MySQL resolves BETWEEN as one operation).
+                let mut v = collation::collate_operands(vec![x, lo, hi], "between")?;
+                let (hi, lo, x) = (v.pop().expect("3"), v.pop().expect("3"), v.pop().expect("3"));
                 Ok(if *negated {
-                    or(compare(BinaryOp::Lt, x.clone(), lo), compare(BinaryOp::Gt, x, hi))
+                    or(compare(BinaryOp::Lt, x.clone(), lo)?, compare(BinaryOp::Gt, x, hi)?)
                 } else {
-                    and(compare(BinaryOp::GtEq, x.clone(), lo), compare(BinaryOp::LtEq, x, hi))
+                    and(compare(BinaryOp::GtEq, x.clone(), lo)?, compare(BinaryOp::LtEq, x, hi)?)
                 })
             }
             A::Like { negated, any, expr, pattern, escape_char } => {
@@ -132,7 +134,10 @@ impl Binder<'_> {
                 let what = trim_what.as_ref().map(|w| self.expr(w, ctx)).transpose()?;
                 Ok(super::functions::trim(trim_where.as_ref(), s, what))
             }
-            A::Collate { expr, .. } => self.expr(expr, ctx),
+            A::Collate { expr, collation: name } => {
+                let x = self.expr(expr, ctx)?;
+                collation::explicit(x, &name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
+            }
             A::Function(f) => self.function(f, ctx),
             A::Case { operand, conditions, else_result, .. } => {
                 let operand = operand.as_ref().map(|o| self.expr(o, ctx)).transpose()?;
@@ -141,7 +146,7 @@ impl Binder<'_> {
                     let c = self.expr(&w.condition, ctx)?;
                     // Simple CASE compares with = semantics (1 matches 1.0, NULL never matches).
                     let c = match &operand {
-                        Some(o) => compare(BinaryOp::Eq, o.clone(), c),
+                        Some(o) => compare(BinaryOp::Eq, o.clone(), c)?,
                         None => to_bool(c),
                     };
                     branches.push((c, self.expr(&w.result, ctx)?));
@@ -231,7 +236,7 @@ impl Binder<'_> {
         let l = self.expr(left, ctx)?;
         let r = self.expr(right, ctx)?;
         if let Some(cmp) = cmp {
-            return Ok(compare(cmp, l, r));
+            return compare(cmp, l, r);
         }
         Ok(match op {
             B::Plus => arith(BinaryOp::Add, l, r)?,
@@ -263,17 +268,18 @@ impl Binder<'_> {
             return Err(QuiverError::operand_columns(l.len()));
         }
         let pairs = l.into_iter().zip(r);
-        Ok(match op {
-            BinaryOp::Eq => pairs
-                .map(|(a, b)| compare(BinaryOp::Eq, a, b))
-                .reduce(and)
-                .unwrap_or_else(|| bool_lit(true)),
-            BinaryOp::NotEq => pairs
-                .map(|(a, b)| compare(BinaryOp::NotEq, a, b))
-                .reduce(or)
-                .unwrap_or_else(|| bool_lit(false)),
+        let (combine, op): (fn(Expr, Expr) -> Expr, _) = match op {
+            BinaryOp::Eq => (and, BinaryOp::Eq),
+            BinaryOp::NotEq => (or, BinaryOp::NotEq),
             _ => return Err(QuiverError::not_supported("ordering comparisons of rows")),
-        })
+        };
+        let terms = pairs
+            .map(|(a, b)| compare(op, a, b))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(terms
+            .into_iter()
+            .reduce(combine)
+            .unwrap_or_else(|| bool_lit(op == BinaryOp::Eq)))
     }
 
     /// The operands of a row constructor `(a, b)`, or the single operand.
@@ -315,6 +321,14 @@ impl Binder<'_> {
             return Err(QuiverError::syntax_msg(
                 "You have an error in your SQL syntax near ')'",
             ));
+        }
+        if is_string(&x.data_type()) {
+            let mut all = vec![x];
+            all.extend(items);
+            let mut all = collation::collate_operands(all, "in")?;
+            let items = all.split_off(1);
+            let x = all.pop().expect("the probe");
+            return Ok(coerce::in_list(x, items, negated));
         }
         Ok(coerce::in_list(x, items, negated))
     }
@@ -359,6 +373,8 @@ impl Binder<'_> {
         {
             return Ok(null_lit(DataType::Boolean));
         }
+        let mut v = collation::collate_operands(vec![x, p], "like")?;
+        let (p, x) = (v.pop().expect("2"), v.pop().expect("2"));
         Ok(Expr::Like {
             negated,
             expr: Box::new(x),

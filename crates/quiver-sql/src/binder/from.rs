@@ -135,10 +135,14 @@ impl Binder<'_> {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                (
-                    i,
-                    self.new_column(f.name().clone(), f.data_type().clone(), f.is_nullable()),
-                )
+                let mut c =
+                    self.new_column(f.name().clone(), f.data_type().clone(), f.is_nullable());
+                c.collation = f
+                    .metadata()
+                    .get(quiver_common::types::COLUMN_COLLATION_KEY)
+                    .and_then(|n| quiver_collation::Collation::from_name(n))
+                    .filter(|c| *c != quiver_plan::default_collation());
+                (i, c)
             })
             .collect();
         let scope = Scope {

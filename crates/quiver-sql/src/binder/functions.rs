@@ -228,6 +228,34 @@ fn arity(name: &str, args: &[Expr], range: std::ops::RangeInclusive<usize>) -> R
 fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
     let one = |args: Vec<Expr>| args.into_iter().next().expect("arity checked");
     match name {
+        // What MariaDB says about a value's collation; constants at bind time.
+        "collation" | "charset" | "coercibility" => {
+            arity(name, &args, 1..=1)?;
+            let a = &args[0];
+            let (c, co) = super::collation::derivation(a);
+            let string = quiver_common::types::is_string(&a.data_type());
+            Ok(match name {
+                "coercibility" => Expr::Literal(ScalarValue::Int64(co as i64), DataType::Int64),
+                // Numbers and NULL have the binary collation and charset.
+                _ if !string => Expr::Literal(ScalarValue::Utf8("binary".into()), DataType::Utf8),
+                "collation" => Expr::Literal(ScalarValue::Utf8(c.name().into()), DataType::Utf8),
+                _ => Expr::Literal(ScalarValue::Utf8(c.charset().name().into()), DataType::Utf8),
+            })
+        }
+        // STRCMP(a, b): -1, 0 or 1 under the collation a and b resolve to.
+        "strcmp" => {
+            arity(name, &args, 2..=2)?;
+            let mut it = args.into_iter().map(string_arg);
+            let (a, b) = (it.next().expect("2"), it.next().expect("2"));
+            let int = |v: i64| Expr::Literal(ScalarValue::Int64(v), DataType::Int64);
+            let lt = super::collation::compare(BinaryOp::Lt, a.clone(), b.clone())?;
+            let gt = super::collation::compare(BinaryOp::Gt, a.clone(), b.clone())?;
+            let eq = super::collation::compare(BinaryOp::Eq, a, b)?;
+            Ok(super::coerce::case(
+                vec![(lt, int(-1)), (gt, int(1)), (eq, int(0))],
+                None,
+            ))
+        }
         "mod" => {
             arity(name, &args, 2..=2)?;
             let mut it = args.into_iter();

@@ -10,6 +10,7 @@
 
 mod aggregate;
 mod coerce;
+mod collation;
 mod expr;
 mod from;
 mod functions;
@@ -226,7 +227,20 @@ impl<'a> Binder<'a> {
             name: name.into(),
             data_type,
             nullable,
+            collation: None,
         }
+    }
+
+    /// A new column holding `e`, under `e`'s collation.
+    pub(crate) fn new_column_for(
+        &mut self,
+        name: impl Into<String>,
+        e: &Expr,
+        nullable: bool,
+    ) -> ColumnInfo {
+        let mut c = self.new_column(name, e.data_type(), nullable);
+        c.collation = collation::column_collation(e);
+        c
     }
 
     /// Ids of all columns of the enclosing blocks.
@@ -353,6 +367,15 @@ pub(crate) fn map_children(e: &Expr, f: &mut impl FnMut(&Expr) -> Expr) -> Expr 
             args: args.iter().map(&mut *f).collect(),
             data_type: data_type.clone(),
         },
+        Expr::Collate {
+            expr,
+            collation,
+            coercibility,
+        } => Expr::Collate {
+            expr: Box::new(f(expr)),
+            collation: *collation,
+            coercibility: *coercibility,
+        },
     }
 }
 
@@ -382,9 +405,11 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
             op: BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod,
             ..
         } => true,
-        Expr::Binary { .. } | Expr::Unary { .. } | Expr::Like { .. } | Expr::InList { .. } => {
-            e.children().iter().any(|c| nullable(c, input))
-        }
+        Expr::Binary { .. }
+        | Expr::Unary { .. }
+        | Expr::Like { .. }
+        | Expr::InList { .. }
+        | Expr::Collate { .. } => e.children().iter().any(|c| nullable(c, input)),
         Expr::Case {
             branches,
             else_expr,

@@ -268,7 +268,10 @@ impl Binder<'_> {
         let columns = (0..width)
             .map(|j| {
                 let nullable = schemas.iter().any(|s| s[j].nullable);
-                self.new_column(schemas[0][j].name.clone(), types[j].clone(), nullable)
+                let mut c = self.new_column(schemas[0][j].name.clone(), types[j].clone(), nullable);
+                // UNION compares rows under the first query's collations.
+                c.collation = schemas[0][j].collation;
+                c
             })
             .collect();
         LogicalPlan::Union { inputs, columns }
@@ -280,10 +283,8 @@ impl Binder<'_> {
             .schema()
             .into_iter()
             .map(|c| {
-                (
-                    self.new_column(c.name.clone(), c.data_type.clone(), c.nullable),
-                    c.expr(),
-                )
+                let e = c.expr();
+                (self.new_column_for(c.name.clone(), &e, c.nullable), e)
             })
             .collect();
         LogicalPlan::Aggregate {
@@ -453,7 +454,7 @@ impl Binder<'_> {
             // A constant does not order anything.
             if !matches!(expr, Expr::Literal(..)) {
                 keys.push(SortExpr {
-                    expr,
+                    expr: super::collation::collated(expr),
                     asc,
                     nulls_first: asc,
                 });
@@ -499,7 +500,12 @@ impl Binder<'_> {
             ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs,
             other => return Err(QuiverError::not_supported(format!("{other}"))),
         };
-        let (mut group_exprs, mut group_names) = self.group_by(group_asts, &scope, &items)?;
+        let (group_exprs, mut group_names) = self.group_by(group_asts, &scope, &items)?;
+        // Group keys carry their collation (rows equal under it are one group).
+        let mut group_exprs: Vec<Expr> = group_exprs
+            .into_iter()
+            .map(super::collation::collated)
+            .collect();
         let mut having = match &s.having {
             Some(h) => {
                 let ctx = Ctx {
@@ -560,7 +566,7 @@ impl Binder<'_> {
                 .zip(group_names)
                 .map(|(e, name)| {
                     (
-                        self.new_column(name, e.data_type(), nullable(e, &schema)),
+                        self.new_column_for(name, e, nullable(e, &schema)),
                         e.clone(),
                     )
                 })
@@ -634,7 +640,7 @@ impl Binder<'_> {
                 .iter()
                 .map(|(n, e)| {
                     (
-                        self.new_column(n.clone(), e.data_type(), nullable(e, &schema)),
+                        self.new_column_for(n.clone(), e, nullable(e, &schema)),
                         e.clone(),
                     )
                 })
@@ -690,12 +696,7 @@ impl Binder<'_> {
         let schema = plan.schema();
         let exprs: Vec<(ColumnInfo, Expr)> = outputs
             .into_iter()
-            .map(|(name, e)| {
-                (
-                    self.new_column(name, e.data_type(), nullable(&e, &schema)),
-                    e,
-                )
-            })
+            .map(|(name, e)| (self.new_column_for(name, &e, nullable(&e, &schema)), e))
             .collect();
         // Correlation predicates now read the hidden output columns.
         let hidden_from: Vec<Expr> = exprs[visible..].iter().map(|(_, e)| e.clone()).collect();

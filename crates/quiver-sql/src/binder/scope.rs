@@ -12,6 +12,8 @@ pub(crate) struct ScopeColumn {
     pub id: ColumnId,
     pub data_type: DataType,
     pub nullable: bool,
+    /// A string column's collation when not the default.
+    pub collation: Option<quiver_collation::Collation>,
     /// The right-hand copy of a USING / NATURAL join column: only reachable qualified,
     /// and not part of `SELECT *`.
     pub merged_away: bool,
@@ -25,12 +27,18 @@ impl ScopeColumn {
             id: c.id,
             data_type: c.data_type.clone(),
             nullable: c.nullable,
+            collation: c.collation,
             merged_away: false,
         }
     }
 
+    /// A reference to the column, under its collation (IMPLICIT) if it has one.
     pub fn expr(&self) -> Expr {
-        Expr::Column(self.id, self.data_type.clone())
+        let e = Expr::Column(self.id, self.data_type.clone());
+        match self.collation {
+            Some(c) => e.with_collation(c, quiver_plan::Coercibility::Implicit),
+            None => e,
+        }
     }
 
     /// `t.c` as MySQL prints it in messages.
