@@ -1,5 +1,6 @@
 //! The `quiver` command.
 
+mod innochecksum;
 mod load;
 mod shell;
 mod tpch;
@@ -61,6 +62,8 @@ enum Command {
     },
     /// TPC-H: generate data and run the 22 queries. Without a subcommand: both, into a default folder.
     Tpch(tpch::TpchArgs),
+    /// Verify the page checksums of InnoDB / MariaDB tablespace files (a faster `innochecksum`).
+    Innochecksum(innochecksum::InnochecksumArgs),
 }
 
 fn parse_size(s: &str) -> std::result::Result<usize, String> {
@@ -118,10 +121,10 @@ pub(crate) fn print_result(r: &StatementResult, format: OutputFormat) -> Result<
     Ok(())
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli) -> Result<ExitCode> {
     let cfg = config(cli.threads, cli.memory_limit);
     match cli.command {
-        None => shell::run(open_database(cli.db.as_ref())?, cfg),
+        None => shell::run(open_database(cli.db.as_ref())?, cfg).map(|()| ExitCode::SUCCESS),
         Some(Command::Sql {
             execute,
             file,
@@ -146,7 +149,7 @@ fn run(cli: Cli) -> Result<()> {
                     print_result(&r, format)?;
                 }
             }
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Load {
             table,
@@ -155,16 +158,18 @@ fn run(cli: Cli) -> Result<()> {
             header,
         }) => {
             let db = open_database(cli.db.as_ref())?;
-            load::load(&db, &table, &file, delimiter, header)
+            load::load(&db, &table, &file, delimiter, header).map(|()| ExitCode::SUCCESS)
         }
-        Some(Command::Tpch(args)) => tpch::run(args, cli.db, cfg),
+        Some(Command::Tpch(args)) => tpch::run(args, cli.db, cfg).map(|()| ExitCode::SUCCESS),
+        // Its own exit statuses, as MariaDB's innochecksum has them.
+        Some(Command::Innochecksum(args)) => innochecksum::run(args, cli.threads),
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("{e}");
             ExitCode::from(1)
