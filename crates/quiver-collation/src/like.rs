@@ -234,6 +234,34 @@ impl Pieces {
     }
 }
 
+impl Pieces {
+    /// [`Pieces::matches_ascii_ci`] for pieces of like classes that are the
+    /// ASCII upper case except for the control bytes of `odd`: the parts of
+    /// `v` compared in place must hold none of those.
+    #[inline]
+    fn matches_classes_in_place(&self, v: &[u8], odd: u128) -> Option<bool> {
+        if v.len() < self.min_len {
+            return Some(false);
+        }
+        let plain = |r: &[u8]| plain_ascii(r, odd);
+        if self.exact.is_some() {
+            if !plain(v) {
+                return None;
+            }
+        } else {
+            let (p, s) = (self.prefix.len(), self.suffix.len());
+            let middle = &v[p..v.len() - s];
+            if !plain(&v[..p])
+                || !plain(&v[v.len() - s..])
+                || (!self.middles.is_empty() && !plain(middle))
+            {
+                return None;
+            }
+        }
+        self.matches_ascii_ci(v, true)
+    }
+}
+
 /// `v` against `upper` (as long; ASCII weights) when every byte of `v` is
 /// ASCII (`None` otherwise), a word at a time.
 #[inline]
@@ -291,6 +319,9 @@ enum Plan {
         /// bytes of this mask (controls), an ASCII value holding none of
         /// them is matched in place as under `FoldedCi`.
         in_place_unless: Option<u128>,
+        /// A `prefix%` pattern: a value not matched in place goes to the
+        /// character matcher, which reads no further than the prefix.
+        prefix_only: bool,
     },
     /// The character matcher for every value.
     Chars { tokens: Tokens, chars: CharsFn },
@@ -419,13 +450,15 @@ impl LikePattern {
                 tokens,
                 chars,
                 in_place_unless,
+                prefix_only,
             } => {
                 if let Some(odd) = in_place_unless {
-                    if plain_ascii(value, *odd) {
-                        if let Some(hit) = pieces.matches_ascii_ci(value, false) {
-                            return hit;
-                        }
+                    if let Some(hit) = pieces.matches_classes_in_place(value, *odd) {
+                        return hit;
                     }
+                }
+                if *prefix_only {
+                    return chars(tokens, value);
                 }
                 with_scratch(value.len(), |buf| match fold(value, buf) {
                     Some(n) => pieces.matches(&buf[..n]),
@@ -715,7 +748,11 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
             Token::Lit { key, .. } => c.like_class_of_key(*key).map(|k| vec![k]),
             _ => None,
         })
-        .map(|p| Plan::FoldedClasses {
+        .map(Pieces::new)
+        .map(|pieces| Plan::FoldedClasses {
+            prefix_only: pieces.exact.is_none()
+                && pieces.middles.is_empty()
+                && pieces.suffix.is_empty(),
             in_place_unless: c.like_ascii_classes().and_then(|classes| {
                 let odd = (0..128u8)
                     .filter(|&b| classes[usize::from(b)] != b.to_ascii_uppercase())
@@ -723,7 +760,7 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
                 let controls = (0..0x20u8).fold(1u128 << 0x7F, |m, b| m | 1 << b);
                 (odd & !controls == 0).then_some(odd)
             }),
-            pieces: Pieces::new(p),
+            pieces,
             fold: fold_classes::<C>,
             tokens: Tokens {
                 tokens: tokens.clone(),
