@@ -67,6 +67,7 @@
 //! single primary key; others can override matching.
 
 pub mod charset;
+mod ci_find;
 pub mod collator;
 pub mod collators;
 mod constant;

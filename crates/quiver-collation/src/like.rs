@@ -38,6 +38,7 @@ use std::fmt;
 use quiver_string_kernels::{self as sk, SubstringFinder};
 
 use crate::charset::{decode_utf8, is_bad, Charset};
+use crate::ci_find::CiFinder;
 use crate::collator::{Collator, LIKE_POISON};
 use crate::hash::{ascii_upper_word, word_is_ascii};
 use crate::registry::Collation;
@@ -105,6 +106,9 @@ struct Pieces {
     prefix: Box<[u8]>,
     suffix: Box<[u8]>,
     middles: Vec<SubstringFinder>,
+    /// The same middles for the case-insensitive ASCII kernel (the `_ci`
+    /// plans search ASCII values in place with these).
+    ci_middles: Vec<CiFinder>,
     min_len: usize,
 }
 
@@ -119,6 +123,7 @@ impl Pieces {
                 prefix: Box::default(),
                 suffix: Box::default(),
                 middles: Vec::new(),
+                ci_middles: Vec::new(),
             };
         }
         let prefix: Box<[u8]> = parts[0].clone().into();
@@ -130,11 +135,13 @@ impl Pieces {
             .collect();
         let min_len =
             prefix.len() + suffix.len() + middles.iter().map(|m| m.needle().len()).sum::<usize>();
+        let ci_middles = middles.iter().map(|m| CiFinder::new(m.needle())).collect();
         Pieces {
             exact: None,
             prefix,
             suffix,
             middles,
+            ci_middles,
             min_len,
         }
     }
@@ -203,34 +210,16 @@ impl Pieces {
         if !sk::is_ascii(middle) {
             return None;
         }
-        // The middle pieces are searched with the SIMD finder in an
-        // uppercased copy of the middle. (A case-insensitive finder kernel
-        // would save the copy.)
-        let search = |upper: &[u8]| {
-            let mut rest = upper;
-            for m in &self.middles {
-                match m.find(rest) {
-                    Some(at) => rest = &rest[at + m.needle().len()..],
-                    None => return false,
-                }
+        // The middle pieces are found in place by the SIMD case-insensitive
+        // ASCII kernel, in order.
+        let mut rest = middle;
+        for m in &self.ci_middles {
+            match m.find(rest) {
+                Some(at) => rest = &rest[at + m.needle().len()..],
+                None => return Some(false),
             }
-            true
-        };
-        const STACK: usize = 128;
-        if middle.len() <= STACK {
-            let mut buf = [0u8; STACK];
-            let buf = &mut buf[..middle.len()];
-            buf.copy_from_slice(middle);
-            sk::ascii_upper_in_place(buf);
-            return Some(search(buf));
         }
-        Some(SCRATCH.with(|buf| {
-            let mut buf = buf.borrow_mut();
-            buf.clear();
-            buf.extend_from_slice(middle);
-            sk::ascii_upper_in_place(&mut buf);
-            search(&buf)
-        }))
+        Some(true)
     }
 }
 
