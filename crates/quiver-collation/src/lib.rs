@@ -46,7 +46,8 @@
 //! # Where the tables come from
 //!
 //! `src/generated.rs` is written by `scripts/collation/gen_tables.py` from a
-//! running MariaDB's answers: the registry from information_schema, the
+//! running MariaDB's answers: the registry from information_schema (the
+//! MySQL-only `utf8mb4_0900_*` rows with MySQL's ids), the
 //! general_ci weight of every BMP code point from `WEIGHT_STRING`, `UPPER`
 //! and `LOWER` of every code point and of every latin1/ascii byte. Tables
 //! are two-level (pages equal to the identity are left out). Nothing is
@@ -54,17 +55,36 @@
 //! `tests/collation/` come from `scripts/collation/golden.py` (thousands of
 //! cases asked of the server) and `tests/golden.rs` checks every one.
 //!
-//! # Part 2: the UCA collations
+//! # The UCA collations
 //!
-//! `utf8mb4_unicode_ci` (UCA 4.0.0), `utf8mb4_unicode_520_ci`,
-//! `utf8mb4_uca1400_ai_ci`, `utf8mb4_0900_ai_ci` / `utf8mb4_0900_bin` plug in
-//! the same way: a new [`CollationKind`] variant and registry row (add the
-//! names to the generator), one new type implementing [`Collator`] (its
-//! weights are sequences of collation elements, so it implements the trait
-//! directly instead of using the one-weight-per-character helpers of part 1),
-//! and one arm in [`with_collator!`]. `like_key` lets [`LikePattern`]'s
-//! character matcher work unchanged for collations where a character has a
-//! single primary key; others can override matching.
+//! `utf8mb4_unicode_ci` / `utf8mb3_unicode_ci` (UCA 4.0.0),
+//! `utf8mb4_unicode_520_ci` / `utf8mb3_unicode_520_ci` (5.2.0),
+//! `utf8mb4_uca1400_ai_ci` (14.0.0, MariaDB 10.10+), all PAD SPACE, and MySQL
+//! 8's `utf8mb4_0900_ai_ci` (9.0.0, NO PAD) are [`uca::Uca`]: strings compare
+//! by the sequence of their characters' primary weights (expansions,
+//! contractions, ignorables, implicit weights for Han and unassigned code
+//! points), see [`uca`]. `utf8mb4_0900_bin` is [`uca::Utf8mb40900Bin`]:
+//! `utf8mb4_nopad_bin` with the UTF-8 bytes as `WEIGHT_STRING`. Their tables
+//! are `src/uca_tables.bin`, written by `scripts/collation/gen_uca.py` from
+//! MariaDB's `WEIGHT_STRING`, `UPPER` and `LOWER` of every code point and of
+//! every DUCET contraction (and, for 0900, from Unicode's
+//! `allkeys-9.0.0.txt`); they are parsed once on first use.
+//!
+//! Fast paths: a byte map of the weights of ASCII characters (first-character
+//! rejects, compare after the common prefix that the SIMD kernel skips,
+//! hashing four weights per word), and `LIKE` values folded to one class
+//! byte per character, ASCII values matched in place. The `%...%` pieces of
+//! every `_ci` `LIKE` are found in ASCII values by the SIMD case-insensitive
+//! substring kernel of `ci_find` (no uppercased copy).
+//!
+//! Known differences: `utf8mb4_uca1400_ai_ci` has the DUCET contractions of
+//! Unicode 10.0.0 that MariaDB applies (DUCET 14.0.0 is not in `pyuca`; a
+//! contraction added after 10.0.0 is missing); `utf8mb4_0900_*` follow DUCET
+//! 9.0.0 and MySQL's documented format, not a MySQL server (none here): their
+//! `UPPER`/`LOWER` are `utf8mb4_uca1400_ai_ci`'s and their `LIKE` matches
+//! characters by weights as MariaDB's UCA collations do; the NO PAD variants
+//! of MariaDB's UCA collations (`utf8mb4_unicode_nopad_ci`, ...) are not
+//! provided.
 
 pub mod charset;
 mod ci_find;

@@ -5,7 +5,10 @@
 //! - No padding: `'a ' LIKE 'a'` is false. `%` is any run of characters,
 //!   `_` exactly one character (one byte under `binary`). Characters match
 //!   by the collation's [`Collator::like_key`]: bytes or code points under
-//!   `_bin`, weights under `_ci` ('é' matches 'E', 'ß' matches 's').
+//!   `_bin`, weights under `_ci` ('é' matches 'E', 'ß' matches 's'), weight
+//!   sequences under the UCA collations ('é' matches 'E', 'ß' matches
+//!   neither 's' nor 'ss', an ignorable matches only ignorables; under
+//!   `unicode_ci` a supplementary character matches only itself).
 //! - The escape character (`\` by default) makes the next character
 //!   literal, and is itself literal at the end of the pattern. It is
 //!   recognized by code point, not by weight. `%` is a wildcard even when it
@@ -27,10 +30,17 @@
 //!   order with the SIMD [`SubstringFinder`];
 //! - `_ci` collations whose literals all weigh as ASCII: the same pieces over
 //!   weights. An ASCII value is decided in place (prefix and suffix compared
-//!   a word at a time, middles searched in an uppercased copy); any other
+//!   a word at a time, middles found by the case-insensitive kernel); any other
 //!   value is first folded to one weight byte per character;
+//! - collations with ASCII like classes (the UCA ones, where characters
+//!   match by weight sequences): pieces of class bytes. An ASCII value whose
+//!   compared parts hold no ignorable control is decided in place as above;
+//!   any other value is folded to one class byte per character;
 //! - otherwise (or with `_`) a character matcher over like keys, with linear
 //!   backtracking to the last `%`.
+//!
+//! In place, the `%...%` pieces are found with the SIMD ASCII
+//! case-insensitive substring kernel (`ci_find`), without a copy.
 
 use std::cell::RefCell;
 use std::fmt;
