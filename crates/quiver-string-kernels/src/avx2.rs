@@ -850,3 +850,15 @@ pub(crate) unsafe fn length_bits_i64(block: &[i64], k: usize, at_least: bool) ->
     }
     bits
 }
+
+/// Hints the CPU to start loading the cache line holding `s[i]` (nothing if
+/// `i` is out of range). Not an AVX2 kernel: `prefetcht0` is SSE, which every
+/// x86_64 CPU has, so this needs no runtime check.
+#[inline(always)]
+pub(crate) fn prefetch(s: &[u8], i: usize) {
+    if let Some(b) = s.get(i) {
+        // SAFETY: a prefetch only hints the cache and never faults; the
+        // address is inside `s` anyway. SSE is part of the x86_64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((b as *const u8).cast()) }
+    }
+}

@@ -196,40 +196,94 @@ pub fn eq_const_offsets<O: Offset>(
     let rows = row_count(offsets);
     let out = prepare_out(rows, out)?;
     let isa = c.isa();
-    // 64 rows at a time: the length test for the block is one vector pass
-    // over its offsets, and only rows that pass it are looked at, while the
-    // block's offsets are still in L1. Most rows usually fail on length
-    // alone and their values are never read.
+    // The compared length: the whole constant, or under PAD SPACE the
+    // trimmed constant (then longer rows can match too, if the rest is spaces).
+    let k = if pad_space {
+        c.trimmed().len()
+    } else {
+        c.bytes().len()
+    };
+    let block_of = |w: usize| &offsets[w * 64..=(w * 64 + 64).min(rows)];
+    let lengths_of = |w: usize| {
+        let block = block_of(w);
+        let same = O::length_bits(block, k, false, isa);
+        let longer = if pad_space {
+            O::length_bits(block, k, true, isa) & !same
+        } else {
+            0
+        };
+        BlockLengths { same, longer }
+    };
+    // 64 rows at a time: the length test for a block is one vector pass over
+    // its offsets, and only rows that pass it are read. Most rows usually
+    // fail on length alone, so the few that pass are scattered cache misses:
+    // their lines are prefetched `AHEAD` blocks before they are compared.
+    const AHEAD: usize = 8;
+    let words = out.len();
+    let mut ring = [BlockLengths::default(); AHEAD];
+    for (w, slot) in ring.iter_mut().enumerate().take(words) {
+        *slot = lengths_of(w);
+        prefetch_rows(block_of(w), values, *slot);
+    }
     for (w, word) in out.iter_mut().enumerate() {
-        let first = w * 64;
-        let block = &offsets[first..=(first + 64).min(rows)];
+        let lens = ring[w % AHEAD];
+        if w + AHEAD < words {
+            let next = lengths_of(w + AHEAD);
+            prefetch_rows(block_of(w + AHEAD), values, next);
+            ring[w % AHEAD] = next;
+        }
+        let block = block_of(w);
         let row = |i: usize| &values[block[i].index()..block[i + 1].index()];
-        *word = if pad_space {
-            let t = c.trimmed().len();
-            let same_len = O::length_bits(block, t, false, isa);
-            let longer = O::length_bits(block, t, true, isa) & !same_len;
-            let mut bits = same_len | longer;
+        let mut bits = lens.same | lens.longer;
+        if pad_space {
             // Clear bits without a branch where the outcome is data (a
             // shipmode column matches 1 row in 7, so a branch would
             // mispredict); longer rows rarely start with the constant, so
             // branching on that is cheap and skips the trailing-space check.
-            for_each_bit(same_len, |i| {
+            for_each_bit(lens.same, |i| {
                 bits ^= u64::from(!c.trimmed_eq_same_len(row(i))) << i
             });
-            for_each_bit(longer, |i| {
+            for_each_bit(lens.longer, |i| {
                 if !c.pad_space_eq_longer(row(i)) {
                     bits &= !(1 << i);
                 }
             });
-            bits
         } else {
-            let same_len = O::length_bits(block, c.bytes().len(), false, isa);
-            let mut bits = same_len;
-            for_each_bit(same_len, |i| bits ^= u64::from(!c.eq_same_len(row(i))) << i);
-            bits
-        };
+            for_each_bit(lens.same, |i| {
+                bits ^= u64::from(!c.eq_same_len(row(i))) << i
+            });
+        }
+        *word = bits;
     }
     Ok(())
+}
+
+/// Rows of one 64-row block by length: of exactly the compared length, and
+/// longer (only asked for under PAD SPACE).
+#[derive(Clone, Copy, Default)]
+struct BlockLengths {
+    same: u64,
+    longer: u64,
+}
+
+/// Prefetches the first byte of each row of `block` that passed the length
+/// test, when few did: dense candidates are sequential, which the hardware
+/// prefetcher already streams.
+#[inline(always)]
+fn prefetch_rows<O: Offset>(block: &[O], values: &[u8], lens: BlockLengths) {
+    let candidates = lens.same | lens.longer;
+    if candidates.count_ones() <= 16 {
+        for_each_bit(candidates, |i| prefetch(values, block[i].index()));
+    }
+}
+
+/// Hints the CPU to start loading the cache line holding `s[i]`.
+#[inline(always)]
+fn prefetch(s: &[u8], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    crate::avx2::prefetch(s, i);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (s, i);
 }
 
 /// Whether each row contains the finder's needle (`LIKE '%needle%'` for a

@@ -193,6 +193,11 @@ impl PreparedConstant {
     /// the trimmed constant: its head must match and the rest be spaces.
     #[inline(always)]
     pub(crate) fn pad_space_eq_longer(&self, v: &[u8]) -> bool {
+        // A longer match must end in a space: one byte, and most longer
+        // values fail on it before any compare.
+        if v.last() != Some(&b' ') {
+            return false;
+        }
         let (head, rest) = v.split_at(self.trimmed_len);
         self.trimmed.matches(head, self.trimmed(), self.isa)
             && run_on!(self.isa, is_all_spaces(rest))
