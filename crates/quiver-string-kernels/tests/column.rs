@@ -108,6 +108,38 @@ proptest! {
         }
     }
 
+    /// Long columns (more blocks than the prefetch distance), rows from a
+    /// few shipmode-like values, some with trailing spaces.
+    #[test]
+    fn eq_const_long_columns(
+        picks in vec((0usize..9, 0usize..3), 600..1500),
+        c in 0usize..9,
+        pad in any::<bool>(),
+    ) {
+        const VALUES: [&[u8]; 9] = [b"REG AIR", b"AIR", b"RAIL", b"SHIP", b"TRUCK", b"MAIL", b"FOB", b"", b"MAIL\t"];
+        let rows: Vec<Vec<u8>> = picks
+            .iter()
+            .map(|&(v, spaces)| {
+                let mut r = VALUES[v].to_vec();
+                r.extend(std::iter::repeat_n(b' ', spaces));
+                r
+            })
+            .collect();
+        let c = VALUES[c];
+        let (o32, o64, values) = offsets_of(&rows);
+        let want = expected(&rows, rows.len().div_ceil(64), |v| {
+            if pad { reference::pad_space_eq(v, c) } else { v == c }
+        });
+        for isa in Isa::supported() {
+            let p = PreparedConstant::with_isa(c, isa);
+            let mut out = vec![0u64; want.len()];
+            eq_const_offsets(&o32, &values, &p, pad, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i32", isa);
+            eq_const_offsets(&o64, &values, &p, pad, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i64", isa);
+        }
+    }
+
     /// The vector length filter of a 64-row block against a per-row loop,
     /// for both offset widths, exact and at-least tests, and lengths that
     /// do not fit the offset type.
