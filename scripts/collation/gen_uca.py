@@ -230,9 +230,9 @@ def main():
         for c in contractions:
             assert len(c) <= 3
             # ASCII fast paths rely on this: no contraction has an ASCII
-            # second character (so an ASCII character only joins a
+            # second or third character (so an ASCII character only joins a
             # contraction as its first).
-            assert c[1] >= 0x80, (name, c)
+            assert all(x >= 0x80 for x in c[1:]), (name, c)
         starters = {c[0] for c in contractions}
         kinds = [k for k in IMPLICIT_KINDS]
         wpages = []

@@ -491,9 +491,6 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Uca<T, MB4, PAD> {
         table(T)
     }
 
-    /// Compare from the first difference: common bytes are skipped with the
-    /// SIMD kernel, ASCII characters that weigh one weight each are compared
-    /// through the byte map, the rest by the weight scanners.
     /// The order of the first weights when both strings start with ASCII
     /// characters of one weight each that differ (then the strings order
     /// so, padding or not).
@@ -507,6 +504,9 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Uca<T, MB4, PAD> {
         (wx != 0 && wy != 0 && wx != wy).then(|| wx.cmp(&wy))
     }
 
+    /// Compare from the first difference: common bytes are skipped with the
+    /// SIMD kernel, ASCII characters that weigh one weight each are compared
+    /// through the byte map, the rest by the weight scanners.
     #[inline]
     fn cmp(a: &[u8], b: &[u8]) -> Ordering {
         let t = Self::t();
