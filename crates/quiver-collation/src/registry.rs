@@ -229,5 +229,29 @@ mod tests {
             "latin1_swedish_ci"
         );
         assert!(Collation::from_name("utf8mb4_nopad_bin").unwrap().pad() == Pad::NoPad);
+        // The UCA collations: MariaDB's ids, MySQL's for 0900.
+        for (name, id, pad) in [
+            ("utf8mb4_unicode_ci", 224, Pad::Space),
+            ("utf8mb4_unicode_520_ci", 246, Pad::Space),
+            ("utf8mb4_uca1400_ai_ci", 2304, Pad::Space),
+            ("utf8_unicode_ci", 192, Pad::Space),
+            ("utf8mb3_unicode_520_ci", 214, Pad::Space),
+            ("UTF8MB4_0900_AI_CI", 255, Pad::NoPad),
+            ("utf8mb4_0900_bin", 309, Pad::NoPad),
+        ] {
+            let c = Collation::from_name(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!((c.id(), c.pad()), (id, pad), "{name}");
+            assert!(!c.is_default());
+        }
+        assert_eq!(
+            Collation::from_name("utf8_unicode_ci").unwrap().name(),
+            "utf8mb3_unicode_ci"
+        );
+        assert!(Collation::from_name("utf8mb4_0900_bin")
+            .unwrap()
+            .is_binary_eq());
+        assert!(!Collation::from_name("utf8mb4_0900_ai_ci")
+            .unwrap()
+            .is_binary_eq());
     }
 }
