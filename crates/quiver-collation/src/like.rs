@@ -183,11 +183,11 @@ impl Pieces {
     /// Under a `_ci` collation whose ASCII characters weigh as their upper
     /// case (the pieces hold those weights): the answer for `v` when the
     /// bytes it depends on are ASCII, read in place; `None` when a non-ASCII
-    /// byte could change it (the caller then folds `v`). `multibyte`: the
-    /// charset is utf8, where an invalid byte anywhere in the part a `%`
-    /// reads through makes the LIKE false.
+    /// byte could change it (the caller then folds `v`). Under utf8 an
+    /// invalid byte anywhere in the part a `%` reads through makes the LIKE
+    /// false.
     #[inline]
-    fn matches_ascii_ci(&self, v: &[u8], multibyte: bool) -> Option<bool> {
+    fn matches_ascii_ci(&self, v: &[u8], charset: Charset) -> Option<bool> {
         // A value has at most as many characters as bytes: a shorter one
         // cannot match.
         if v.len() < self.min_len {
@@ -211,7 +211,7 @@ impl Pieces {
         if self.middles.is_empty() {
             // Matched, unless an invalid byte sits where a `%` before the
             // suffix reads (a trailing `%` reads nothing).
-            return if s == 0 || !multibyte || sk::is_ascii(middle) {
+            return if s == 0 || no_invalid_bytes(charset, middle) {
                 Some(true)
             } else {
                 None
@@ -238,7 +238,7 @@ impl Pieces {
     /// ASCII upper case except for the control bytes of `odd`: the parts of
     /// `v` compared in place must hold none of those.
     #[inline]
-    fn matches_classes_in_place(&self, v: &[u8], odd: u128) -> Option<bool> {
+    fn matches_classes_in_place(&self, v: &[u8], odd: u128, charset: Charset) -> Option<bool> {
         if v.len() < self.min_len {
             return Some(false);
         }
@@ -257,8 +257,20 @@ impl Pieces {
                 return None;
             }
         }
-        self.matches_ascii_ci(v, true)
+        self.matches_ascii_ci(v, charset)
     }
+}
+
+/// Whether `s` (whole characters) holds no invalid byte of `charset`: ASCII,
+/// or for utf8mb4 valid UTF-8 by the standard library's rules, which accept
+/// a subset of what MariaDB's utf8mb4 decoder accepts (it also takes
+/// surrogates). (utf8mb3 rejects 4-byte characters that the standard
+/// library accepts: only ASCII is taken as proof there.)
+#[inline]
+fn no_invalid_bytes(charset: Charset, s: &[u8]) -> bool {
+    !charset.is_multibyte()
+        || sk::is_ascii(s)
+        || (charset == Charset::Utf8mb4 && std::str::from_utf8(s).is_ok())
 }
 
 /// `v` against `upper` (as long; ASCII weights) when every byte of `v` is
@@ -302,7 +314,7 @@ enum Plan {
         fold: FoldFn,
         tokens: Tokens,
         chars: CharsFn,
-        multibyte: bool,
+        charset: Charset,
     },
     /// Collations with ASCII like classes (UCA): the value is folded to one
     /// class byte per character (0xFF for a character no ASCII byte
@@ -321,6 +333,7 @@ enum Plan {
         /// A `prefix%` pattern: a value not matched in place goes to the
         /// character matcher, which reads no further than the prefix.
         prefix_only: bool,
+        charset: Charset,
     },
     /// The character matcher for every value.
     Chars { tokens: Tokens, chars: CharsFn },
@@ -428,9 +441,9 @@ impl LikePattern {
                 fold,
                 tokens,
                 chars,
-                multibyte,
+                charset,
             } => {
-                if let Some(hit) = pieces.matches_ascii_ci(value, *multibyte) {
+                if let Some(hit) = pieces.matches_ascii_ci(value, *charset) {
                     return hit;
                 }
                 if *prefix_only {
@@ -450,9 +463,10 @@ impl LikePattern {
                 chars,
                 in_place_unless,
                 prefix_only,
+                charset,
             } => {
                 if let Some(odd) = in_place_unless {
-                    if let Some(hit) = pieces.matches_classes_in_place(value, *odd) {
+                    if let Some(hit) = pieces.matches_classes_in_place(value, *odd, *charset) {
                         return hit;
                     }
                 }
@@ -738,7 +752,7 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
                     tail,
                 },
                 chars: chars_fn::<C>,
-                multibyte: charset.is_multibyte(),
+                charset,
             }
         })
     } else if c.like_ascii_classes().is_some() {
@@ -749,6 +763,7 @@ fn plan<C: Collator>(c: C, pattern: &[u8], escape: Option<u32>, chars_only: bool
         })
         .map(Pieces::new)
         .map(|pieces| Plan::FoldedClasses {
+            charset,
             prefix_only: pieces.exact.is_none()
                 && pieces.middles.is_empty()
                 && pieces.suffix.is_empty(),

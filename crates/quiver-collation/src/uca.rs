@@ -76,6 +76,9 @@ pub(crate) struct Table {
     like_classes: [u8; 128],
     /// The like keys of ASCII bytes and their classes, sorted by key.
     class_of_key: Vec<(u32, u8)>,
+    /// The same for one-weight keys, indexed by the weight (0xFF: none),
+    /// so that folding a non-ASCII character is one lookup.
+    class_of_weight: Vec<u8>,
     /// The weight of U+0020, which PAD SPACE pads with.
     pub(crate) space: u16,
 }
@@ -157,6 +160,7 @@ fn parse_tables() -> Vec<Table> {
             ascii_starter: 0,
             like_classes: [0; 128],
             class_of_key: Vec::new(),
+            class_of_weight: vec![0xFF; 0x1_0000],
             space: 0,
         };
         for b in 0..128u32 {
@@ -177,6 +181,9 @@ fn parse_tables() -> Vec<Table> {
             t.like_classes[b as usize] = class;
             if class == b as u8 {
                 t.class_of_key.push((key, class));
+                if key < 0x1_0000 {
+                    t.class_of_weight[key as usize] = class;
+                }
             }
         }
         t.class_of_key.sort_unstable();
@@ -817,7 +824,11 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Collator for Uca<T, MB4, PAD
 
     #[inline]
     fn like_class_of_key(&self, key: u32) -> Option<u8> {
-        let m = &Self::t().class_of_key;
+        let t = Self::t();
+        if let Some(&class) = t.class_of_weight.get(key as usize) {
+            return (class != 0xFF).then_some(class);
+        }
+        let m = &t.class_of_key;
         m.binary_search_by_key(&key, |&(k, _)| k)
             .ok()
             .map(|i| m[i].1)
