@@ -5,9 +5,11 @@ Everything in the generated file comes from a running MariaDB server (the
 oracle of /work/shared/oracle), never from MariaDB source code:
 
   * the registry: id, charset and IS_DEFAULT of each collation the crate
-    implements (information_schema.COLLATIONS), the `utf8_*` alias names (as
+    implements (information_schema.COLLATIONS, or for uca1400
+    COLLATION_CHARACTER_SET_APPLICABILITY), the `utf8_*` alias names (as
     the server maps them, checked with COLLATION()), and the pad attribute
-    (checked with 'a' = 'a ');
+    (checked with 'a' = 'a '); the MySQL-only utf8mb4_0900_* rows with
+    MySQL 8's ids (the UCA weight tables come from gen_uca.py);
   * utf8 general_ci weights: HEX(WEIGHT_STRING(_utf8mb4 X'..' COLLATE ...))
     for every code point U+0000..U+FFFF (surrogates included: MariaDB's utf8
     accepts ED A0 80 .. ED BF BF), and a check that every supplementary

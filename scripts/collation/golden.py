@@ -4,7 +4,9 @@
 For every collation of crates/quiver-collation, thousands of cases (random
 and adversarial: tabs and control characters before trailing spaces, ß/ss,
 accents and decomposed forms, Turkish ı/İ, 4-byte characters, invalid UTF-8,
-empty strings, strings of only spaces) are asked of a running MariaDB (the
+empty strings, strings of only spaces; for the UCA collations also Han,
+unassigned and noncharacter code points, emoji, ignorables, expansions,
+Hangul syllables and DUCET contractions) are asked of a running MariaDB (the
 oracle of /work/shared/oracle), and its answers written as TSV files with
 hex-encoded strings. crates/quiver-collation/tests/golden.rs checks them all;
 the tests never need the server.
