@@ -3,6 +3,7 @@
 mod innochecksum;
 mod load;
 mod shell;
+mod timing;
 mod tpch;
 
 use std::path::PathBuf;
@@ -48,6 +49,12 @@ enum Command {
         file: Option<PathBuf>,
         #[arg(long, default_value = "table")]
         format: OutputFormat,
+        /// Time each SELECT instead of printing it: one warm-up run, then N timed runs in
+        /// this process (tables stay in memory); prints `query,rows,median_s` per SELECT,
+        /// `query` being a preceding `-- name: xyz` comment line or the statement's number.
+        /// Other statements run once, silently.
+        #[arg(long, value_name = "N")]
+        runs: Option<usize>,
     },
     /// Load a CSV or Parquet file (`.tbl`: pipe-separated, no header) into a table, creating it if needed.
     Load {
@@ -129,6 +136,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             execute,
             file,
             format,
+            runs,
         }) => {
             let session = Session::new(open_database(cli.db.as_ref())?, cfg);
             let mut scripts = execute;
@@ -142,6 +150,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return Err(QuiverError::syntax_msg(
                     "nothing to run: give -e SQL or -f FILE",
                 ));
+            }
+            if let Some(runs) = runs {
+                return timing::run(&session, &scripts, runs, format).map(|()| ExitCode::SUCCESS);
             }
             for sql in scripts {
                 for stmt in quiver_sql::parse_sql(&sql)? {
