@@ -150,6 +150,16 @@ pub enum ScalarFunc {
     Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
+    /// LOCATE(substr, str [, pos]): 1-based character position under the
+    /// collation of the operands, 0 if absent (INSTR and POSITION too).
+    Locate,
+    /// REPLACE(str, from, to): byte-exact, as MySQL's.
+    Replace,
+    /// LEFT(str, n) / RIGHT(str, n), in characters.
+    Left,
+    Right,
+    /// WEIGHT_STRING(str): the collation's sort key, as bytes.
+    WeightString,
     /// A decimal computed with MySQL's extra internal digits (a quotient,
     /// AVG), rounded half away from zero to its declared scale: the value
     /// clients see and tables store. Arithmetic looks through it.

@@ -10,6 +10,7 @@ use arrow_array::{
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
+use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::types::{add_months, civil_from_days, rescale};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{DatePart, ScalarFunc};
@@ -81,6 +82,7 @@ pub fn call(
     args: Vec<ColumnarValue>,
     t: &DataType,
     rows: usize,
+    collation: Collation,
 ) -> Result<ColumnarValue> {
     let all_scalar = args.iter().all(|a| matches!(a, ColumnarValue::Scalar(..)));
     let n = if all_scalar { 1 } else { rows };
@@ -185,12 +187,14 @@ pub fn call(
                 .collect();
             Arc::new(Int64Array::new(v.into(), s.logical_nulls()))
         }
-        ScalarFunc::Upper => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| {
-            out.push_str(&s.to_uppercase())
-        })?,
-        ScalarFunc::Lower => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| {
-            out.push_str(&s.to_lowercase())
-        })?,
+        ScalarFunc::Upper => change_case(arg(0)?, collation, true)?,
+        ScalarFunc::Lower => change_case(arg(0)?, collation, false)?,
+        ScalarFunc::Locate => locate(arg(0)?, arg(1)?, arrays.get(2), collation)?,
+        ScalarFunc::Replace => replace(arg(0)?, arg(1)?, arg(2)?)?,
+        ScalarFunc::Left | ScalarFunc::Right => {
+            left_right(arg(0)?, arg(1)?, func == ScalarFunc::Left)?
+        }
+        ScalarFunc::WeightString => weight_string(arg(0)?, collation)?,
         ScalarFunc::Trim | ScalarFunc::LTrim | ScalarFunc::RTrim => {
             let leading = func != ScalarFunc::RTrim;
             let trailing = func != ScalarFunc::LTrim;
@@ -224,6 +228,13 @@ pub fn call(
         | ScalarFunc::Floor
         | ScalarFunc::Ceil => numeric_fn(func, arg(0)?, arrays.get(1), t)?,
     };
+    // Bytes (WEIGHT_STRING) have no scalar form: a one-value array repeated.
+    if all_scalar && out.data_type() == &DataType::Binary {
+        let idx = arrow_array::UInt32Array::from(vec![0u32; rows]);
+        return Ok(ColumnarValue::Array(arrow_select::take::take(
+            &out, &idx, None,
+        )?));
+    }
     if all_scalar {
         Ok(ColumnarValue::Scalar(
             ScalarValue::from_array(&out, 0)?,
@@ -236,8 +247,168 @@ pub fn call(
 
 /// HEX: upper-case digits of a string's bytes, or of an integer as a
 /// 64-bit two's-complement number (MySQL: HEX(-1) is 16 F's).
+/// UPPER / LOWER with the collation's case mapping (MariaDB's tables): the
+/// output size is computed first, then built in one allocation.
+fn change_case(a: &ArrayRef, collation: Collation, upper: bool) -> Result<ArrayRef> {
+    let a = strings(a)?;
+    let s = a.as_string::<i32>();
+    let (offsets, values) = with_collator!(collation, |c| {
+        let mut total = 0usize;
+        for v in s.iter().flatten() {
+            total += if upper {
+                c.upper_len(v.as_bytes())
+            } else {
+                c.lower_len(v.as_bytes())
+            };
+        }
+        let mut values = Vec::with_capacity(total);
+        let mut offsets = Vec::with_capacity(s.len() + 1);
+        offsets.push(0i32);
+        for v in s.iter() {
+            if let Some(v) = v {
+                if upper {
+                    c.to_upper(v.as_bytes(), &mut values);
+                } else {
+                    c.to_lower(v.as_bytes(), &mut values);
+                }
+            }
+            offsets.push(values.len() as i32);
+        }
+        (offsets, values)
+    });
+    let out = arrow_array::StringArray::try_new(
+        arrow_buffer::OffsetBuffer::new(offsets.into()),
+        values.into(),
+        s.logical_nulls(),
+    )?;
+    Ok(Arc::new(out))
+}
+
+/// LOCATE(sub, s [, pos]) under `collation`; 0 when absent.
+fn locate(
+    sub: &ArrayRef,
+    s: &ArrayRef,
+    pos: Option<&ArrayRef>,
+    collation: Collation,
+) -> Result<ArrayRef> {
+    let (sub, s) = (strings(sub)?, strings(s)?);
+    let (sub, s) = (sub.as_string::<i32>(), s.as_string::<i32>());
+    let pos = pos.map(|p| cast_array(p, &DataType::Int64)).transpose()?;
+    let pos = pos.as_ref().map(|p| p.as_primitive::<Int64Type>());
+    let out: Int64Array = (0..s.len())
+        .map(|i| {
+            if sub.is_null(i) || s.is_null(i) || pos.is_some_and(|p| p.is_null(i)) {
+                return None;
+            }
+            let (needle, hay) = (sub.value(i), s.value(i));
+            let start = pos.map(|p| p.value(i)).unwrap_or(1);
+            if start < 1 {
+                return Some(0);
+            }
+            // Search from the start-th character on.
+            let skip = (start - 1) as usize;
+            let from = match hay.char_indices().nth(skip) {
+                Some((b, _)) => b,
+                None if hay.chars().count() == skip => hay.len(),
+                None => return Some(0),
+            };
+            let found = collation.locate_position(needle.as_bytes(), &hay.as_bytes()[from..]);
+            Some(if found == 0 { 0 } else { (found + skip) as i64 })
+        })
+        .collect();
+    Ok(Arc::new(out))
+}
+
+/// REPLACE(s, from, to): every non-overlapping occurrence, byte-exact.
+fn replace(s: &ArrayRef, from: &ArrayRef, to: &ArrayRef) -> Result<ArrayRef> {
+    let (s, from, to) = (strings(s)?, strings(from)?, strings(to)?);
+    let (s, from, to) = (
+        s.as_string::<i32>(),
+        from.as_string::<i32>(),
+        to.as_string::<i32>(),
+    );
+    let mut b = StringBuilder::with_capacity(s.len(), s.values().len());
+    for i in 0..s.len() {
+        if s.is_null(i) || from.is_null(i) || to.is_null(i) {
+            b.append_null();
+        } else if from.value(i).is_empty() {
+            b.append_value(s.value(i));
+        } else {
+            b.append_value(s.value(i).replace(from.value(i), to.value(i)));
+        }
+    }
+    Ok(Arc::new(b.finish()))
+}
+
+/// LEFT / RIGHT: the first or last n characters.
+fn left_right(s: &ArrayRef, n: &ArrayRef, left: bool) -> Result<ArrayRef> {
+    let s = strings(s)?;
+    let s = s.as_string::<i32>();
+    let n = cast_array(n, &DataType::Int64)?;
+    let n = n.as_primitive::<Int64Type>();
+    let mut b = StringBuilder::with_capacity(s.len(), s.values().len());
+    for i in 0..s.len() {
+        if s.is_null(i) || n.is_null(i) {
+            b.append_null();
+            continue;
+        }
+        let v = s.value(i);
+        let k = n.value(i).max(0) as usize;
+        let out = if left {
+            match v.char_indices().nth(k) {
+                Some((end, _)) => &v[..end],
+                None => v,
+            }
+        } else {
+            let chars = v.chars().count();
+            match v.char_indices().nth(chars.saturating_sub(k)) {
+                Some((start, _)) => &v[start..],
+                None => "",
+            }
+        };
+        b.append_value(out);
+    }
+    Ok(Arc::new(b.finish()))
+}
+
+/// WEIGHT_STRING(s): the collation's sort key bytes.
+fn weight_string(s: &ArrayRef, collation: Collation) -> Result<ArrayRef> {
+    let s = strings(s)?;
+    let s = s.as_string::<i32>();
+    let mut key = Vec::new();
+    let out: arrow_array::BinaryArray = with_collator!(collation, |c| s
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                key.clear();
+                c.sort_key(v.as_bytes(), &mut key);
+                key.clone()
+            })
+        })
+        .collect());
+    Ok(Arc::new(out))
+}
+
 fn hex(a: &ArrayRef) -> Result<ArrayRef> {
     const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    if let Some(bin) = a.as_binary_opt::<i32>() {
+        let mut b = StringBuilder::with_capacity(bin.len(), bin.values().len() * 2);
+        let mut buf = String::new();
+        for v in bin.iter() {
+            match v {
+                None => b.append_null(),
+                Some(v) => {
+                    buf.clear();
+                    for byte in v {
+                        buf.push(DIGITS[(byte >> 4) as usize] as char);
+                        buf.push(DIGITS[(byte & 15) as usize] as char);
+                    }
+                    b.append_value(&buf);
+                }
+            }
+        }
+        return Ok(Arc::new(b.finish()));
+    }
     if a.data_type().is_integer() {
         let i = cast_array(a, &DataType::Decimal128(38, 0))?;
         let i = i.as_primitive::<Decimal128Type>();

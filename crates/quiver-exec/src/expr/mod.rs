@@ -343,7 +343,13 @@ impl PhysicalExpr {
                     .iter()
                     .map(|a| a.evaluate(batch))
                     .collect::<Result<_>>()?;
-                functions::call(*func, vals, data_type, rows)
+                // String functions follow their (resolved) operands' collation.
+                let collation = args
+                    .iter()
+                    .map(|a| a.collation())
+                    .find(|c| *c != default_collation())
+                    .unwrap_or_else(default_collation);
+                functions::call(*func, vals, data_type, rows, collation)
             }
             PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
         }

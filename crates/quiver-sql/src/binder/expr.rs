@@ -139,6 +139,11 @@ impl Binder<'_> {
                 collation::explicit(x, &name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
             }
             A::Function(f) => self.function(f, ctx),
+            A::Position { expr, r#in } => {
+                let sub = string_arg(self.expr(expr, ctx)?);
+                let s = string_arg(self.expr(r#in, ctx)?);
+                super::functions::locate(vec![sub, s])
+            }
             A::Case { operand, conditions, else_result, .. } => {
                 let operand = operand.as_ref().map(|o| self.expr(o, ctx)).transpose()?;
                 let mut branches = Vec::with_capacity(conditions.len());

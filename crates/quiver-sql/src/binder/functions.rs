@@ -316,6 +316,51 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             };
             Ok(string_fn(func, args, DataType::Int64))
         }
+        "locate" | "instr" => {
+            arity(name, &args, 2..=if name == "instr" { 2 } else { 3 })?;
+            let mut args: Vec<Expr> = args.into_iter().map(string_arg).collect();
+            if name == "instr" {
+                args.swap(0, 1);
+            }
+            locate(args)
+        }
+        "replace" => {
+            arity(name, &args, 3..=3)?;
+            Ok(string_fn(ScalarFunc::Replace, args, DataType::Utf8))
+        }
+        "left" | "right" => {
+            arity(name, &args, 2..=2)?;
+            if args
+                .iter()
+                .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+            {
+                return Ok(null_lit(DataType::Utf8));
+            }
+            let mut it = args.into_iter();
+            let s = string_arg(it.next().expect("2"));
+            let n = cast(it.next().expect("2"), &DataType::Int64);
+            Ok(Expr::Function {
+                func: if name == "left" {
+                    ScalarFunc::Left
+                } else {
+                    ScalarFunc::Right
+                },
+                args: vec![s, n],
+                data_type: DataType::Utf8,
+            })
+        }
+        "weight_string" => {
+            arity(name, &args, 1..=1)?;
+            if matches!(args[0], Expr::Literal(ScalarValue::Null, _)) {
+                return Ok(null_lit(DataType::Binary));
+            }
+            let s = super::collation::collated(string_arg(one(args)));
+            Ok(Expr::Function {
+                func: ScalarFunc::WeightString,
+                args: vec![s],
+                data_type: DataType::Binary,
+            })
+        }
         "upper" | "ucase" => {
             arity(name, &args, 1..=1)?;
             Ok(string_fn(ScalarFunc::Upper, args, DataType::Utf8))
@@ -367,6 +412,12 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             arity(name, &args, 1..=1)?;
             let x = one(args);
             Ok(match x.data_type() {
+                // Bytes (WEIGHT_STRING) as they are.
+                DataType::Binary => Expr::Function {
+                    func: ScalarFunc::Hex,
+                    args: vec![x],
+                    data_type: DataType::Utf8,
+                },
                 t if is_string(&t) => string_fn(ScalarFunc::Hex, vec![x], DataType::Utf8),
                 DataType::Null => null_lit(DataType::Utf8),
                 t if t.is_integer() => Expr::Function {
@@ -408,6 +459,28 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         ))),
         n => Err(QuiverError::unknown_function(&format!("quiver.{n}"))),
     }
+}
+
+/// LOCATE(substr, str [, pos]): substr and str under one collation.
+pub(crate) fn locate(args: Vec<Expr>) -> Result<Expr> {
+    if args
+        .iter()
+        .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+    {
+        return Ok(null_lit(DataType::Int64));
+    }
+    let mut it = args.into_iter();
+    let (sub, s) = (it.next().expect("2"), it.next().expect("2"));
+    let mut pair = super::collation::collate_operands(vec![sub, s], "locate")?;
+    let s = pair.pop().expect("2");
+    let sub = pair.pop().expect("2");
+    let mut args = vec![sub, s];
+    args.extend(it.next().map(|p| cast(p, &DataType::Int64)));
+    Ok(Expr::Function {
+        func: ScalarFunc::Locate,
+        args,
+        data_type: DataType::Int64,
+    })
 }
 
 fn string_fn(func: ScalarFunc, args: Vec<Expr>, data_type: DataType) -> Expr {
