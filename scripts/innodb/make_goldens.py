@@ -90,19 +90,28 @@ def apply(data: bytearray, recipe: str) -> bytearray:
             data[dst] = bytes(data[src])
         elif op == "truncate":
             del data[num(a[1]):]
-        elif op == "xdesfree":
-            p, free = num(a[1]), num(a[2])
+        elif op in ("xdesfree", "xdesfree_at"):
+            if op == "xdesfree":
+                x, p, free = 0, num(a[1]), num(a[2])
+            else:
+                x, p, free = num(a[1]), num(a[2]), num(a[3])
+            s = page(x)
+            within = p % ps
             ext = 1048576 // lay.logical if lay.logical <= 16384 else 64
             xs = 24 + (ext * 2 + 7) // 8
-            o = 150 + xs * (p // ext) + 24 + ((p % ext) * 2) // 8
-            bit = ((p % ext) * 2) % 8
+            o = s.start + 150 + xs * (within // ext) + 24 + ((within % ext) * 2) // 8
+            bit = ((within % ext) * 2) % 8
             if free:
                 data[o] |= 1 << bit
             else:
                 data[o] &= ~(1 << bit) & 0xFF
-            pg = bytearray(data[:ps])
+            pg = bytearray(data[s])
             ip.restamp(pg, lay)
-            data[:ps] = pg
+            data[s] = pg
+        elif op == "extend":
+            want = num(a[1]) * ps
+            if want > len(data):
+                data.extend(bytes(want - len(data)))
         else:
             raise SystemExit(f"unknown step {step}")
     return data

@@ -100,9 +100,18 @@ pub struct InnochecksumArgs {
     /// Rewrite checksums (not supported: Quiver only reads tablespaces).
     #[arg(short = 'w', long = "write", hide = true)]
     write: bool,
-    /// Read size of the I/O thread in MiB (tuning).
-    #[arg(long = "read-size-mib", default_value_t = 8, hide = true)]
-    read_size_mib: usize,
+    /// Bytes per read in KiB (tuning).
+    #[arg(long = "read-size-kib", hide = true)]
+    read_size_kib: Option<usize>,
+    /// Reader threads (tuning).
+    #[arg(long = "readers", hide = true)]
+    readers: Option<usize>,
+    /// Readers verify what they read themselves: no hand-over to workers (tuning).
+    #[arg(long = "inline", hide = true)]
+    inline: Option<bool>,
+    /// Buffers in flight (tuning).
+    #[arg(long = "buffers", hide = true)]
+    buffers: Option<usize>,
 }
 
 fn parse_flags(s: &str) -> Option<u32> {
@@ -143,7 +152,18 @@ pub fn run(args: InnochecksumArgs, threads: Option<usize>) -> Result<ExitCode> {
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut scan = ScanConfig::with_threads(threads);
-    scan.chunk_bytes = args.read_size_mib.clamp(1, 1024) << 20;
+    if let Some(k) = args.read_size_kib {
+        scan.chunk_bytes = k.clamp(4, 1 << 20) << 10;
+    }
+    if let Some(r) = args.readers {
+        scan.readers = r.clamp(1, 256);
+    }
+    if let Some(i) = args.inline {
+        scan.inline = i;
+    }
+    if let Some(b) = args.buffers {
+        scan.buffers = b.clamp(2, 1024);
+    }
     let (start_page, end_page) = match args.page {
         Some(p) => (p, Some(p)),
         None => (args.start_page.unwrap_or(0), args.end_page),
@@ -199,6 +219,7 @@ pub fn run(args: InnochecksumArgs, threads: Option<usize>) -> Result<ExitCode> {
         }
         let mut sink = Sink {
             json,
+            skip_free: args.skip_freed_pages,
             per_page: args.per_page_details,
             summary_on: args.page_type_summary || args.page_type_dump.is_some(),
             log: log.as_mut(),
@@ -251,6 +272,7 @@ pub fn run(args: InnochecksumArgs, threads: Option<usize>) -> Result<ExitCode> {
 struct Sink<'a, W: Write> {
     json: bool,
     per_page: bool,
+    skip_free: bool,
     summary_on: bool,
     log: Option<&'a mut BufWriter<File>>,
     dump: Option<&'a mut BufWriter<File>>,
@@ -364,9 +386,12 @@ impl<W: Write> Sink<'_, W> {
         if p.status == Status::Failed && self.end_page.is_some_and(|e| p.page_no >= e) {
             return;
         }
+        // -r: free pages and the doublewrite buffer are not parsed at all.
+        let left_out =
+            self.skip_free && (p.free_by_stored_no || p.status == Status::SkippedDoublewrite);
         if self.per_page && !self.json && parsed {
             let _ = write!(self.out, "page {} ", p.page_no);
-            if self.summary_on && !self.encrypted {
+            if self.summary_on && !self.encrypted && !left_out {
                 if let Some(ix) = &p.index {
                     let _ = writeln!(
                         self.out,
@@ -380,7 +405,7 @@ impl<W: Write> Sink<'_, W> {
                 }
             }
         }
-        if parsed {
+        if parsed && !left_out {
             if let Some(d) = self.dump.as_mut() {
                 let _ = dump_line(d, p, self.encrypted);
             }
@@ -391,7 +416,11 @@ impl<W: Write> Sink<'_, W> {
 /// One line of `-D`, in innochecksum's layout.
 fn dump_line(d: &mut impl Write, p: &PageInfo, encrypted: bool) -> std::io::Result<()> {
     let n = p.page_no;
-    let extra = "-";
+    // innochecksum labels every page it did not check this way, page_compressed ones too.
+    let extra = match p.status {
+        Status::SkippedDoublewrite | Status::SkippedPageCompressed => "Double_write_buffer",
+        _ => "-",
+    };
     match p.page_type {
         page_type::INDEX => {
             if let (Some(ix), false) = (&p.index, encrypted) {

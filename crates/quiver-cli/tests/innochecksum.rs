@@ -65,13 +65,20 @@ fn every_case_matches_mariadb_innochecksum() {
         damage::apply(&mut data, &case.recipe).unwrap();
         let file = format!("{}.ibd", case.name);
         std::fs::write(dir.join(&file), &data).unwrap();
+        // Vary the pipeline's shape: the verdict must not depend on it.
         let threads = (1 + i % 3).to_string();
+        let readers = (1 + i % 2).to_string();
+        let inline = if i % 4 >= 2 { "true" } else { "false" };
         let mut args = vec![
             "--threads",
             &threads,
             "innochecksum",
-            "--read-size-mib",
-            "1",
+            "--read-size-kib",
+            "48",
+            "--readers",
+            &readers,
+            "--inline",
+            inline,
         ];
         args.extend(case.args.iter().map(String::as_str));
         args.push(&file);

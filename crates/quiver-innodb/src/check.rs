@@ -542,14 +542,14 @@ fn page_size_readable(flags: u32, file_size: u64) -> bool {
     let size = if flags & 0x10 != 0 {
         512u64 << (flags & 0xF)
     } else {
-        let ssize = (flags >> 6) & 0xF;
-        let zssize = (flags >> 1) & 0xF;
-        if zssize != 0 {
-            512u64 << zssize
-        } else if ssize != 0 {
-            512u64 << ssize
-        } else {
-            16384
+        let logical = match (flags >> 6) & 0xF {
+            0 => 16384,
+            s @ 3..=7 => 512u64 << s,
+            _ => 0,
+        };
+        match (flags >> 1) & 0xF {
+            0 => logical,
+            z => 512u64 << z,
         }
     };
     (1024..=65536).contains(&size) && size <= file_size

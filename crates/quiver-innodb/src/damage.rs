@@ -17,6 +17,8 @@
 //! | `copy:FROM:TO` | copy a whole page |
 //! | `truncate:BYTES` | cut the file |
 //! | `xdesfree:P:0or1` | set page P's free bit in page 0's extent descriptor, re-stamp page 0 |
+//! | `xdesfree_at:X:P:0or1` | the same in the descriptor page at position X |
+//! | `extend:N` | grow the file with zero pages to N pages |
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -42,7 +44,8 @@ pub enum Step {
     Garbage { page: u64, seed: u32 },
     Copy { from: u64, to: u64 },
     Truncate { bytes: u64 },
-    XdesFree { page: u64, free: bool },
+    XdesFree { xdes: u64, page: u64, free: bool },
+    Extend { pages: u64 },
 }
 
 fn num(s: &str) -> Option<i64> {
@@ -91,9 +94,16 @@ pub fn parse_recipe(s: &str) -> Result<Vec<Step>, String> {
                 },
                 "truncate" => Step::Truncate { bytes: page(1)? },
                 "xdesfree" => Step::XdesFree {
+                    xdes: 0,
                     page: page(1)?,
                     free: n(2)? != 0,
                 },
+                "xdesfree_at" => Step::XdesFree {
+                    xdes: page(1)?,
+                    page: page(2)?,
+                    free: n(3)? != 0,
+                },
+                "extend" => Step::Extend { pages: page(1)? },
                 _ => return Err(bad()),
             })
         })
@@ -200,17 +210,28 @@ pub fn apply(data: &mut Vec<u8>, steps: &[Step]) -> Result<(), String> {
                 data[dst].copy_from_slice(&tmp);
             }
             Step::Truncate { bytes } => data.truncate(*bytes as usize),
-            Step::XdesFree { page, free } => {
+            Step::XdesFree { xdes, page, free } => {
+                let r = range(*xdes, data.len())?;
                 let ext = layout.extent_pages() as u64;
-                let entry = fsp::XDES_ARRAY + layout.xdes_size() * (*page / ext) as usize;
-                let bit = ((*page % ext) * 2) as usize;
-                let at = entry + fsp::XDES_BITMAP + bit / 8;
+                let within = *page % ps as u64;
+                let entry = fsp::XDES_ARRAY + layout.xdes_size() * (within / ext) as usize;
+                let bit = ((within % ext) * 2) as usize;
+                let at = r.start + entry + fsp::XDES_BITMAP + bit / 8;
                 if *free {
                     data[at] |= 1 << (bit % 8);
                 } else {
                     data[at] &= !(1 << (bit % 8));
                 }
-                restamp(&mut data[..ps], &layout, None);
+                restamp(&mut data[r], &layout, None);
+            }
+            Step::Extend { pages } => {
+                let len = (*pages as usize).saturating_mul(ps);
+                if len > 1 << 30 {
+                    return Err("extend: at most 1 GiB".into());
+                }
+                if len > data.len() {
+                    data.resize(len, 0);
+                }
             }
         }
     }

@@ -62,8 +62,11 @@ fn parse_args(args: &[String], threads: usize) -> Args {
         scan: ScanConfig::with_threads(threads),
         ..CheckOptions::default()
     };
-    // Small reads so that multi-chunk paths (reordering, descriptor hand-over) run.
+    // Small reads so that multi-chunk paths (reordering, descriptor hand-over)
+    // run, and every shape of the pipeline.
     o.scan.chunk_bytes = 3 * 16384;
+    o.scan.readers = 1 + threads % 2;
+    o.scan.inline = threads == 3;
     let (mut summary, mut leaf) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
