@@ -18,7 +18,7 @@ use quiver_sql::sqlparser::ast::{
     ColumnDef, ColumnOption, CreateTable, CreateView, Expr as SqlExpr, Insert, ObjectName,
     ObjectNamePart, ObjectType, Query, SetExpr, Statement, TableObject,
 };
-use quiver_sql::{parse_sql, sql_type, Binder};
+use quiver_sql::{parse_sql, sql_type, Binder, SessionVars};
 
 use crate::catalog::Database;
 
@@ -78,6 +78,8 @@ impl StatementResult {
 pub struct Session {
     db: Arc<Database>,
     config: EngineConfig,
+    /// `SET NAMES`, `SET collation_connection = ...` and the like.
+    vars: std::sync::Mutex<SessionVars>,
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -100,7 +102,11 @@ fn text_result(column: &str, lines: Vec<String>) -> Result<StatementResult> {
 
 impl Session {
     pub fn new(db: Arc<Database>, config: EngineConfig) -> Session {
-        Session { db, config }
+        Session {
+            db,
+            config,
+            vars: Default::default(),
+        }
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -131,6 +137,75 @@ impl Session {
         self.execute_statement(&stmts.remove(0))
     }
 
+    /// The session variables now.
+    pub fn vars(&self) -> SessionVars {
+        *self.vars.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `SET NAMES cs [COLLATE c]` and `SET [SESSION] var = value` for the
+    /// variables that mean something here; others are accepted and ignored,
+    /// as clients set many at connect.
+    fn set(&self, set: &quiver_sql::sqlparser::ast::Set) -> Result<StatementResult> {
+        use quiver_sql::sqlparser::ast::Set;
+        let mut vars = self.vars();
+        match set {
+            Set::SetNames {
+                charset_name,
+                collation_name,
+            } => {
+                vars.collation_connection = match collation_name {
+                    Some(c) => collation_by_name(c)?,
+                    None => charset_default(&charset_name.value)?,
+                };
+            }
+            Set::SingleAssignment {
+                variable, values, ..
+            } => {
+                let name = variable.to_string().to_lowercase();
+                let name = name.trim_start_matches("@@");
+                let name = ["session.", "local.", "global."]
+                    .iter()
+                    .find_map(|p| name.strip_prefix(p))
+                    .unwrap_or(name);
+                let value = || -> Result<String> {
+                    match values.as_slice() {
+                        [v] => Ok(match v {
+                            SqlExpr::Value(v) => match &v.value {
+                                quiver_sql::sqlparser::ast::Value::SingleQuotedString(s)
+                                | quiver_sql::sqlparser::ast::Value::DoubleQuotedString(s) => {
+                                    s.clone()
+                                }
+                                other => other.to_string(),
+                            },
+                            other => other.to_string(),
+                        }),
+                        _ => Err(QuiverError::syntax_msg(format!(
+                            "You have an error in your SQL syntax near '{set}'"
+                        ))),
+                    }
+                };
+                match name {
+                    "collation_connection" => {
+                        vars.collation_connection = collation_by_name(&value()?)?
+                    }
+                    "character_set_connection" => {
+                        vars.collation_connection = charset_default(&value()?)?
+                    }
+                    "collation_database" | "collation_server" => {
+                        vars.collation_database = collation_by_name(&value()?)?
+                    }
+                    "character_set_database" | "character_set_server" => {
+                        vars.collation_database = charset_default(&value()?)?
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        *self.vars.lock().unwrap_or_else(|p| p.into_inner()) = vars;
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
     fn context(&self) -> Arc<ExecContext> {
         Arc::new(ExecContext::new(
             self.config.threads,
@@ -140,7 +215,7 @@ impl Session {
 
     /// Binds and optimizes a query.
     pub fn logical_plan(&self, query: &Query) -> Result<LogicalPlan> {
-        let mut binder = Binder::new(self.db.as_ref());
+        let mut binder = Binder::with_vars(self.db.as_ref(), self.vars());
         optimize(binder.bind_query(query)?)
     }
 
@@ -235,7 +310,8 @@ impl Session {
                     )
                 }
             }
-            Statement::Set(_) | Statement::Use(_) => Ok(StatementResult::Done { affected: 0 }),
+            Statement::Set(set) => self.set(set),
+            Statement::Use(_) => Ok(StatementResult::Done { affected: 0 }),
             other => Err(QuiverError::not_supported(first_words(&other.to_string()))),
         }
     }
@@ -306,7 +382,7 @@ impl Session {
                 .create_table(&name, schema, batches, ct.if_not_exists)?;
             return Ok(StatementResult::Done { affected: rows });
         }
-        let table_collation = table_default_collation(ct)?;
+        let table_collation = table_default_collation(ct, self.vars().collation_database)?;
         let mut fields = Vec::with_capacity(ct.columns.len());
         for c in &ct.columns {
             let t = sql_type(&c.data_type)?;
@@ -355,7 +431,7 @@ impl Session {
             vec![],
             &RecordBatchOptions::new().with_row_count(Some(1)),
         )?;
-        let bound = Binder::new(self.db.as_ref()).bind_constant(e)?;
+        let bound = Binder::with_vars(self.db.as_ref(), self.vars()).bind_constant(e)?;
         PhysicalExpr::compile(&bound, &Default::default())?.evaluate_array(&one)
     }
 
@@ -668,9 +744,9 @@ fn collation_by_name(name: &str) -> Result<Collation> {
     Ok(c)
 }
 
-/// `DEFAULT CHARSET=... COLLATE=...` of CREATE TABLE; the engine's default
-/// (utf8mb4_bin) without them.
-fn table_default_collation(ct: &CreateTable) -> Result<Collation> {
+/// `DEFAULT CHARSET=... COLLATE=...` of CREATE TABLE; the database's
+/// default (`collation_database`, utf8mb4_bin unless set) without them.
+fn table_default_collation(ct: &CreateTable, database: Collation) -> Result<Collation> {
     use quiver_sql::sqlparser::ast::{CreateTableOptions, SqlOption};
     let options = match &ct.table_options {
         CreateTableOptions::Plain(o)
@@ -694,7 +770,7 @@ fn table_default_collation(ct: &CreateTable) -> Result<Collation> {
     Ok(match (charset, collation) {
         (_, Some(c)) => c,
         (Some(cs), None) => cs,
-        (None, None) => quiver_plan::default_collation(),
+        (None, None) => database,
     })
 }
 

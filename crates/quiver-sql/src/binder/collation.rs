@@ -194,6 +194,30 @@ pub(crate) fn compare(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
     Ok(coerce::compare(op, l, r))
 }
 
+/// A charset name (`utf8mb4`, `utf8mb3`, `utf8`) and its default collation;
+/// other charsets are not supported yet.
+pub(crate) fn charset_default(name: &str) -> Result<Collation> {
+    let name = name
+        .trim_matches(|c| c == '`' || c == '\'' || c == '"')
+        .to_lowercase();
+    let name = if name == "utf8" {
+        "utf8mb3".to_string()
+    } else {
+        name
+    };
+    match Collation::default_for_charset(&name) {
+        Some(c) if matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) => Ok(c),
+        Some(_) => Err(QuiverError::not_supported(format!(
+            "character set '{name}' (only utf8mb4 and utf8mb3 strings so far)"
+        ))),
+        None => Err(QuiverError::new(
+            1115,
+            "42000",
+            format!("Unknown character set: '{name}'"),
+        )),
+    }
+}
+
 /// `expr COLLATE name`: error 1273 for an unknown collation, 1253 for one
 /// of another charset than utf8mb4/utf8mb3 strings can take.
 pub(crate) fn explicit(e: Expr, name: &str) -> Result<Expr> {

@@ -31,12 +31,29 @@ impl Binder<'_> {
     fn expr_inner(&mut self, e: &ast::Expr, ctx: &Ctx) -> Result<Expr> {
         use ast::Expr as A;
         match e {
+            A::Identifier(i) if i.value.starts_with("@@") => self.system_variable(&i.value),
             A::Identifier(i) => self.column(None, &i.value, ctx),
+            A::CompoundIdentifier(parts)
+                if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
+            {
+                let name: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+                self.system_variable(&name.join("."))
+            }
             A::CompoundIdentifier(parts) => match parts.as_slice() {
                 [t, c] | [_, t, c] => self.column(Some(&t.value), &c.value, ctx),
                 _ => Err(QuiverError::not_supported(format!("the name {e}"))),
             },
-            A::Value(v) => literal(&v.value),
+            A::Value(v) => {
+                // String literals are in the connection's collation (COERCIBLE).
+                let x = literal(&v.value)?;
+                let conn = self.vars.collation_connection;
+                Ok(match &x {
+                    Expr::Literal(ScalarValue::Utf8(_), _) if conn != quiver_plan::default_collation() => {
+                        x.with_collation(conn, quiver_plan::Coercibility::Coercible)
+                    }
+                    _ => x,
+                })
+            }
             A::TypedString(ts) => typed_string(ts),
             A::Nested(inner) => self.expr(inner, ctx),
             A::UnaryOp { op, expr } => {
@@ -96,8 +113,12 @@ impl Binder<'_> {
                 let x = self.expr(expr, ctx)?;
                 match (data_type, charset) {
                     (Some(t), _) => Ok(cast(x, &sql_type(t)?)),
-                    // CONVERT(x USING charset): everything is utf8mb4.
-                    (None, _) => Ok(string_arg(x)),
+                    // CONVERT(x USING charset): the charset's default collation, IMPLICIT.
+                    (None, Some(cs)) => {
+                        let c = collation::charset_default(&cs.to_string())?;
+                        Ok(string_arg(x).with_collation(c, quiver_plan::Coercibility::Implicit))
+                    }
+                    (None, None) => Ok(string_arg(x)),
                 }
             }
             A::Extract { field, expr, .. } => {
@@ -139,6 +160,17 @@ impl Binder<'_> {
                 collation::explicit(x, &name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
             }
             A::Function(f) => self.function(f, ctx),
+            // `_utf8mb4'abc'`: a literal in that charset's default collation.
+            A::Prefixed { prefix, value } => {
+                let c = collation::charset_default(prefix.value.trim_start_matches('_'))?;
+                let x = self.expr(value, ctx)?;
+                if !matches!(x, Expr::Literal(..)) {
+                    return Err(QuiverError::syntax_msg(format!(
+                        "You have an error in your SQL syntax near '{e}'"
+                    )));
+                }
+                Ok(string_arg(x).with_collation(c, quiver_plan::Coercibility::Coercible))
+            }
             A::Position { expr, r#in } => {
                 let sub = string_arg(self.expr(expr, ctx)?);
                 let s = string_arg(self.expr(r#in, ctx)?);
@@ -171,6 +203,37 @@ impl Binder<'_> {
                 Err(QuiverError::syntax_msg(format!("You have an error in your SQL syntax near '{e}'")))
             }
             other => Err(QuiverError::not_supported(format!("the expression {other}"))),
+        }
+    }
+
+    /// `@@name` (also `@@session.name`): the session's value, a constant.
+    fn system_variable(&self, name: &str) -> Result<Expr> {
+        let n = name.trim_start_matches("@@").to_lowercase();
+        let n = n
+            .strip_prefix("session.")
+            .or_else(|| n.strip_prefix("local."))
+            .or_else(|| n.strip_prefix("global."))
+            .unwrap_or(&n)
+            .to_string();
+        let text = |s: &str| Ok(Expr::lit(ScalarValue::Utf8(s.to_string())));
+        let v = &self.vars;
+        match n.as_str() {
+            "collation_connection" => text(v.collation_connection.name()),
+            "character_set_connection" | "character_set_client" | "character_set_results" => {
+                text(v.collation_connection.charset().name())
+            }
+            "collation_database" | "collation_server" => text(v.collation_database.name()),
+            "character_set_database" | "character_set_server" => {
+                text(v.collation_database.charset().name())
+            }
+            "version" => text(concat!(env!("CARGO_PKG_VERSION"), "-Quiver")),
+            "version_comment" => text("Quiver"),
+            "autocommit" => Ok(Expr::lit(ScalarValue::Int64(1))),
+            _ => Err(QuiverError::new(
+                1193,
+                "HY000",
+                format!("Unknown system variable '{n}'"),
+            )),
         }
     }
 

@@ -21,6 +21,7 @@ mod subquery;
 use std::collections::{HashMap, HashSet};
 
 use arrow_schema::DataType;
+use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result};
 use quiver_plan::{AggExpr, ColumnId, ColumnInfo, Expr, JoinKind, LogicalPlan, WindowExpr};
 use sqlparser::ast;
@@ -34,8 +35,28 @@ const MAX_EXPR_DEPTH: usize = 256;
 const MAX_VIEW_DEPTH: usize = 32;
 
 /// Binds SQL statements against a catalog.
+/// The session variables binding depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionVars {
+    /// The collation of string literals (`SET NAMES`, `collation_connection`).
+    pub collation_connection: Collation,
+    /// The default collation of new tables' string columns.
+    pub collation_database: Collation,
+}
+
+impl Default for SessionVars {
+    /// The engine's defaults: utf8mb4_bin everywhere.
+    fn default() -> Self {
+        SessionVars {
+            collation_connection: quiver_plan::default_collation(),
+            collation_database: quiver_plan::default_collation(),
+        }
+    }
+}
+
 pub struct Binder<'a> {
     catalog: &'a dyn Catalog,
+    pub(crate) vars: SessionVars,
     next_id: u32,
     /// CTEs in scope, outermost first; a CTE sees the ones before it.
     ctes: Vec<CteDef>,
@@ -173,9 +194,18 @@ pub(crate) struct BoundQuery {
 }
 
 impl<'a> Binder<'a> {
+    /// A binder under the session variables `vars`.
+    pub fn with_vars(catalog: &'a dyn Catalog, vars: SessionVars) -> Self {
+        Binder {
+            vars,
+            ..Binder::new(catalog)
+        }
+    }
+
     pub fn new(catalog: &'a dyn Catalog) -> Self {
         Binder {
             catalog,
+            vars: SessionVars::default(),
             next_id: 0,
             ctes: vec![],
             outer: vec![],
