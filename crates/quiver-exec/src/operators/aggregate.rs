@@ -17,6 +17,7 @@ use quiver_plan::AggFunc;
 
 use super::int_group_map::IntGroupMap;
 use super::packed_keys::{str_key_array, PackedLayout};
+use super::str_group_map::StrGroupMap;
 use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, PhysicalExpr};
@@ -142,6 +143,8 @@ struct GroupTable {
     ints: Option<IntGroupMap>,
     /// How the keys in `ints` are packed, if they are.
     packed: Option<PackedLayout>,
+    /// One string key under the default collation that does not pack.
+    strs: Option<StrGroupMap>,
     groups: usize,
     accs: Vec<Acc>,
 }
@@ -160,12 +163,16 @@ impl GroupTable {
             map: HashTable::new(),
             ints: None,
             packed: None,
+            strs: None,
             groups,
             accs,
         }
     }
 
     fn memory_size(&self) -> usize {
+        if let Some(m) = &self.strs {
+            return m.memory_size() + self.groups * 16 * self.accs.len();
+        }
         match &self.ints {
             Some(m) => m.memory_size() + self.groups * 16 * self.accs.len(),
             None => {
@@ -195,7 +202,8 @@ impl GroupTable {
             }
             let layout = match (self.packed, &self.ints) {
                 (Some(l), _) => Some(l),
-                (None, None) => PackedLayout::of(keys, &self.types),
+                (None, None) if self.strs.is_none() => PackedLayout::of(keys, &self.types),
+                (None, None) => None,
                 (None, Some(_)) => None,
             };
             if let Some((layout, packed)) = layout.and_then(|l| Some((l, l.pack(keys, rows)?))) {
@@ -217,7 +225,7 @@ impl GroupTable {
             let m = self.ints.take().expect("packed groups");
             self.groups = 0;
             let old = layout.unpack(m.keys(), Some(&m.validity()))?;
-            let ids = self.general_group_ids(&old, m.len());
+            let ids = self.hashed_group_ids(&old, m.len());
             debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
         }
         if self.ints.is_some() {
@@ -225,7 +233,28 @@ impl GroupTable {
                 "GROUP BY key changed its physical shape between batches",
             ));
         }
-        Ok(self.general_group_ids(keys, rows))
+        Ok(self.hashed_group_ids(keys, rows))
+    }
+
+    /// Keys that do not go to `ints`: one string key under the default
+    /// collation into `strs`, anything else into the general table.
+    fn hashed_group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Vec<u32> {
+        if let (
+            None,
+            [KeyColumn {
+                values: KeyValues::Str(s),
+                nulls,
+                collation: None,
+            }],
+        ) = (&self.keys, keys)
+        {
+            let m = self.strs.get_or_insert_with(StrGroupMap::new);
+            let mut ids = Vec::with_capacity(rows);
+            m.group_ids(s, nulls.as_ref(), rows, &mut ids);
+            self.groups = m.len();
+            return ids;
+        }
+        self.general_group_ids(keys, rows)
     }
 
     /// Any keys: row hashes into `map`, keys kept in `keys`.
@@ -258,6 +287,9 @@ impl GroupTable {
 
     /// The group keys as arrays of the GROUP BY types, in group id order.
     fn key_arrays(&self) -> Result<Option<Vec<ArrayRef>>> {
+        if let Some(m) = &self.strs {
+            return Ok(Some(vec![m.keys()?]));
+        }
         if let (Some(layout), Some(m)) = (self.packed, &self.ints) {
             let arrays = layout
                 .unpack(m.keys(), Some(&m.validity()))?
@@ -322,6 +354,10 @@ impl GroupTable {
                     collation: None,
                 }];
                 self.group_ids(&keys, other.groups)?
+            }
+            (None, None) if other.strs.is_some() => {
+                let keys = other.strs.as_ref().expect("checked").keys()?;
+                self.group_ids(&[KeyColumn::new(&keys)?], other.groups)?
             }
             (None, None) if self.types.is_empty() => vec![0],
             (None, None) => vec![],

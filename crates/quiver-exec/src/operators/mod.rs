@@ -11,6 +11,7 @@ mod packed_keys;
 mod project;
 mod scan;
 mod sort;
+mod str_group_map;
 mod union;
 mod values;
 mod window;
