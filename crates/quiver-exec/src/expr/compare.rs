@@ -10,12 +10,14 @@ use std::sync::Arc;
 use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, ArrowPrimitiveType, BooleanArray, RecordBatch,
 };
+use arrow_buffer::Buffer;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
 use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::types::{compare_pad_space, comparison_type, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp};
+use quiver_string_kernels::{eq_const_offsets, PreparedConstant};
 
 use super::{cast_array, ColumnarValue, PhysicalExpr};
 
@@ -159,41 +161,33 @@ where
     }
 }
 
-fn cmp_str_scalar(op: BinaryOp, a: &dyn Array, c: &str) -> BooleanBuffer {
-    let s = a.as_string::<i32>();
-    let c = c.as_bytes();
-    match op {
-        BinaryOp::Eq | BinaryOp::NotEq => {
-            // Equality under PAD SPACE is equality after trimming trailing spaces.
-            let key = trim_pad(c);
-            let eq = op == BinaryOp::Eq;
-            BooleanBuffer::collect_bool(s.len(), |i| {
-                let v = s.value(i).as_bytes();
-                let hit = if v.len() == key.len() {
-                    v == key
-                } else {
-                    v.len() > key.len() && trim_pad(v) == key
-                };
-                hit == eq
-            })
-        }
-        _ => BooleanBuffer::collect_bool(s.len(), |i| {
-            test(op, compare_pad_space(s.value(i).as_bytes(), c))
-        }),
-    }
-}
-
-/// Strings against a constant under a non-default collation, one
-/// monomorphized loop per collation.
+/// Strings against a constant under `collation`. Equality under a
+/// byte-comparing collation (the default utf8mb4_bin, `*_nopad_bin`) runs the
+/// SIMD column kernel over the offsets and bytes with the constant prepared
+/// once; everything else one loop monomorphized per collation.
 fn cmp_str_scalar_collated(
     op: BinaryOp,
     a: &dyn Array,
     c: &str,
     collation: Collation,
-) -> BooleanBuffer {
+) -> Result<BooleanBuffer> {
     let s = a.as_string::<i32>();
     let c = c.as_bytes();
-    with_collator!(collation, |k| match op {
+    if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) && collation.is_binary_eq() {
+        let constant = PreparedConstant::new(c);
+        let mut words = vec![0u64; s.len().div_ceil(64)];
+        eq_const_offsets(
+            s.value_offsets(),
+            s.value_data(),
+            &constant,
+            collation.is_pad_space(),
+            &mut words,
+        )
+        .map_err(|e| QuiverError::internal(format!("string equality kernel: {e}")))?;
+        let eq = BooleanBuffer::new(Buffer::from_vec(words), 0, s.len());
+        return Ok(if op == BinaryOp::Eq { eq } else { !&eq });
+    }
+    Ok(with_collator!(collation, |k| match op {
         BinaryOp::Eq => BooleanBuffer::collect_bool(s.len(), |i| k.eq(s.value(i).as_bytes(), c)),
         BinaryOp::NotEq => {
             BooleanBuffer::collect_bool(s.len(), |i| !k.eq(s.value(i).as_bytes(), c))
@@ -201,7 +195,7 @@ fn cmp_str_scalar_collated(
         _ => BooleanBuffer::collect_bool(s.len(), |i| {
             test(op, k.compare(s.value(i).as_bytes(), c))
         }),
-    })
+    }))
 }
 
 fn compare_scalar(
@@ -247,12 +241,9 @@ fn compare_scalar(
             let c = quiver_common::types::to_decimal(s, *scale)?;
             cmp_prim_scalar::<Decimal128Type>(op, a, c)
         }
-        DataType::Utf8 if collation != default_collation() => {
-            cmp_str_scalar_collated(op, a, &s.to_string(), collation)
-        }
         DataType::Utf8 => match s {
-            ScalarValue::Utf8(c) => cmp_str_scalar(op, a, c),
-            other => cmp_str_scalar(op, a, &other.to_string()),
+            ScalarValue::Utf8(c) => cmp_str_scalar_collated(op, a, c, collation)?,
+            other => cmp_str_scalar_collated(op, a, &other.to_string(), collation)?,
         },
         DataType::Boolean => {
             let c = s.truth().unwrap_or(false);

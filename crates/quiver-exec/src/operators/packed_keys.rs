@@ -50,8 +50,13 @@ impl PackedLayout {
             _ => None,
         };
         match (keys, types) {
-            // Other collations than the default do not compare bytes.
-            _ if keys.iter().any(|k| k.collation.is_some()) => None,
+            // Packed keys compare bytes: only for collations that do (`*_bin`).
+            _ if keys
+                .iter()
+                .any(|k| k.collation.is_some_and(|c| !c.is_binary_eq())) =>
+            {
+                None
+            }
             ([k], [DataType::Utf8]) if matches!(k.values, KeyValues::Str(_)) => {
                 Some(PackedLayout::ShortStr)
             }

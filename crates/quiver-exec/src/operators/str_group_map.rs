@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, StringArray};
+use arrow_array::{ArrayRef, StringArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use hashbrown::HashTable;
 use quiver_common::types::trim_pad;
@@ -125,6 +125,7 @@ impl StrGroupMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::Array;
 
     #[test]
     fn pad_space_equal_keys_share_a_group_and_keep_the_first_spelling() {
