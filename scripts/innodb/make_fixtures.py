@@ -205,7 +205,8 @@ def main():
     for (name, path) in files:
         data = open(path, "rb").read()
         rc = subprocess.run(["innochecksum", path], capture_output=True, text=True)
-        status = "ok" if rc.returncode == 0 else f"innochecksum exit {rc.returncode}: {rc.stderr.strip()[:200]}"
+        first = (rc.stderr.strip().splitlines() or [""])[0]
+        status = "ok" if rc.returncode == 0 else f"innochecksum exit {rc.returncode}: {first}"
         dest = os.path.join(OUT_DIR, name + ".gz")
         with open(dest, "wb") as f:
             # mtime=0 and no file name: the .gz is a function of the bytes only.

@@ -207,6 +207,15 @@ pub fn run(args: InnochecksumArgs, threads: Option<usize>) -> Result<ExitCode> {
     let mut out = stdout.lock();
     for path in &args.files {
         let name = path.display().to_string();
+        if name == "-" {
+            // innochecksum reads a tablespace from stdin for "-"; the parallel
+            // reader needs a file it can read at any offset.
+            eprintln!(
+                "Error: reading a tablespace from standard input is not supported; give a file"
+            );
+            failed = true;
+            continue;
+        }
         if let Some(l) = log.as_mut() {
             let _ = writeln!(l, "Filename = {name}");
         }
@@ -551,8 +560,14 @@ fn one_line(rep: &FileReport) -> String {
     if c.warnings > 0 {
         let _ = write!(s, ", {} warnings", c.warnings);
     }
-    if let Some((a, b)) = rep.range {
-        let _ = write!(s, "; pages {a}..={b}");
+    match rep.range {
+        Some((a, b)) if a <= 1 => {
+            let _ = write!(s, "; pages 0..={b}");
+        }
+        Some((a, b)) => {
+            let _ = write!(s, "; page 0 and pages {a}..={b}");
+        }
+        None => s += "; page 0",
     }
     s
 }

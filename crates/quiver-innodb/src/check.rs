@@ -210,7 +210,8 @@ pub struct FileReport {
     /// Failed pages (page number as checked, corruption), in order.
     pub failures: Vec<(u32, Corruption)>,
     pub warnings: Vec<(u32, scan::Warning)>,
-    /// Page numbers of the first and last page looked at.
+    /// Page numbers of the first and last page scanned after page 0 (which is
+    /// always checked first).
     pub range: Option<(u32, u32)>,
     pub summary: Option<Summary>,
     pub outcome: Outcome,
@@ -397,7 +398,6 @@ impl Checker {
             &page0,
         );
         rep.counts.add(status0);
-        rep.range = Some((page0_no, page0_no));
         if let Err(c) = verdict {
             self.mismatches += 1;
             rep.failures.push((page0_no, c.clone()));
@@ -524,9 +524,7 @@ impl Checker {
                 None => ControlFlow::Continue(()),
             }
         });
-        if let Some(l) = last_seen {
-            rep.range = Some((first_no.min(rep.range.map_or(first_no, |r| r.0)), l));
-        }
+        rep.range = last_seen.map(|l| (first_no, l));
         rep.summary = summary;
         if limit_hit {
             rep.outcome = Outcome::MismatchLimit;
