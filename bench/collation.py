@@ -24,6 +24,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import re
 import statistics
 import subprocess
@@ -112,6 +113,21 @@ def normalize(rows):
 
 # ---------------------------------------------------------------- Quiver
 
+def snapshot_quiver(args, tmp):
+    """A private copy of the quiver binary, so that a rebuild by someone else during the run
+    cannot mix two builds; what it was built from is recorded for the machine description."""
+    src = Path(args.quiver_bin)
+    built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(src.stat().st_mtime))
+    copy = Path(tmp) / "quiver"
+    shutil.copy2(src, copy)
+    git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True).stdout
+    dirty = [l[3:] for l in git("status", "--porcelain", "--", "crates").splitlines() if l.strip()]
+    args.quiver_build = (f"{src} built {built}; git HEAD at run start {git('rev-parse', '--short', 'HEAD').strip()}, "
+                         + ("tree clean under crates/" if not dirty else
+                            f"{len(dirty)} uncommitted file(s) under crates/: {', '.join(dirty)}"))
+    args.quiver_bin = copy
+
+
 def quiver_cmd(args, *rest):
     return [str(args.quiver_bin), "--db", str(args.quiver_db), "--threads", str(args.threads), *rest]
 
@@ -163,8 +179,8 @@ def ensure_quiver_tables(args):
         probe = (f"SELECT {', '.join(f'COLLATION({c})' for c in cols)}, "
                  f"(SELECT COUNT(*) FROM {table}) = (SELECT COUNT(*) FROM {source}) FROM {table} LIMIT 1")
         try:
-            got = json_results(run_quiver_sql(args, probe))[0]
-            ok = got == [[coll] * len(cols) + [1]]
+            got = [[str(v) for v in row] for row in json_results(run_quiver_sql(args, probe))[0]]
+            ok = got == [[coll] * len(cols) + ["1"]]
             if not ok:
                 print(f"  quiver: {table} is {got}, not {coll} with {source}'s row count: recreating", flush=True)
                 run_quiver_sql(args, f"DROP TABLE {table}")
@@ -199,33 +215,37 @@ def quiver_script(with_names):
     return "\n".join(parts) + "\n"
 
 
-def run_quiver(args, results):
-    """Answers from one `quiver sql` run, then hot times from one `quiver sql --runs N` run."""
+def quiver_answers(args, results):
+    """Every query's answer under every collation, from one `quiver sql` run."""
     with tempfile.TemporaryDirectory() as tmp:
-        plain = Path(tmp) / "answers.sql"
-        plain.write_text(quiver_script(False))
-        answers = json_results(run_quiver_sql(args, plain, timeout=args.timeout))
-        keys = [(n, r) for n, _, _ in QUERIES for r in ROLES]
-        if len(answers) != len(keys):
-            sys.exit(f"quiver printed {len(answers)} results for {len(keys)} queries")
-        for key, rows in zip(keys, answers):
-            results[("quiver",) + key] = dict(result=normalize(rows))
-        timed = Path(tmp) / "timed.sql"
-        timed.write_text(quiver_script(True))
-        load = load_avg()
-        out = run_quiver_sql(args, timed, fmt="csv", extra=("--runs", str(args.runs)), timeout=args.timeout)
+        script = Path(tmp) / "answers.sql"
+        script.write_text(quiver_script(False))
+        answers = json_results(run_quiver_sql(args, script, timeout=args.timeout))
+    keys = [(n, r) for n, _, _ in QUERIES for r in ROLES]
+    if len(answers) != len(keys):
+        sys.exit(f"quiver printed {len(answers)} results for {len(keys)} queries")
+    for key, rows in zip(keys, answers):
+        results[("quiver",) + key] = dict(result=normalize(rows), round_medians=[])
+
+
+def quiver_round(args, results):
+    """One round of hot times: one `quiver sql --runs N` process over all queries."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "timed.sql"
+        script.write_text(quiver_script(True))
+        out = run_quiver_sql(args, script, fmt="csv", extra=("--runs", str(args.runs)), timeout=args.timeout)
     for rec in csv.DictReader(out.splitlines()):
         name, role = rec["query"].split("/")
         r = results[("quiver", name, role)]
-        r["median_s"] = float(rec["median_s"])
+        r["round_medians"].append(float(rec["median_s"]))
         r["rows"] = int(rec["rows"])
-        print(f"  quiver {name:<17} {role:<19} {r['median_s']:.4f}s  {r['result'][:60]}", flush=True)
-    return load
+        print(f"  quiver {name:<17} {role:<19} {r['round_medians'][-1]:.4f}s  {r['result'][:60]}", flush=True)
 
 
 # ---------------------------------------------------------------- DuckDB
 
-def run_duckdb(args, results):
+def duckdb_load(args):
+    """In-memory tables of the columns the queries read: plain VARCHAR, and declared COLLATE NOCASE."""
     import duckdb
     con = duckdb.connect(":memory:")
     con.execute(f"SET threads = {args.threads}")
@@ -241,7 +261,11 @@ def run_duckdb(args, results):
         con.execute(f"CREATE TABLE {table}_nocase ({decl})")
         con.execute(f"INSERT INTO {table}_nocase SELECT {', '.join(cols)} FROM {src}")
     print(f"  duckdb: tables loaded in {time.perf_counter() - t0:.1f}s, {threads} threads", flush=True)
-    load = load_avg()
+    return con, duckdb.__version__
+
+
+def duckdb_round(args, con, results):
+    """One round of hot times (1 warm-up + N runs per query); answers and pruning notes on the first."""
     for name, sql, _ in QUERIES:
         for role, (_, li, orders) in DUCKDB.items():
             q = sql.format(l=li, o=orders)
@@ -251,10 +275,14 @@ def run_duckdb(args, results):
                 t = time.perf_counter()
                 con.execute(q).fetchall()
                 times.append(time.perf_counter() - t)
-            r = results[("duckdb", name, role)] = dict(result=normalize(rows), median_s=statistics.median(times),
-                                                       rows=len(rows), note=duckdb_pruning(con, q))
-            print(f"  duckdb {name:<17} {DUCKDB[role][0]:<19} {r['median_s']:.4f}s  {r['result'][:60]}", flush=True)
-    return load, duckdb.__version__
+            key = ("duckdb", name, role)
+            if key not in results:
+                results[key] = dict(result=normalize(rows), rows=len(rows), note=duckdb_pruning(con, q),
+                                    round_medians=[])
+            r = results[key]
+            r["round_medians"].append(statistics.median(times))
+            print(f"  duckdb {name:<17} {DUCKDB[role][0]:<19} {r['round_medians'][-1]:.4f}s  {r['result'][:60]}",
+                  flush=True)
 
 
 def duckdb_pruning(con, sql):
@@ -327,11 +355,17 @@ def evaluate(results):
     return rows
 
 
+def fmt_loads(loads):
+    return ", ".join(f"{e} " + " ".join(f"{v:.2f}" for v in vs) for e, vs in loads.items())
+
+
 def summary_markdown(args, results, problems, targets, loads, machine):
     med = lambda e, n, r: results.get((e, n, r), {}).get("median_s")
+    rounds = (f", then the median of {args.rounds} such rounds (the engines alternating between rounds)"
+              if args.rounds > 1 else "")
     out = [f"# Collation benchmark, TPC-H {sf_name(args.sf)}, {args.threads} threads",
            "",
-           f"Hot medians of {args.runs} runs after 1 warm-up, seconds. Quiver through `quiver sql --runs "
+           f"Hot medians of {args.runs} runs after 1 warm-up{rounds}, seconds. Quiver through `quiver sql --runs "
            f"{args.runs}` on its database ({args.quiver_db.relative_to(ROOT) if args.quiver_db.is_relative_to(ROOT) else args.quiver_db}), "
            "DuckDB on in-memory tables of the same tpchgen 4.0 parquet data, same thread count.",
            "",
@@ -342,8 +376,8 @@ def summary_markdown(args, results, problems, targets, loads, machine):
            "DuckDB has no PAD SPACE collation, so Quiver's `utf8mb4_bin` is compared with DuckDB's binary.",
            f"- `eq_comment` looks for `'{COMMENT}'`, a value that exists in this SF1 data (the issue's "
            "`'zzle? slyly regular instruc '` does not).",
-           f"- 1-minute load average when each engine's timed runs started: "
-           + ", ".join(f"{e} {v:.2f}" for e, v in loads.items()) + ".",
+           f"- 1-minute load average when each engine's timed runs started (per round) and at the end: "
+           + fmt_loads(loads) + ".",
            "",
            "| query | quiver binary | quiver utf8mb4_bin | bin / binary | quiver general_ci | ci / binary "
            "| duckdb binary | duckdb NOCASE | bin / duckdb | ci / duckdb NOCASE | answers |",
@@ -421,8 +455,9 @@ def plot(args, results, path):
     ax.set_ylabel("median seconds (hot)")
     if not args.linear:
         ax.set_yscale("log")
+    rounds = f", median of {args.rounds} rounds" if args.rounds > 1 else ""
     ax.set_title(f"String collations, TPC-H {sf_name(args.sf)}, {args.threads} threads, median of {args.runs} "
-                 "hot runs (! = answer differs from DuckDB)", fontsize=10)
+                 f"hot runs{rounds} (! = answer differs from DuckDB)", fontsize=10)
     ax.legend(fontsize=8, ncol=len(BARS), loc="upper center", bbox_to_anchor=(0.5, -0.07), frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=120, bbox_inches="tight")
@@ -433,11 +468,12 @@ def machine_info(args, duckdb_version, loads):
     """tpch.py's machine description, with this run's parameters."""
     import tpch
     info = tpch.machine_info(argparse.Namespace(quiver_bin=str(args.quiver_bin), sf=args.sf, threads=args.threads,
-                                                runs=args.runs, engines="quiver,duckdb", queries="collation"))
+                                                runs=args.runs, engines=args.engines, queries=f"collation ({args.rounds} round(s))"))
     lines = [l for l in info.splitlines() if not l.startswith(("datafusion:", "polars:", "tpchgen-cli:"))]
     lines = [l if not l.startswith("duckdb:") else f"duckdb: {duckdb_version}" for l in lines]
-    lines.append("load average (1 min) at start of timed runs: "
-                 + ", ".join(f"{e} {v:.2f}" for e, v in loads.items()))
+    if getattr(args, "quiver_build", None):
+        lines.append(f"quiver binary: {args.quiver_build}")
+    lines.append("load average (1 min) at start of timed runs: " + fmt_loads(loads))
     return "\n".join(lines) + "\n"
 
 
@@ -446,6 +482,8 @@ def main():
     p.add_argument("--sf", type=float, default=1)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--runs", type=int, default=5, help="timed runs per query, after 1 warm-up")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="repeat the timing, engines alternating; the median of the rounds' medians is reported")
     p.add_argument("--engines", default="quiver,duckdb", help="quiver,duckdb (both needed to check answers)")
     p.add_argument("--quiver-bin", type=Path, default=QUIVER_BIN)
     p.add_argument("--results-dir", type=Path, default=BENCH / "results")
@@ -466,22 +504,37 @@ def main():
     import tpch
     args.data = tpch.ensure_data(args.sf)  # parquet, made once with tpchgen-cli as tpch.py does
     args.quiver_db = args.data / "quiver-db"
+    tmp = tempfile.TemporaryDirectory()
     if "quiver" in engines:
         if not args.quiver_bin.exists():
             sys.exit(f"{args.quiver_bin} missing: cargo build --release -p quiver-cli")
+        snapshot_quiver(args, tmp.name)
         ensure_quiver_db(args)
         print("== quiver tables", flush=True)
         ensure_quiver_tables(args)
 
     results, loads, duckdb_version = {}, {}, "not run"
-    wait_quiet(args.max_load, args.max_wait)
     if "quiver" in engines:
-        print("== quiver", flush=True)
-        loads["quiver"] = run_quiver(args, results)
+        quiver_answers(args, results)
     if "duckdb" in engines:
-        print("== duckdb", flush=True)
-        loads["duckdb"], duckdb_version = run_duckdb(args, results)
-    loads["end"] = load_avg()
+        print("== duckdb tables", flush=True)
+        con, duckdb_version = duckdb_load(args)
+    wait_quiet(args.max_load, args.max_wait)
+    # Rounds alternate the engines, so that a burst of load from elsewhere hits one round of each
+    # rather than all of one engine's measurements.
+    for rnd in range(1, args.rounds + 1):
+        if "quiver" in engines:
+            print(f"== quiver, round {rnd} of {args.rounds}", flush=True)
+            loads.setdefault("quiver", []).append(load_avg())
+            quiver_round(args, results)
+        if "duckdb" in engines:
+            print(f"== duckdb, round {rnd} of {args.rounds}", flush=True)
+            loads.setdefault("duckdb", []).append(load_avg())
+            duckdb_round(args, con, results)
+    loads["end"] = [load_avg()]
+    for r in results.values():
+        if r.get("round_medians"):
+            r["median_s"] = statistics.median(r["round_medians"])
 
     problems = check_answers(results)
     targets = evaluate(results)
@@ -492,7 +545,8 @@ def main():
     stem = out / f"collation_{sf_name(args.sf)}_{args.threads}t"
     with open(f"{stem}.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["query", "collation", "engine", "median_s", "result", "engine_collation", "status"])
+        w.writerow(["query", "collation", "engine", "median_s", "result", "engine_collation", "status",
+                    "round_medians_s"])
         for name, _, _ in QUERIES:
             for engine, role in BARS:
                 r = results.get((engine, name, role))
@@ -500,7 +554,8 @@ def main():
                     continue
                 engine_coll = QUIVER[role][0] if engine == "quiver" else DUCKDB[role][0]
                 w.writerow([name, role, engine, f"{r['median_s']:.6f}" if "median_s" in r else "", r["result"],
-                            engine_coll, r.get("status", "")])
+                            engine_coll, r.get("status", ""),
+                            ";".join(f"{m:.6f}" for m in r.get("round_medians", []))])
     summary = summary_markdown(args, results, problems, targets, loads, machine)
     Path(f"{stem}_summary.md").write_text(summary)
     plot(args, results, f"{stem}.png")
