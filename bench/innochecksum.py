@@ -5,7 +5,7 @@ On a tablespace of at least 1 GB (TPC-H SF1 lineitem loaded into MariaDB 10.11,
 full_crc32, 16K pages), with a warm page cache, in one run:
 
   * innochecksum FILE                      (MariaDB 10.11, single-threaded)
-  * quiver --threads T innochecksum FILE   (T threads, each reading 1 MiB chunks in
+  * quiver --threads T innochecksum FILE   (T threads, each reading 2 MiB chunks in
                                            file order and verifying them in place)
   * the same with one I/O thread (8 MiB reads) feeding T workers, for reference
   * speed of light = the slower of

@@ -4,7 +4,8 @@
 //!   one reused buffer of N MiB (default 8), nothing else done with the bytes.
 //! * `crc FILE [--threads N] [--page BYTES]`: the file is loaded into memory
 //!   first (not timed), then CRC-32C of every page (default 16384 bytes) is
-//!   computed, the pages split into N contiguous parts on N threads.
+//!   computed with the verifier's routine, the pages split into N contiguous
+//!   parts on N threads.
 //!
 //! Prints one line: `{"mode":..,"bytes":..,"seconds":..,"gb_per_s":..}`.
 //! Used by bench/innochecksum.py as the speed of light: the slower of the two.
@@ -53,6 +54,8 @@ fn main() {
             let page = arg(&args, "--page", 16384).max(1);
             let pages = data.len() / page;
             let per = pages.div_ceil(threads);
+            // The same CRC routine the verifier uses for whole pages.
+            let crc = quiver_innodb::crc::FixedCrc::new(page);
             let t = Instant::now();
             let acc: u32 = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..threads)
@@ -60,10 +63,7 @@ fn main() {
                         let lo = (i * per).min(pages) * page;
                         let hi = ((i + 1) * per).min(pages) * page;
                         let part = &data[lo..hi];
-                        s.spawn(move || {
-                            part.chunks_exact(page)
-                                .fold(0u32, |x, p| x ^ crc32c::crc32c(p))
-                        })
+                        s.spawn(move || part.chunks_exact(page).fold(0u32, |x, p| x ^ crc.crc(p)))
                     })
                     .collect();
                 handles

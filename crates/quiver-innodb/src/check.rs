@@ -355,12 +355,7 @@ impl Checker {
         rep.space_id = Some(page0_space);
         on_event(Event::Opened(rep));
 
-        let mut checker = PageChecker {
-            layout,
-            space_id: page0_space,
-            encrypted,
-            policy: self.opts.policy,
-        };
+        let mut checker = PageChecker::new(layout, page0_space, encrypted, self.opts.policy);
         let verdict = checker.check(&page0, page0_no);
         let xdes = Arc::new(page0.clone());
         let (free_limit, _) = scan::page0_limits(&page0);

@@ -45,7 +45,7 @@ impl ScanConfig {
     ///
     /// With a warm page cache the work is the kernel's copy into the read buffer
     /// (about two thirds of the CPU time) plus the CRC; one reader thread cannot
-    /// copy faster than one core, so with 2+ threads every thread reads 1 MiB
+    /// copy faster than one core, so with 2+ threads every thread reads 2 MiB
     /// chunks (claimed in file order) and verifies them while they are still in
     /// its cache: reads of one thread overlap the CRC work of the others. A single
     /// thread gets a reader and a worker, so that reading overlaps checking. See
@@ -65,7 +65,7 @@ impl ScanConfig {
             threads,
             readers: threads,
             inline: true,
-            chunk_bytes: 1 << 20,
+            chunk_bytes: 2 << 20,
             buffers: threads + 1,
         }
     }

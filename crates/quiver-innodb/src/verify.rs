@@ -18,6 +18,7 @@
 use std::fmt;
 
 use crate::checksum;
+use crate::crc::FixedCrc;
 use crate::format::{be16, be32, fil, is_all_zero, page_type, Format, Layout, NO_CHECKSUM_MAGIC};
 
 /// Which legacy-format checksums count as valid. full_crc32 pages have one
@@ -196,9 +197,31 @@ pub struct PageChecker {
     /// Page 0 holds CRYPT_SCHEME_1 encryption metadata.
     pub encrypted: bool,
     pub policy: Policy,
+    /// CRC-32C of a whole page but its last 4 bytes (full_crc32).
+    full_page: FixedCrc,
+    /// CRC-32C of bytes 38..size-8 (the long range of the legacy crc32).
+    legacy_body: FixedCrc,
 }
 
 impl PageChecker {
+    pub fn new(layout: Layout, space_id: u32, encrypted: bool, policy: Policy) -> PageChecker {
+        let ps = layout.physical_size;
+        PageChecker {
+            layout,
+            space_id,
+            encrypted,
+            policy,
+            full_page: FixedCrc::new(ps - 4),
+            legacy_body: FixedCrc::new(ps - fil::DATA - fil::TRAILER),
+        }
+    }
+
+    /// The legacy `crc32` checksum of an uncompressed page.
+    fn legacy_crc32(&self, page: &[u8]) -> u32 {
+        let n = page.len();
+        checksum::crc32c(&page[4..26]) ^ self.legacy_body.crc(&page[fil::DATA..n - fil::TRAILER])
+    }
+
     /// Verdict on `page` (exactly `physical_size` bytes) expected to be page `page_no`.
     pub fn check(&self, page: &[u8], page_no: u32) -> Verdict {
         if is_all_zero(page) {
@@ -231,7 +254,7 @@ impl PageChecker {
             let computed = if lay.row_compressed {
                 checksum::zip_crc32(page)
             } else {
-                checksum::legacy_crc32(page)
+                self.legacy_crc32(page)
             };
             if stored == computed || (self.policy == Policy::Any && stored == NO_CHECKSUM_MAGIC) {
                 return Ok(Valid::Encrypted);
@@ -259,7 +282,8 @@ impl PageChecker {
             compressed = true;
         }
         let stored = be32(page, len - 4);
-        let computed = checksum::full_crc32(page, len);
+        // FixedCrc falls back to the general routine for compressed lengths.
+        let computed = self.full_page.crc(&page[..len - 4]);
         if stored != computed {
             return Err(Corruption::FullCrc32 { stored, computed });
         }
@@ -289,7 +313,7 @@ impl PageChecker {
         }
         let field1 = be32(page, 0);
         let field2 = be32(page, size - fil::TRAILER);
-        let crc32 = checksum::legacy_crc32(page);
+        let crc32 = self.legacy_crc32(page);
         let is_crc32 = field1 == field2 && field1 == crc32;
         let ok = match self.policy {
             Policy::Crc32 => is_crc32,
