@@ -21,6 +21,7 @@ import gzip
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -205,6 +206,8 @@ def main():
                 print(f"  kept {path}")
                 continue
         os.unlink(path)
+    if not (args.keep and bad):
+        shutil.rmtree(tmp, ignore_errors=True)
     print(f"{args.rounds} rounds, {bad} mismatches ({skipped} skipped: page 0 flags invalid)")
     sys.exit(1 if bad else 0)
 
