@@ -1,5 +1,6 @@
 //! Result sets as text: a MySQL-style table for people, CSV and JSON for machines.
 
+use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, SchemaRef};
 use quiver_common::{Result, ScalarValue};
@@ -32,6 +33,10 @@ pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>>
             for c in b.columns() {
                 row.push(if c.is_null(r) {
                     None
+                } else if let Some(bytes) = c.as_binary_opt::<i32>() {
+                    // Bytes (WEIGHT_STRING): shown as text where they are, as
+                    // the mysql client does; HEX() shows them exactly.
+                    Some(String::from_utf8_lossy(bytes.value(r)).into_owned())
                 } else {
                     Some(ScalarValue::from_array(c, r)?.to_string())
                 });
