@@ -13,7 +13,7 @@ use arrow_array::{
 use arrow_buffer::Buffer;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
-use quiver_collation::{with_collator, Collation, Collator};
+use quiver_collation::{with_collator, CollatedConstant, Collation, Collator};
 use quiver_common::types::{compare_pad_space, comparison_type, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp};
@@ -187,11 +187,15 @@ fn cmp_str_scalar_collated(
         let eq = BooleanBuffer::new(Buffer::from_vec(words), 0, s.len());
         return Ok(if op == BinaryOp::Eq { eq } else { !&eq });
     }
+    // The constant is prepared once for the collation's equality fast paths.
+    let prepared = CollatedConstant::new(c);
     Ok(with_collator!(collation, |k| match op {
-        BinaryOp::Eq => BooleanBuffer::collect_bool(s.len(), |i| k.eq(s.value(i).as_bytes(), c)),
-        BinaryOp::NotEq => {
-            BooleanBuffer::collect_bool(s.len(), |i| !k.eq(s.value(i).as_bytes(), c))
-        }
+        BinaryOp::Eq => BooleanBuffer::collect_bool(s.len(), |i| {
+            k.eq_const(&prepared, s.value(i).as_bytes())
+        }),
+        BinaryOp::NotEq => BooleanBuffer::collect_bool(s.len(), |i| {
+            !k.eq_const(&prepared, s.value(i).as_bytes())
+        }),
         _ => BooleanBuffer::collect_bool(s.len(), |i| {
             test(op, k.compare(s.value(i).as_bytes(), c))
         }),
