@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use quiver_collation::{Charset, Collation};
+use quiver_collation::Collation;
 use quiver_common::types::{CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
@@ -18,7 +18,7 @@ use quiver_sql::sqlparser::ast::{
     ColumnDef, ColumnOption, CreateTable, CreateView, Expr as SqlExpr, Insert, ObjectName,
     ObjectNamePart, ObjectType, Query, SetExpr, Statement, TableObject,
 };
-use quiver_sql::{parse_sql, sql_type, Binder, SessionVars};
+use quiver_sql::{charset_default, collation_by_name, parse_sql, sql_type, Binder, SessionVars};
 
 use crate::catalog::Database;
 
@@ -707,41 +707,6 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
         ));
     }
     Ok(out)
-}
-
-/// A charset name as CREATE TABLE accepts it, with its default collation.
-fn charset_default(name: &str) -> Result<Collation> {
-    let name = name
-        .trim_matches(|c| c == '`' || c == '\'' || c == '"')
-        .to_lowercase();
-    let name = if name == "utf8" {
-        "utf8mb3".to_string()
-    } else {
-        name
-    };
-    match Collation::default_for_charset(&name) {
-        Some(c) if matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) => Ok(c),
-        Some(_) => Err(QuiverError::not_supported(format!(
-            "character set '{name}' (only utf8mb4 and utf8mb3 columns so far)"
-        ))),
-        None => Err(QuiverError::new(
-            1115,
-            "42000",
-            format!("Unknown character set: '{name}'"),
-        )),
-    }
-}
-
-fn collation_by_name(name: &str) -> Result<Collation> {
-    let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');
-    let c = Collation::from_name(name)
-        .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))?;
-    if !matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) {
-        return Err(QuiverError::not_supported(format!(
-            "collation '{c}' (only utf8mb4 and utf8mb3 columns so far)"
-        )));
-    }
-    Ok(c)
 }
 
 /// `DEFAULT CHARSET=... COLLATE=...` of CREATE TABLE; the database's

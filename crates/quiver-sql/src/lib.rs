@@ -15,7 +15,7 @@ mod tests;
 
 use std::sync::Arc;
 
-pub use binder::{Binder, SessionVars};
+pub use binder::{charset_default, collation_by_name, Binder, SessionVars};
 pub use parser::parse_sql;
 pub use sqlparser;
 pub use types::{column_type_text, sql_type};

@@ -195,8 +195,8 @@ pub(crate) fn compare(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
 }
 
 /// A charset name (`utf8mb4`, `utf8mb3`, `utf8`) and its default collation;
-/// other charsets are not supported yet.
-pub(crate) fn charset_default(name: &str) -> Result<Collation> {
+/// other charsets are not supported yet (strings are stored as UTF-8).
+pub fn charset_default(name: &str) -> Result<Collation> {
     let name = name
         .trim_matches(|c| c == '`' || c == '\'' || c == '"')
         .to_lowercase();
@@ -216,6 +216,20 @@ pub(crate) fn charset_default(name: &str) -> Result<Collation> {
             format!("Unknown character set: '{name}'"),
         )),
     }
+}
+
+/// A collation by name for a string column or connection: error 1273 when
+/// unknown; only the utf8mb4 / utf8mb3 ones so far.
+pub fn collation_by_name(name: &str) -> Result<Collation> {
+    let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');
+    let c = Collation::from_name(name)
+        .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))?;
+    if !matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) {
+        return Err(QuiverError::not_supported(format!(
+            "collation '{c}' (only utf8mb4 and utf8mb3 strings so far)"
+        )));
+    }
+    Ok(c)
 }
 
 /// `expr COLLATE name`: error 1273 for an unknown collation, 1253 for one

@@ -11,6 +11,7 @@
 mod aggregate;
 mod coerce;
 mod collation;
+pub use collation::{charset_default, collation_by_name};
 mod expr;
 mod from;
 mod functions;
