@@ -87,6 +87,34 @@ fn arrow_cast_i64(a: &arrow_array::ArrayRef) -> arrow_array::ArrayRef {
     quiver_exec::expr::cast_array(a, &arrow_schema::DataType::Int64).expect("integer column")
 }
 
+/// Table `table` with an id and two string columns `cols` under `coll`,
+/// holding the cases (id, SQL literal, SQL literal).
+fn load_pairs(
+    s: &Session,
+    table: &str,
+    coll: &str,
+    cols: [&str; 2],
+    cases: &[(usize, String, String, &Vec<String>)],
+) {
+    let charset = if coll.starts_with("utf8mb3") {
+        "utf8mb3"
+    } else {
+        "utf8mb4"
+    };
+    let [x, y] = cols;
+    s.execute(&format!(
+        "CREATE TABLE {table} (i INT, {x} VARCHAR(200) CHARACTER SET {charset} COLLATE {coll}, \
+         {y} VARCHAR(200) CHARACTER SET {charset} COLLATE {coll})"
+    ))
+    .unwrap();
+    let values: Vec<String> = cases
+        .iter()
+        .map(|(i, a, b, _)| format!("({i}, {a}, {b})"))
+        .collect();
+    s.execute(&format!("INSERT INTO {table} VALUES {}", values.join(", ")))
+        .unwrap();
+}
+
 #[test]
 fn equality_and_strcmp_through_sql_match_mariadb() {
     let rows = golden("compare.tsv");
@@ -108,25 +136,11 @@ fn equality_and_strcmp_through_sql_match_mariadb() {
         if cases.is_empty() {
             continue;
         }
-        let charset = if coll.starts_with("utf8mb3") {
-            "utf8mb3"
-        } else {
-            "utf8mb4"
-        };
-        s.execute(&format!(
-            "CREATE TABLE g{t} (i INT, a VARCHAR(200) CHARACTER SET {charset} COLLATE {coll}, \
-             b VARCHAR(200) CHARACTER SET {charset} COLLATE {coll})"
-        ))
-        .unwrap();
-        let values: Vec<String> = cases
-            .iter()
-            .map(|(i, a, b, _)| format!("({i}, {a}, {b})"))
-            .collect();
-        s.execute(&format!("INSERT INTO g{t} VALUES {}", values.join(", ")))
-            .unwrap();
+        let table = format!("g{t}");
+        load_pairs(&s, &table, coll, ["a", "b"], &cases);
         let got = int_rows(
             &s,
-            &format!("SELECT i, a = b, STRCMP(a, b) FROM g{t} ORDER BY i"),
+            &format!("SELECT i, a = b, STRCMP(a, b) FROM {table} ORDER BY i"),
         );
         assert_eq!(got.len(), cases.len(), "{coll}");
         for ((_, _, _, r), g) in cases.iter().zip(&got) {
@@ -176,25 +190,11 @@ fn like_through_sql_matches_mariadb() {
         if cases.is_empty() {
             continue;
         }
-        let charset = if coll.starts_with("utf8mb3") {
-            "utf8mb3"
-        } else {
-            "utf8mb4"
-        };
-        s.execute(&format!(
-            "CREATE TABLE l{t} (i INT, v VARCHAR(200) CHARACTER SET {charset} COLLATE {coll}, \
-             p VARCHAR(200) CHARACTER SET {charset} COLLATE {coll})"
-        ))
-        .unwrap();
-        let values: Vec<String> = cases
-            .iter()
-            .map(|(i, v, p, _)| format!("({i}, {v}, {p})"))
-            .collect();
-        s.execute(&format!("INSERT INTO l{t} VALUES {}", values.join(", ")))
-            .unwrap();
+        let table = format!("l{t}");
+        load_pairs(&s, &table, coll, ["v", "p"], &cases);
         let got = int_rows(
             &s,
-            &format!("SELECT i, v LIKE p{escape_sql} FROM l{t} ORDER BY i"),
+            &format!("SELECT i, v LIKE p{escape_sql} FROM {table} ORDER BY i"),
         );
         assert_eq!(got.len(), cases.len(), "{coll}");
         for ((_, _, _, r), g) in cases.iter().zip(&got) {
