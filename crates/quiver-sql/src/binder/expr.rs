@@ -157,7 +157,7 @@ impl Binder<'_> {
             }
             A::Collate { expr, collation: name } => {
                 let x = self.expr(expr, ctx)?;
-                collation::explicit(x, &name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
+                collation::explicit(x, name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
             }
             A::Function(f) => self.function(f, ctx),
             // `_utf8mb4'abc'`: a literal in that charset's default collation.
