@@ -11,7 +11,7 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, SchemaRef};
 use hashbrown::HashTable;
 use quiver_collation::Collation;
-use quiver_common::types::{compare_pad_space, rescale, trim_pad};
+use quiver_common::types::{rescale, trim_pad};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
 
@@ -426,14 +426,11 @@ fn int_values_array(v: Vec<i64>, nulls: Option<NullBuffer>, t: &DataType) -> Res
 
 /// `x` replaces the current MIN (`min`) or MAX string under `collation`
 /// (ties keep the value seen first).
-fn beats(x: &str, current: Option<&str>, min: bool, collation: Option<Collation>) -> bool {
+fn beats(x: &str, current: Option<&str>, min: bool, collation: Collation) -> bool {
     match current {
         None => true,
         Some(cur) => {
-            let o = match collation {
-                None => compare_pad_space(x.as_bytes(), cur.as_bytes()),
-                Some(c) => c.compare(x.as_bytes(), cur.as_bytes()),
-            };
+            let o = collation.compare(x.as_bytes(), cur.as_bytes());
             if min {
                 o.is_lt()
             } else {
@@ -484,8 +481,7 @@ enum Acc {
     MinMaxStr {
         vals: Vec<Option<String>>,
         min: bool,
-        /// None: the default collation.
-        collation: Option<Collation>,
+        collation: Collation,
     },
     Distinct {
         func: AggFunc,
@@ -580,7 +576,7 @@ impl Acc {
                     DataType::Utf8 => Acc::MinMaxStr {
                         vals: vec![],
                         min,
-                        collation,
+                        collation: collation.unwrap_or_else(quiver_plan::default_collation),
                     },
                     DataType::Float64 | DataType::Float32 => Acc::MinMaxFloat {
                         vals: vec![],
