@@ -8,4 +8,4 @@ pub mod session;
 
 pub use catalog::{Database, Table};
 pub use format::{format_csv, format_json, format_table, OutputFormat};
-pub use session::{EngineConfig, Session, StatementResult};
+pub use session::{EngineConfig, Session, StatementResult, INFORMATION_SCHEMA, SCHEMA_NAME};

@@ -75,11 +75,20 @@ impl StatementResult {
     }
 }
 
+/// The one schema a database folder is, as clients see it (`SHOW DATABASES`,
+/// `USE`, `DATABASE()`, qualified names in error messages).
+pub const SCHEMA_NAME: &str = "quiver";
+
+/// The schema of the metadata views (`information_schema.TABLES`, ...).
+pub const INFORMATION_SCHEMA: &str = "information_schema";
+
 pub struct Session {
     db: Arc<Database>,
     config: EngineConfig,
     /// `SET NAMES`, `SET collation_connection = ...` and the like.
     vars: std::sync::Mutex<SessionVars>,
+    /// The schema chosen by `USE` (None until then, as in MySQL).
+    current_database: std::sync::Mutex<Option<String>>,
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -106,6 +115,7 @@ impl Session {
             db,
             config,
             vars: Default::default(),
+            current_database: Default::default(),
         }
     }
 
@@ -135,6 +145,33 @@ impl Session {
             )));
         }
         self.execute_statement(&stmts.remove(0))
+    }
+
+    /// The schema chosen by `USE`, if any.
+    pub fn current_database(&self) -> Option<String> {
+        self.current_database
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// `USE name`: the database's own schema or information_schema; any
+    /// other name is MySQL's error 1049.
+    fn use_database(&self, u: &quiver_sql::sqlparser::ast::Use) -> Result<StatementResult> {
+        use quiver_sql::sqlparser::ast::Use;
+        let name = match u {
+            Use::Object(n) | Use::Database(n) | Use::Schema(n) => object_name(n)?,
+            other => return Err(QuiverError::not_supported(other.to_string())),
+        };
+        let canonical = [SCHEMA_NAME, INFORMATION_SCHEMA]
+            .into_iter()
+            .find(|s| s.eq_ignore_ascii_case(&name))
+            .ok_or_else(|| QuiverError::new(1049, "42000", format!("Unknown database '{name}'")))?;
+        *self
+            .current_database
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(canonical.to_string());
+        Ok(StatementResult::Done { affected: 0 })
     }
 
     /// The session variables now.
@@ -311,7 +348,7 @@ impl Session {
                 }
             }
             Statement::Set(set) => self.set(set),
-            Statement::Use(_) => Ok(StatementResult::Done { affected: 0 }),
+            Statement::Use(u) => self.use_database(u),
             other => Err(QuiverError::not_supported(first_words(&other.to_string()))),
         }
     }

@@ -1,0 +1,786 @@
+//! One client connection: handshake, authentication, then commands until the
+//! client quits, goes silent past the timeout, or breaks the protocol.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use quiver_common::{QuiverError, Result};
+use quiver_engine::{Session, StatementResult};
+
+use crate::auth::{Account, Plugin};
+use crate::packet::{PacketIo, ReadError};
+use crate::prepared::Prepared;
+use crate::proto::{self, cap, status, Reader};
+use crate::resultset::{self, column_definition, column_meta, ColumnMeta};
+use crate::server::Shared;
+use crate::sqltext;
+use crate::sqltext::AccountStmt;
+
+mod com {
+    pub const QUIT: u8 = 0x01;
+    pub const INIT_DB: u8 = 0x02;
+    pub const QUERY: u8 = 0x03;
+    pub const FIELD_LIST: u8 = 0x04;
+    pub const STATISTICS: u8 = 0x09;
+    pub const PING: u8 = 0x0E;
+    pub const STMT_PREPARE: u8 = 0x16;
+    pub const STMT_EXECUTE: u8 = 0x17;
+    pub const STMT_SEND_LONG_DATA: u8 = 0x18;
+    pub const STMT_CLOSE: u8 = 0x19;
+    pub const STMT_RESET: u8 = 0x1A;
+    pub const SET_OPTION: u8 = 0x1B;
+    pub const RESET_CONNECTION: u8 = 0x1F;
+}
+
+/// Results are sent as they are encoded, once this many bytes are queued.
+const FLUSH_AT: usize = 256 * 1024;
+
+/// Where a connection stands after a command.
+enum Next {
+    Continue,
+    Close,
+}
+
+pub trait Stream: Read + Write {
+    fn set_read_timeout(&self, d: Duration) -> io::Result<()>;
+}
+
+impl Stream for std::net::TcpStream {
+    fn set_read_timeout(&self, d: Duration) -> io::Result<()> {
+        std::net::TcpStream::set_read_timeout(self, Some(d))
+    }
+}
+
+pub struct Conn<S: Stream> {
+    io: PacketIo<S>,
+    shared: Arc<Shared>,
+    id: u32,
+    caps: u32,
+    session: Session,
+    user: String,
+    peer: String,
+    multi_statements: bool,
+    stmts: HashMap<u32, Prepared>,
+    next_stmt: u32,
+}
+
+fn protocol_error(e: ReadError) -> Option<QuiverError> {
+    match e {
+        ReadError::Io(_) => None,
+        ReadError::TooLarge => Some(QuiverError::new(
+            1153,
+            "08S01",
+            "Got a packet bigger than 'max_allowed_packet' bytes",
+        )),
+        ReadError::OutOfOrder { .. } => {
+            Some(QuiverError::new(1156, "08S01", "Got packets out of order"))
+        }
+    }
+}
+
+fn internal(panic: Box<dyn std::any::Any + Send>) -> QuiverError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown".into());
+    QuiverError::new(1105, "HY000", format!("Internal error: {what}"))
+}
+
+impl<S: Stream> Conn<S> {
+    pub fn new(stream: S, shared: Arc<Shared>, id: u32, peer: String) -> Self {
+        let session = Session::new(shared.db.clone(), shared.engine.clone());
+        Conn {
+            io: PacketIo::new(stream, shared.config.max_allowed_packet),
+            shared,
+            id,
+            caps: 0,
+            session,
+            user: String::new(),
+            peer,
+            multi_statements: false,
+            stmts: HashMap::new(),
+            next_stmt: 1,
+        }
+    }
+
+    /// Serves the connection to its end. I/O errors end it quietly: the
+    /// client is gone and nothing can be told to it.
+    pub fn run(mut self) {
+        let _ = self.serve();
+    }
+
+    fn serve(&mut self) -> io::Result<()> {
+        let cfg = &self.shared.config;
+        self.io.get_ref().set_read_timeout(cfg.connect_timeout)?;
+        if !self.handshake()? {
+            return Ok(());
+        }
+        self.io
+            .get_ref()
+            .set_read_timeout(self.shared.config.wait_timeout)?;
+        loop {
+            self.io.seq = 0;
+            let payload = match self.io.read_payload() {
+                Ok(p) => p,
+                Err(e) => {
+                    if let Some(err) = protocol_error(e) {
+                        self.send_error(&err)?;
+                    }
+                    return Ok(());
+                }
+            };
+            self.shared.questions.fetch_add(1, Ordering::Relaxed);
+            match self.command(&payload)? {
+                Next::Continue => {}
+                Next::Close => return Ok(()),
+            }
+        }
+    }
+
+    fn send_error(&mut self, e: &QuiverError) -> io::Result<()> {
+        self.io.write_payload(&proto::err_packet(e));
+        self.io.flush()
+    }
+
+    fn status(&self, more: bool) -> u16 {
+        status::AUTOCOMMIT | if more { status::MORE_RESULTS_EXISTS } else { 0 }
+    }
+
+    fn send_ok(&mut self, affected: u64, more: bool) {
+        let s = self.status(more);
+        self.io.write_payload(&proto::ok_packet(0, affected, 0, s));
+    }
+
+    /// The EOF that ends column definitions (only without DEPRECATE_EOF).
+    fn columns_end(&mut self) {
+        if self.caps & cap::DEPRECATE_EOF == 0 {
+            let s = self.status(false);
+            self.io.write_payload(&proto::eof_packet(s));
+        }
+    }
+
+    /// The packet that ends rows: an EOF, or an OK with the EOF header.
+    fn rows_end(&mut self, more: bool) {
+        let s = self.status(more);
+        if self.caps & cap::DEPRECATE_EOF == 0 {
+            self.io.write_payload(&proto::eof_packet(s));
+        } else {
+            self.io.write_payload(&proto::ok_packet(0xFE, 0, 0, s));
+        }
+    }
+
+    // ---- connection phase ----
+
+    fn nonce() -> [u8; 20] {
+        let mut n = [0u8; 20];
+        if getrandom::fill(&mut n).is_err() {
+            // No OS randomness: still distinct per connection, if predictable.
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
+            for (i, b) in n.iter_mut().enumerate() {
+                *b = (t >> (i % 16 * 8)) as u8 ^ i as u8;
+            }
+        }
+        // Printable-range bytes without NUL or '$', as MySQL makes them.
+        for b in n.iter_mut() {
+            *b &= 0x7F;
+            if *b == 0 || *b == b'$' {
+                *b += 1;
+            }
+        }
+        n
+    }
+
+    /// Handshake and authentication; false when the connection must close.
+    fn handshake(&mut self) -> io::Result<bool> {
+        let nonce = Self::nonce();
+        let mut p = vec![10u8];
+        p.extend_from_slice(self.shared.config.version.as_bytes());
+        p.push(0);
+        p.extend_from_slice(&self.id.to_le_bytes());
+        p.extend_from_slice(&nonce[..8]);
+        p.push(0);
+        p.extend_from_slice(&(cap::SERVER as u16).to_le_bytes());
+        p.push(quiver_collation::Collation::utf8mb4_bin().id() as u8);
+        p.extend_from_slice(&status::AUTOCOMMIT.to_le_bytes());
+        p.extend_from_slice(&((cap::SERVER >> 16) as u16).to_le_bytes());
+        p.push(21);
+        p.extend_from_slice(&[0; 10]);
+        p.extend_from_slice(&nonce[8..]);
+        p.push(0);
+        p.extend_from_slice(crate::auth::CACHING_SHA2.as_bytes());
+        p.push(0);
+        self.io.write_payload(&p);
+        self.io.flush()?;
+
+        let response = match self.io.read_payload() {
+            Ok(r) => r,
+            Err(e) => {
+                if let Some(err) = protocol_error(e) {
+                    self.send_error(&err)?;
+                }
+                return Ok(false);
+            }
+        };
+        let hello = match parse_handshake_response(&response) {
+            Ok(h) => h,
+            Err(e) => {
+                self.send_error(&e)?;
+                return Ok(false);
+            }
+        };
+        self.caps = hello.caps & cap::SERVER;
+        self.user = hello.user.clone();
+        self.multi_statements = self.caps & cap::MULTI_STATEMENTS != 0;
+
+        let account = self.shared.accounts.get(&hello.user);
+        // The plugin the account needs; an unknown user goes through the same
+        // steps so that the answer does not tell which users exist.
+        let plugin = account.as_ref().map(|a| a.plugin).unwrap_or(Plugin::Native);
+        let mut auth_data = hello.auth;
+        let client_plugin = hello.plugin.as_deref().and_then(Plugin::from_name);
+        if hello.plugin.is_some() && client_plugin != Some(plugin)
+            || hello.plugin.is_none() && plugin != Plugin::Native
+        {
+            // AuthSwitchRequest: the account's plugin over the same nonce.
+            let mut sw = vec![0xFE];
+            sw.extend_from_slice(plugin.name().as_bytes());
+            sw.push(0);
+            sw.extend_from_slice(&nonce);
+            sw.push(0);
+            self.io.write_payload(&sw);
+            self.io.flush()?;
+            auth_data = match self.io.read_payload() {
+                Ok(d) => d,
+                Err(e) => {
+                    if let Some(err) = protocol_error(e) {
+                        self.send_error(&err)?;
+                    }
+                    return Ok(false);
+                }
+            };
+        }
+        let ok = account
+            .as_ref()
+            .is_some_and(|a: &Account| a.verify(&nonce, &auth_data));
+        if !ok {
+            let e = QuiverError::new(
+                1045,
+                "28000",
+                format!(
+                    "Access denied for user '{}'@'{}' (using password: {})",
+                    hello.user,
+                    self.peer,
+                    if auth_data.is_empty() { "NO" } else { "YES" }
+                ),
+            );
+            self.send_error(&e)?;
+            return Ok(false);
+        }
+        if plugin == Plugin::CachingSha2 && account.as_ref().is_some_and(|a| a.has_password()) {
+            // AuthMoreData: fast_auth_success.
+            self.io.write_payload(&[0x01, 0x03]);
+        }
+        if let Some(db) = hello.database.filter(|d| !d.is_empty()) {
+            if let Err(e) = self.use_database(&db) {
+                self.io.write_payload(&proto::err_packet(&e));
+                self.io.flush()?;
+                return Ok(false);
+            }
+        }
+        self.send_ok(0, false);
+        self.io.flush()?;
+        Ok(true)
+    }
+
+    fn use_database(&mut self, name: &str) -> Result<()> {
+        let quoted = format!("USE `{}`", name.replace('`', "``"));
+        self.session.execute(&quoted).map(|_| ())
+    }
+
+    // ---- command phase ----
+
+    fn command(&mut self, payload: &[u8]) -> io::Result<Next> {
+        let Some((&cmd, body)) = payload.split_first() else {
+            self.send_error(&proto::malformed())?;
+            return Ok(Next::Close);
+        };
+        match cmd {
+            com::QUIT => return Ok(Next::Close),
+            com::PING => self.send_ok(0, false),
+            com::QUERY => self.query(body)?,
+            com::INIT_DB => match std::str::from_utf8(body) {
+                Ok(db) => match self.use_database(db) {
+                    Ok(()) => self.send_ok(0, false),
+                    Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+                },
+                Err(_) => self
+                    .io
+                    .write_payload(&proto::err_packet(&proto::malformed())),
+            },
+            com::FIELD_LIST => self.field_list(body),
+            com::STATISTICS => {
+                let s = format!(
+                    "Uptime: {}  Threads: {}  Questions: {}",
+                    self.shared.started.elapsed().as_secs(),
+                    self.shared.active.load(Ordering::Relaxed),
+                    self.shared.questions.load(Ordering::Relaxed)
+                );
+                self.io.write_payload(s.as_bytes());
+            }
+            com::SET_OPTION => {
+                let mut r = Reader::new(body);
+                match r.u16() {
+                    Ok(0) => self.multi_statements = true,
+                    Ok(1) => self.multi_statements = false,
+                    _ => {
+                        self.send_error(&proto::unknown_command(cmd))?;
+                        return Ok(Next::Continue);
+                    }
+                }
+                let s = self.status(false);
+                self.io.write_payload(&proto::eof_packet(s));
+            }
+            com::RESET_CONNECTION => {
+                self.session = Session::new(self.shared.db.clone(), self.shared.engine.clone());
+                self.stmts.clear();
+                self.send_ok(0, false);
+            }
+            com::STMT_PREPARE => self.prepare(body),
+            com::STMT_EXECUTE => self.execute(body)?,
+            com::STMT_SEND_LONG_DATA => {
+                // No response, also not on error (MySQL reports it at execute).
+                let mut r = Reader::new(body);
+                if let (Ok(id), Ok(param)) = (r.u32(), r.u16()) {
+                    if let Some(s) = self.stmts.get_mut(&id) {
+                        if let Some(slot) = s.long_data.get_mut(param as usize) {
+                            let data = r.rest();
+                            let total = slot.as_ref().map_or(0, |d| d.len()) + data.len();
+                            if total <= self.shared.config.max_allowed_packet {
+                                slot.get_or_insert_with(Vec::new).extend_from_slice(data);
+                            }
+                        }
+                    }
+                }
+                return Ok(Next::Continue);
+            }
+            com::STMT_CLOSE => {
+                if let Ok(id) = Reader::new(body).u32() {
+                    self.stmts.remove(&id);
+                }
+                return Ok(Next::Continue);
+            }
+            com::STMT_RESET => match Reader::new(body).u32() {
+                Ok(id) => match self.stmts.get_mut(&id) {
+                    Some(s) => {
+                        s.long_data.iter_mut().for_each(|d| *d = None);
+                        self.send_ok(0, false);
+                    }
+                    None => self.io.write_payload(&proto::err_packet(&unknown_stmt(id))),
+                },
+                Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+            },
+            other => self
+                .io
+                .write_payload(&proto::err_packet(&proto::unknown_command(other))),
+        }
+        self.io.flush()?;
+        Ok(Next::Continue)
+    }
+
+    /// Runs one statement with a last guard against panics in the engine.
+    fn run_statement(&mut self, sql: &str) -> Result<Vec<StatementResult>> {
+        match catch_unwind(AssertUnwindSafe(|| self.run_statement_inner(sql))) {
+            Ok(r) => r,
+            Err(panic) => Err(internal(panic)),
+        }
+    }
+
+    fn run_statement_inner(&mut self, sql: &str) -> Result<Vec<StatementResult>> {
+        if let Some(stmt) = sqltext::account_statement(sql)? {
+            self.account_statement(stmt)?;
+            return Ok(vec![StatementResult::Done { affected: 0 }]);
+        }
+        self.session.execute(sql)
+    }
+
+    fn account_statement(&mut self, stmt: AccountStmt) -> Result<()> {
+        let accounts = &self.shared.accounts;
+        let account = |auth: Option<&crate::sqltext::AuthSpec>,
+                       current: Option<Plugin>|
+         -> Result<Account> {
+            let plugin = auth
+                .and_then(|a| a.plugin)
+                .or(current)
+                .unwrap_or(Plugin::Native);
+            let a = match auth {
+                None => Account::with_password(plugin, ""),
+                Some(spec) if spec.hashed => crate::auth::parse_accounts(
+                    &format!("u {} {}", plugin.name(), spec.secret),
+                    "IDENTIFIED AS",
+                )
+                .map_err(|_| {
+                    QuiverError::new(
+                        1827,
+                        "HY000",
+                        "The password hash doesn't have the expected format.",
+                    )
+                })?
+                .remove("u")
+                .expect("one account"),
+                Some(spec) => Account::with_password(plugin, &spec.secret),
+            };
+            if !a.has_password() && !self.shared.allow_passwordless {
+                return Err(QuiverError::new(
+                    1819,
+                    "HY000",
+                    "Your password does not satisfy the current policy requirements: the server listens beyond loopback, so every account needs a password",
+                ));
+            }
+            Ok(a)
+        };
+        match stmt {
+            AccountStmt::Create {
+                user,
+                if_not_exists,
+                auth,
+            } => accounts.put(&user, account(auth.as_ref(), None)?, true, if_not_exists),
+            AccountStmt::Alter {
+                user,
+                if_exists,
+                auth,
+            } => {
+                let current = accounts.get(&user).map(|a| a.plugin);
+                accounts.put(&user, account(Some(&auth), current)?, false, if_exists)
+            }
+            AccountStmt::Drop { users, if_exists } => {
+                for u in users {
+                    accounts.drop_user(&u, if_exists)?;
+                }
+                Ok(())
+            }
+            AccountStmt::NoOp => Ok(()),
+        }
+    }
+
+    fn query(&mut self, body: &[u8]) -> io::Result<()> {
+        let Ok(sql) = std::str::from_utf8(body) else {
+            let e = QuiverError::new(
+                1300,
+                "HY000",
+                "Invalid utf8mb4 character string in the query",
+            );
+            self.io.write_payload(&proto::err_packet(&e));
+            return Ok(());
+        };
+        let pieces = sqltext::split_statements(sql);
+        if pieces.is_empty() {
+            let e = QuiverError::new(1065, "42000", "Query was empty");
+            self.io.write_payload(&proto::err_packet(&e));
+            return Ok(());
+        }
+        if pieces.len() > 1 && !self.multi_statements {
+            // As MySQL: without CLIENT_MULTI_STATEMENTS the second statement is a syntax error.
+            let second = pieces[1].trim_start();
+            self.io
+                .write_payload(&proto::err_packet(&QuiverError::syntax(second, 1)));
+            return Ok(());
+        }
+        for (i, piece) in pieces.iter().enumerate() {
+            let last_piece = i + 1 == pieces.len();
+            match self.run_statement(piece) {
+                Ok(results) => {
+                    let n = results.len();
+                    for (j, r) in results.into_iter().enumerate() {
+                        let more = !last_piece || j + 1 < n;
+                        self.send_result(r, false, more)?;
+                    }
+                }
+                Err(e) => {
+                    self.io.write_payload(&proto::err_packet(&e));
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send_result(&mut self, r: StatementResult, binary: bool, more: bool) -> io::Result<()> {
+        match r {
+            StatementResult::Done { affected } => {
+                self.send_ok(affected, more);
+                Ok(())
+            }
+            StatementResult::Rows { schema, batches } => {
+                self.send_rows(&schema, &batches, binary, more)
+            }
+        }
+    }
+
+    fn schema_name(&self) -> String {
+        self.session.current_database().unwrap_or_default()
+    }
+
+    fn send_rows(
+        &mut self,
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+        binary: bool,
+        more: bool,
+    ) -> io::Result<()> {
+        self.io
+            .write_payload(&resultset::column_count(schema.fields().len()));
+        for f in schema.fields() {
+            let meta = column_meta(f, "", "");
+            self.io.write_payload(&column_definition(&meta, false));
+        }
+        self.columns_end();
+        let mut row = Vec::with_capacity(256);
+        for b in batches {
+            for r in 0..b.num_rows() {
+                row.clear();
+                let encoded = if binary {
+                    resultset::binary_row(b.columns(), r, &mut row)
+                } else {
+                    resultset::text_row(b.columns(), r, &mut row)
+                };
+                if let Err(e) = encoded {
+                    // An ERR packet may replace the rest of a result set.
+                    self.io.write_payload(&proto::err_packet(&e));
+                    return Ok(());
+                }
+                self.io.write_payload(&row);
+                if self.io.pending() >= FLUSH_AT {
+                    self.io.flush()?;
+                }
+            }
+        }
+        self.rows_end(more);
+        Ok(())
+    }
+
+    fn field_list(&mut self, body: &[u8]) {
+        let mut r = Reader::new(body);
+        let table = String::from_utf8_lossy(r.nul_str()).into_owned();
+        let Some(t) = self.shared.db.table(&table) else {
+            let e = QuiverError::unknown_table(&format!(
+                "{}.{table}",
+                quiver_engine::session::SCHEMA_NAME
+            ));
+            self.io.write_payload(&proto::err_packet(&e));
+            return;
+        };
+        let schema = self.schema_name();
+        for f in t.schema().fields() {
+            let meta = column_meta(f, &schema, &table);
+            self.io.write_payload(&column_definition(&meta, true));
+        }
+        self.rows_end(false);
+    }
+
+    // ---- prepared statements ----
+
+    fn prepare(&mut self, body: &[u8]) {
+        match self.prepare_inner(body) {
+            Ok(()) => {}
+            Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+        }
+    }
+
+    /// The result columns of `sql` with NULL for each placeholder, when it
+    /// is a query that binds; else none (they come with each execution).
+    fn prepared_columns(&self, sql: &str, placeholders: &[usize]) -> Result<Vec<ColumnMeta>> {
+        let probe = Prepared::new(sql.to_string(), placeholders.to_vec());
+        let text = probe.substitute(&vec!["NULL".to_string(); placeholders.len()]);
+        let stmts = match quiver_sql::parse_sql(&text) {
+            Ok(s) => s,
+            // NULL may not fit every place a value does (LIMIT ?): try a number.
+            Err(e) => match quiver_sql::parse_sql(
+                &probe.substitute(&vec!["1".to_string(); placeholders.len()]),
+            ) {
+                Ok(s) => s,
+                Err(_) => return Err(e),
+            },
+        };
+        let [quiver_sql::sqlparser::ast::Statement::Query(q)] = stmts.as_slice() else {
+            return Ok(vec![]);
+        };
+        let q = q.clone();
+        let plan = catch_unwind(AssertUnwindSafe(|| self.session.physical_plan(&q)));
+        match plan {
+            Ok(Ok(p)) => Ok(p
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| column_meta(f, "", ""))
+                .collect()),
+            // Missing tables and columns are reported at prepare, as MySQL does.
+            Ok(Err(e)) if matches!(e.code, 1146 | 1054) => Err(e),
+            _ => Ok(vec![]),
+        }
+    }
+
+    fn prepare_inner(&mut self, body: &[u8]) -> Result<()> {
+        let sql = std::str::from_utf8(body).map_err(|_| {
+            QuiverError::new(
+                1300,
+                "HY000",
+                "Invalid utf8mb4 character string in the statement",
+            )
+        })?;
+        let pieces = sqltext::split_statements(sql);
+        match pieces.len() {
+            0 => return Err(QuiverError::new(1065, "42000", "Query was empty")),
+            1 => {}
+            _ => return Err(QuiverError::syntax(pieces[1].trim_start(), 1)),
+        }
+        let placeholders = sqltext::placeholders(sql);
+        if placeholders.len() > u16::MAX as usize {
+            return Err(QuiverError::new(
+                1390,
+                "HY000",
+                "Prepared statement contains too many placeholders",
+            ));
+        }
+        let columns = if sqltext::account_statement(sql)?.is_some() {
+            vec![]
+        } else {
+            self.prepared_columns(sql, &placeholders)?
+        };
+        let id = self.next_stmt;
+        self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
+        let mut p = vec![0u8];
+        p.extend_from_slice(&id.to_le_bytes());
+        p.extend_from_slice(&(columns.len() as u16).to_le_bytes());
+        p.extend_from_slice(&(placeholders.len() as u16).to_le_bytes());
+        p.push(0);
+        p.extend_from_slice(&0u16.to_le_bytes());
+        self.io.write_payload(&p);
+        if !placeholders.is_empty() {
+            let param = ColumnMeta {
+                name: "?".into(),
+                table: String::new(),
+                schema: String::new(),
+                charset: resultset::BINARY_COLLATION,
+                length: 0,
+                ty: resultset::ty::VAR_STRING,
+                flags: resultset::flag::BINARY,
+                decimals: 0,
+            };
+            for _ in 0..placeholders.len() {
+                self.io.write_payload(&column_definition(&param, false));
+            }
+            self.columns_end();
+        }
+        if !columns.is_empty() {
+            for c in &columns {
+                self.io.write_payload(&column_definition(c, false));
+            }
+            self.columns_end();
+        }
+        self.stmts
+            .insert(id, Prepared::new(sql.to_string(), placeholders));
+        Ok(())
+    }
+
+    fn execute(&mut self, body: &[u8]) -> io::Result<()> {
+        let sql = (|| {
+            let mut r = Reader::new(body);
+            let id = r.u32()?;
+            let _flags = r.u8()?;
+            let _iterations = r.u32()?;
+            let stmt = self.stmts.get_mut(&id).ok_or_else(|| unknown_stmt(id))?;
+            let values = stmt.read_params(&mut r)?;
+            Ok(stmt.substitute(&values))
+        })();
+        let result = sql.and_then(|sql| self.run_statement(&sql));
+        match result {
+            Ok(results) => {
+                let n = results.len();
+                for (j, r) in results.into_iter().enumerate() {
+                    self.send_result(r, true, j + 1 < n)?;
+                }
+            }
+            Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+        }
+        Ok(())
+    }
+}
+
+fn unknown_stmt(id: u32) -> QuiverError {
+    QuiverError::new(
+        1243,
+        "HY000",
+        format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+    )
+}
+
+struct HandshakeResponse {
+    caps: u32,
+    user: String,
+    auth: Vec<u8>,
+    database: Option<String>,
+    plugin: Option<String>,
+}
+
+fn parse_handshake_response(p: &[u8]) -> Result<HandshakeResponse> {
+    let mut r = Reader::new(p);
+    let caps = r.u32()?;
+    if caps & cap::PROTOCOL_41 == 0 {
+        return Err(QuiverError::new(
+            1043,
+            "08S01",
+            "Bad handshake: clients of protocol 4.1 or later only",
+        ));
+    }
+    let _max_packet = r.u32()?;
+    let _charset = r.u8()?;
+    r.take(23)?;
+    if caps & cap::SSL != 0 && r.remaining() == 0 {
+        return Err(QuiverError::new(
+            1043,
+            "08S01",
+            "Bad handshake: this server has no TLS; connect without SSL",
+        ));
+    }
+    let text = |b: &[u8]| {
+        String::from_utf8(b.to_vec()).map_err(|_| QuiverError::new(1043, "08S01", "Bad handshake"))
+    };
+    let user = text(r.nul_str())?;
+    let auth = if caps & cap::PLUGIN_AUTH_LENENC_CLIENT_DATA != 0 {
+        r.lenenc_bytes()?.to_vec()
+    } else if caps & cap::SECURE_CONNECTION != 0 {
+        let n = r.u8()? as usize;
+        r.take(n)?.to_vec()
+    } else {
+        r.nul_str().to_vec()
+    };
+    let database = if caps & cap::CONNECT_WITH_DB != 0 && r.remaining() > 0 {
+        Some(text(r.nul_str())?)
+    } else {
+        None
+    };
+    let plugin = if caps & cap::PLUGIN_AUTH != 0 && r.remaining() > 0 {
+        Some(text(r.nul_str())?)
+    } else {
+        None
+    };
+    // Connection attributes (CONNECT_ATTRS) are read by no one here; they
+    // were checked to lie within the packet by its length.
+    Ok(HandshakeResponse {
+        caps,
+        user,
+        auth,
+        database,
+        plugin,
+    })
+}

@@ -1,0 +1,184 @@
+//! Packet framing: a 3-byte little-endian payload length and a 1-byte
+//! sequence id, payloads of 2^24-1 bytes or more continued in further packets
+//! (the last one shorter, possibly empty).
+
+use std::io::{self, Read, Write};
+
+/// The largest payload one packet carries; a payload this long continues.
+pub const MAX_CHUNK: usize = 0xFF_FFFF;
+
+/// Why reading a packet failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The connection ended (or timed out) before a whole packet came.
+    Io(io::Error),
+    /// The logical payload is longer than the server accepts (`max_allowed_packet`).
+    TooLarge,
+    /// The sequence id is not the one expected next.
+    OutOfOrder { expected: u8, got: u8 },
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+/// One connection's packet reader and writer. Writes are buffered until `flush`.
+pub struct PacketIo<S> {
+    stream: S,
+    out: Vec<u8>,
+    /// The sequence id of the next packet, read or written.
+    pub seq: u8,
+    /// The longest payload accepted from the client.
+    pub max_payload: usize,
+}
+
+impl<S: Read + Write> PacketIo<S> {
+    pub fn new(stream: S, max_payload: usize) -> Self {
+        PacketIo {
+            stream,
+            out: Vec::with_capacity(16 * 1024),
+            seq: 0,
+            max_payload,
+        }
+    }
+
+    pub fn get_ref(&self) -> &S {
+        &self.stream
+    }
+
+    /// Reads one logical payload (joining continuation packets). The payload
+    /// is never allocated beyond `max_payload`: a longer announced length is
+    /// refused before its bytes are read.
+    pub fn read_payload(&mut self) -> Result<Vec<u8>, ReadError> {
+        let mut payload = Vec::new();
+        loop {
+            let mut header = [0u8; 4];
+            self.stream.read_exact(&mut header)?;
+            let len = u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize;
+            if header[3] != self.seq {
+                return Err(ReadError::OutOfOrder {
+                    expected: self.seq,
+                    got: header[3],
+                });
+            }
+            self.seq = self.seq.wrapping_add(1);
+            if payload.len() + len > self.max_payload {
+                return Err(ReadError::TooLarge);
+            }
+            let start = payload.len();
+            payload.resize(start + len, 0);
+            self.stream.read_exact(&mut payload[start..])?;
+            if len < MAX_CHUNK {
+                return Ok(payload);
+            }
+        }
+    }
+
+    /// Queues one logical payload, split into packets as needed.
+    pub fn write_payload(&mut self, payload: &[u8]) {
+        let mut rest = payload;
+        loop {
+            let n = rest.len().min(MAX_CHUNK);
+            self.out.extend_from_slice(&(n as u32).to_le_bytes()[..3]);
+            self.out.push(self.seq);
+            self.seq = self.seq.wrapping_add(1);
+            self.out.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            if n < MAX_CHUNK {
+                return;
+            }
+        }
+    }
+
+    /// Bytes queued and not yet sent.
+    pub fn pending(&self) -> usize {
+        self.out.len()
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        if !self.out.is_empty() {
+            self.stream.write_all(&self.out)?;
+            self.out.clear();
+        }
+        self.stream.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream that reads from a fixed buffer and collects writes.
+    struct Pipe {
+        input: io::Cursor<Vec<u8>>,
+        output: Vec<u8>,
+    }
+    impl Read for Pipe {
+        fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+            self.input.read(b)
+        }
+    }
+    impl Write for Pipe {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.output.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn pipe(input: Vec<u8>) -> PacketIo<Pipe> {
+        PacketIo::new(
+            Pipe {
+                input: io::Cursor::new(input),
+                output: vec![],
+            },
+            64 << 20,
+        )
+    }
+
+    #[test]
+    fn a_long_payload_round_trips_through_continuation_packets() {
+        let payload: Vec<u8> = (0..MAX_CHUNK * 2 + 5).map(|i| (i % 251) as u8).collect();
+        let mut w = pipe(vec![]);
+        w.write_payload(&payload);
+        w.flush().unwrap();
+        let bytes = std::mem::take(&mut w.stream.output);
+        // Three packets: two full ones and the 5-byte rest.
+        assert_eq!(bytes.len(), payload.len() + 3 * 4);
+        assert_eq!(&bytes[..4], &[0xFF, 0xFF, 0xFF, 0]);
+        let mut r = pipe(bytes);
+        assert_eq!(r.read_payload().unwrap(), payload);
+        assert_eq!(r.seq, 3);
+    }
+
+    #[test]
+    fn an_exact_multiple_of_the_chunk_ends_with_an_empty_packet() {
+        let payload = vec![7u8; MAX_CHUNK];
+        let mut w = pipe(vec![]);
+        w.write_payload(&payload);
+        let out = &w.out;
+        assert_eq!(out.len(), MAX_CHUNK + 8);
+        assert_eq!(&out[out.len() - 4..], &[0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn oversized_truncated_and_out_of_order_packets_are_refused() {
+        let mut r = pipe(vec![0xFF, 0xFF, 0xFF, 0]);
+        r.max_payload = 1000;
+        assert!(matches!(r.read_payload(), Err(ReadError::TooLarge)));
+        let mut r = pipe(vec![10, 0, 0, 0, 1, 2]);
+        assert!(matches!(r.read_payload(), Err(ReadError::Io(_))));
+        let mut r = pipe(vec![1, 0, 0, 5, 1]);
+        assert!(matches!(
+            r.read_payload(),
+            Err(ReadError::OutOfOrder {
+                expected: 0,
+                got: 5
+            })
+        ));
+    }
+}

@@ -1,0 +1,341 @@
+//! Arrow result sets as MySQL result sets: column definitions (protocol 41),
+//! text rows (COM_QUERY) and binary rows (COM_STMT_EXECUTE).
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::{DataType, Field};
+use quiver_collation::Collation;
+use quiver_common::types::{civil_from_days, COLUMN_COLLATION_KEY};
+use quiver_common::{Result, ScalarValue};
+
+use crate::proto::{put_lenenc_bytes, put_lenenc_int};
+
+/// MySQL column types (enum_field_types).
+pub mod ty {
+    pub const DECIMAL: u8 = 0;
+    pub const TINY: u8 = 1;
+    pub const SHORT: u8 = 2;
+    pub const LONG: u8 = 3;
+    pub const FLOAT: u8 = 4;
+    pub const DOUBLE: u8 = 5;
+    pub const NULL: u8 = 6;
+    pub const TIMESTAMP: u8 = 7;
+    pub const LONGLONG: u8 = 8;
+    pub const INT24: u8 = 9;
+    pub const DATE: u8 = 10;
+    pub const TIME: u8 = 11;
+    pub const DATETIME: u8 = 12;
+    pub const YEAR: u8 = 13;
+    pub const VARCHAR: u8 = 15;
+    pub const BIT: u8 = 16;
+    pub const JSON: u8 = 245;
+    pub const NEWDECIMAL: u8 = 246;
+    pub const ENUM: u8 = 247;
+    pub const SET: u8 = 248;
+    pub const TINY_BLOB: u8 = 249;
+    pub const MEDIUM_BLOB: u8 = 250;
+    pub const LONG_BLOB: u8 = 251;
+    pub const BLOB: u8 = 252;
+    pub const VAR_STRING: u8 = 253;
+    pub const STRING: u8 = 254;
+    pub const GEOMETRY: u8 = 255;
+}
+
+pub mod flag {
+    pub const NOT_NULL: u16 = 1;
+    pub const BLOB: u16 = 16;
+    pub const UNSIGNED: u16 = 32;
+    pub const BINARY: u16 = 128;
+    pub const NUM: u16 = 32768;
+}
+
+/// The `binary` pseudo-collation: numbers, dates and byte strings.
+pub const BINARY_COLLATION: u16 = 63;
+
+/// A column as a client sees it in a column definition packet.
+#[derive(Debug, Clone)]
+pub struct ColumnMeta {
+    pub name: String,
+    pub table: String,
+    pub schema: String,
+    pub charset: u16,
+    pub length: u32,
+    pub ty: u8,
+    pub flags: u16,
+    pub decimals: u8,
+}
+
+/// "Not a fixed number of decimals" (floats).
+const NOT_FIXED_DEC: u8 = 31;
+
+/// The string types' declared length when unknown: MySQL's longest VARCHAR in
+/// utf8mb4 characters, times four bytes.
+const STRING_LENGTH: u32 = 16383 * 4;
+
+pub fn column_meta(f: &Field, schema: &str, table: &str) -> ColumnMeta {
+    let (ty, length, mut flags, decimals, charset) = match f.data_type() {
+        DataType::Null => (ty::NULL, 0, flag::BINARY, 0, BINARY_COLLATION),
+        DataType::Boolean => (ty::TINY, 1, flag::NUM, 0, BINARY_COLLATION),
+        DataType::Int8 => (ty::TINY, 4, flag::NUM, 0, BINARY_COLLATION),
+        DataType::Int16 => (ty::SHORT, 6, flag::NUM, 0, BINARY_COLLATION),
+        DataType::Int32 => (ty::LONG, 11, flag::NUM, 0, BINARY_COLLATION),
+        DataType::Int64 => (ty::LONGLONG, 20, flag::NUM, 0, BINARY_COLLATION),
+        DataType::UInt8 => (ty::TINY, 3, flag::NUM | flag::UNSIGNED, 0, BINARY_COLLATION),
+        DataType::UInt16 => (
+            ty::SHORT,
+            5,
+            flag::NUM | flag::UNSIGNED,
+            0,
+            BINARY_COLLATION,
+        ),
+        DataType::UInt32 => (
+            ty::LONG,
+            10,
+            flag::NUM | flag::UNSIGNED,
+            0,
+            BINARY_COLLATION,
+        ),
+        DataType::UInt64 => (
+            ty::LONGLONG,
+            20,
+            flag::NUM | flag::UNSIGNED,
+            0,
+            BINARY_COLLATION,
+        ),
+        DataType::Float32 => (ty::FLOAT, 12, flag::NUM, NOT_FIXED_DEC, BINARY_COLLATION),
+        DataType::Float64 => (ty::DOUBLE, 22, flag::NUM, NOT_FIXED_DEC, BINARY_COLLATION),
+        DataType::Decimal128(p, s) => {
+            // Digits, a sign, and a point when there is a fraction.
+            let len = *p as u32 + 1 + u32::from(*s > 0);
+            (
+                ty::NEWDECIMAL,
+                len,
+                flag::NUM,
+                (*s).max(0) as u8,
+                BINARY_COLLATION,
+            )
+        }
+        DataType::Date32 => (ty::DATE, 10, flag::BINARY, 0, BINARY_COLLATION),
+        DataType::Timestamp(..) => (ty::DATETIME, 19, flag::BINARY, 0, BINARY_COLLATION),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => (
+            ty::BLOB,
+            65535,
+            flag::BINARY | flag::BLOB,
+            0,
+            BINARY_COLLATION,
+        ),
+        _ => {
+            // Strings (and anything else, sent as its text).
+            let collation = f
+                .metadata()
+                .get(COLUMN_COLLATION_KEY)
+                .and_then(|n| Collation::from_name(n))
+                .unwrap_or_else(Collation::utf8mb4_bin);
+            (ty::VAR_STRING, STRING_LENGTH, 0, 0, collation.id())
+        }
+    };
+    if !f.is_nullable() {
+        flags |= flag::NOT_NULL;
+    }
+    if ty != ty::NULL && charset == BINARY_COLLATION {
+        flags |= flag::BINARY;
+    }
+    ColumnMeta {
+        name: f.name().clone(),
+        table: table.to_string(),
+        schema: schema.to_string(),
+        charset,
+        length,
+        ty,
+        flags,
+        decimals,
+    }
+}
+
+/// A column definition packet (Protocol::ColumnDefinition41).
+pub fn column_definition(c: &ColumnMeta, field_list_default: bool) -> Vec<u8> {
+    let mut p = Vec::with_capacity(64 + c.name.len() * 2);
+    put_lenenc_bytes(&mut p, b"def");
+    put_lenenc_bytes(&mut p, c.schema.as_bytes());
+    put_lenenc_bytes(&mut p, c.table.as_bytes());
+    put_lenenc_bytes(&mut p, c.table.as_bytes());
+    put_lenenc_bytes(&mut p, c.name.as_bytes());
+    put_lenenc_bytes(&mut p, c.name.as_bytes());
+    p.push(0x0C);
+    p.extend_from_slice(&c.charset.to_le_bytes());
+    p.extend_from_slice(&c.length.to_le_bytes());
+    p.push(c.ty);
+    p.extend_from_slice(&c.flags.to_le_bytes());
+    p.push(c.decimals);
+    p.extend_from_slice(&[0, 0]);
+    if field_list_default {
+        // COM_FIELD_LIST: the default value, here always NULL (0xFB).
+        p.push(0xFB);
+    }
+    p
+}
+
+/// Each cell of row `r` as the text protocol sends it, appended to `out`.
+pub fn text_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()> {
+    for c in columns {
+        if c.is_null(r) {
+            out.push(0xFB);
+            continue;
+        }
+        match c.data_type() {
+            DataType::Utf8 => put_lenenc_bytes(out, c.as_string::<i32>().value(r).as_bytes()),
+            DataType::LargeUtf8 => put_lenenc_bytes(out, c.as_string::<i64>().value(r).as_bytes()),
+            DataType::Binary => put_lenenc_bytes(out, c.as_binary::<i32>().value(r)),
+            DataType::Int32 => put_num(out, c.as_primitive::<Int32Type>().value(r)),
+            DataType::Int64 => put_num(out, c.as_primitive::<Int64Type>().value(r)),
+            DataType::UInt64 => put_num(out, c.as_primitive::<UInt64Type>().value(r)),
+            DataType::Boolean => put_num(out, c.as_boolean().value(r) as u8),
+            _ => {
+                let s = ScalarValue::from_array(c, r)?.to_string();
+                put_lenenc_bytes(out, s.as_bytes());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn put_num(out: &mut Vec<u8>, v: impl std::fmt::Display) {
+    use std::io::Write;
+    // Room for the length byte first: numbers are shorter than 251 bytes.
+    let at = out.len();
+    out.push(0);
+    let _ = write!(out, "{v}");
+    out[at] = (out.len() - at - 1) as u8;
+}
+
+/// Row `r` in the binary protocol: a 0x00 header, the NULL bitmap (offset 2)
+/// and each non-NULL value in its type's binary form.
+pub fn binary_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()> {
+    out.push(0);
+    let bitmap_at = out.len();
+    out.resize(bitmap_at + (columns.len() + 7 + 2) / 8, 0);
+    for (i, c) in columns.iter().enumerate() {
+        if c.is_null(r) || c.data_type() == &DataType::Null {
+            let bit = i + 2;
+            out[bitmap_at + bit / 8] |= 1 << (bit % 8);
+            continue;
+        }
+        match c.data_type() {
+            DataType::Boolean => out.push(c.as_boolean().value(r) as u8),
+            DataType::Int8 => out.push(c.as_primitive::<Int8Type>().value(r) as u8),
+            DataType::UInt8 => out.push(c.as_primitive::<UInt8Type>().value(r)),
+            DataType::Int16 => {
+                out.extend_from_slice(&c.as_primitive::<Int16Type>().value(r).to_le_bytes())
+            }
+            DataType::UInt16 => {
+                out.extend_from_slice(&c.as_primitive::<UInt16Type>().value(r).to_le_bytes())
+            }
+            DataType::Int32 => {
+                out.extend_from_slice(&c.as_primitive::<Int32Type>().value(r).to_le_bytes())
+            }
+            DataType::UInt32 => {
+                out.extend_from_slice(&c.as_primitive::<UInt32Type>().value(r).to_le_bytes())
+            }
+            DataType::Int64 => {
+                out.extend_from_slice(&c.as_primitive::<Int64Type>().value(r).to_le_bytes())
+            }
+            DataType::UInt64 => {
+                out.extend_from_slice(&c.as_primitive::<UInt64Type>().value(r).to_le_bytes())
+            }
+            DataType::Float32 => {
+                out.extend_from_slice(&c.as_primitive::<Float32Type>().value(r).to_le_bytes())
+            }
+            DataType::Float64 => {
+                out.extend_from_slice(&c.as_primitive::<Float64Type>().value(r).to_le_bytes())
+            }
+            DataType::Date32 => {
+                let (y, m, d) = civil_from_days(c.as_primitive::<Date32Type>().value(r));
+                out.push(4);
+                out.extend_from_slice(&(y as u16).to_le_bytes());
+                out.push(m as u8);
+                out.push(d as u8);
+            }
+            DataType::Timestamp(..) => match ScalarValue::from_array(c, r)? {
+                ScalarValue::DateTime(micros) => put_binary_datetime(out, micros),
+                other => put_lenenc_bytes(out, other.to_string().as_bytes()),
+            },
+            DataType::Utf8 => put_lenenc_bytes(out, c.as_string::<i32>().value(r).as_bytes()),
+            DataType::LargeUtf8 => put_lenenc_bytes(out, c.as_string::<i64>().value(r).as_bytes()),
+            DataType::Binary => put_lenenc_bytes(out, c.as_binary::<i32>().value(r)),
+            // Decimals travel as text in both protocols.
+            _ => put_lenenc_bytes(out, ScalarValue::from_array(c, r)?.to_string().as_bytes()),
+        }
+    }
+    Ok(())
+}
+
+/// DATETIME in the binary protocol: 0, 4, 7 or 11 bytes after the length.
+fn put_binary_datetime(out: &mut Vec<u8>, micros: i64) {
+    let days = micros.div_euclid(86_400_000_000);
+    let rem = micros.rem_euclid(86_400_000_000);
+    let (y, m, d) = civil_from_days(days as i32);
+    let secs = rem / 1_000_000;
+    let frac = (rem % 1_000_000) as u32;
+    let (h, mi, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let len = if frac != 0 {
+        11
+    } else if h != 0 || mi != 0 || s != 0 {
+        7
+    } else {
+        4
+    };
+    out.push(len);
+    out.extend_from_slice(&(y as u16).to_le_bytes());
+    out.push(m as u8);
+    out.push(d as u8);
+    if len >= 7 {
+        out.extend_from_slice(&[h as u8, mi as u8, s as u8]);
+    }
+    if len == 11 {
+        out.extend_from_slice(&frac.to_le_bytes());
+    }
+}
+
+/// The column-count packet that starts a result set.
+pub fn column_count(n: usize) -> Vec<u8> {
+    let mut p = vec![];
+    put_lenenc_int(&mut p, n as u64);
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int32Array, StringArray, TimestampMicrosecondArray};
+    use std::sync::Arc;
+
+    #[test]
+    fn binary_row_sets_null_bits_at_offset_two() {
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(vec![Some(-2)])),
+            Arc::new(StringArray::from(vec![None::<&str>])),
+            Arc::new(TimestampMicrosecondArray::from(vec![Some(
+                86_400_000_000 + 3_600_000_000 + 5,
+            )])),
+        ];
+        let mut out = vec![];
+        binary_row(&cols, 0, &mut out).unwrap();
+        // Column 1 NULL: bit 3 of the first bitmap byte.
+        assert_eq!(out[..2], [0, 0b1000]);
+        assert_eq!(out[2..6], (-2i32).to_le_bytes());
+        // 1970-01-02 01:00:00.000005
+        assert_eq!(out[6..], [11, 0xB2, 0x07, 1, 2, 1, 0, 0, 5, 0, 0, 0]);
+    }
+
+    #[test]
+    fn text_row_writes_lengths_and_nulls() {
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(vec![Some(12345)])),
+            Arc::new(StringArray::from(vec![None::<&str>])),
+        ];
+        let mut out = vec![];
+        text_row(&cols, 0, &mut out).unwrap();
+        assert_eq!(out, b"\x0512345\xFB");
+    }
+}
