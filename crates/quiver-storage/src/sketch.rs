@@ -21,6 +21,13 @@ impl DistinctSketch {
         }
     }
 
+    /// Adds another sketch's values (the sketch of the union).
+    pub fn merge(&mut self, other: &DistinctSketch) {
+        for &h in &other.mins {
+            self.insert_hash(h);
+        }
+    }
+
     pub fn estimate(&self) -> usize {
         if self.mins.len() < K {
             return self.mins.len();

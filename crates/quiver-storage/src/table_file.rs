@@ -1,23 +1,43 @@
-//! Reading and writing one table's manifest and data file.
+//! One table's manifest and data file (format 2; docs/STORAGE.md).
+//!
+//! `DIR/tables/<name>/table.meta` names the current generation, the columns and
+//! their metadata; `data-<generation>.qvt` holds the rows in row groups of
+//! [`ROW_GROUP_ROWS`], each column of a row group one checksummed page, then a
+//! directory page (where every page is, its null count and min/max) and a
+//! fixed tail that locates the directory.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch,
-    RecordBatchOptions, StringArray,
-};
-use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer};
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use quiver_common::{QuiverError, Result};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{Field, Schema, SchemaRef};
+use quiver_common::{QuiverError, Result, ScalarValue};
+use rayon::prelude::*;
 
+use crate::legacy;
+use crate::page::{self, Compression, PageHeader, RawStats, HEADER_LEN, KIND_DIRECTORY};
 use crate::sketch::DistinctSketch;
 use crate::type_names::{name_to_type, type_to_name};
 use quiver_common::types::COLUMN_DEFAULT_KEY;
 
-const MAGIC: &[u8; 8] = b"QVRTBL01";
+/// Rows per row group: every column has one page per row group, so a zone map
+/// entry covers the same rows in all columns. 64K rows keep pages of an 8-byte
+/// column at 512 KB before encoding (large sequential reads) while a zone map
+/// still has some hundred entries per million rows.
+pub const ROW_GROUP_ROWS: usize = 65536;
+
+/// The last bytes of a data file: `directory offset u64 | directory length u32
+/// | CRC-32C of those 12 bytes u32 | magic`.
+pub const TAIL_MAGIC: &[u8; 8] = b"QVRTBL02";
+pub const TAIL_LEN: usize = 24;
+
+/// Compression used when neither the caller nor `QUIVER_COMPRESSION` says
+/// otherwise; chosen by measurement (docs/STORAGE.md, "Compression").
+pub const DEFAULT_COMPRESSION: Compression = Compression::None;
 
 /// What a table's manifest says.
 #[derive(Debug, Clone)]
@@ -27,69 +47,327 @@ pub struct TableMeta {
     /// Estimated distinct values per column.
     pub distinct: Vec<usize>,
     pub generation: u64,
+    /// 1: the old single-blob data file; 2: pages (this module).
+    pub format: u8,
 }
 
-fn err(path: &Path, e: impl std::fmt::Display) -> QuiverError {
+pub(crate) fn err(path: &Path, e: impl std::fmt::Display) -> QuiverError {
     QuiverError::io(&format!("table file {}", path.display()), e)
+}
+
+/// Damage found in a table's files: MySQL's ER_TABLE_CORRUPT (1877, HY000),
+/// the error InnoDB gives for a corrupt table, naming the table and, where it
+/// applies, the column and the page.
+pub fn corrupt(table: &str, column: Option<&str>, page: Option<usize>, what: &str) -> QuiverError {
+    let mut place = format!("table '{table}'");
+    if let Some(c) = column {
+        place += &format!(", column '{c}'");
+    }
+    if let Some(p) = page {
+        place += &format!(", page {p}");
+    }
+    QuiverError::new(1877, "HY000", format!("{place}: {what}"))
+}
+
+/// A data file the manifest names is missing: MySQL's ER_TABLESPACE_MISSING.
+fn missing(table: &str, path: &Path) -> QuiverError {
+    QuiverError::new(
+        1812,
+        "HY000",
+        format!(
+            "table '{table}': data file {} is missing",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ),
+    )
+}
+
+fn table_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Options of a write.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub compression: Compression,
+    pub row_group_rows: usize,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        let compression = std::env::var("QUIVER_COMPRESSION")
+            .ok()
+            .and_then(|s| Compression::parse(&s))
+            .unwrap_or(DEFAULT_COMPRESSION);
+        WriteOptions {
+            compression,
+            row_group_rows: ROW_GROUP_ROWS,
+        }
+    }
+}
+
+/// Where one page is, and what it holds.
+#[derive(Debug, Clone)]
+pub struct PageRef {
+    pub offset: u64,
+    pub len: u32,
+    pub null_count: u32,
+    pub stats: RawStats,
+}
+
+#[derive(Debug, Clone)]
+pub struct RowGroup {
+    pub rows: usize,
+    pub first_row: u64,
+    /// One page per column.
+    pub pages: Vec<PageRef>,
+}
+
+/// The directory of a format 2 data file.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    pub row_groups: Vec<RowGroup>,
+    /// Byte range of the directory page.
+    pub directory: (u64, u32),
+    pub file_len: u64,
+}
+
+/// Min/max of one column in one row group, as typed values.
+#[derive(Debug, Clone)]
+pub struct ZoneStats {
+    pub rows: usize,
+    pub null_count: usize,
+    pub min: Option<ScalarValue>,
+    pub max: Option<ScalarValue>,
+    pub max_is_prefix: bool,
+}
+
+impl Layout {
+    /// Zone maps: `[row group][column]`.
+    pub fn zone_stats(&self, schema: &Schema) -> Vec<Vec<ZoneStats>> {
+        self.row_groups
+            .iter()
+            .map(|rg| {
+                rg.pages
+                    .iter()
+                    .zip(schema.fields())
+                    .map(|(p, f)| {
+                        let (min, max) = p.stats.to_scalars(f.data_type());
+                        ZoneStats {
+                            rows: rg.rows,
+                            null_count: p.null_count as usize,
+                            min,
+                            max,
+                            max_is_prefix: p.stats.max_is_prefix,
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// What a write produced: the manifest, the rows regrouped into row groups
+/// (one batch per row group, sharing buffers with the input where a row group
+/// lies inside one input batch) and the file's directory.
+pub struct WrittenTable {
+    pub meta: TableMeta,
+    pub row_groups: Vec<RecordBatch>,
+    pub layout: Layout,
 }
 
 /// Writes a new generation of the table in `dir` and switches the manifest to it.
 pub fn write_table(dir: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> Result<TableMeta> {
-    fs::create_dir_all(dir).map_err(|e| err(dir, e))?;
-    let old = read_meta(dir).ok();
-    let generation = old.as_ref().map(|m| m.generation + 1).unwrap_or(1);
-    let data_path = dir.join(format!("data-{generation}.bin"));
-    let mut sketches = vec![DistinctSketch::default(); schema.fields().len()];
-    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    {
-        let file = File::create(&data_path).map_err(|e| err(&data_path, e))?;
-        let mut w = CrcWriter {
-            inner: BufWriter::with_capacity(1 << 20, file),
-            crc: 0,
+    write_table_with(dir, schema, batches, &WriteOptions::default()).map(|w| w.meta)
+}
+
+fn fsync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| err(dir, e))
+}
+
+/// Cuts `batches` into row groups of `size` rows (the last may be shorter).
+fn regroup(schema: &SchemaRef, batches: &[RecordBatch], size: usize) -> Result<Vec<RecordBatch>> {
+    let mut groups = Vec::new();
+    let mut pieces: Vec<RecordBatch> = Vec::new();
+    let mut have = 0;
+    let flush = |pieces: &mut Vec<RecordBatch>, groups: &mut Vec<RecordBatch>| -> Result<()> {
+        let rows: usize = pieces.iter().map(|p| p.num_rows()).sum();
+        let group = if pieces.len() == 1 {
+            pieces[0].clone()
+        } else {
+            let columns = (0..schema.fields().len())
+                .map(|c| {
+                    let parts: Vec<&dyn arrow_array::Array> =
+                        pieces.iter().map(|p| p.column(c).as_ref()).collect();
+                    arrow_select::concat::concat(&parts)
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            RecordBatch::try_new_with_options(
+                schema.clone(),
+                columns,
+                &RecordBatchOptions::new().with_row_count(Some(rows)),
+            )?
         };
-        w.write_all(MAGIC).map_err(|e| err(&data_path, e))?;
-        w.write_all(&(batches.len() as u64).to_le_bytes())
-            .map_err(|e| err(&data_path, e))?;
-        for b in batches {
-            w.write_all(&(b.num_rows() as u64).to_le_bytes())
-                .map_err(|e| err(&data_path, e))?;
-            for (c, col) in b.columns().iter().enumerate() {
-                write_column(&mut w, col).map_err(|e| err(&data_path, e))?;
-                sketch_column(col, &mut sketches[c]);
+        groups.push(group);
+        pieces.clear();
+        Ok(())
+    };
+    for b in batches {
+        let mut off = 0;
+        while off < b.num_rows() {
+            let n = (size - have).min(b.num_rows() - off);
+            pieces.push(b.slice(off, n));
+            have += n;
+            off += n;
+            if have == size {
+                flush(&mut pieces, &mut groups)?;
+                have = 0;
             }
         }
-        let crc = w.crc;
-        let mut inner = w.inner;
-        inner
-            .write_all(&crc.to_le_bytes())
-            .map_err(|e| err(&data_path, e))?;
-        let file = inner.into_inner().map_err(|e| err(&data_path, e.error()))?;
+    }
+    if have > 0 {
+        flush(&mut pieces, &mut groups)?;
+    }
+    Ok(groups)
+}
+
+/// Generations of data files in `dir` (any format).
+fn data_files(dir: &Path) -> Vec<(u64, PathBuf)> {
+    let mut out = Vec::new();
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let gen = name
+                .strip_prefix("data-")
+                .and_then(|r| r.strip_suffix(".qvt").or_else(|| r.strip_suffix(".bin")))
+                .and_then(|g| g.parse::<u64>().ok());
+            if let Some(g) = gen {
+                out.push((g, e.path()));
+            }
+        }
+    }
+    out
+}
+
+/// Writes a new generation: data file written and fsynced, directory fsynced,
+/// manifest switched by rename, directory fsynced, then older data files
+/// removed. A crash at any point leaves the old manifest (and its data file)
+/// or the new one, never a mix.
+pub fn write_table_with(
+    dir: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    options: &WriteOptions,
+) -> Result<WrittenTable> {
+    let created = !dir.exists();
+    fs::create_dir_all(dir).map_err(|e| err(dir, e))?;
+    if created {
+        if let Some(parent) = dir.parent() {
+            fsync_dir(parent)?;
+        }
+    }
+    let old = read_meta(dir).ok();
+    // Past every generation on disk, so a file left by a crashed write is
+    // never mistaken for the new one.
+    let generation = data_files(dir)
+        .iter()
+        .map(|(g, _)| *g)
+        .chain(old.as_ref().map(|m| m.generation))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let data_path = dir.join(format!("data-{generation}.qvt"));
+    let row_groups = regroup(schema, batches, options.row_group_rows.max(1))?;
+    let ncols = schema.fields().len();
+    let mut sketches = vec![DistinctSketch::default(); ncols];
+    let mut layout = Layout::default();
+    {
+        let file = File::create(&data_path).map_err(|e| err(&data_path, e))?;
+        let mut w = BufWriter::with_capacity(8 << 20, file);
+        let mut offset = 0u64;
+        let mut first_row = 0u64;
+        // Encode a window of row groups in parallel, write it in order.
+        let window = 8.max(rayon::current_num_threads() * 2);
+        for (w_index, chunk) in row_groups.chunks(window).enumerate() {
+            let jobs: Vec<(usize, usize)> = (0..chunk.len())
+                .flat_map(|g| (0..ncols).map(move |c| (g, c)))
+                .collect();
+            let base_row: Vec<u64> = chunk
+                .iter()
+                .scan(first_row, |r, b| {
+                    let s = *r;
+                    *r += b.num_rows() as u64;
+                    Some(s)
+                })
+                .collect();
+            let encoded = jobs
+                .par_iter()
+                .map(|&(g, c)| {
+                    page::encode_page(
+                        chunk[g].column(c),
+                        c as u32,
+                        (w_index * window + g) as u32,
+                        base_row[g],
+                        options.compression,
+                    )
+                    .map_err(|e| {
+                        QuiverError::internal(format!(
+                            "writing column '{}': {e}",
+                            schema.field(c).name()
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let mut it = encoded.into_iter();
+            for (g, batch) in chunk.iter().enumerate() {
+                let mut pages = Vec::with_capacity(ncols);
+                for sketch in sketches.iter_mut() {
+                    let p = it.next().expect("one page per job");
+                    w.write_all(&p.bytes).map_err(|e| err(&data_path, e))?;
+                    pages.push(PageRef {
+                        offset,
+                        len: p.bytes.len() as u32,
+                        null_count: p.null_count,
+                        stats: p.stats,
+                    });
+                    offset += p.bytes.len() as u64;
+                    sketch.merge(&p.sketch);
+                }
+                layout.row_groups.push(RowGroup {
+                    rows: batch.num_rows(),
+                    first_row: base_row[g],
+                    pages,
+                });
+            }
+            first_row += chunk.iter().map(|b| b.num_rows() as u64).sum::<u64>();
+        }
+        let dir_page = encode_directory(ncols, first_row, &layout.row_groups);
+        w.write_all(&dir_page).map_err(|e| err(&data_path, e))?;
+        layout.directory = (offset, dir_page.len() as u32);
+        let mut tail = Vec::with_capacity(TAIL_LEN);
+        tail.extend_from_slice(&offset.to_le_bytes());
+        tail.extend_from_slice(&(dir_page.len() as u32).to_le_bytes());
+        let crc = crc32c::crc32c(&tail);
+        tail.extend_from_slice(&crc.to_le_bytes());
+        tail.extend_from_slice(TAIL_MAGIC);
+        w.write_all(&tail).map_err(|e| err(&data_path, e))?;
+        layout.file_len = offset + dir_page.len() as u64 + TAIL_LEN as u64;
+        let file = w.into_inner().map_err(|e| err(&data_path, e.error()))?;
         file.sync_all().map_err(|e| err(&data_path, e))?;
     }
+    fsync_dir(dir)?;
+    let rows: usize = row_groups.iter().map(|b| b.num_rows()).sum();
     let meta = TableMeta {
         schema: schema.clone(),
         rows,
         distinct: sketches.iter().map(|s| s.estimate().max(1)).collect(),
         generation,
+        format: 2,
     };
-    let mut text = format!("quiver-table 1\ngeneration {generation}\nrows {rows}\n");
-    for (f, d) in schema.fields().iter().zip(&meta.distinct) {
-        text += &format!(
-            "column\t{}\t{}\t{}\t{}",
-            f.name(),
-            type_to_name(f.data_type())?,
-            f.is_nullable() as u8,
-            d
-        );
-        // Column metadata (DEFAULT, declared type) as `key=value` with the
-        // value hex-encoded so that tabs and newlines in it are safe.
-        let mut meta: Vec<(&String, &String)> = f.metadata().iter().collect();
-        meta.sort();
-        for (k, v) in meta {
-            text += &format!("\t{k}={}", hex(v));
-        }
-        text += "\n";
-    }
+    let text = manifest_text(&meta)?;
     let tmp = dir.join("table.meta.tmp");
     {
         let mut f = File::create(&tmp).map_err(|e| err(&tmp, e))?;
@@ -97,13 +375,125 @@ pub fn write_table(dir: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> R
         f.sync_all().map_err(|e| err(&tmp, e))?;
     }
     fs::rename(&tmp, dir.join("table.meta")).map_err(|e| err(dir, e))?;
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
+    fsync_dir(dir)?;
+    // The switch is durable: older generations (and files of crashed writes)
+    // can go.
+    for (g, path) in data_files(dir) {
+        if g != generation {
+            let _ = fs::remove_file(path);
+        }
     }
-    if let Some(old) = old {
-        let _ = fs::remove_file(dir.join(format!("data-{}.bin", old.generation)));
+    Ok(WrittenTable {
+        meta,
+        row_groups,
+        layout,
+    })
+}
+
+/// Directory page body: `columns u32 | row groups u32 | rows u64`, then per
+/// row group `rows u32 | first row u64` and per column `offset u64 | length
+/// u32 | null count u32 | stats length u16 | stats`.
+fn encode_directory(ncols: usize, rows: u64, groups: &[RowGroup]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(16 + groups.len() * (12 + ncols * 30));
+    body.extend_from_slice(&(ncols as u32).to_le_bytes());
+    body.extend_from_slice(&(groups.len() as u32).to_le_bytes());
+    body.extend_from_slice(&rows.to_le_bytes());
+    for g in groups {
+        body.extend_from_slice(&(g.rows as u32).to_le_bytes());
+        body.extend_from_slice(&g.first_row.to_le_bytes());
+        for p in &g.pages {
+            body.extend_from_slice(&p.offset.to_le_bytes());
+            body.extend_from_slice(&p.len.to_le_bytes());
+            body.extend_from_slice(&p.null_count.to_le_bytes());
+            let s = p.stats.to_bytes();
+            body.extend_from_slice(&(s.len() as u16).to_le_bytes());
+            body.extend_from_slice(&s);
+        }
     }
-    Ok(meta)
+    let header = PageHeader {
+        kind: KIND_DIRECTORY,
+        encoding: 0,
+        compression: 0,
+        column: u32::MAX,
+        page: groups.len() as u32,
+        rows: 0,
+        null_count: 0,
+        uncompressed: body.len() as u32,
+        stored: 0,
+        stats_len: 0,
+        type_tag: 0,
+        first_row: rows,
+        crc: 0,
+    };
+    page::build_page(header, &[], &body)
+}
+
+fn decode_directory(body: &[u8], ncols: usize) -> std::result::Result<Vec<RowGroup>, String> {
+    let mut pos = 0usize;
+    let mut take = |n: usize| -> std::result::Result<&[u8], String> {
+        let s = body.get(pos..pos + n).ok_or("directory too short")?;
+        pos += n;
+        Ok(s)
+    };
+    let u32of = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+    let u64of = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    if u32of(take(4)?) as usize != ncols {
+        return Err("directory has another number of columns than the manifest".into());
+    }
+    let ngroups = u32of(take(4)?) as usize;
+    let _rows = u64of(take(8)?);
+    let mut groups = Vec::with_capacity(ngroups.min(body.len() / 12));
+    for _ in 0..ngroups {
+        let rows = u32of(take(4)?) as usize;
+        let first_row = u64of(take(8)?);
+        let mut pages = Vec::with_capacity(ncols);
+        for _ in 0..ncols {
+            let offset = u64of(take(8)?);
+            let len = u32of(take(4)?);
+            let null_count = u32of(take(4)?);
+            let slen = u16::from_le_bytes(take(2)?.try_into().expect("2 bytes")) as usize;
+            let stats = RawStats::parse(take(slen)?).ok_or("bad statistics in the directory")?;
+            pages.push(PageRef {
+                offset,
+                len,
+                null_count,
+                stats,
+            });
+        }
+        groups.push(RowGroup {
+            rows,
+            first_row,
+            pages,
+        });
+    }
+    Ok(groups)
+}
+
+fn manifest_text(meta: &TableMeta) -> Result<String> {
+    let mut text = format!(
+        "quiver-table 2\ngeneration {}\nrows {}\ndata data-{}.qvt\n",
+        meta.generation, meta.rows, meta.generation
+    );
+    for (f, d) in meta.schema.fields().iter().zip(&meta.distinct) {
+        text += &format!(
+            "column\t{}\t{}\t{}\t{}",
+            f.name(),
+            type_to_name(f.data_type())?,
+            f.is_nullable() as u8,
+            d
+        );
+        // Column metadata (DEFAULT, declared type, collation) as `key=value`
+        // with the value hex-encoded so that tabs and newlines in it are safe.
+        let mut m: Vec<(&String, &String)> = f.metadata().iter().collect();
+        m.sort();
+        for (k, v) in m {
+            text += &format!("\t{k}={}", hex(v));
+        }
+        text += "\n";
+    }
+    // A damaged manifest must not pass for a different schema.
+    text += &format!("crc {:08x}\n", crc32c::crc32c(text.as_bytes()));
+    Ok(text)
 }
 
 fn hex(s: &str) -> String {
@@ -117,27 +507,43 @@ fn unhex(s: &str) -> Option<String> {
     String::from_utf8(bytes?).ok()
 }
 
+/// Reads and checks a table's manifest.
 pub fn read_meta(dir: &Path) -> Result<TableMeta> {
     let path = dir.join("table.meta");
-    let text = fs::read_to_string(&path).map_err(|e| err(&path, e))?;
-    let mut lines = text.lines();
-    if lines.next() != Some("quiver-table 1") {
-        return Err(err(&path, "not a Quiver table manifest"));
+    let table = table_name(dir);
+    let bytes = fs::read(&path).map_err(|e| err(&path, e))?;
+    let bad = |what: &str| corrupt(&table, None, None, &format!("manifest table.meta: {what}"));
+    let text = String::from_utf8(bytes).map_err(|_| bad("not text"))?;
+    let format = match text.lines().next() {
+        Some("quiver-table 1") => 1,
+        Some("quiver-table 2") => 2,
+        _ => return Err(bad("not a Quiver table manifest")),
+    };
+    if format == 2 {
+        let body_end = text
+            .rfind("crc ")
+            .ok_or_else(|| bad("checksum line missing"))?;
+        let stored = text[body_end + 4..].trim_end_matches('\n');
+        let ok = u32::from_str_radix(stored, 16)
+            .is_ok_and(|c| c == crc32c::crc32c(&text.as_bytes()[..body_end]));
+        if !ok || !text.ends_with('\n') {
+            return Err(bad("checksum mismatch"));
+        }
     }
-    let mut generation = 0;
-    let mut rows = 0;
+    let mut generation = None;
+    let mut rows = None;
     let mut fields = Vec::new();
     let mut distinct = Vec::new();
-    for line in lines {
+    for line in text.lines().skip(1) {
         let parts: Vec<&str> = line.split('\t').collect();
         match parts.as_slice() {
             ["column", name, t, nullable, d, rest @ ..] => {
                 let mut field = Field::new(*name, name_to_type(t)?, *nullable == "1");
-                let mut meta = std::collections::HashMap::new();
+                let mut meta = HashMap::new();
                 for item in rest {
                     // Manifests before `key=value` held only a DEFAULT, bare.
                     let (k, v) = item.split_once('=').unwrap_or((COLUMN_DEFAULT_KEY, item));
-                    let v = unhex(v).ok_or_else(|| err(&path, "bad column metadata"))?;
+                    let v = unhex(v).ok_or_else(|| bad("bad column metadata"))?;
                     meta.insert(k.to_string(), v);
                 }
                 if !meta.is_empty() {
@@ -148,147 +554,230 @@ pub fn read_meta(dir: &Path) -> Result<TableMeta> {
             }
             _ => {
                 if let Some(g) = line.strip_prefix("generation ") {
-                    generation = g.parse().map_err(|e| err(&path, e))?;
+                    generation = Some(g.parse().map_err(|_| bad("bad generation"))?);
                 } else if let Some(r) = line.strip_prefix("rows ") {
-                    rows = r.parse().map_err(|e| err(&path, e))?;
+                    rows = Some(r.parse().map_err(|_| bad("bad row count"))?);
                 }
             }
         }
     }
     Ok(TableMeta {
         schema: Arc::new(Schema::new(fields)),
-        rows,
+        rows: rows.ok_or_else(|| bad("row count missing"))?,
         distinct,
-        generation,
+        generation: generation.ok_or_else(|| bad("generation missing"))?,
+        format,
     })
 }
 
 pub fn data_path(dir: &Path, meta: &TableMeta) -> PathBuf {
-    dir.join(format!("data-{}.bin", meta.generation))
+    match meta.format {
+        1 => dir.join(format!("data-{}.bin", meta.generation)),
+        _ => dir.join(format!("data-{}.qvt", meta.generation)),
+    }
 }
 
-/// Reads the table's batches, verifying the checksum.
-pub fn read_table(dir: &Path) -> Result<(TableMeta, Vec<RecordBatch>)> {
+/// A table opened for reading: manifest and (format 2) directory checked.
+#[derive(Debug)]
+pub struct TableFile {
+    pub name: String,
+    pub dir: PathBuf,
+    pub meta: TableMeta,
+    pub path: PathBuf,
+    /// None for a format 1 table.
+    pub layout: Option<Layout>,
+}
+
+/// Reads the tail of a format 2 data file and its directory page.
+pub fn read_layout(table: &str, path: &Path, file: &File, ncols: usize) -> Result<Layout> {
+    let file_len = file.metadata().map_err(|e| err(path, e))?.len();
+    let damaged = |what: &str| corrupt(table, None, None, what);
+    if file_len < TAIL_LEN as u64 {
+        return Err(damaged("data file truncated (no tail)"));
+    }
+    let mut tail = [0u8; TAIL_LEN];
+    file.read_exact_at(&mut tail, file_len - TAIL_LEN as u64)
+        .map_err(|e| err(path, e))?;
+    if &tail[16..24] != TAIL_MAGIC {
+        return Err(damaged("data file truncated or damaged (bad tail)"));
+    }
+    let crc = u32::from_le_bytes(tail[12..16].try_into().expect("4 bytes"));
+    if crc32c::crc32c(&tail[..12]) != crc {
+        return Err(damaged("data file tail: checksum mismatch"));
+    }
+    let dir_off = u64::from_le_bytes(tail[..8].try_into().expect("8 bytes"));
+    let dir_len = u32::from_le_bytes(tail[8..12].try_into().expect("4 bytes"));
+    if dir_off.checked_add(dir_len as u64 + TAIL_LEN as u64) != Some(file_len) {
+        return Err(damaged(
+            "data file truncated or extended (tail does not match its size)",
+        ));
+    }
+    let mut buf = vec![0u8; dir_len as usize];
+    file.read_exact_at(&mut buf, dir_off)
+        .map_err(|e| err(path, e))?;
+    let what = |w: String| corrupt(table, None, None, &format!("page directory: {w}"));
+    let h = page::verify_page(&buf).map_err(what)?;
+    if h.kind != KIND_DIRECTORY || h.total_len() != buf.len() {
+        return Err(what("not a directory page".into()));
+    }
+    let row_groups =
+        decode_directory(&buf[HEADER_LEN + h.stats_len as usize..], ncols).map_err(what)?;
+    // Pages must tile the file up to the directory, in order.
+    let mut expect = 0u64;
+    let mut first_row = 0u64;
+    for (g, rg) in row_groups.iter().enumerate() {
+        if rg.first_row != first_row {
+            return Err(what(format!("row group {g} starts at the wrong row")));
+        }
+        first_row += rg.rows as u64;
+        for p in &rg.pages {
+            if p.offset != expect {
+                return Err(what(format!("row group {g}: pages out of place")));
+            }
+            expect += p.len as u64;
+        }
+    }
+    if expect != dir_off {
+        return Err(what("pages do not reach the directory".into()));
+    }
+    Ok(Layout {
+        row_groups,
+        directory: (dir_off, dir_len),
+        file_len,
+    })
+}
+
+/// Opens a table: reads the manifest, and for format 2 the data file's
+/// directory (verified).
+pub fn open_table(dir: &Path) -> Result<TableFile> {
+    let name = table_name(dir);
     let meta = read_meta(dir)?;
     let path = data_path(dir, &meta);
-    let mut bytes = Vec::new();
-    File::open(&path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| err(&path, e))?;
-    if bytes.len() < MAGIC.len() + 12 || &bytes[..8] != MAGIC {
-        return Err(err(&path, "not a Quiver data file"));
-    }
-    let body = &bytes[..bytes.len() - 4];
-    let stored = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().expect("4 bytes"));
-    if crc32c::crc32c(body) != stored {
-        return Err(err(&path, "checksum mismatch: the data file is damaged"));
-    }
-    let mut r = Reader {
-        buf: body,
-        pos: 8,
-        path: &path,
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing(&name, &path)),
+        Err(e) => return Err(err(&path, e)),
     };
-    let nbatches = r.u64()? as usize;
-    let mut batches = Vec::with_capacity(nbatches);
-    for _ in 0..nbatches {
-        let rows = r.u64()? as usize;
-        let cols = meta
-            .schema
-            .fields()
+    let layout = match meta.format {
+        1 => None,
+        _ => {
+            let layout = read_layout(&name, &path, &file, meta.schema.fields().len())?;
+            let rows: u64 = layout.row_groups.iter().map(|g| g.rows as u64).sum();
+            if rows != meta.rows as u64 {
+                return Err(corrupt(
+                    &name,
+                    None,
+                    None,
+                    "the data file's row count differs from the manifest",
+                ));
+            }
+            Some(layout)
+        }
+    };
+    Ok(TableFile {
+        name,
+        dir: dir.to_path_buf(),
+        meta,
+        path,
+        layout,
+    })
+}
+
+impl TableFile {
+    /// Reads, verifies and decodes one page.
+    fn read_page(&self, file: &File, group: usize, column: usize) -> Result<ArrayRef> {
+        let layout = self.layout.as_ref().expect("format 2");
+        let rg = &layout.row_groups[group];
+        let p = &rg.pages[column];
+        let field = self.meta.schema.field(column);
+        let damaged = |what: &str| corrupt(&self.name, Some(field.name()), Some(group), what);
+        let mut buf = vec![0u8; p.len as usize];
+        file.read_exact_at(&mut buf, p.offset)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => damaged("page truncated"),
+                _ => err(&self.path, e),
+            })?;
+        let h = page::verify_page(&buf).map_err(|w| damaged(&w))?;
+        if h.kind != page::KIND_DATA
+            || h.total_len() != buf.len()
+            || h.column as usize != column
+            || h.page as usize != group
+            || h.rows as usize != rg.rows
+            || h.first_row != rg.first_row
+        {
+            return Err(damaged("page does not match the directory"));
+        }
+        page::decode_page(&h, &buf, field.data_type()).map_err(|w| damaged(&w))
+    }
+
+    /// The given columns, each as one array per row group: `[column][row group]`.
+    /// Pages are read, verified and decoded in parallel.
+    pub fn read_columns(&self, columns: &[usize]) -> Result<Vec<Vec<ArrayRef>>> {
+        let Some(layout) = &self.layout else {
+            let batches = legacy::read_legacy(&self.name, &self.path, &self.meta.schema)?;
+            return Ok(columns
+                .iter()
+                .map(|&c| batches.iter().map(|b| b.column(c).clone()).collect())
+                .collect());
+        };
+        let file = File::open(&self.path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => missing(&self.name, &self.path),
+            _ => err(&self.path, e),
+        })?;
+        let ngroups = layout.row_groups.len();
+        let jobs: Vec<(usize, usize)> = columns
             .iter()
-            .map(|f| read_column(&mut r, f.data_type(), rows))
+            .flat_map(|&c| (0..ngroups).map(move |g| (c, g)))
+            .collect();
+        let arrays = jobs
+            .par_iter()
+            .map(|&(c, g)| self.read_page(&file, g, c))
             .collect::<Result<Vec<_>>>()?;
-        batches.push(RecordBatch::try_new_with_options(
-            meta.schema.clone(),
-            cols,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )?);
+        let mut it = arrays.into_iter();
+        Ok(columns
+            .iter()
+            .map(|_| it.by_ref().take(ngroups).collect())
+            .collect())
     }
-    Ok((meta, batches))
-}
 
-struct CrcWriter<W: Write> {
-    inner: W,
-    crc: u32,
-}
-
-impl<W: Write> Write for CrcWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.crc = crc32c::crc32c_append(self.crc, &buf[..n]);
-        Ok(n)
+    /// Rows per batch that [`read_columns`](Self::read_columns) returns.
+    pub fn group_rows(&self) -> Option<Vec<usize>> {
+        self.layout
+            .as_ref()
+            .map(|l| l.row_groups.iter().map(|g| g.rows).collect())
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
 
-fn put(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
-    w.write_all(&(bytes.len() as u64).to_le_bytes())?;
-    w.write_all(bytes)
-}
-
-fn bits_bytes(b: &BooleanBuffer) -> Vec<u8> {
-    // Re-pack from offset 0 so the stored bitmap starts at bit 0.
-    let mut out = vec![0u8; b.len().div_ceil(8)];
-    for (i, v) in b.iter().enumerate() {
-        if v {
-            out[i / 8] |= 1 << (i % 8);
+    /// The whole table, one batch per row group.
+    pub fn read_all(&self) -> Result<Vec<RecordBatch>> {
+        if self.layout.is_none() {
+            return legacy::read_legacy(&self.name, &self.path, &self.meta.schema);
         }
+        let all: Vec<usize> = (0..self.meta.schema.fields().len()).collect();
+        let mut columns = self.read_columns(&all)?;
+        let rows = self.group_rows().expect("format 2");
+        let mut batches = Vec::with_capacity(rows.len());
+        for (g, n) in rows.into_iter().enumerate().rev() {
+            let cols: Vec<ArrayRef> = columns
+                .iter_mut()
+                .map(|c| c.pop().expect("one array per row group"))
+                .collect();
+            let _ = g;
+            batches.push(RecordBatch::try_new_with_options(
+                self.meta.schema.clone(),
+                cols,
+                &RecordBatchOptions::new().with_row_count(Some(n)),
+            )?);
+        }
+        batches.reverse();
+        Ok(batches)
     }
-    out
 }
 
-fn write_column(w: &mut impl Write, a: &ArrayRef) -> std::io::Result<()> {
-    match a.logical_nulls().filter(|n| n.null_count() > 0) {
-        Some(n) => {
-            w.write_all(&[1])?;
-            put(w, &bits_bytes(n.inner()))?;
-        }
-        None => w.write_all(&[0])?,
-    }
-    macro_rules! prim {
-        ($t:ty) => {{
-            let v = a.as_primitive::<$t>().values();
-            let mut bytes = Vec::with_capacity(v.len() * 16);
-            for x in v.iter() {
-                bytes.extend_from_slice(&x.to_le_bytes());
-            }
-            put(w, &bytes)
-        }};
-    }
-    match a.data_type() {
-        DataType::Int8 => prim!(Int8Type),
-        DataType::Int16 => prim!(Int16Type),
-        DataType::Int32 => prim!(Int32Type),
-        DataType::Int64 => prim!(Int64Type),
-        DataType::UInt8 => prim!(UInt8Type),
-        DataType::UInt16 => prim!(UInt16Type),
-        DataType::UInt32 => prim!(UInt32Type),
-        DataType::UInt64 => prim!(UInt64Type),
-        DataType::Float32 => prim!(Float32Type),
-        DataType::Float64 => prim!(Float64Type),
-        DataType::Decimal128(..) => prim!(Decimal128Type),
-        DataType::Date32 => prim!(Date32Type),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => prim!(TimestampMicrosecondType),
-        DataType::Boolean => put(w, &bits_bytes(a.as_boolean().values())),
-        DataType::Utf8 => {
-            let s = a.as_string::<i32>();
-            let offs = s.value_offsets();
-            let base = offs[0];
-            let mut ob = Vec::with_capacity(offs.len() * 4);
-            for o in offs {
-                ob.extend_from_slice(&(o - base).to_le_bytes());
-            }
-            put(w, &ob)?;
-            put(
-                w,
-                &s.value_data()[base as usize..offs[offs.len() - 1] as usize],
-            )
-        }
-        DataType::Null => Ok(()),
-        other => Err(std::io::Error::other(format!("cannot store type {other}"))),
-    }
+/// Reads the table's batches (one per row group), verifying every page.
+pub fn read_table(dir: &Path) -> Result<(TableMeta, Vec<RecordBatch>)> {
+    let t = open_table(dir)?;
+    let batches = t.read_all()?;
+    Ok((t.meta, batches))
 }
 
 /// Estimated distinct values of each column (KMV sketch), as stored in the
@@ -297,206 +786,8 @@ pub fn estimate_distinct(schema: &SchemaRef, batches: &[RecordBatch]) -> Vec<usi
     let mut sketches = vec![DistinctSketch::default(); schema.fields().len()];
     for b in batches {
         for (c, col) in b.columns().iter().enumerate() {
-            sketch_column(col, &mut sketches[c]);
+            page::sketch_array(col, &mut sketches[c]);
         }
     }
     sketches.iter().map(|s| s.estimate().max(1)).collect()
-}
-
-fn sketch_column(a: &ArrayRef, s: &mut DistinctSketch) {
-    let mix = |mut h: u64| {
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51afd7ed558ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ceb9fe1a85ec53);
-        h ^ (h >> 33)
-    };
-    let step = 1;
-    macro_rules! prim {
-        ($t:ty) => {{
-            let v = a.as_primitive::<$t>().values();
-            for i in (0..v.len()).step_by(step) {
-                s.insert_hash(mix(v[i] as u64));
-            }
-        }};
-    }
-    match a.data_type() {
-        DataType::Int8 => prim!(Int8Type),
-        DataType::Int16 => prim!(Int16Type),
-        DataType::Int32 => prim!(Int32Type),
-        DataType::Int64 => prim!(Int64Type),
-        DataType::UInt8 => prim!(UInt8Type),
-        DataType::UInt16 => prim!(UInt16Type),
-        DataType::UInt32 => prim!(UInt32Type),
-        DataType::UInt64 => prim!(UInt64Type),
-        DataType::Date32 => prim!(Date32Type),
-        DataType::Timestamp(..) => prim!(TimestampMicrosecondType),
-        DataType::Decimal128(..) => prim!(Decimal128Type),
-        DataType::Float64 => {
-            let v = a.as_primitive::<Float64Type>().values();
-            for i in (0..v.len()).step_by(step) {
-                s.insert_hash(mix(v[i].to_bits()));
-            }
-        }
-        DataType::Utf8 => {
-            let v = a.as_string::<i32>();
-            for i in (0..v.len()).step_by(step) {
-                let mut h = 0xcbf29ce484222325u64;
-                for b in v.value(i).as_bytes() {
-                    h = (h ^ *b as u64).wrapping_mul(0x100000001b3);
-                }
-                s.insert_hash(mix(h));
-            }
-        }
-        _ => {}
-    }
-}
-
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    path: &'a Path,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if self.pos + n > self.buf.len() {
-            return Err(err(self.path, "truncated data file"));
-        }
-        let s = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
-    fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
-    }
-    fn chunk(&mut self) -> Result<&'a [u8]> {
-        let n = self.u64()? as usize;
-        self.take(n)
-    }
-}
-
-fn bits(bytes: &[u8], len: usize) -> BooleanBuffer {
-    BooleanBuffer::collect_bool(len, |i| {
-        bytes.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)
-    })
-}
-
-fn read_column(r: &mut Reader, t: &DataType, rows: usize) -> Result<ArrayRef> {
-    let nulls = match r.take(1)?[0] {
-        1 => Some(NullBuffer::new(bits(r.chunk()?, rows))),
-        _ => None,
-    };
-    macro_rules! prim {
-        ($t:ty, $n:ty) => {{
-            let bytes = r.chunk()?;
-            const W: usize = std::mem::size_of::<$n>();
-            if bytes.len() != rows * W {
-                return Err(err(r.path, "column length mismatch"));
-            }
-            let v: Vec<$n> = bytes
-                .chunks_exact(W)
-                .map(|c| <$n>::from_le_bytes(c.try_into().expect("width")))
-                .collect();
-            Arc::new(PrimitiveArray::<$t>::new(v.into(), nulls)) as ArrayRef
-        }};
-    }
-    Ok(match t {
-        DataType::Int8 => prim!(Int8Type, i8),
-        DataType::Int16 => prim!(Int16Type, i16),
-        DataType::Int32 => prim!(Int32Type, i32),
-        DataType::Int64 => prim!(Int64Type, i64),
-        DataType::UInt8 => prim!(UInt8Type, u8),
-        DataType::UInt16 => prim!(UInt16Type, u16),
-        DataType::UInt32 => prim!(UInt32Type, u32),
-        DataType::UInt64 => prim!(UInt64Type, u64),
-        DataType::Float32 => prim!(Float32Type, f32),
-        DataType::Float64 => prim!(Float64Type, f64),
-        DataType::Date32 => prim!(Date32Type, i32),
-        DataType::Timestamp(TimeUnit::Microsecond, tz) => {
-            let a = prim!(TimestampMicrosecondType, i64);
-            let _ = tz;
-            a
-        }
-        DataType::Decimal128(p, s) => {
-            let bytes = r.chunk()?;
-            if bytes.len() != rows * 16 {
-                return Err(err(r.path, "column length mismatch"));
-            }
-            let v: Vec<i128> = bytes
-                .chunks_exact(16)
-                .map(|c| i128::from_le_bytes(c.try_into().expect("16")))
-                .collect();
-            Arc::new(
-                PrimitiveArray::<Decimal128Type>::new(v.into(), nulls)
-                    .with_precision_and_scale(*p, *s)?,
-            )
-        }
-        DataType::Boolean => Arc::new(BooleanArray::new(bits(r.chunk()?, rows), nulls)),
-        DataType::Utf8 => {
-            let ob = r.chunk()?;
-            if ob.len() != (rows + 1) * 4 {
-                return Err(err(r.path, "string offsets length mismatch"));
-            }
-            let offs: Vec<i32> = ob
-                .chunks_exact(4)
-                .map(|c| i32::from_le_bytes(c.try_into().expect("4")))
-                .collect();
-            let data = r.chunk()?;
-            let offsets = OffsetBuffer::new(offs.into());
-            Arc::new(
-                StringArray::try_new(offsets, data.to_vec().into(), nulls)
-                    .map_err(|e| err(r.path, e))?,
-            )
-        }
-        DataType::Null => arrow_array::new_null_array(t, rows),
-        other => return Err(err(r.path, format!("unsupported stored type {other}"))),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow_array::{Decimal128Array, Int64Array};
-
-    #[test]
-    fn round_trip_and_detect_damage() {
-        let dir = std::env::temp_dir().join(format!("quiver-table-test-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("a", DataType::Int64, true),
-            Field::new("s", DataType::Utf8, true),
-            Field::new("d", DataType::Decimal128(15, 2), true),
-        ]));
-        let b = RecordBatch::try_new(
-            schema.clone(),
-            vec![
-                Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])),
-                Arc::new(StringArray::from(vec![Some("x"), Some(""), None])),
-                Arc::new(
-                    Decimal128Array::from(vec![Some(100), Some(-5), None])
-                        .with_precision_and_scale(15, 2)
-                        .unwrap(),
-                ),
-            ],
-        )
-        .unwrap();
-        write_table(&dir, &schema, &[b.clone(), b.slice(1, 2)]).unwrap();
-        let (meta, batches) = read_table(&dir).unwrap();
-        assert_eq!(meta.rows, 5);
-        assert_eq!(batches[0], b);
-        assert_eq!(batches[1], b.slice(1, 2));
-        // A second write switches generations and removes the old file.
-        write_table(&dir, &schema, &[b.clone()]).unwrap();
-        assert!(!dir.join("data-1.bin").exists());
-        let path = dir.join("data-2.bin");
-        let mut bytes = fs::read(&path).unwrap();
-        bytes[20] ^= 0x40;
-        fs::write(&path, bytes).unwrap();
-        let e = read_table(&dir).unwrap_err();
-        assert!(e.message.contains("checksum"), "{e}");
-        let _ = fs::remove_dir_all(&dir);
-    }
 }

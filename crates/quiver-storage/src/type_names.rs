@@ -20,6 +20,7 @@ pub fn type_to_name(t: &DataType) -> Result<String> {
         DataType::Date32 => "date".into(),
         DataType::Timestamp(TimeUnit::Microsecond, None) => "datetime".into(),
         DataType::Utf8 => "utf8".into(),
+        DataType::Binary => "binary".into(),
         DataType::Null => "null".into(),
         other => {
             return Err(QuiverError::not_supported(format!(
@@ -45,6 +46,7 @@ pub fn name_to_type(s: &str) -> Result<DataType> {
         "date" => DataType::Date32,
         "datetime" => DataType::Timestamp(TimeUnit::Microsecond, None),
         "utf8" => DataType::Utf8,
+        "binary" => DataType::Binary,
         "null" => DataType::Null,
         d if d.starts_with("decimal(") && d.ends_with(')') => {
             let inner = &d[8..d.len() - 1];
