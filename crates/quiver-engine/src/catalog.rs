@@ -6,21 +6,76 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
-use quiver_plan::TableSource;
+use quiver_plan::{ColumnZone, TableSource, ZoneMaps};
 use quiver_sql::sqlparser::ast::Query;
+use quiver_storage::WriteOptions;
 
-/// One table. Data is read from disk on first use.
+/// One table. Data is read from disk on first use, column by column: a scan
+/// reads (and verifies) only the columns it needs.
 #[derive(Debug)]
 pub struct Table {
     name: String,
     schema: SchemaRef,
     rows: RwLock<usize>,
     distinct: RwLock<Vec<usize>>,
-    data: RwLock<Option<Arc<Vec<RecordBatch>>>>,
+    stored: RwLock<Stored>,
     dir: Option<PathBuf>,
+}
+
+/// What of a table is in memory.
+#[derive(Debug, Default)]
+struct Stored {
+    /// The opened data file (manifest and directory verified), for reading
+    /// further columns.
+    file: Option<Arc<quiver_storage::TableFile>>,
+    /// Rows of each row group; None until the table is opened or written.
+    group_rows: Option<Vec<usize>>,
+    /// `[column]` -> one array per row group, once read.
+    columns: Vec<Option<Arc<Vec<ArrayRef>>>>,
+    /// All columns as batches, once asked for.
+    full: Option<Arc<Vec<RecordBatch>>>,
+    zones: Option<Arc<ZoneMaps>>,
+}
+
+impl Stored {
+    fn from_batches(ncols: usize, batches: &[RecordBatch], zones: Option<Arc<ZoneMaps>>) -> Stored {
+        Stored {
+            file: None,
+            group_rows: Some(batches.iter().map(|b| b.num_rows()).collect()),
+            columns: (0..ncols)
+                .map(|c| {
+                    Some(Arc::new(
+                        batches.iter().map(|b| b.column(c).clone()).collect(),
+                    ))
+                })
+                .collect(),
+            full: Some(Arc::new(batches.to_vec())),
+            zones,
+        }
+    }
+}
+
+fn zone_maps(layout: &quiver_storage::table_file::Layout, schema: &SchemaRef) -> Arc<ZoneMaps> {
+    Arc::new(ZoneMaps {
+        groups: layout
+            .zone_stats(schema)
+            .into_iter()
+            .map(|g| {
+                g.into_iter()
+                    .map(|z| ColumnZone {
+                        rows: z.rows,
+                        null_count: z.null_count,
+                        min: z.min,
+                        max: z.max,
+                        max_is_prefix: z.max_is_prefix,
+                    })
+                    .collect()
+            })
+            .collect(),
+    })
 }
 
 impl Table {
@@ -32,38 +87,143 @@ impl Table {
         self.schema.clone()
     }
 
+    /// Errors of the files name the table already (1877, 1812); others get
+    /// its name in front.
+    fn storage_error(&self, e: QuiverError) -> QuiverError {
+        if e.code == 1877 || e.code == 1812 {
+            return e;
+        }
+        QuiverError::new(
+            e.code,
+            e.sqlstate,
+            format!("table '{}': {}", self.name, e.message),
+        )
+    }
+
+    /// Opens the data file (first use) and reads the missing `columns`.
+    fn load(&self, stored: &mut Stored, columns: &[usize]) -> Result<()> {
+        let ncols = self.schema.fields().len();
+        if stored.group_rows.is_none() {
+            let dir = self
+                .dir
+                .as_ref()
+                .ok_or_else(|| QuiverError::internal("in-memory table without data"))?;
+            let file = quiver_storage::open_table(dir).map_err(|e| self.storage_error(e))?;
+            match file.group_rows() {
+                Some(rows) => {
+                    stored.zones = file.layout.as_ref().map(|l| zone_maps(l, &self.schema));
+                    stored.group_rows = Some(rows);
+                    stored.columns = vec![None; ncols];
+                    stored.file = Some(Arc::new(file));
+                }
+                None => {
+                    // Format 1: one blob, read whole.
+                    let batches = file.read_all().map_err(|e| self.storage_error(e))?;
+                    *stored = Stored::from_batches(ncols, &batches, None);
+                }
+            }
+        }
+        let missing: Vec<usize> = columns
+            .iter()
+            .copied()
+            .filter(|&c| stored.columns.get(c).is_some_and(|a| a.is_none()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !missing.is_empty() {
+            let file = stored
+                .file
+                .clone()
+                .ok_or_else(|| QuiverError::internal("table columns missing"))?;
+            let arrays = file
+                .read_columns(&missing)
+                .map_err(|e| self.storage_error(e))?;
+            for (c, a) in missing.into_iter().zip(arrays) {
+                stored.columns[c] = Some(Arc::new(a));
+            }
+        }
+        Ok(())
+    }
+
+    fn project(&self, stored: &Stored, columns: &[usize]) -> Option<Result<Vec<RecordBatch>>> {
+        let rows = stored.group_rows.as_ref()?;
+        let arrays: Vec<&Arc<Vec<ArrayRef>>> = columns
+            .iter()
+            .map(|&c| stored.columns.get(c)?.as_ref())
+            .collect::<Option<_>>()?;
+        let schema = match self.schema.project(columns) {
+            Ok(s) => Arc::new(s),
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(
+            rows.iter()
+                .enumerate()
+                .map(|(g, &n)| {
+                    Ok(RecordBatch::try_new_with_options(
+                        schema.clone(),
+                        arrays.iter().map(|a| a[g].clone()).collect(),
+                        &RecordBatchOptions::new().with_row_count(Some(n)),
+                    )?)
+                })
+                .collect(),
+        )
+    }
+
+    /// The given columns (read from disk if need be), one batch per row group.
+    pub fn columns(&self, columns: &[usize]) -> Result<Arc<Vec<RecordBatch>>> {
+        if let Some(b) = self.project(&self.stored.read().expect("table lock"), columns) {
+            return b.map(Arc::new);
+        }
+        let mut stored = self.stored.write().expect("table lock");
+        self.load(&mut stored, columns)?;
+        self.project(&stored, columns)
+            .ok_or_else(|| QuiverError::internal("table columns missing after loading"))?
+            .map(Arc::new)
+    }
+
     pub fn data(&self) -> Result<Arc<Vec<RecordBatch>>> {
-        if let Some(d) = self.data.read().expect("table lock").as_ref() {
+        if let Some(d) = self.stored.read().expect("table lock").full.as_ref() {
             return Ok(d.clone());
         }
-        let mut slot = self.data.write().expect("table lock");
-        if let Some(d) = slot.as_ref() {
+        let all: Vec<usize> = (0..self.schema.fields().len()).collect();
+        let mut stored = self.stored.write().expect("table lock");
+        if let Some(d) = stored.full.as_ref() {
             return Ok(d.clone());
         }
-        let dir = self
-            .dir
-            .as_ref()
-            .ok_or_else(|| QuiverError::internal("in-memory table without data"))?;
-        let (_, batches) = quiver_storage::read_table(dir).map_err(|e| {
-            QuiverError::new(
-                e.code,
-                e.sqlstate,
-                format!("table '{}': {}", self.name, e.message),
-            )
-        })?;
-        let d = Arc::new(batches);
-        *slot = Some(d.clone());
+        self.load(&mut stored, &all)?;
+        let d = Arc::new(
+            self.project(&stored, &all)
+                .ok_or_else(|| QuiverError::internal("table columns missing after loading"))??,
+        );
+        stored.full = Some(d.clone());
         Ok(d)
     }
 
     /// Replaces the table's contents (persisting first for a folder database).
     pub fn replace(&self, batches: Vec<RecordBatch>) -> Result<()> {
-        let rows = batches.iter().map(|b| b.num_rows()).sum();
-        let distinct = match &self.dir {
-            Some(dir) => quiver_storage::write_table(dir, &self.schema, &batches)?.distinct,
-            None => quiver_storage::estimate_distinct(&self.schema, &batches),
+        let ncols = self.schema.fields().len();
+        let (stored, rows, distinct) = match &self.dir {
+            Some(dir) => {
+                let w = quiver_storage::write_table_with(
+                    dir,
+                    &self.schema,
+                    &batches,
+                    &WriteOptions::default(),
+                )?;
+                let zones = zone_maps(&w.layout, &self.schema);
+                (
+                    Stored::from_batches(ncols, &w.row_groups, Some(zones)),
+                    w.meta.rows,
+                    w.meta.distinct,
+                )
+            }
+            None => (
+                Stored::from_batches(ncols, &batches, None),
+                batches.iter().map(|b| b.num_rows()).sum(),
+                quiver_storage::estimate_distinct(&self.schema, &batches),
+            ),
         };
-        *self.data.write().expect("table lock") = Some(Arc::new(batches));
+        *self.stored.write().expect("table lock") = stored;
         *self.rows.write().expect("table lock") = rows;
         *self.distinct.write().expect("table lock") = distinct;
         Ok(())
@@ -89,6 +249,12 @@ impl TableSource for Table {
     }
     fn batches(&self) -> Result<Arc<Vec<RecordBatch>>> {
         self.data()
+    }
+    fn scan_batches(&self, columns: &[usize]) -> Result<Arc<Vec<RecordBatch>>> {
+        self.columns(columns)
+    }
+    fn zone_maps(&self) -> Option<Arc<ZoneMaps>> {
+        self.stored.read().expect("table lock").zones.clone()
     }
 }
 
@@ -141,7 +307,7 @@ impl Database {
                     schema: meta.schema.clone(),
                     rows: RwLock::new(meta.rows),
                     distinct: RwLock::new(meta.distinct.clone()),
-                    data: RwLock::new(None),
+                    stored: RwLock::new(Stored::default()),
                     dir: Some(path),
                 }),
             );
@@ -230,7 +396,7 @@ impl Database {
             schema,
             rows: RwLock::new(0),
             distinct: RwLock::new(vec![]),
-            data: RwLock::new(None),
+            stored: RwLock::new(Stored::default()),
             dir,
         });
         table.replace(batches)?;

@@ -43,6 +43,44 @@ pub trait TableSource: Send + Sync + fmt::Debug {
     fn distinct_estimate(&self, column: usize) -> Option<usize>;
     /// The table's data, column-complete, as in-memory batches.
     fn batches(&self) -> Result<Arc<Vec<RecordBatch>>>;
+    /// Only the given columns (table indices, in that order; the batches'
+    /// schema is the projected one), so that a stored table need not read the
+    /// others. The batches line up with [`zone_maps`](Self::zone_maps).
+    fn scan_batches(&self, columns: &[usize]) -> Result<Arc<Vec<RecordBatch>>> {
+        let all = self.batches()?;
+        Ok(Arc::new(
+            all.iter()
+                .map(|b| b.project(columns))
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+        ))
+    }
+    /// Min/max per row group and column of a stored table, one entry per
+    /// batch of [`scan_batches`](Self::scan_batches); None when unknown (tables
+    /// in memory).
+    fn zone_maps(&self) -> Option<Arc<ZoneMaps>> {
+        None
+    }
+}
+
+/// Per-row-group statistics of a table, for skipping row groups in a scan.
+#[derive(Debug, Clone, Default)]
+pub struct ZoneMaps {
+    /// `[row group][table column]`.
+    pub groups: Vec<Vec<ColumnZone>>,
+}
+
+/// What is known of one column in one row group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnZone {
+    pub rows: usize,
+    pub null_count: usize,
+    /// At most every non-null value (in byte order for strings: a prefix of
+    /// the smallest value is a valid bound).
+    pub min: Option<quiver_common::ScalarValue>,
+    /// At least every non-null value; when `max_is_prefix`, a string that the
+    /// first bytes of every value are at most (the largest value cut short).
+    pub max: Option<quiver_common::ScalarValue>,
+    pub max_is_prefix: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,14 +2,21 @@
 //! table from one shared cursor, so a slow partition never holds the others
 //! back. Pushed-down filters run here, cheapest first, and the batch is
 //! compacted as soon as a filter has removed most rows.
+//!
+//! Only the columns the scan outputs are asked of the table (a stored table
+//! reads no others), and row groups whose zone maps (min/max per column)
+//! show that a pushed-down `col <op> constant`, BETWEEN or IN cannot hold
+//! for any row are skipped without being read.
 
+use std::cmp::Ordering as Cmp;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
-use quiver_common::Result;
-use quiver_plan::TableSource;
+use quiver_collation::Collation;
+use quiver_common::{Result, ScalarValue};
+use quiver_plan::{BinaryOp, ColumnZone, TableSource};
 
 use super::{metered, BatchStream, ExecutionPlan, Metrics};
 use crate::context::MORSEL_ROWS;
@@ -35,6 +42,9 @@ struct Morsels {
     /// (batch index, offset, length)
     slices: Vec<(usize, usize, usize)>,
     next: AtomicUsize,
+    /// Row groups (batches) skipped by zone maps, of all.
+    skipped: usize,
+    groups: usize,
 }
 
 impl ScanExec {
@@ -61,9 +71,24 @@ impl ScanExec {
     fn morsels(&self) -> Result<Arc<Morsels>> {
         self.morsels
             .get_or_init(|| {
-                let batches = self.table.batches()?;
+                let batches = self.table.scan_batches(&self.projection)?;
+                let zones = self.table.zone_maps();
+                let predicates = match &zones {
+                    Some(z) if z.groups.len() == batches.len() => {
+                        zone_predicates(&self.filters, &self.projection)
+                    }
+                    // Zone maps that do not line up with the batches are not used.
+                    _ => vec![],
+                };
                 let mut slices = Vec::new();
+                let mut skipped = 0;
                 for (i, b) in batches.iter().enumerate() {
+                    if let (Some(z), false) = (&zones, predicates.is_empty()) {
+                        if group_ruled_out(&predicates, &z.groups[i]) {
+                            skipped += 1;
+                            continue;
+                        }
+                    }
                     let mut off = 0;
                     while off < b.num_rows() {
                         let len = MORSEL_ROWS.min(b.num_rows() - off);
@@ -72,13 +97,246 @@ impl ScanExec {
                     }
                 }
                 Ok(Arc::new(Morsels {
+                    groups: batches.len(),
                     batches,
                     slices,
                     next: AtomicUsize::new(0),
+                    skipped,
                 }))
             })
             .clone()
     }
+
+    /// Row groups skipped by zone maps and all row groups, once the scan has run.
+    pub fn row_groups_skipped(&self) -> Option<(usize, usize)> {
+        match self.morsels.get() {
+            Some(Ok(m)) => Some((m.skipped, m.groups)),
+            _ => None,
+        }
+    }
+}
+
+/// A pushed-down conjunct that zone maps can decide: a table column against
+/// constants.
+#[derive(Debug)]
+enum ZonePredicate {
+    Compare {
+        column: usize,
+        op: BinaryOp,
+        value: ScalarValue,
+        collation: Collation,
+    },
+    In {
+        column: usize,
+        values: Vec<ScalarValue>,
+        collation: Collation,
+    },
+}
+
+fn column_of(e: &PhysicalExpr) -> Option<usize> {
+    match e {
+        PhysicalExpr::Column(i) => Some(*i),
+        PhysicalExpr::Collate(inner, _) => column_of(inner),
+        _ => None,
+    }
+}
+
+fn literal_of(e: &PhysicalExpr) -> Option<&ScalarValue> {
+    match e {
+        PhysicalExpr::Literal(v, _) if !v.is_null() => Some(v),
+        PhysicalExpr::Collate(inner, _) => literal_of(inner),
+        _ => None,
+    }
+}
+
+fn flip(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::LtEq => BinaryOp::GtEq,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::GtEq => BinaryOp::LtEq,
+        other => other,
+    }
+}
+
+/// The conjuncts of `filters` that zone maps can decide (AND is split; the
+/// binder writes BETWEEN as `x >= lo AND x <= hi`). Column positions are
+/// mapped to table columns through `projection`.
+fn zone_predicates(filters: &[PhysicalExpr], projection: &[usize]) -> Vec<ZonePredicate> {
+    fn walk(e: &PhysicalExpr, projection: &[usize], out: &mut Vec<ZonePredicate>) {
+        match e {
+            PhysicalExpr::Binary {
+                op: BinaryOp::And,
+                left,
+                right,
+                ..
+            } => {
+                walk(left, projection, out);
+                walk(right, projection, out);
+            }
+            PhysicalExpr::Binary {
+                op,
+                left,
+                right,
+                collation,
+                ..
+            } if op.is_comparison() => {
+                let (column, op, value) = match (column_of(left), literal_of(right)) {
+                    (Some(c), Some(v)) => (c, *op, v),
+                    _ => match (literal_of(left), column_of(right)) {
+                        (Some(v), Some(c)) => (c, flip(*op), v),
+                        _ => return,
+                    },
+                };
+                if let Some(&column) = projection.get(column) {
+                    out.push(ZonePredicate::Compare {
+                        column,
+                        op,
+                        value: value.clone(),
+                        collation: *collation,
+                    });
+                }
+            }
+            PhysicalExpr::InList {
+                negated: false,
+                expr,
+                list,
+                collation,
+                ..
+            } => {
+                let values: Option<Vec<ScalarValue>> =
+                    list.iter().map(|e| literal_of(e).cloned()).collect();
+                if let (Some(c), Some(values)) = (column_of(expr), values) {
+                    if let Some(&column) = projection.get(c) {
+                        out.push(ZonePredicate::In {
+                            column,
+                            values,
+                            collation: *collation,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for f in filters {
+        walk(f, projection, &mut out);
+    }
+    out
+}
+
+/// An exact decimal view of an integer or decimal value.
+fn as_decimal(v: &ScalarValue) -> Option<(i128, i8)> {
+    match v {
+        ScalarValue::Int64(x) => Some((*x as i128, 0)),
+        ScalarValue::UInt64(x) => Some((*x as i128, 0)),
+        ScalarValue::Decimal(x, _, s) => Some((*x, *s)),
+        _ => None,
+    }
+}
+
+/// Order of a zone bound and a constant, when it is certain; strings only
+/// under collations whose order is byte order (the bounds are in byte order).
+fn compare_values(a: &ScalarValue, b: &ScalarValue, collation: Collation) -> Option<Cmp> {
+    use ScalarValue as S;
+    match (a, b) {
+        (S::Date(x), S::Date(y)) => Some(x.cmp(y)),
+        (S::DateTime(x), S::DateTime(y)) => Some(x.cmp(y)),
+        (S::Utf8(x), S::Utf8(y)) if collation.is_binary_eq() => {
+            Some(collation.compare(x.as_bytes(), y.as_bytes()))
+        }
+        _ => {
+            let ((x, sx), (y, sy)) = (as_decimal(a)?, as_decimal(b)?);
+            let scale = sx.max(sy);
+            let up = |v: i128, s: i8| v.checked_mul(10i128.checked_pow((scale - s) as u32)?);
+            Some(up(x, sx)?.cmp(&up(y, sy)?))
+        }
+    }
+}
+
+/// Every value of the zone is below `c` (strictly), as far as the bounds show.
+fn all_below(z: &ColumnZone, c: &ScalarValue, collation: Collation) -> bool {
+    let Some(max) = &z.max else { return false };
+    if z.max_is_prefix {
+        // Every value's first bytes are at most the prefix `p`; if `p` is
+        // below the same number of bytes of `c`, every value is below `c`
+        // (docs/STORAGE.md, zone maps).
+        return match (max, c) {
+            (ScalarValue::Utf8(p), ScalarValue::Utf8(c)) if collation.is_binary_eq() => {
+                let c = c.as_bytes();
+                p.as_bytes() < &c[..c.len().min(p.len())]
+            }
+            _ => false,
+        };
+    }
+    compare_values(max, c, collation) == Some(Cmp::Less)
+}
+
+fn at_most(z: &ColumnZone, c: &ScalarValue, collation: Collation) -> bool {
+    if z.max_is_prefix {
+        return all_below(z, c, collation);
+    }
+    z.max
+        .as_ref()
+        .is_some_and(|m| compare_values(m, c, collation).is_some_and(|o| o != Cmp::Greater))
+}
+
+fn min_cmp(z: &ColumnZone, c: &ScalarValue, collation: Collation) -> Option<Cmp> {
+    compare_values(z.min.as_ref()?, c, collation)
+}
+
+/// Whether no row of the zone can satisfy `column <op> c`.
+fn compare_ruled_out(z: &ColumnZone, op: BinaryOp, c: &ScalarValue, collation: Collation) -> bool {
+    match op {
+        BinaryOp::Eq => {
+            min_cmp(z, c, collation) == Some(Cmp::Greater) || all_below(z, c, collation)
+        }
+        BinaryOp::Lt => min_cmp(z, c, collation).is_some_and(|o| o != Cmp::Less),
+        BinaryOp::LtEq => min_cmp(z, c, collation) == Some(Cmp::Greater),
+        BinaryOp::Gt => at_most(z, c, collation),
+        BinaryOp::GtEq => all_below(z, c, collation),
+        BinaryOp::NotEq => {
+            !z.max_is_prefix
+                && min_cmp(z, c, collation) == Some(Cmp::Equal)
+                && z.max
+                    .as_ref()
+                    .is_some_and(|m| compare_values(m, c, collation) == Some(Cmp::Equal))
+        }
+        _ => false,
+    }
+}
+
+/// Whether the zone maps of one row group show that no row passes all
+/// predicates. A comparison is never true for NULL, so an all-NULL column
+/// rules out any predicate on it.
+fn group_ruled_out(predicates: &[ZonePredicate], zones: &[ColumnZone]) -> bool {
+    predicates.iter().any(|p| {
+        let (column, ruled_out): (usize, &dyn Fn(&ColumnZone) -> bool) = match p {
+            ZonePredicate::Compare {
+                column,
+                op,
+                value,
+                collation,
+            } => (*column, &move |z| {
+                compare_ruled_out(z, *op, value, *collation)
+            }),
+            ZonePredicate::In {
+                column,
+                values,
+                collation,
+            } => (*column, &move |z| {
+                values
+                    .iter()
+                    .all(|v| compare_ruled_out(z, BinaryOp::Eq, v, *collation))
+            }),
+        };
+        match zones.get(column) {
+            Some(z) if z.rows > 0 && z.null_count == z.rows => true,
+            Some(z) => ruled_out(z),
+            None => false,
+        }
+    })
 }
 
 fn apply_filters(mut batch: RecordBatch, filters: &[PhysicalExpr]) -> Result<RecordBatch> {
@@ -120,6 +378,11 @@ impl ExecutionPlan for ScanExec {
         if !self.filter_text.is_empty() {
             s += &format!(" filters=[{}]", self.filter_text.join(" AND "));
         }
+        if let Some((skipped, groups)) = self.row_groups_skipped() {
+            if skipped > 0 {
+                s += &format!(" row_groups_skipped={skipped}/{groups}");
+            }
+        }
         s
     }
 
@@ -137,17 +400,15 @@ impl ExecutionPlan for ScanExec {
 
     fn execute(&self, _partition: usize, _ctx: &Arc<ExecContext>) -> Result<BatchStream> {
         let morsels = self.morsels()?;
-        let projection = self.projection.clone();
+        let width = self.projection.len();
         let filters = self.filters.clone();
         let schema = self.schema.clone();
         let stream = std::iter::from_fn(move || loop {
             let i = morsels.next.fetch_add(1, Ordering::Relaxed);
             let &(b, off, len) = morsels.slices.get(i)?;
             let src = &morsels.batches[b];
-            let columns = projection
-                .iter()
-                .map(|c| src.column(*c).slice(off, len))
-                .collect();
+            // The batches hold exactly the projected columns, in order.
+            let columns = (0..width).map(|c| src.column(c).slice(off, len)).collect();
             let batch = match RecordBatch::try_new_with_options(
                 schema.clone(),
                 columns,
@@ -166,5 +427,218 @@ impl ExecutionPlan for ScanExec {
 
     fn metrics(&self) -> &Metrics {
         &self.metrics
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::Layout;
+    use arrow_array::{cast::AsArray, types::Int64Type, Array, ArrayRef, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use quiver_plan::{ColumnId, Expr, ZoneMaps};
+
+    /// A table of row groups with zone maps computed from the data (strings
+    /// in byte order, as storage keeps them).
+    #[derive(Debug)]
+    struct ZonedTable {
+        schema: SchemaRef,
+        batches: Arc<Vec<RecordBatch>>,
+        zones: Option<Arc<ZoneMaps>>,
+    }
+
+    impl TableSource for ZonedTable {
+        fn name(&self) -> &str {
+            "t"
+        }
+        fn schema(&self) -> SchemaRef {
+            self.schema.clone()
+        }
+        fn row_count(&self) -> usize {
+            self.batches.iter().map(|b| b.num_rows()).sum()
+        }
+        fn distinct_estimate(&self, _: usize) -> Option<usize> {
+            None
+        }
+        fn batches(&self) -> Result<Arc<Vec<RecordBatch>>> {
+            Ok(self.batches.clone())
+        }
+        fn zone_maps(&self) -> Option<Arc<ZoneMaps>> {
+            self.zones.clone()
+        }
+    }
+
+    fn zone(a: &ArrayRef) -> ColumnZone {
+        let nulls = a.null_count();
+        let (min, max) = match a.data_type() {
+            DataType::Int64 => {
+                let v: Vec<i64> = a.as_primitive::<Int64Type>().iter().flatten().collect();
+                (
+                    v.iter().min().map(|x| ScalarValue::Int64(*x)),
+                    v.iter().max().map(|x| ScalarValue::Int64(*x)),
+                )
+            }
+            _ => {
+                let v: Vec<&str> = a.as_string::<i32>().iter().flatten().collect();
+                (
+                    v.iter().min().map(|x| ScalarValue::Utf8(x.to_string())),
+                    v.iter().max().map(|x| ScalarValue::Utf8(x.to_string())),
+                )
+            }
+        };
+        ColumnZone {
+            rows: a.len(),
+            null_count: nulls,
+            min,
+            max,
+            max_is_prefix: false,
+        }
+    }
+
+    fn table(with_zones: bool) -> Arc<ZonedTable> {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int64, true),
+            Field::new("s", DataType::Utf8, true),
+        ]));
+        // Row groups of 1000 rows: k ascending (so zones are tight), s in
+        // groups "g<n>" with trailing spaces on some rows, and a NULL-only group.
+        let batches: Vec<RecordBatch> = (0..8)
+            .map(|g| {
+                let k: ArrayRef = Arc::new(Int64Array::from_iter(
+                    (0..1000).map(|i| (g != 5).then_some(g * 1000 + i)),
+                ));
+                let s: ArrayRef = Arc::new(StringArray::from_iter((0..1000).map(|i| {
+                    Some(if i % 3 == 0 {
+                        format!("g{g} ")
+                    } else {
+                        format!("g{g}")
+                    })
+                })));
+                RecordBatch::try_new(schema.clone(), vec![k, s]).unwrap()
+            })
+            .collect();
+        let zones = with_zones.then(|| {
+            Arc::new(ZoneMaps {
+                groups: batches
+                    .iter()
+                    .map(|b| b.columns().iter().map(zone).collect())
+                    .collect(),
+            })
+        });
+        Arc::new(ZonedTable {
+            schema,
+            batches: Arc::new(batches),
+            zones,
+        })
+    }
+
+    fn run(
+        t: Arc<ZonedTable>,
+        filter: &Expr,
+    ) -> (Vec<(Option<i64>, String)>, Option<(usize, usize)>) {
+        let mut layout = Layout::new();
+        layout.insert(ColumnId(0), 0);
+        layout.insert(ColumnId(1), 1);
+        let f = PhysicalExpr::compile(filter, &layout).unwrap();
+        let schema = t.schema.clone();
+        let scan = Arc::new(ScanExec::new(t, vec![0, 1], vec![f], vec![], schema, 2));
+        let ctx = Arc::new(ExecContext::new(2, usize::MAX));
+        let plan: Arc<dyn ExecutionPlan> = scan.clone();
+        let mut rows = Vec::new();
+        for b in crate::collect(&plan, &ctx).unwrap() {
+            let k = b.column(0).as_primitive::<Int64Type>();
+            let s = b.column(1).as_string::<i32>();
+            for i in 0..b.num_rows() {
+                rows.push((k.is_valid(i).then(|| k.value(i)), s.value(i).to_string()));
+            }
+        }
+        rows.sort();
+        (rows, scan.row_groups_skipped())
+    }
+
+    fn col(i: u32, t: DataType) -> Box<Expr> {
+        Box::new(Expr::Column(ColumnId(i), t))
+    }
+
+    fn cmp(op: BinaryOp, i: u32, v: ScalarValue) -> Expr {
+        let t = if i == 0 {
+            DataType::Int64
+        } else {
+            DataType::Utf8
+        };
+        let lit = Box::new(Expr::Literal(v, t.clone()));
+        Expr::Binary {
+            op,
+            left: col(i, t),
+            right: lit,
+        }
+    }
+
+    #[test]
+    fn zone_maps_skip_row_groups_and_keep_results() {
+        use BinaryOp::*;
+        let int = ScalarValue::Int64;
+        let s = |x: &str| ScalarValue::Utf8(x.to_string());
+        let between = Expr::Binary {
+            op: And,
+            left: Box::new(cmp(GtEq, 0, int(2500))),
+            right: Box::new(cmp(LtEq, 0, int(3100))),
+        };
+        let in_list = Expr::InList {
+            negated: false,
+            expr: col(1, DataType::Utf8),
+            list: vec![
+                Expr::Literal(s("g2"), DataType::Utf8),
+                Expr::Literal(s("zz"), DataType::Utf8),
+            ],
+        };
+        // (filter, row groups that must be skipped)
+        let cases = [
+            (cmp(Lt, 0, int(1000)), 7),
+            (cmp(LtEq, 0, int(1000)), 6),
+            (cmp(Gt, 0, int(6999)), 7),
+            (cmp(GtEq, 0, int(6999)), 6),
+            (cmp(Eq, 0, int(4321)), 7),
+            (cmp(NotEq, 0, int(4321)), 1),
+            (between, 6),
+            (cmp(Eq, 1, s("g3")), 7),
+            // PAD SPACE: 'g3  ' equals 'g3' and 'g3 ' under utf8mb4_bin.
+            (cmp(Eq, 1, s("g3  ")), 7),
+            (cmp(Lt, 1, s("g3")), 5),
+            (cmp(Gt, 1, s("g6 ")), 7),
+            (in_list, 7),
+        ];
+        for (filter, expect_skipped) in cases {
+            let (with, skipped) = run(table(true), &filter);
+            let (without, none) = run(table(false), &filter);
+            assert_eq!(with, without, "{filter}");
+            assert_eq!(none, Some((0, 8)), "{filter}");
+            assert_eq!(skipped, Some((expect_skipped, 8)), "{filter}");
+            assert!(!with.is_empty(), "{filter}");
+        }
+    }
+
+    #[test]
+    fn truncated_string_maxima_only_rule_out_what_the_prefix_proves() {
+        let z = ColumnZone {
+            rows: 10,
+            null_count: 0,
+            min: Some(ScalarValue::Utf8("abc".into())),
+            max: Some(ScalarValue::Utf8("abd".into())),
+            max_is_prefix: true,
+        };
+        let c = Collation::utf8mb4_bin();
+        let s = |x: &str| ScalarValue::Utf8(x.to_string());
+        // Values may be "abdzzz...": only a constant above the prefix itself
+        // rules out `>` and `=`.
+        assert!(!compare_ruled_out(&z, BinaryOp::Gt, &s("abdzzzz"), c));
+        assert!(!compare_ruled_out(&z, BinaryOp::Eq, &s("abd"), c));
+        assert!(compare_ruled_out(&z, BinaryOp::Gt, &s("abe"), c));
+        assert!(compare_ruled_out(&z, BinaryOp::Eq, &s("abe"), c));
+        assert!(!compare_ruled_out(&z, BinaryOp::NotEq, &s("abd"), c));
+        // Not under a collation whose order is not byte order.
+        let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
+        assert!(!compare_ruled_out(&z, BinaryOp::Gt, &s("abe"), ci));
+        assert!(!compare_ruled_out(&z, BinaryOp::Lt, &s("ABC"), ci));
     }
 }
