@@ -4,7 +4,9 @@
 
 pub mod catalog;
 pub mod format;
+pub mod information_schema;
 pub mod session;
+mod show;
 
 pub use catalog::{Database, Table};
 pub use format::{format_csv, format_json, format_table, OutputFormat};

@@ -21,6 +21,7 @@ use quiver_sql::sqlparser::ast::{
 use quiver_sql::{charset_default, collation_by_name, parse_sql, sql_type, Binder, SessionVars};
 
 use crate::catalog::Database;
+use crate::information_schema::{rewrite_query, MemTable, SessionCatalog};
 
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -252,8 +253,35 @@ impl Session {
 
     /// Binds and optimizes a query.
     pub fn logical_plan(&self, query: &Query) -> Result<LogicalPlan> {
-        let mut binder = Binder::with_vars(self.db.as_ref(), self.vars());
-        optimize(binder.bind_query(query)?)
+        self.logical_plan_with(query, None)
+    }
+
+    /// Binds and optimizes a query that may also read `extra` (a SHOW
+    /// statement's rows) and information_schema.
+    fn logical_plan_with(
+        &self,
+        query: &Query,
+        extra: Option<Arc<MemTable>>,
+    ) -> Result<LogicalPlan> {
+        let mut query = query.clone();
+        rewrite_query(&mut query, self.current_database().as_deref())?;
+        let catalog = SessionCatalog {
+            session: self,
+            extra,
+        };
+        let mut binder = Binder::with_vars(&catalog, self.vars());
+        optimize(binder.bind_query(&query)?)
+    }
+
+    pub(crate) fn run_query_with(
+        &self,
+        query: &Query,
+        extra: Option<Arc<MemTable>>,
+    ) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+        let plan =
+            create_physical_plan(&self.logical_plan_with(query, extra)?, self.config.threads)?;
+        let batches = collect(&plan, &self.context())?;
+        Ok((plan.schema(), batches))
     }
 
     pub fn physical_plan(&self, query: &Query) -> Result<Arc<dyn ExecutionPlan>> {
@@ -267,6 +295,9 @@ impl Session {
     }
 
     pub fn execute_statement(&self, stmt: &Statement) -> Result<StatementResult> {
+        if let Some(r) = self.show(stmt)? {
+            return Ok(r);
+        }
         match stmt {
             Statement::Query(q) => {
                 let (schema, batches) = self.run_query(q)?;
@@ -313,7 +344,14 @@ impl Session {
                     .create_view(&name, &query.to_string(), *or_replace)?;
                 Ok(StatementResult::Done { affected: 0 })
             }
-            Statement::ShowTables { .. } => text_result("Tables_in_quiver", self.db.table_names()),
+            Statement::ShowVariable { variable }
+                if variable.len() == 1
+                    && ["WARNINGS", "ERRORS"]
+                        .iter()
+                        .any(|w| variable[0].value.eq_ignore_ascii_case(w)) =>
+            {
+                self.show_warnings()
+            }
             Statement::ExplainTable { table_name, .. } => self.describe(&object_name(table_name)?),
             Statement::Explain {
                 analyze, statement, ..
@@ -462,7 +500,7 @@ impl Session {
     }
 
     /// A constant expression's value as a one-row array.
-    fn constant_value(&self, e: &SqlExpr) -> Result<ArrayRef> {
+    pub(crate) fn constant_value(&self, e: &SqlExpr) -> Result<ArrayRef> {
         let one = RecordBatch::try_new_with_options(
             Arc::new(Schema::empty()),
             vec![],

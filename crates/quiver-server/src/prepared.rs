@@ -71,7 +71,7 @@ impl Prepared {
             }
             let (code, unsigned) = self.types[i];
             if let Some(bytes) = long {
-                out.push(bytes_literal(&bytes));
+                out.push(bytes_literal(&bytes)?);
                 continue;
             }
             out.push(read_value(r, code, unsigned)?);
@@ -190,7 +190,7 @@ fn read_value(r: &mut Reader, code: u8, unsigned: bool) -> Result<String> {
                         s.to_string()
                     }
                 }
-                _ => bytes_literal(b),
+                _ => bytes_literal(b)?,
             }
         }
         ty::VARCHAR
@@ -204,7 +204,7 @@ fn read_value(r: &mut Reader, code: u8, unsigned: bool) -> Result<String> {
         | ty::ENUM
         | ty::SET
         | ty::BIT
-        | ty::GEOMETRY => bytes_literal(r.lenenc_bytes()?),
+        | ty::GEOMETRY => bytes_literal(r.lenenc_bytes()?)?,
         _ => return Err(bad_arguments()),
     })
 }
@@ -218,10 +218,11 @@ fn is_decimal_text(s: &str) -> bool {
         && frac.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// A string literal: quoted with `'` doubled and `\` and NUL escaped; bytes
-/// that are not UTF-8 as a hex literal.
-pub fn bytes_literal(b: &[u8]) -> String {
-    match std::str::from_utf8(b) {
+/// A string literal: quoted with `'` doubled and `\` and NUL escaped. Bytes
+/// that are not UTF-8 are refused as MySQL refuses them for a utf8mb4 value
+/// (the engine has no binary strings yet).
+pub fn bytes_literal(b: &[u8]) -> Result<String> {
+    Ok(match std::str::from_utf8(b) {
         Ok(s) => {
             let mut out = String::with_capacity(s.len() + 2);
             out.push('\'');
@@ -237,10 +238,14 @@ pub fn bytes_literal(b: &[u8]) -> String {
             out
         }
         Err(_) => {
-            let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
-            format!("X'{hex}'")
+            let hex: String = b.iter().take(32).map(|x| format!("{x:02X}")).collect();
+            return Err(QuiverError::new(
+                1300,
+                "HY000",
+                format!("Invalid utf8mb4 character string: '{hex}'"),
+            ));
         }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -258,8 +263,8 @@ mod tests {
 
     #[test]
     fn literals_escape_quotes_backslashes_and_nul() {
-        assert_eq!(bytes_literal(b"it's \\ \0"), "'it''s \\\\ \\0'");
-        assert_eq!(bytes_literal(&[0xFF, 0x00]), "X'FF00'");
+        assert_eq!(bytes_literal(b"it's \\ \0").unwrap(), "'it''s \\\\ \\0'");
+        assert_eq!(bytes_literal(&[0xFF, 0x00]).unwrap_err().code, 1300);
         assert_eq!(int_literal(-2), "(-2)");
         assert_eq!(double_literal(1.5).unwrap(), "1.5e0");
         assert!(double_literal(f64::NAN).is_err());

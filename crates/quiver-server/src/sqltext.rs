@@ -377,7 +377,7 @@ mod tests {
 
     #[test]
     fn placeholders_outside_literals() {
-        assert_eq!(placeholders("SELECT ?, '?', `?`, ? -- ?\n"), vec![7, 21]);
+        assert_eq!(placeholders("SELECT ?, '?', `?`, ? -- ?\n"), vec![7, 20]);
         assert_eq!(placeholders("SELECT 1"), Vec::<usize>::new());
     }
 

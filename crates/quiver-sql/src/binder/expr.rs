@@ -216,6 +216,7 @@ impl Binder<'_> {
             .unwrap_or(&n)
             .to_string();
         let text = |s: &str| Ok(Expr::lit(ScalarValue::Utf8(s.to_string())));
+        let int = |i: i64| Ok(Expr::lit(ScalarValue::Int64(i)));
         let v = &self.vars;
         match n.as_str() {
             "collation_connection" => text(v.collation_connection.name()),
@@ -226,9 +227,45 @@ impl Binder<'_> {
             "character_set_database" | "character_set_server" => {
                 text(v.collation_database.charset().name())
             }
-            "version" => text(concat!(env!("CARGO_PKG_VERSION"), "-Quiver")),
+            // MySQL 8.0's protocol and Quiver's own version: connectors pick
+            // their code paths by the leading number (the server announces the same).
+            "version" => text(concat!("8.0.40-Quiver-", env!("CARGO_PKG_VERSION"))),
             "version_comment" => text("Quiver"),
-            "autocommit" => Ok(Expr::lit(ScalarValue::Int64(1))),
+            "version_compile_os" => text(std::env::consts::OS),
+            "version_compile_machine" => text(std::env::consts::ARCH),
+            "license" => text("Apache-2.0"),
+            "protocol_version" => int(10),
+            "character_set_system" => text("utf8mb3"),
+            // Statements run one at a time and each commits: autocommit,
+            // and isolation is moot; the values are MySQL's defaults.
+            "autocommit" => int(1),
+            "transaction_isolation" | "tx_isolation" => text("REPEATABLE-READ"),
+            "transaction_read_only" | "tx_read_only" => int(0),
+            "auto_increment_increment" | "auto_increment_offset" => int(1),
+            // Quiver's behaviour: strict stores, errors for division by zero in stores.
+            "sql_mode" => text(
+                "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
+            ),
+            // Names keep their case and are looked up case-insensitively.
+            "lower_case_table_names" => int(2),
+            "time_zone" => text("SYSTEM"),
+            "system_time_zone" => text("UTC"),
+            "max_allowed_packet" => int(64 << 20),
+            "net_buffer_length" => int(16384),
+            "wait_timeout" | "interactive_timeout" => int(28800),
+            "net_write_timeout" => int(60),
+            "net_read_timeout" => int(30),
+            "connect_timeout" => int(10),
+            "max_connections" => int(151),
+            "init_connect" => text(""),
+            "performance_schema" => int(0),
+            "query_cache_size" => int(0),
+            "query_cache_type" => text("OFF"),
+            "have_ssl" => text("DISABLED"),
+            "sql_auto_is_null" => int(0),
+            "sql_select_limit" => Ok(Expr::lit(ScalarValue::UInt64(u64::MAX))),
+            "default_storage_engine" | "storage_engine" => text("Quiver"),
+            "warning_count" | "error_count" => int(0),
             _ => Err(QuiverError::new(
                 1193,
                 "HY000",

@@ -1,0 +1,589 @@
+//! `information_schema`: SCHEMATA, TABLES, COLUMNS, COLLATIONS and
+//! CHARACTER_SETS as tables built from the catalog when a query names them,
+//! and the catalog the binder sees in a session (the database's tables, these
+//! views, and tables a SHOW statement filters).
+//!
+//! The binder looks tables up by their last name part, so before binding a
+//! query `information_schema.X` is renamed to the one-part name
+//! `information_schema.X`, which no user table can have (the dot).
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use quiver_collation::Collation;
+use quiver_common::types::{CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
+use quiver_common::{QuiverError, Result};
+use quiver_plan::TableSource;
+use quiver_sql::sqlparser::ast::{
+    Expr as SqlExpr, Ident, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, TableFactor,
+    Value,
+};
+
+use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
+use crate::Session;
+
+/// A table held in memory for one statement.
+#[derive(Debug)]
+pub struct MemTable {
+    name: String,
+    schema: SchemaRef,
+    batches: Arc<Vec<RecordBatch>>,
+}
+
+impl MemTable {
+    /// Columns of strings (None is NULL) or unsigned numbers.
+    pub fn new(name: &str, columns: Vec<(&str, Column)>) -> Result<Arc<MemTable>> {
+        let fields: Vec<Field> = columns
+            .iter()
+            .map(|(n, c)| match c {
+                // Metadata compares and sorts as MySQL's: case-insensitively.
+                Column::Text(_) => Field::new(*n, DataType::Utf8, true).with_metadata(
+                    std::collections::HashMap::from([(
+                        COLUMN_COLLATION_KEY.to_string(),
+                        "utf8mb4_general_ci".to_string(),
+                    )]),
+                ),
+                Column::Number(_) => Field::new(*n, DataType::UInt64, true),
+            })
+            .collect();
+        let arrays: Vec<ArrayRef> = columns
+            .into_iter()
+            .map(|(_, c)| -> ArrayRef {
+                match c {
+                    Column::Text(v) => Arc::new(StringArray::from(v)),
+                    Column::Number(v) => Arc::new(UInt64Array::from(v)),
+                }
+            })
+            .collect();
+        let schema = Arc::new(Schema::new(fields));
+        let batch = RecordBatch::try_new(schema.clone(), arrays)?;
+        Ok(Arc::new(MemTable {
+            name: name.to_string(),
+            schema,
+            batches: Arc::new(vec![batch]),
+        }))
+    }
+
+    pub fn batches_now(&self) -> Arc<Vec<RecordBatch>> {
+        self.batches.clone()
+    }
+}
+
+pub enum Column {
+    Text(Vec<Option<String>>),
+    Number(Vec<Option<u64>>),
+}
+
+impl TableSource for MemTable {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+    fn row_count(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+    fn distinct_estimate(&self, _column: usize) -> Option<usize> {
+        None
+    }
+    fn batches(&self) -> Result<Arc<Vec<RecordBatch>>> {
+        Ok(self.batches.clone())
+    }
+}
+
+fn text<I: IntoIterator<Item = S>, S: Into<String>>(v: I) -> Column {
+    Column::Text(v.into_iter().map(|s| Some(s.into())).collect())
+}
+
+/// The catalog of a statement in a session.
+pub(crate) struct SessionCatalog<'a> {
+    pub session: &'a Session,
+    /// Extra tables by name (a SHOW statement's rows, filtered by a query).
+    pub extra: Option<Arc<MemTable>>,
+}
+
+const PREFIX: &str = "information_schema.";
+
+impl quiver_sql::Catalog for SessionCatalog<'_> {
+    fn table(&self, name: &str) -> Option<Arc<dyn TableSource>> {
+        if let Some(t) = &self.extra {
+            if t.name.eq_ignore_ascii_case(name) {
+                return Some(t.clone());
+            }
+        }
+        if let Some(view) = name.strip_prefix(PREFIX) {
+            // Unknown names were refused when the query was renamed.
+            return info_table(self.session, view)
+                .ok()
+                .map(|t| t as Arc<dyn TableSource>);
+        }
+        quiver_sql::Catalog::table(self.session.database().as_ref(), name)
+    }
+
+    fn view(&self, name: &str) -> Option<Query> {
+        if name.starts_with(PREFIX) {
+            return None;
+        }
+        quiver_sql::Catalog::view(self.session.database().as_ref(), name)
+    }
+}
+
+const VIEWS: [&str; 5] = [
+    "SCHEMATA",
+    "TABLES",
+    "COLUMNS",
+    "COLLATIONS",
+    "CHARACTER_SETS",
+];
+
+/// Builds one information_schema view now.
+pub(crate) fn info_table(session: &Session, view: &str) -> Result<Arc<MemTable>> {
+    let name = format!("{PREFIX}{}", view.to_ascii_uppercase());
+    match view.to_ascii_uppercase().as_str() {
+        "SCHEMATA" => MemTable::new(
+            &name,
+            vec![
+                ("CATALOG_NAME", text(["def", "def"])),
+                ("SCHEMA_NAME", text([INFORMATION_SCHEMA, SCHEMA_NAME])),
+                (
+                    "DEFAULT_CHARACTER_SET_NAME",
+                    text(["utf8mb3", db_collation(session).charset().name()]),
+                ),
+                (
+                    "DEFAULT_COLLATION_NAME",
+                    text(["utf8mb3_general_ci", db_collation(session).name()]),
+                ),
+                ("SQL_PATH", Column::Text(vec![None, None])),
+            ],
+        ),
+        "TABLES" => tables(session, &name),
+        "COLUMNS" => columns(session, &name),
+        "COLLATIONS" => {
+            let all: Vec<Collation> = Collation::all().collect();
+            MemTable::new(
+                &name,
+                vec![
+                    ("COLLATION_NAME", text(all.iter().map(|c| c.name()))),
+                    (
+                        "CHARACTER_SET_NAME",
+                        text(all.iter().map(|c| c.charset().name())),
+                    ),
+                    (
+                        "ID",
+                        Column::Number(all.iter().map(|c| Some(c.id() as u64)).collect()),
+                    ),
+                    (
+                        "IS_DEFAULT",
+                        text(all.iter().map(|c| if c.is_default() { "Yes" } else { "" })),
+                    ),
+                    ("IS_COMPILED", text(all.iter().map(|_| "Yes"))),
+                    (
+                        "SORTLEN",
+                        Column::Number(all.iter().map(|_| Some(1)).collect()),
+                    ),
+                ],
+            )
+        }
+        "CHARACTER_SETS" => {
+            let sets: Vec<Collation> = Collation::all().filter(|c| c.is_default()).collect();
+            MemTable::new(
+                &name,
+                vec![
+                    (
+                        "CHARACTER_SET_NAME",
+                        text(sets.iter().map(|c| c.charset().name())),
+                    ),
+                    ("DEFAULT_COLLATE_NAME", text(sets.iter().map(|c| c.name()))),
+                    (
+                        "DESCRIPTION",
+                        text(sets.iter().map(|c| charset_description(c.charset().name()))),
+                    ),
+                    (
+                        "MAXLEN",
+                        Column::Number(
+                            sets.iter()
+                                .map(|c| Some(c.charset().max_char_len() as u64))
+                                .collect(),
+                        ),
+                    ),
+                ],
+            )
+        }
+        _ => Err(unknown_view(view)),
+    }
+}
+
+fn unknown_view(view: &str) -> QuiverError {
+    QuiverError::new(
+        1109,
+        "42S02",
+        format!("Unknown table '{view}' in information_schema"),
+    )
+}
+
+fn charset_description(name: &str) -> &'static str {
+    match name {
+        "utf8mb4" => "UTF-8 Unicode",
+        "utf8mb3" => "UTF-8 Unicode",
+        "latin1" => "cp1252 West European",
+        "ascii" => "US ASCII",
+        "binary" => "Binary pseudo charset",
+        _ => "",
+    }
+}
+
+fn db_collation(session: &Session) -> Collation {
+    session.vars().collation_database
+}
+
+/// Each table and view: name, whether a view, and its schema (a view's from
+/// binding its query; None when it no longer binds).
+fn relations(session: &Session) -> Vec<(String, bool, Option<SchemaRef>)> {
+    let db = session.database();
+    db.table_names()
+        .into_iter()
+        .map(|n| match db.table(&n) {
+            Some(t) => (n, false, Some(t.schema())),
+            None => {
+                let schema = quiver_sql::Catalog::view(db.as_ref(), &n)
+                    .and_then(|q| session.physical_plan(&q).ok())
+                    .map(|p| p.schema());
+                (n, true, schema)
+            }
+        })
+        .collect()
+}
+
+fn tables(session: &Session, name: &str) -> Result<Arc<MemTable>> {
+    let rels = relations(session);
+    let db = session.database();
+    let n = rels.len();
+    MemTable::new(
+        name,
+        vec![
+            ("TABLE_CATALOG", text(vec!["def"; n])),
+            ("TABLE_SCHEMA", text(vec![SCHEMA_NAME; n])),
+            ("TABLE_NAME", text(rels.iter().map(|r| r.0.clone()))),
+            (
+                "TABLE_TYPE",
+                text(rels.iter().map(|r| if r.1 { "VIEW" } else { "BASE TABLE" })),
+            ),
+            (
+                "ENGINE",
+                Column::Text(
+                    rels.iter()
+                        .map(|r| (!r.1).then(|| "Quiver".to_string()))
+                        .collect(),
+                ),
+            ),
+            (
+                "TABLE_ROWS",
+                Column::Number(
+                    rels.iter()
+                        .map(|r| {
+                            db.table(&r.0)
+                                .map(|t| TableSource::row_count(t.as_ref()) as u64)
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "TABLE_COLLATION",
+                Column::Text(
+                    rels.iter()
+                        .map(|r| (!r.1).then(|| db_collation(session).name().to_string()))
+                        .collect(),
+                ),
+            ),
+            (
+                "TABLE_COMMENT",
+                text(rels.iter().map(|r| if r.1 { "VIEW" } else { "" })),
+            ),
+        ],
+    )
+}
+
+/// What COLUMNS and SHOW COLUMNS say about one column.
+pub(crate) struct ColumnFacts {
+    pub name: String,
+    pub column_type: String,
+    pub data_type: String,
+    pub nullable: bool,
+    pub default: Option<String>,
+    pub collation: Option<Collation>,
+    pub char_length: Option<usize>,
+    pub precision: Option<(u64, Option<u64>)>,
+}
+
+pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
+    let column_type = match f.metadata().get(COLUMN_TYPE_KEY) {
+        Some(t) => t.clone(),
+        None => quiver_common::types::mysql_type_name(f.data_type()),
+    };
+    let data_type = column_type
+        .split(['(', ' '])
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let is_string = quiver_common::types::is_string(f.data_type());
+    let collation = is_string.then(|| {
+        f.metadata()
+            .get(COLUMN_COLLATION_KEY)
+            .and_then(|c| Collation::from_name(c))
+            .unwrap_or_else(Collation::utf8mb4_bin)
+    });
+    let precision = match f.data_type() {
+        DataType::Int8 | DataType::UInt8 => Some((3, Some(0))),
+        DataType::Int16 | DataType::UInt16 => Some((5, Some(0))),
+        DataType::Int32 | DataType::UInt32 => Some((10, Some(0))),
+        DataType::Int64 => Some((19, Some(0))),
+        DataType::UInt64 => Some((20, Some(0))),
+        DataType::Float32 => Some((12, None)),
+        DataType::Float64 => Some((22, None)),
+        DataType::Decimal128(p, s) => Some((*p as u64, Some((*s).max(0) as u64))),
+        _ => None,
+    };
+    ColumnFacts {
+        name: f.name().clone(),
+        char_length: CharLength::of(&column_type).map(|l| l.max_chars()),
+        column_type,
+        data_type,
+        nullable: f.is_nullable(),
+        default: f
+            .metadata()
+            .get(COLUMN_DEFAULT_KEY)
+            .map(|d| d.trim_matches('\'').to_string()),
+        collation,
+        precision,
+    }
+}
+
+fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
+    let mut rows: Vec<(String, u64, ColumnFacts)> = vec![];
+    for (table, _, schema) in relations(session) {
+        let Some(schema) = schema else { continue };
+        for (i, f) in schema.fields().iter().enumerate() {
+            rows.push((table.clone(), i as u64 + 1, column_facts(f)));
+        }
+    }
+    let n = rows.len();
+    let opt = |f: &dyn Fn(&ColumnFacts) -> Option<String>| {
+        Column::Text(rows.iter().map(|r| f(&r.2)).collect())
+    };
+    let num = |f: &dyn Fn(&ColumnFacts) -> Option<u64>| {
+        Column::Number(rows.iter().map(|r| f(&r.2)).collect())
+    };
+    MemTable::new(
+        name,
+        vec![
+            ("TABLE_CATALOG", text(vec!["def"; n])),
+            ("TABLE_SCHEMA", text(vec![SCHEMA_NAME; n])),
+            ("TABLE_NAME", text(rows.iter().map(|r| r.0.clone()))),
+            ("COLUMN_NAME", text(rows.iter().map(|r| r.2.name.clone()))),
+            (
+                "ORDINAL_POSITION",
+                Column::Number(rows.iter().map(|r| Some(r.1)).collect()),
+            ),
+            ("COLUMN_DEFAULT", opt(&|c| c.default.clone())),
+            (
+                "IS_NULLABLE",
+                opt(&|c| Some(if c.nullable { "YES" } else { "NO" }.to_string())),
+            ),
+            ("DATA_TYPE", opt(&|c| Some(c.data_type.clone()))),
+            (
+                "CHARACTER_MAXIMUM_LENGTH",
+                num(&|c| c.char_length.map(|l| l as u64)),
+            ),
+            (
+                "CHARACTER_OCTET_LENGTH",
+                num(&|c| {
+                    c.char_length
+                        .zip(c.collation)
+                        .map(|(l, co)| (l * co.charset().max_char_len()) as u64)
+                }),
+            ),
+            ("NUMERIC_PRECISION", num(&|c| c.precision.map(|p| p.0))),
+            ("NUMERIC_SCALE", num(&|c| c.precision.and_then(|p| p.1))),
+            (
+                "DATETIME_PRECISION",
+                num(&|c| matches!(c.data_type.as_str(), "datetime" | "timestamp").then_some(0)),
+            ),
+            (
+                "CHARACTER_SET_NAME",
+                opt(&|c| c.collation.map(|co| co.charset().name().to_string())),
+            ),
+            (
+                "COLLATION_NAME",
+                opt(&|c| c.collation.map(|co| co.name().to_string())),
+            ),
+            ("COLUMN_TYPE", opt(&|c| Some(c.column_type.clone()))),
+            ("COLUMN_KEY", text(vec![""; n])),
+            ("EXTRA", text(vec![""; n])),
+            (
+                "PRIVILEGES",
+                text(vec!["select,insert,update,references"; n]),
+            ),
+            ("COLUMN_COMMENT", text(vec![""; n])),
+        ],
+    )
+}
+
+// ---- renaming before binding ----
+
+/// Renames `information_schema.X` to the catalog's one-part name and
+/// replaces `DATABASE()` / `SCHEMA()` with the current schema, throughout
+/// the FROM clauses, select lists, WHERE and HAVING of `q` and its subqueries.
+pub(crate) fn rewrite_query(q: &mut Query, current_db: Option<&str>) -> Result<()> {
+    if let Some(with) = &mut q.with {
+        for cte in &mut with.cte_tables {
+            rewrite_query(&mut cte.query, current_db)?;
+        }
+    }
+    rewrite_set_expr(&mut q.body, current_db)
+}
+
+fn rewrite_set_expr(s: &mut SetExpr, db: Option<&str>) -> Result<()> {
+    match s {
+        SetExpr::Select(sel) => {
+            for twj in &mut sel.from {
+                rewrite_factor(&mut twj.relation, db)?;
+                for j in &mut twj.joins {
+                    rewrite_factor(&mut j.relation, db)?;
+                }
+            }
+            for item in &mut sel.projection {
+                match item {
+                    SelectItem::UnnamedExpr(e) if is_database_call(e) => {
+                        let name = e.to_string();
+                        *item = SelectItem::ExprWithAlias {
+                            expr: database_value(db),
+                            alias: Ident::with_quote('`', name),
+                        };
+                    }
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        rewrite_expr(e, db)?
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(w) = &mut sel.selection {
+                rewrite_expr(w, db)?;
+            }
+            if let Some(h) = &mut sel.having {
+                rewrite_expr(h, db)?;
+            }
+            Ok(())
+        }
+        SetExpr::Query(q) => rewrite_query(q, db),
+        SetExpr::SetOperation { left, right, .. } => {
+            rewrite_set_expr(left, db)?;
+            rewrite_set_expr(right, db)
+        }
+        _ => Ok(()),
+    }
+}
+
+fn rewrite_factor(f: &mut TableFactor, db: Option<&str>) -> Result<()> {
+    match f {
+        TableFactor::Table { name, .. } => {
+            let parts: Vec<String> = name
+                .0
+                .iter()
+                .filter_map(|p| match p {
+                    ObjectNamePart::Identifier(i) => Some(i.value.clone()),
+                    _ => None,
+                })
+                .collect();
+            let view = match parts.as_slice() {
+                [schema, t] if schema.eq_ignore_ascii_case(INFORMATION_SCHEMA) => Some(t),
+                [t] if db == Some(INFORMATION_SCHEMA) => Some(t),
+                _ => None,
+            };
+            if let Some(view) = view {
+                if !VIEWS.iter().any(|v| v.eq_ignore_ascii_case(view)) {
+                    return Err(unknown_view(view));
+                }
+                *name = ObjectName::from(vec![Ident::new(format!(
+                    "{PREFIX}{}",
+                    view.to_ascii_uppercase()
+                ))]);
+            }
+            Ok(())
+        }
+        TableFactor::Derived { subquery, .. } => rewrite_query(subquery, db),
+        TableFactor::NestedJoin {
+            table_with_joins, ..
+        } => {
+            rewrite_factor(&mut table_with_joins.relation, db)?;
+            for j in &mut table_with_joins.joins {
+                rewrite_factor(&mut j.relation, db)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn is_database_call(e: &SqlExpr) -> bool {
+    match e {
+        SqlExpr::Function(f) => {
+            let n = f.name.to_string();
+            (n.eq_ignore_ascii_case("DATABASE") || n.eq_ignore_ascii_case("SCHEMA"))
+                && matches!(&f.args, quiver_sql::sqlparser::ast::FunctionArguments::List(l) if l.args.is_empty())
+        }
+        _ => false,
+    }
+}
+
+fn database_value(db: Option<&str>) -> SqlExpr {
+    SqlExpr::value(match db {
+        Some(d) => Value::SingleQuotedString(d.to_string()),
+        None => Value::Null,
+    })
+}
+
+fn rewrite_expr(e: &mut SqlExpr, db: Option<&str>) -> Result<()> {
+    if is_database_call(e) {
+        *e = database_value(db);
+        return Ok(());
+    }
+    match e {
+        SqlExpr::BinaryOp { left, right, .. } => {
+            rewrite_expr(left, db)?;
+            rewrite_expr(right, db)
+        }
+        SqlExpr::UnaryOp { expr, .. } | SqlExpr::Nested(expr) => rewrite_expr(expr, db),
+        SqlExpr::IsNull(x) | SqlExpr::IsNotNull(x) => rewrite_expr(x, db),
+        SqlExpr::InList { expr, list, .. } => {
+            rewrite_expr(expr, db)?;
+            list.iter_mut().try_for_each(|x| rewrite_expr(x, db))
+        }
+        SqlExpr::Like { expr, pattern, .. } | SqlExpr::ILike { expr, pattern, .. } => {
+            rewrite_expr(expr, db)?;
+            rewrite_expr(pattern, db)
+        }
+        SqlExpr::InSubquery { expr, subquery, .. } => {
+            rewrite_expr(expr, db)?;
+            rewrite_query(subquery, db)
+        }
+        SqlExpr::Exists { subquery, .. } | SqlExpr::Subquery(subquery) => {
+            rewrite_query(subquery, db)
+        }
+        SqlExpr::Function(f) => {
+            if let quiver_sql::sqlparser::ast::FunctionArguments::List(l) = &mut f.args {
+                for a in &mut l.args {
+                    if let quiver_sql::sqlparser::ast::FunctionArg::Unnamed(
+                        quiver_sql::sqlparser::ast::FunctionArgExpr::Expr(x),
+                    ) = a
+                    {
+                        rewrite_expr(x, db)?;
+                    }
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}

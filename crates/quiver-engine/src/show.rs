@@ -1,0 +1,367 @@
+//! SHOW statements that clients and tools send: DATABASES, TABLES, COLUMNS,
+//! VARIABLES, COLLATION, CHARACTER SET, WARNINGS. Each builds its rows as a
+//! table in memory; a `LIKE` or `WHERE` filter then runs as a query over it,
+//! so it means what it means in any SELECT.
+
+use std::sync::Arc;
+
+use quiver_collation::Collation;
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_sql::sqlparser::ast::{ObjectName, ShowStatementFilter, Statement};
+
+use crate::information_schema::{column_facts, info_table, Column, MemTable};
+use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
+use crate::{Session, StatementResult};
+
+/// The variables SHOW VARIABLES lists; each value comes from `@@name`.
+const VARIABLES: &[&str] = &[
+    "auto_increment_increment",
+    "auto_increment_offset",
+    "autocommit",
+    "character_set_client",
+    "character_set_connection",
+    "character_set_database",
+    "character_set_results",
+    "character_set_server",
+    "character_set_system",
+    "collation_connection",
+    "collation_database",
+    "collation_server",
+    "connect_timeout",
+    "default_storage_engine",
+    "have_ssl",
+    "init_connect",
+    "interactive_timeout",
+    "license",
+    "lower_case_table_names",
+    "max_allowed_packet",
+    "max_connections",
+    "net_buffer_length",
+    "net_read_timeout",
+    "net_write_timeout",
+    "performance_schema",
+    "protocol_version",
+    "query_cache_size",
+    "query_cache_type",
+    "sql_auto_is_null",
+    "sql_mode",
+    "sql_select_limit",
+    "system_time_zone",
+    "time_zone",
+    "transaction_isolation",
+    "transaction_read_only",
+    "tx_isolation",
+    "tx_read_only",
+    "version",
+    "version_comment",
+    "version_compile_machine",
+    "version_compile_os",
+    "wait_timeout",
+];
+
+const SHOW_TABLE: &str = "show";
+
+fn texts<I: IntoIterator<Item = S>, S: Into<String>>(v: I) -> Column {
+    Column::Text(v.into_iter().map(|s| Some(s.into())).collect())
+}
+
+fn last_name(n: &ObjectName) -> String {
+    n.0.last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .unwrap_or_default()
+}
+
+impl Session {
+    /// A SHOW statement's result; None when `stmt` is not one handled here.
+    pub(crate) fn show(&self, stmt: &Statement) -> Result<Option<StatementResult>> {
+        let (table, filter) = match stmt {
+            Statement::ShowDatabases { show_options, .. }
+            | Statement::ShowSchemas { show_options, .. } => (
+                MemTable::new(
+                    SHOW_TABLE,
+                    vec![("Database", texts([INFORMATION_SCHEMA, SCHEMA_NAME]))],
+                )?,
+                filter_of(show_options),
+            ),
+            Statement::ShowTables {
+                full, show_options, ..
+            } => {
+                if let Some(db) = show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                {
+                    self.check_schema(&last_name(db))?;
+                }
+                let in_info = show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                    .is_some_and(|n| last_name(n).eq_ignore_ascii_case(INFORMATION_SCHEMA));
+                let schema = if in_info {
+                    INFORMATION_SCHEMA
+                } else {
+                    SCHEMA_NAME
+                };
+                let (names, kinds): (Vec<String>, Vec<&str>) = if in_info {
+                    [
+                        "CHARACTER_SETS",
+                        "COLLATIONS",
+                        "COLUMNS",
+                        "SCHEMATA",
+                        "TABLES",
+                    ]
+                    .iter()
+                    .map(|n| (n.to_string(), "SYSTEM VIEW"))
+                    .unzip()
+                } else {
+                    let db = self.database();
+                    db.table_names()
+                        .into_iter()
+                        .map(|n| {
+                            let kind = if db.table(&n).is_some() {
+                                "BASE TABLE"
+                            } else {
+                                "VIEW"
+                            };
+                            (n, kind)
+                        })
+                        .unzip()
+                };
+                let first = format!("Tables_in_{schema}");
+                let mut cols = vec![(first.as_str(), texts(names))];
+                if *full {
+                    cols.push(("Table_type", texts(kinds)));
+                }
+                (MemTable::new(SHOW_TABLE, cols)?, filter_of(show_options))
+            }
+            Statement::ShowColumns {
+                full, show_options, ..
+            } => {
+                let name = show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                    .ok_or_else(|| QuiverError::syntax_msg("SHOW COLUMNS needs FROM table"))?;
+                let parts: Vec<String> = name
+                    .0
+                    .iter()
+                    .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
+                    .collect();
+                if parts.len() == 2 {
+                    self.check_schema(&parts[0])?;
+                }
+                (
+                    self.show_columns(&last_name(name), *full)?,
+                    filter_of(show_options),
+                )
+            }
+            Statement::ShowVariables { filter, .. } => {
+                let mut values = Vec::with_capacity(VARIABLES.len());
+                for v in VARIABLES {
+                    let e = quiver_sql::sqlparser::ast::Expr::Identifier(
+                        quiver_sql::sqlparser::ast::Ident::new(format!("@@{v}")),
+                    );
+                    let a = self.constant_value(&e)?;
+                    values.push(match ScalarValue::from_array(&a, 0)? {
+                        ScalarValue::Null => String::new(),
+                        s => s.to_string(),
+                    });
+                }
+                (
+                    MemTable::new(
+                        SHOW_TABLE,
+                        vec![
+                            ("Variable_name", texts(VARIABLES.iter().copied())),
+                            ("Value", texts(values)),
+                        ],
+                    )?,
+                    filter.clone(),
+                )
+            }
+            Statement::ShowCollation { filter } => {
+                let all: Vec<Collation> = Collation::all().collect();
+                (
+                    MemTable::new(
+                        SHOW_TABLE,
+                        vec![
+                            ("Collation", texts(all.iter().map(|c| c.name()))),
+                            ("Charset", texts(all.iter().map(|c| c.charset().name()))),
+                            (
+                                "Id",
+                                Column::Number(all.iter().map(|c| Some(c.id() as u64)).collect()),
+                            ),
+                            (
+                                "Default",
+                                texts(all.iter().map(|c| if c.is_default() { "Yes" } else { "" })),
+                            ),
+                            ("Compiled", texts(all.iter().map(|_| "Yes"))),
+                            (
+                                "Sortlen",
+                                Column::Number(all.iter().map(|_| Some(1)).collect()),
+                            ),
+                        ],
+                    )?,
+                    filter.clone(),
+                )
+            }
+            Statement::ShowCharset(s) => {
+                let t = info_table(self, "CHARACTER_SETS")?;
+                let b = &t.batches_now()[0];
+                let col = |i: usize| -> Column {
+                    let a = b.column(i);
+                    Column::Text(
+                        (0..a.len())
+                            .map(|r| ScalarValue::from_array(a, r).ok().map(|v| v.to_string()))
+                            .collect(),
+                    )
+                };
+                let maxlen = b.column(3);
+                (
+                    MemTable::new(
+                        SHOW_TABLE,
+                        vec![
+                            ("Charset", col(0)),
+                            ("Description", col(2)),
+                            ("Default collation", col(1)),
+                            (
+                                "Maxlen",
+                                Column::Number(
+                                    (0..maxlen.len())
+                                        .map(|r| match ScalarValue::from_array(maxlen, r) {
+                                            Ok(ScalarValue::UInt64(v)) => Some(v),
+                                            _ => None,
+                                        })
+                                        .collect(),
+                                ),
+                            ),
+                        ],
+                    )?,
+                    s.filter.clone(),
+                )
+            }
+            _ => return Ok(None),
+        };
+        self.filter_show(table, filter).map(Some)
+    }
+
+    /// `SHOW WARNINGS` / `SHOW ERRORS`: statements keep no warnings, so empty.
+    pub(crate) fn show_warnings(&self) -> Result<StatementResult> {
+        let t = MemTable::new(
+            SHOW_TABLE,
+            vec![
+                ("Level", texts(Vec::<String>::new())),
+                ("Code", Column::Number(vec![])),
+                ("Message", texts(Vec::<String>::new())),
+            ],
+        )?;
+        self.filter_show(t, None)
+    }
+
+    fn check_schema(&self, name: &str) -> Result<()> {
+        if name.eq_ignore_ascii_case(SCHEMA_NAME) || name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            Ok(())
+        } else {
+            Err(QuiverError::new(
+                1049,
+                "42000",
+                format!("Unknown database '{name}'"),
+            ))
+        }
+    }
+
+    fn show_columns(&self, table: &str, full: bool) -> Result<Arc<MemTable>> {
+        let db = self.database();
+        let schema = match db.table(table) {
+            Some(t) => t.schema(),
+            None => match quiver_sql::Catalog::view(db.as_ref(), table) {
+                Some(q) => self.physical_plan(&q)?.schema(),
+                None => {
+                    return Err(QuiverError::unknown_table(&format!(
+                        "{SCHEMA_NAME}.{table}"
+                    )))
+                }
+            },
+        };
+        let facts: Vec<_> = schema.fields().iter().map(|f| column_facts(f)).collect();
+        let n = facts.len();
+        let mut cols = vec![
+            ("Field", texts(facts.iter().map(|c| c.name.clone()))),
+            ("Type", texts(facts.iter().map(|c| c.column_type.clone()))),
+        ];
+        if full {
+            cols.push((
+                "Collation",
+                Column::Text(
+                    facts
+                        .iter()
+                        .map(|c| c.collation.map(|co| co.name().to_string()))
+                        .collect(),
+                ),
+            ));
+        }
+        cols.push((
+            "Null",
+            texts(facts.iter().map(|c| if c.nullable { "YES" } else { "NO" })),
+        ));
+        cols.push(("Key", texts(vec![""; n])));
+        cols.push((
+            "Default",
+            Column::Text(facts.iter().map(|c| c.default.clone()).collect()),
+        ));
+        cols.push(("Extra", texts(vec![""; n])));
+        if full {
+            cols.push((
+                "Privileges",
+                texts(vec!["select,insert,update,references"; n]),
+            ));
+            cols.push(("Comment", texts(vec![""; n])));
+        }
+        MemTable::new(SHOW_TABLE, cols)
+    }
+
+    /// The rows of `table` that pass `filter` (LIKE on the first column,
+    /// case-insensitive as MySQL's metadata; or a WHERE over its columns).
+    fn filter_show(
+        &self,
+        table: Arc<MemTable>,
+        filter: Option<ShowStatementFilter>,
+    ) -> Result<StatementResult> {
+        let first = quiver_plan::TableSource::schema(table.as_ref())
+            .field(0)
+            .name()
+            .clone();
+        let condition = match filter {
+            None => None,
+            Some(ShowStatementFilter::Like(p))
+            | Some(ShowStatementFilter::ILike(p))
+            | Some(ShowStatementFilter::NoKeyword(p)) => Some(format!(
+                "`{}` LIKE '{}'",
+                first.replace('`', "``"),
+                p.replace('\\', "\\\\").replace('\'', "''")
+            )),
+            Some(ShowStatementFilter::Where(e)) => Some(e.to_string()),
+        };
+        let sql = match condition {
+            Some(c) => format!("SELECT * FROM `{SHOW_TABLE}` WHERE {c}"),
+            None => format!("SELECT * FROM `{SHOW_TABLE}`"),
+        };
+        let stmts = quiver_sql::parse_sql(&sql)?;
+        let Some(Statement::Query(q)) = stmts.first() else {
+            return Err(QuiverError::internal(
+                "SHOW filter did not parse as a query",
+            ));
+        };
+        let (schema, batches) = self.run_query_with(q, Some(table))?;
+        Ok(StatementResult::Rows { schema, batches })
+    }
+}
+
+fn filter_of(o: &quiver_sql::sqlparser::ast::ShowStatementOptions) -> Option<ShowStatementFilter> {
+    use quiver_sql::sqlparser::ast::ShowStatementFilterPosition as P;
+    match &o.filter_position {
+        Some(P::Infix(f)) | Some(P::Suffix(f)) => Some(f.clone()),
+        None => None,
+    }
+}
