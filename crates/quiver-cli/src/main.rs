@@ -1,7 +1,9 @@
 //! The `quiver` command.
 
+mod check;
 mod innochecksum;
 mod load;
+mod serve;
 mod shell;
 mod timing;
 mod tpch;
@@ -71,6 +73,10 @@ enum Command {
     Tpch(tpch::TpchArgs),
     /// Verify the page checksums of InnoDB / MariaDB tablespace files (a faster `innochecksum`).
     Innochecksum(innochecksum::InnochecksumArgs),
+    /// Verify every page checksum of every table of a database folder.
+    Check(check::CheckArgs),
+    /// Serve the database over the MySQL wire protocol, so MySQL clients work unchanged.
+    Serve(serve::ServeArgs),
 }
 
 fn parse_size(s: &str) -> std::result::Result<usize, String> {
@@ -174,6 +180,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Tpch(args)) => tpch::run(args, cli.db, cfg).map(|()| ExitCode::SUCCESS),
         // Its own exit statuses, as MariaDB's innochecksum has them.
         Some(Command::Innochecksum(args)) => innochecksum::run(args, cli.threads),
+        // Exit status 1 when any page is damaged.
+        Some(Command::Check(args)) => check::run(args, cli.db, cli.threads),
+        Some(Command::Serve(args)) => serve::run(args, cli.db, cfg).map(|()| ExitCode::SUCCESS),
     }
 }
 
