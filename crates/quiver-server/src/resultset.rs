@@ -179,7 +179,8 @@ pub fn column_definition(c: &ColumnMeta, field_list_default: bool) -> Vec<u8> {
 /// Each cell of row `r` as the text protocol sends it, appended to `out`.
 pub fn text_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()> {
     for c in columns {
-        if c.is_null(r) {
+        // A NULL-typed column has no validity bitmap: every value is NULL.
+        if c.is_null(r) || c.data_type() == &DataType::Null {
             out.push(0xFB);
             continue;
         }

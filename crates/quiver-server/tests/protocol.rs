@@ -1,0 +1,631 @@
+//! The server over loopback, spoken to by the test client in `common`.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use common::*;
+use quiver_engine::Database;
+use quiver_server::auth::Plugin;
+use quiver_server::{Server, ServerConfig, SERVER_VERSION};
+
+#[test]
+fn handshake_queries_and_column_definitions() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    assert_eq!(c.server_version, SERVER_VERSION);
+    // @@version agrees with the handshake.
+    assert_eq!(
+        c.query("SELECT @@version").scalar().as_deref(),
+        Some(SERVER_VERSION)
+    );
+    assert_eq!(
+        c.query("CREATE TABLE t (id INT NOT NULL, name VARCHAR(20) COLLATE utf8mb4_general_ci, price DECIMAL(10,2), d DATE, u BIGINT UNSIGNED)"),
+        Outcome::Ok { affected: 0 }
+    );
+    assert_eq!(
+        c.query("INSERT INTO t VALUES (1, 'a', 1.50, '2024-02-29', 18446744073709551615), (2, NULL, NULL, NULL, 0)"),
+        Outcome::Ok { affected: 2 }
+    );
+    let r = c.query("SELECT id, name, price, d, u, 2.5e0 AS dbl, NULL AS n FROM t ORDER BY id");
+    assert_eq!(
+        r.rows(),
+        &vec![
+            vec![
+                Some("1".into()),
+                Some("a".into()),
+                Some("1.50".into()),
+                Some("2024-02-29".into()),
+                Some("18446744073709551615".into()),
+                Some("2.5".into()),
+                None
+            ],
+            vec![
+                Some("2".into()),
+                None,
+                None,
+                None,
+                Some("0".into()),
+                Some("2.5".into()),
+                None
+            ],
+        ]
+    );
+    let cols = r.columns();
+    let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "name", "price", "d", "u", "dbl", "n"]);
+    // Type codes: LONG, VAR_STRING, NEWDECIMAL, DATE, LONGLONG, DOUBLE, NULL.
+    let types: Vec<u8> = cols.iter().map(|c| c.ty).collect();
+    assert_eq!(types, [3, 253, 246, 10, 8, 5, 6]);
+    // utf8mb4_general_ci is 45; numbers and dates are binary (63).
+    let charsets: Vec<u16> = cols.iter().map(|c| c.charset).collect();
+    assert_eq!(charsets, [63, 45, 63, 63, 63, 63, 63]);
+    assert_eq!(cols[2].decimals, 2);
+    assert!(cols[4].flags & 32 != 0, "BIGINT UNSIGNED has UNSIGNED_FLAG");
+    assert!(cols[0].flags & 32768 != 0, "INT has NUM_FLAG");
+    assert!(cols[0].flags & 128 != 0, "INT has BINARY_FLAG");
+    assert!(cols[1].flags & 128 == 0, "a _ci string is not BINARY");
+    // A string of the default collation: utf8mb4_bin (46).
+    assert_eq!(c.query("SELECT 'x'").columns()[0].charset, 46);
+}
+
+#[test]
+fn errors_travel_with_code_and_sqlstate() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    match c.query("SELECT * FROM nope") {
+        Outcome::Err {
+            code,
+            state,
+            message,
+        } => {
+            assert_eq!((code, state.as_str()), (1146, "42S02"));
+            assert_eq!(message, "Table 'quiver.nope' doesn't exist");
+        }
+        other => panic!("{other:?}"),
+    }
+    match c.query("SELEC 1") {
+        Outcome::Err { code, state, .. } => assert_eq!((code, state.as_str()), (1064, "42000")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(c.query("").code(), 1065);
+    // The connection is still usable after errors.
+    assert_eq!(c.query("SELECT 7").scalar().as_deref(), Some("7"));
+}
+
+#[test]
+fn multi_statements_give_one_result_each_and_stop_at_an_error() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    let all = c.query_all(
+        "CREATE TABLE m (a INT); INSERT INTO m VALUES (1),(2),(3); SELECT sum(a) FROM m; SELECT 'x;y'",
+    );
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert_eq!(all[1], Outcome::Ok { affected: 3 });
+    assert_eq!(all[2].scalar().as_deref(), Some("6"));
+    assert_eq!(all[3].scalar().as_deref(), Some("x;y"));
+    assert_eq!(c.status & 0x0008, 0, "no MORE_RESULTS after the last");
+
+    let all = c.query_all("SELECT 1; SELECT * FROM nope; SELECT 3");
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(all[1].code(), 1146);
+
+    // Without CLIENT_MULTI_STATEMENTS a second statement is a syntax error.
+    let mut single = Client::connect(
+        h.local_addr(),
+        Options {
+            caps: Options::default().caps & !CLIENT_MULTI_STATEMENTS,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(single.query("SELECT 1; SELECT 2").code(), 1064);
+    // COM_SET_OPTION turns them on.
+    single.command(0x1B, &0u16.to_le_bytes());
+    let eof = single.read();
+    assert_eq!(eof[0], 0xFE);
+    assert_eq!(single.query_all("SELECT 1; SELECT 2").len(), 2);
+}
+
+#[test]
+fn both_plugins_wrong_passwords_and_account_statements() {
+    let dir = std::env::temp_dir().join(format!("quiver-server-auth-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let db = Database::open(&dir).unwrap();
+    let (h, _db) = start_with(db, ServerConfig::default());
+    let addr = h.local_addr();
+    let mut root = Client::root(addr);
+    assert_eq!(
+        root.query("CREATE USER 'alice'@'%' IDENTIFIED WITH caching_sha2_password BY 'wonder'"),
+        Outcome::Ok { affected: 0 }
+    );
+    assert_eq!(
+        root.query("CREATE USER bob IDENTIFIED BY 'b0b'"),
+        Outcome::Ok { affected: 0 }
+    );
+    assert_eq!(root.query("CREATE USER bob IDENTIFIED BY 'x'").code(), 1396);
+    assert_eq!(
+        root.query("CREATE USER IF NOT EXISTS bob IDENTIFIED BY 'x'"),
+        Outcome::Ok { affected: 0 }
+    );
+    let login = |user: &str, password: &str, plugin: Plugin| {
+        Client::connect(
+            addr,
+            Options {
+                user,
+                password,
+                plugin,
+                ..Options::default()
+            },
+        )
+    };
+    // Each account with each proposed plugin: a mismatch goes through AuthSwitchRequest.
+    for plugin in [Plugin::Native, Plugin::CachingSha2] {
+        let mut a = login("alice", "wonder", plugin).expect("alice logs in");
+        assert_eq!(a.query("SELECT 1").scalar().as_deref(), Some("1"));
+        login("bob", "b0b", plugin).expect("bob logs in");
+        for (user, pw) in [("alice", "wonder!"), ("bob", ""), ("nobody", "x")] {
+            match login(user, pw, plugin) {
+                Err(Outcome::Err { code, state, .. }) => {
+                    assert_eq!((code, state.as_str()), (1045, "28000"), "{user}")
+                }
+                Err(other) => panic!("{other:?}"),
+                Ok(_) => panic!("{user} with a wrong password got in"),
+            }
+        }
+    }
+    assert_eq!(
+        root.query("ALTER USER alice IDENTIFIED BY 'new'"),
+        Outcome::Ok { affected: 0 }
+    );
+    assert!(login("alice", "wonder", Plugin::CachingSha2).is_err());
+    assert!(login("alice", "new", Plugin::CachingSha2).is_ok());
+    assert_eq!(
+        root.query("ALTER USER nobody IDENTIFIED BY 'x'").code(),
+        1396
+    );
+    assert_eq!(root.query("DROP USER bob"), Outcome::Ok { affected: 0 });
+    assert!(login("bob", "b0b", Plugin::Native).is_err());
+
+    // Stored: hashes only, and a new server on the folder knows the accounts.
+    let stored = std::fs::read_to_string(dir.join("users")).unwrap();
+    assert!(
+        stored.contains("alice caching_sha2_password $sha2$"),
+        "{stored}"
+    );
+    assert!(!stored.contains("new"), "a password in clear: {stored}");
+    h.shutdown();
+    let (h2, _) = start_with(Database::open(&dir).unwrap(), ServerConfig::default());
+    Client::connect(
+        h2.local_addr(),
+        Options {
+            user: "alice",
+            password: "new",
+            plugin: Plugin::Native,
+            ..Options::default()
+        },
+    )
+    .expect("alice after restart");
+    // The implicit root of a fresh server was saved with the first CREATE
+    // USER, still without a password (so only loopback can serve it).
+    assert!(stored.contains("root mysql_native_password \n"), "{stored}");
+    Client::connect(h2.local_addr(), Options::default()).expect("root after restart");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn passwordless_accounts_are_refused_beyond_loopback() {
+    let err = Server::bind(
+        Database::in_memory(),
+        Default::default(),
+        ServerConfig {
+            bind: "0.0.0.0".into(),
+            port: 0,
+            ..ServerConfig::default()
+        },
+    )
+    .err()
+    .expect("refused");
+    assert!(err.message.contains("root have no password"), "{err}");
+
+    let users = std::env::temp_dir().join(format!("quiver-users-{}.txt", std::process::id()));
+    std::fs::write(&users, "admin caching_sha2_password password:s3cret\n").unwrap();
+    let server = Server::bind(
+        Database::in_memory(),
+        Default::default(),
+        ServerConfig {
+            bind: "0.0.0.0".into(),
+            port: 0,
+            users_file: Some(users.clone()),
+            ..ServerConfig::default()
+        },
+    )
+    .expect("all accounts have passwords");
+    let h = server.spawn();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], h.local_addr().port()));
+    let mut c = Client::connect(
+        addr,
+        Options {
+            user: "admin",
+            password: "s3cret",
+            plugin: Plugin::CachingSha2,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    // No account without a password may be made while listening beyond loopback.
+    assert_eq!(c.query("CREATE USER guest").code(), 1819);
+    let _ = std::fs::remove_file(users);
+}
+
+#[test]
+fn prepared_statements_with_every_parameter_type() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    let params = vec![
+        Param::Tiny(-128),
+        Param::UTiny(255),
+        Param::Short(-32768),
+        Param::Long(-2147483648),
+        Param::LongLong(i64::MIN),
+        Param::ULongLong(u64::MAX),
+        Param::Float(1.5),
+        Param::Double(-2.25e-3),
+        Param::Decimal("-12345.678"),
+        Param::Str("it's a \\ quote'; DROP TABLE t; --".into()),
+        Param::Blob(b"bytes".to_vec()),
+        Param::Null,
+        Param::Date(2024, 2, 29),
+        Param::DateTime(2024, 12, 31, 23, 59, 58, 123456),
+        Param::Time(false, 0, 12, 34, 56),
+    ];
+    let placeholders = vec!["?"; params.len()].join(", ");
+    let (id, nparams, _) = c.prepare(&format!("SELECT {placeholders}")).unwrap();
+    assert_eq!(nparams, params.len());
+    let r = c.execute(id, &params);
+    let expected: Vec<Option<&str>> = vec![
+        Some("-128"),
+        Some("255"),
+        Some("-32768"),
+        Some("-2147483648"),
+        Some("-9223372036854775808"),
+        Some("18446744073709551615"),
+        Some("1.5"),
+        Some("-0.00225"),
+        Some("-12345.678"),
+        Some("it's a \\ quote'; DROP TABLE t; --"),
+        Some("bytes"),
+        None,
+        Some("2024-02-29"),
+        Some("2024-12-31 23:59:58.123456"),
+        Some("12:34:56"),
+    ];
+    let got: Vec<Option<&str>> = r.rows()[0].iter().map(|v| v.as_deref()).collect();
+    assert_eq!(got, expected);
+    // Result types in the binary protocol follow the parameters' types.
+    let types: Vec<u8> = r.columns().iter().map(|c| c.ty).collect();
+    assert_eq!(types[5], 8, "u64 is LONGLONG");
+    assert!(r.columns()[5].flags & 32 != 0, "and UNSIGNED");
+    assert_eq!(types[7], 5, "double");
+    assert_eq!(types[8], 246, "decimal");
+    assert_eq!(types[12], 10, "date");
+    assert_eq!(types[13], 12, "datetime");
+
+    // A statement on a table: columns known at prepare, executed twice
+    // (the second time without resending types is not done by this client).
+    c.query("CREATE TABLE p (id INT, name VARCHAR(10))");
+    let (ins, n, cols) = c.prepare("INSERT INTO p VALUES (?, ?)").unwrap();
+    assert_eq!((n, cols.len()), (2, 0));
+    assert_eq!(
+        c.execute(ins, &[Param::Long(1), Param::Str("one".into())]),
+        Outcome::Ok { affected: 1 }
+    );
+    assert_eq!(
+        c.execute(ins, &[Param::Long(2), Param::Null]),
+        Outcome::Ok { affected: 1 }
+    );
+    let (sel, n, cols) = c
+        .prepare("SELECT id, name FROM p WHERE id >= ? ORDER BY id")
+        .unwrap();
+    assert_eq!(n, 1);
+    let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "name"]);
+    let r = c.execute(sel, &[Param::LongLong(1)]);
+    assert_eq!(
+        r.rows(),
+        &vec![
+            vec![Some("1".into()), Some("one".into())],
+            vec![Some("2".into()), None]
+        ]
+    );
+    // Errors: at prepare for a missing table, at execute for a bad handle.
+    assert_eq!(
+        c.prepare("SELECT * FROM nope WHERE a = ?")
+            .unwrap_err()
+            .code(),
+        1146
+    );
+    assert_eq!(c.execute(999, &[]).code(), 1243);
+    // Not UTF-8: refused as MySQL refuses it for a utf8mb4 value.
+    let (id, _, _) = c.prepare("SELECT ?").unwrap();
+    assert_eq!(c.execute(id, &[Param::Blob(vec![0xFF, 0xFE])]).code(), 1300);
+    // COM_STMT_CLOSE: the handle is gone.
+    c.command(0x19, &sel.to_le_bytes());
+    assert_eq!(c.execute(sel, &[Param::LongLong(1)]).code(), 1243);
+}
+
+#[test]
+fn ping_init_db_field_list_statistics_reset() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    c.command(0x0E, b"");
+    assert_eq!(c.read()[0], 0x00);
+    assert_eq!(c.query("SELECT DATABASE()").scalar(), None);
+    c.command(0x02, b"quiver");
+    assert_eq!(c.read()[0], 0x00);
+    assert_eq!(
+        c.query("SELECT DATABASE()").scalar().as_deref(),
+        Some("quiver")
+    );
+    c.command(0x02, b"nope");
+    assert_eq!(parse_err(&c.read()).code(), 1049);
+    assert_eq!(c.query("USE nope").code(), 1049);
+
+    c.query("CREATE TABLE f (a INT NOT NULL, b VARCHAR(5))");
+    c.command(0x04, b"f\0");
+    let a = parse_column(&c.read());
+    let b = parse_column(&c.read());
+    assert_eq!((a.name.as_str(), a.ty, a.flags & 1), ("a", 3, 1));
+    assert_eq!((b.name.as_str(), b.ty, b.flags & 1), ("b", 253, 0));
+    assert_eq!(c.read()[0], 0xFE);
+    c.command(0x04, b"nope\0");
+    assert_eq!(parse_err(&c.read()).code(), 1146);
+
+    c.command(0x09, b"");
+    let stats = String::from_utf8(c.read()).unwrap();
+    assert!(stats.starts_with("Uptime: "), "{stats}");
+
+    c.query("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci");
+    assert_eq!(
+        c.query("SELECT @@collation_connection").scalar().as_deref(),
+        Some("utf8mb4_general_ci")
+    );
+    c.command(0x1F, b"");
+    assert_eq!(c.read()[0], 0x00);
+    assert_eq!(
+        c.query("SELECT @@collation_connection").scalar().as_deref(),
+        Some("utf8mb4_bin")
+    );
+    assert_eq!(c.query("SELECT DATABASE()").scalar(), None);
+
+    // Unknown commands are refused and the connection goes on.
+    c.command(0x77, b"");
+    assert_eq!(parse_err(&c.read()).code(), 1047);
+    assert_eq!(c.query("SELECT 1").scalar().as_deref(), Some("1"));
+}
+
+#[test]
+fn connect_time_statements_of_connectors() {
+    let (h, _db) = default_server();
+    let mut c = Client::connect(
+        h.local_addr(),
+        Options {
+            db: Some("quiver"),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    for sql in [
+        "SET NAMES utf8mb4",
+        "SET autocommit=1",
+        "SET SESSION sql_mode = 'STRICT_TRANS_TABLES'",
+        "SET character_set_results = NULL",
+        "SET @@session.autocommit = 1",
+    ] {
+        assert_eq!(c.query(sql), Outcome::Ok { affected: 0 }, "{sql}");
+    }
+    let r = c.query(
+        "SELECT @@session.auto_increment_increment AS auto_increment_increment, @@character_set_client AS character_set_client, @@max_allowed_packet, @@sql_mode, @@lower_case_table_names, @@transaction_isolation, @@tx_isolation, @@time_zone, @@system_time_zone, @@wait_timeout, @@net_write_timeout, @@autocommit, @@version_comment",
+    );
+    assert_eq!(r.rows()[0].len(), 13);
+    assert!(r.rows()[0].iter().all(|v| v.is_some()), "{r:?}");
+    assert_eq!(
+        c.query("SELECT DATABASE()").scalar().as_deref(),
+        Some("quiver")
+    );
+    let dbs = c.query("SHOW DATABASES");
+    assert_eq!(
+        dbs.rows(),
+        &vec![
+            vec![Some("information_schema".into())],
+            vec![Some("quiver".into())]
+        ]
+    );
+    // A connection naming an unknown database is refused.
+    let e = Client::connect(
+        h.local_addr(),
+        Options {
+            db: Some("nope"),
+            ..Options::default()
+        },
+    )
+    .err()
+    .unwrap();
+    assert_eq!(e.code(), 1049);
+}
+
+/// Sends raw bytes on a fresh connection after the handshake packet.
+fn raw_after_handshake(addr: std::net::SocketAddr, bytes: &[u8]) -> Vec<u8> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut hdr = [0u8; 4];
+    s.read_exact(&mut hdr).unwrap();
+    let mut hs = vec![0u8; u32::from_le_bytes([hdr[0], hdr[1], hdr[2], 0]) as usize];
+    s.read_exact(&mut hs).unwrap();
+    let _ = s.write_all(bytes);
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    let mut rest = vec![];
+    let _ = s.read_to_end(&mut rest);
+    rest
+}
+
+#[test]
+fn malformed_truncated_and_oversized_packets_end_only_their_connection() {
+    let (h, _db) = start(ServerConfig {
+        max_allowed_packet: 1 << 20,
+        ..ServerConfig::default()
+    });
+    let addr = h.local_addr();
+    let mut bystander = Client::root(addr);
+    bystander.query("CREATE TABLE keep (a INT)");
+    bystander.query("INSERT INTO keep VALUES (1)");
+
+    // A handshake response shorter than its fixed part: ERR 1835, closed.
+    let reply = raw_after_handshake(addr, &[3, 0, 0, 1, 1, 2, 3]);
+    assert_eq!(reply[4], 0xFF, "{reply:?}");
+    assert_eq!(u16::from_le_bytes([reply[5], reply[6]]), 1835);
+    // Announcing 16 MB over a 1 MB limit: ERR 1153 before any allocation of it.
+    let reply = raw_after_handshake(addr, &[0xFF, 0xFF, 0xFF, 1]);
+    assert_eq!(u16::from_le_bytes([reply[5], reply[6]]), 1153);
+    // A truncated packet and then silence (the write side closed).
+    let reply = raw_after_handshake(addr, &[100, 0, 0, 1, 1, 2]);
+    assert!(reply.is_empty(), "{reply:?}");
+    // Wrong sequence id.
+    let reply = raw_after_handshake(addr, &[1, 0, 0, 7, 0]);
+    assert_eq!(u16::from_le_bytes([reply[5], reply[6]]), 1156);
+    // Garbage with a plausible length.
+    let mut junk = vec![60, 0, 0, 1];
+    junk.extend((0..60u8).map(|i| i.wrapping_mul(37)));
+    let reply = raw_after_handshake(addr, &junk);
+    assert!(reply.is_empty() || reply[4] == 0xFF, "{reply:?}");
+
+    // After login: malformed command bodies are errors, the connection stays.
+    let mut c = Client::root(addr);
+    c.command(0x17, &[1, 2]); // COM_STMT_EXECUTE cut short
+    assert_eq!(parse_err(&c.read()).code(), 1835);
+    let (id, _, _) = c.prepare("SELECT ?, ?").unwrap();
+    c.command(
+        0x17,
+        &[&id.to_le_bytes()[..], &[0, 1, 0, 0, 0, 0, 1, 3, 0]].concat(),
+    );
+    assert_eq!(parse_err(&c.read()).code(), 1835);
+    c.command(0x03, &[0xC3, 0x28]); // not UTF-8
+    assert_eq!(parse_err(&c.read()).code(), 1300);
+    assert_eq!(c.query("SELECT 2").scalar().as_deref(), Some("2"));
+    // An oversized command after login: ERR 1153 and the connection ends.
+    c.seq = 0;
+    let big = vec![b'x'; (1 << 20) + 10];
+    c.write(&[&[0x03][..], &big].concat());
+    assert_eq!(parse_err(&c.read()).code(), 1153);
+    assert!(c.try_read().is_err() || c.try_read().is_err());
+
+    // The bystander never noticed; everyone else's connections are gone.
+    assert_eq!(
+        bystander.query("SELECT a FROM keep").scalar().as_deref(),
+        Some("1")
+    );
+    drop(c);
+    wait_for_connections(&h, 1);
+}
+
+#[test]
+fn a_client_that_vanishes_mid_result_does_not_hurt_the_server() {
+    let (h, _db) = default_server();
+    let addr = h.local_addr();
+    let mut c = Client::root(addr);
+    c.query("CREATE TABLE big AS SELECT a.x * 1000 + b.x AS n, 'some text to make rows longer' AS s FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10) a, (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10) b");
+    for _ in 0..5 {
+        let mut v = Client::root(addr);
+        // Many rows, read a few bytes, then vanish.
+        v.command(
+            0x03,
+            b"SELECT a.n, a.s, b.n FROM big a, big b, big c WHERE c.n < 1003",
+        );
+        let mut few = [0u8; 64];
+        let _ = v.stream.read(&mut few);
+        drop(v);
+    }
+    wait_for_connections(&h, 1);
+    assert_eq!(
+        c.query("SELECT count(*) FROM big").scalar().as_deref(),
+        Some("100")
+    );
+}
+
+#[test]
+fn idle_connections_time_out_and_the_limit_is_kept() {
+    let (h, _db) = start(ServerConfig {
+        wait_timeout: Duration::from_millis(300),
+        connect_timeout: Duration::from_millis(300),
+        max_connections: 2,
+        ..ServerConfig::default()
+    });
+    let addr = h.local_addr();
+    let a = Client::root(addr);
+    let _b = Client::root(addr);
+    // A third is refused with 1040 in place of the handshake.
+    let e = Client::connect(addr, Options::default()).err().unwrap();
+    assert_eq!(e.code(), 1040);
+    // A client that never answers the handshake is dropped after connect_timeout.
+    drop(a);
+    wait_for_connections(&h, 1);
+    let silent = TcpStream::connect(addr).unwrap();
+    wait_for_connections(&h, 2);
+    // Both the silent one and the idle logged-in one are closed by the timeouts.
+    wait_for_connections(&h, 0);
+    drop(silent);
+    let mut c = Client::root(addr);
+    assert_eq!(c.query("SELECT 1").scalar().as_deref(), Some("1"));
+}
+
+#[test]
+fn information_schema_and_show_over_the_wire() {
+    let (h, _db) = default_server();
+    let mut c = Client::connect(
+        h.local_addr(),
+        Options {
+            db: Some("quiver"),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    c.query("CREATE TABLE people (id INT NOT NULL, name VARCHAR(30))");
+    c.query("CREATE VIEW adults AS SELECT id FROM people");
+    let r = c.query("SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME");
+    assert_eq!(
+        r.rows(),
+        &vec![
+            vec![Some("adults".into()), Some("VIEW".into())],
+            vec![Some("people".into()), Some("BASE TABLE".into())]
+        ]
+    );
+    let r = c.query("SELECT COLUMN_NAME, IS_NULLABLE, COLUMN_TYPE, CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS WHERE TABLE_NAME = 'people' ORDER BY ORDINAL_POSITION");
+    assert_eq!(
+        r.rows(),
+        &vec![
+            vec![
+                Some("id".into()),
+                Some("NO".into()),
+                Some("int".into()),
+                None
+            ],
+            vec![
+                Some("name".into()),
+                Some("YES".into()),
+                Some("varchar(30)".into()),
+                Some("30".into())
+            ]
+        ]
+    );
+    let r = c.query("SHOW FULL COLUMNS FROM people WHERE Field = 'name'");
+    assert_eq!(r.rows().len(), 1);
+    assert_eq!(r.columns().len(), 9);
+    assert_eq!(
+        c.query("SHOW VARIABLES LIKE 'VERSION'").rows()[0][1].as_deref(),
+        Some(SERVER_VERSION)
+    );
+    let r = c.query("SHOW COLLATION WHERE Collation = 'utf8mb4_general_ci'");
+    assert_eq!(r.rows()[0][2].as_deref(), Some("45"));
+}
