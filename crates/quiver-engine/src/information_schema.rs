@@ -432,10 +432,21 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
 
 // ---- renaming before binding ----
 
+/// What the session functions return: `DATABASE()`, `USER()`, `CONNECTION_ID()`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionInfo<'a> {
+    pub database: Option<&'a str>,
+    /// `user@host`.
+    pub user: &'a str,
+    pub connection_id: u64,
+}
+
+type Db<'a> = &'a SessionInfo<'a>;
+
 /// Renames `information_schema.X` to the catalog's one-part name and
-/// replaces `DATABASE()` / `SCHEMA()` with the current schema, throughout
-/// the FROM clauses, select lists, WHERE and HAVING of `q` and its subqueries.
-pub(crate) fn rewrite_query(q: &mut Query, current_db: Option<&str>) -> Result<()> {
+/// replaces the session functions with their values, throughout the FROM
+/// clauses, select lists, WHERE and HAVING of `q` and its subqueries.
+pub(crate) fn rewrite_query(q: &mut Query, current_db: Db) -> Result<()> {
     if let Some(with) = &mut q.with {
         for cte in &mut with.cte_tables {
             rewrite_query(&mut cte.query, current_db)?;
@@ -444,7 +455,7 @@ pub(crate) fn rewrite_query(q: &mut Query, current_db: Option<&str>) -> Result<(
     rewrite_set_expr(&mut q.body, current_db)
 }
 
-fn rewrite_set_expr(s: &mut SetExpr, db: Option<&str>) -> Result<()> {
+fn rewrite_set_expr(s: &mut SetExpr, db: Db) -> Result<()> {
     match s {
         SetExpr::Select(sel) => {
             for twj in &mut sel.from {
@@ -455,10 +466,10 @@ fn rewrite_set_expr(s: &mut SetExpr, db: Option<&str>) -> Result<()> {
             }
             for item in &mut sel.projection {
                 match item {
-                    SelectItem::UnnamedExpr(e) if is_database_call(e) => {
+                    SelectItem::UnnamedExpr(e) if session_function(e, db).is_some() => {
                         let name = e.to_string();
                         *item = SelectItem::ExprWithAlias {
-                            expr: database_value(db),
+                            expr: session_function(e, db).expect("checked"),
                             alias: Ident::with_quote('`', name),
                         };
                     }
@@ -485,7 +496,7 @@ fn rewrite_set_expr(s: &mut SetExpr, db: Option<&str>) -> Result<()> {
     }
 }
 
-fn rewrite_factor(f: &mut TableFactor, db: Option<&str>) -> Result<()> {
+fn rewrite_factor(f: &mut TableFactor, db: Db) -> Result<()> {
     match f {
         TableFactor::Table { name, .. } => {
             let parts: Vec<String> = name
@@ -498,7 +509,7 @@ fn rewrite_factor(f: &mut TableFactor, db: Option<&str>) -> Result<()> {
                 .collect();
             let view = match parts.as_slice() {
                 [schema, t] if schema.eq_ignore_ascii_case(INFORMATION_SCHEMA) => Some(t),
-                [t] if db == Some(INFORMATION_SCHEMA) => Some(t),
+                [t] if db.database == Some(INFORMATION_SCHEMA) => Some(t),
                 _ => None,
             };
             if let Some(view) = view {
@@ -526,27 +537,35 @@ fn rewrite_factor(f: &mut TableFactor, db: Option<&str>) -> Result<()> {
     }
 }
 
-fn is_database_call(e: &SqlExpr) -> bool {
-    match e {
-        SqlExpr::Function(f) => {
-            let n = f.name.to_string();
-            (n.eq_ignore_ascii_case("DATABASE") || n.eq_ignore_ascii_case("SCHEMA"))
-                && matches!(&f.args, quiver_sql::sqlparser::ast::FunctionArguments::List(l) if l.args.is_empty())
-        }
+/// The value of a session function call, as a literal; None for other expressions.
+fn session_function(e: &SqlExpr, db: Db) -> Option<SqlExpr> {
+    let SqlExpr::Function(f) = e else {
+        return None;
+    };
+    let no_args = match &f.args {
+        quiver_sql::sqlparser::ast::FunctionArguments::List(l) => l.args.is_empty(),
+        quiver_sql::sqlparser::ast::FunctionArguments::None => true,
         _ => false,
+    };
+    if !no_args {
+        return None;
     }
-}
-
-fn database_value(db: Option<&str>) -> SqlExpr {
-    SqlExpr::value(match db {
-        Some(d) => Value::SingleQuotedString(d.to_string()),
-        None => Value::Null,
+    let text = |s: &str| SqlExpr::value(Value::SingleQuotedString(s.to_string()));
+    let name = f.name.to_string().to_ascii_uppercase();
+    Some(match name.as_str() {
+        "DATABASE" | "SCHEMA" => match db.database {
+            Some(d) => text(d),
+            None => SqlExpr::value(Value::Null),
+        },
+        "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => text(db.user),
+        "CONNECTION_ID" => SqlExpr::value(Value::Number(db.connection_id.to_string(), false)),
+        _ => return None,
     })
 }
 
-fn rewrite_expr(e: &mut SqlExpr, db: Option<&str>) -> Result<()> {
-    if is_database_call(e) {
-        *e = database_value(db);
+fn rewrite_expr(e: &mut SqlExpr, db: Db) -> Result<()> {
+    if let Some(v) = session_function(e, db) {
+        *e = v;
         return Ok(());
     }
     match e {

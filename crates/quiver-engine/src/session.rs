@@ -21,7 +21,7 @@ use quiver_sql::sqlparser::ast::{
 use quiver_sql::{charset_default, collation_by_name, parse_sql, sql_type, Binder, SessionVars};
 
 use crate::catalog::Database;
-use crate::information_schema::{rewrite_query, MemTable, SessionCatalog};
+use crate::information_schema::{rewrite_query, MemTable, SessionCatalog, SessionInfo};
 
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -90,6 +90,10 @@ pub struct Session {
     vars: std::sync::Mutex<SessionVars>,
     /// The schema chosen by `USE` (None until then, as in MySQL).
     current_database: std::sync::Mutex<Option<String>>,
+    /// `USER()`: `user@host` (a server sets the client's).
+    user: String,
+    /// `CONNECTION_ID()`.
+    connection_id: u64,
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -117,6 +121,24 @@ impl Session {
             config,
             vars: Default::default(),
             current_database: Default::default(),
+            user: "root@localhost".to_string(),
+            connection_id: 0,
+        }
+    }
+
+    /// A session for a client: its `user@host` and connection id, which
+    /// `USER()` and `CONNECTION_ID()` return.
+    pub fn for_client(
+        db: Arc<Database>,
+        config: EngineConfig,
+        user: &str,
+        host: &str,
+        connection_id: u64,
+    ) -> Session {
+        Session {
+            user: format!("{user}@{host}"),
+            connection_id,
+            ..Session::new(db, config)
         }
     }
 
@@ -264,7 +286,13 @@ impl Session {
         extra: Option<Arc<MemTable>>,
     ) -> Result<LogicalPlan> {
         let mut query = query.clone();
-        rewrite_query(&mut query, self.current_database().as_deref())?;
+        let database = self.current_database();
+        let info = SessionInfo {
+            database: database.as_deref(),
+            user: &self.user,
+            connection_id: self.connection_id,
+        };
+        rewrite_query(&mut query, &info)?;
         let catalog = SessionCatalog {
             session: self,
             extra,

@@ -286,6 +286,7 @@ impl<S: Stream> Conn<S> {
             self.send_error(&e)?;
             return Ok(false);
         }
+        self.session = self.new_session();
         if plugin == Plugin::CachingSha2 && account.as_ref().is_some_and(|a| a.has_password()) {
             // AuthMoreData: fast_auth_success.
             self.io.write_payload(&[0x01, 0x03]);
@@ -300,6 +301,16 @@ impl<S: Stream> Conn<S> {
         self.send_ok(0, false);
         self.io.flush()?;
         Ok(true)
+    }
+
+    fn new_session(&self) -> Session {
+        Session::for_client(
+            self.shared.db.clone(),
+            self.shared.engine.clone(),
+            &self.user,
+            &self.peer,
+            self.id as u64,
+        )
     }
 
     fn use_database(&mut self, name: &str) -> Result<()> {
@@ -351,7 +362,7 @@ impl<S: Stream> Conn<S> {
                 self.io.write_payload(&proto::eof_packet(s));
             }
             com::RESET_CONNECTION => {
-                self.session = Session::new(self.shared.db.clone(), self.shared.engine.clone());
+                self.session = self.new_session();
                 self.stmts.clear();
                 self.send_ok(0, false);
             }
@@ -539,8 +550,9 @@ impl<S: Stream> Conn<S> {
     ) -> io::Result<()> {
         self.io
             .write_payload(&resultset::column_count(schema.fields().len()));
-        for f in schema.fields() {
-            let meta = column_meta(f, "", "");
+        for (i, f) in schema.fields().iter().enumerate() {
+            let column: Vec<&arrow_array::ArrayRef> = batches.iter().map(|b| b.column(i)).collect();
+            let meta = column_meta(f, "", "", resultset::has_fraction(&column));
             self.io.write_payload(&column_definition(&meta, false));
         }
         self.columns_end();
@@ -581,7 +593,7 @@ impl<S: Stream> Conn<S> {
         };
         let schema = self.schema_name();
         for f in t.schema().fields() {
-            let meta = column_meta(f, &schema, &table);
+            let meta = column_meta(f, &schema, &table, false);
             self.io.write_payload(&column_definition(&meta, true));
         }
         self.rows_end(false);
@@ -621,7 +633,7 @@ impl<S: Stream> Conn<S> {
                 .schema()
                 .fields()
                 .iter()
-                .map(|f| column_meta(f, "", ""))
+                .map(|f| column_meta(f, "", "", false))
                 .collect()),
             // Missing tables and columns are reported at prepare, as MySQL does.
             Ok(Err(e)) if matches!(e.code, 1146 | 1054) => Err(e),

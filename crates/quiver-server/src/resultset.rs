@@ -73,7 +73,10 @@ const NOT_FIXED_DEC: u8 = 31;
 /// utf8mb4 characters, times four bytes.
 const STRING_LENGTH: u32 = 16383 * 4;
 
-pub fn column_meta(f: &Field, schema: &str, table: &str) -> ColumnMeta {
+/// A column definition for `f`. `fraction`: whether a DATETIME column holds
+/// fractional seconds (then it is declared DATETIME(6); the engine's
+/// datetimes carry microseconds without a declared precision).
+pub fn column_meta(f: &Field, schema: &str, table: &str, fraction: bool) -> ColumnMeta {
     let (ty, length, mut flags, decimals, charset) = match f.data_type() {
         DataType::Null => (ty::NULL, 0, flag::BINARY, 0, BINARY_COLLATION),
         DataType::Boolean => (ty::TINY, 1, flag::NUM, 0, BINARY_COLLATION),
@@ -117,6 +120,9 @@ pub fn column_meta(f: &Field, schema: &str, table: &str) -> ColumnMeta {
             )
         }
         DataType::Date32 => (ty::DATE, 10, flag::BINARY, 0, BINARY_COLLATION),
+        DataType::Timestamp(..) if fraction => {
+            (ty::DATETIME, 26, flag::BINARY, 6, BINARY_COLLATION)
+        }
         DataType::Timestamp(..) => (ty::DATETIME, 19, flag::BINARY, 0, BINARY_COLLATION),
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => (
             ty::BLOB,
@@ -339,4 +345,16 @@ mod tests {
         text_row(&cols, 0, &mut out).unwrap();
         assert_eq!(out, b"\x0512345\xFB");
     }
+}
+
+/// Whether any value of a datetime column has fractional seconds.
+pub fn has_fraction(columns: &[&ArrayRef]) -> bool {
+    columns.iter().any(|c| match c.data_type() {
+        DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, _) => c
+            .as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .flatten()
+            .any(|v| v % 1_000_000 != 0),
+        _ => false,
+    })
 }

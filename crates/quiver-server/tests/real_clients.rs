@@ -1,0 +1,188 @@
+//! Real MySQL clients against the server: the `mariadb` command-line client,
+//! PyMySQL and mysql-connector-python (pure and C extension, through
+//! scripts/server/client_check.py). They must be installed:
+//! `scripts/server/setup_clients.sh` does it (CI runs it before the tests).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use quiver_engine::Database;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn require(tool: &Path) {
+    assert!(
+        tool.exists() || which(tool).is_some(),
+        "{} is missing: run scripts/server/setup_clients.sh (it installs the mariadb client and a venv with PyMySQL and mysql-connector-python)",
+        tool.display()
+    );
+}
+
+fn which(tool: &Path) -> Option<PathBuf> {
+    if tool.components().count() > 1 {
+        return None;
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(tool))
+            .find(|p| p.is_file())
+    })
+}
+
+fn python() -> PathBuf {
+    let venv = std::env::var_os("QUIVER_CLIENT_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/server-clients-venv"));
+    venv.join("bin/python")
+}
+
+fn mariadb(port: u16, user: &str, password: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new("mariadb");
+    cmd.args(["--no-defaults", "--protocol=TCP", "-h127.0.0.1"])
+        .arg(format!("-P{port}"))
+        .arg(format!("-u{user}"));
+    if !password.is_empty() {
+        cmd.arg(format!("-p{password}"));
+    }
+    cmd.args(args).output().expect("run mariadb")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn mariadb_command_line_client() {
+    require(Path::new("mariadb"));
+    let dir = std::env::temp_dir().join(format!("quiver-real-mariadb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (h, _db) = start_with(Database::open(&dir).unwrap(), Default::default());
+    let port = h.local_addr().port();
+
+    let out = mariadb(
+        port,
+        "root",
+        "",
+        &[
+            "quiver",
+            "-e",
+            "CREATE TABLE t (id INT, name VARCHAR(20), price DECIMAL(6,2), d DATE); \
+             INSERT INTO t VALUES (1, 'one', 1.5, '2024-01-31'), (2, NULL, NULL, NULL); \
+             SELECT * FROM t ORDER BY id; \
+             CREATE USER alice IDENTIFIED WITH caching_sha2_password BY 'secret'; \
+             CREATE USER bob IDENTIFIED BY 'hunter2'; \
+             SELECT DATABASE(), USER()",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "id\tname\tprice\td\n1\tone\t1.50\t2024-01-31\n2\tNULL\tNULL\tNULL\nDATABASE()\tUSER()\nquiver\troot@127.0.0.1\n"
+    );
+
+    // Both plugins from the client's side, and a wrong password.
+    for (user, pw) in [("alice", "secret"), ("bob", "hunter2")] {
+        let out = mariadb(port, user, pw, &["-N", "-e", "SELECT count(*) FROM t"]);
+        assert!(out.status.success(), "{user}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "2\n");
+        let out = mariadb(port, user, "wrong", &["-e", "SELECT 1"]);
+        assert!(!out.status.success());
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "ERROR 1045 (28000): Access denied for user '{user}'"
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+
+    // Errors as the client prints them, with the exit status.
+    let out = mariadb(port, "root", "", &["quiver", "-e", "SELECT * FROM nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    // (This client echoes the failing statement above the error.)
+    assert!(
+        text(&out.stderr)
+            .ends_with("\nERROR 1146 (42S02) at line 1: Table 'quiver.nope' doesn't exist\n"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // What the interactive client runs for `status`, and column metadata.
+    let out = mariadb(port, "root", "", &["quiver", "-e", "status"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let status = text(&out.stdout);
+    assert!(
+        status.contains("Server version:\t\t8.0.40-Quiver"),
+        "{status}"
+    );
+    assert!(status.contains("Current database:\tquiver"), "{status}");
+    let out = mariadb(
+        port,
+        "root",
+        "",
+        &[
+            "quiver",
+            "-t",
+            "--column-type-info",
+            "-e",
+            "SELECT id, name FROM t LIMIT 1",
+        ],
+    );
+    let info = text(&out.stdout);
+    assert!(info.contains("Type:       LONG\n"), "{info}");
+    assert!(info.contains("Collation:  utf8mb4_bin (46)"), "{info}");
+
+    // A script through standard input, with a DELIMITER-free batch of statements.
+    let mut child = Command::new("mariadb")
+        .args([
+            "--no-defaults",
+            "--protocol=TCP",
+            "-h127.0.0.1",
+            "-uroot",
+            "quiver",
+        ])
+        .arg(format!("-P{port}"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"SHOW TABLES;\nSELECT name FROM t WHERE id = 1;\nSHOW DATABASES;\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        "Tables_in_quiver\nt\nname\none\nDatabase\ninformation_schema\nquiver\n"
+    );
+    h.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pymysql_and_mysql_connector_python() {
+    let py = python();
+    require(&py);
+    let (h, _db) = start_with(Database::in_memory(), Default::default());
+    let script = workspace().join("scripts/server/client_check.py");
+    let out = Command::new(&py)
+        .arg(&script)
+        .arg("127.0.0.1")
+        .arg(h.local_addr().port().to_string())
+        .output()
+        .expect("run python");
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success() && stdout.ends_with("ALL PASSED\n"),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+}

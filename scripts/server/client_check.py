@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Drives a running `quiver serve` with PyMySQL and mysql-connector-python
+(pure Python and its C extension): accounts with both password plugins,
+wrong passwords, DDL/DML, result types, prepared statements with every
+parameter type, errors and multi-statements. Exits non-zero on the first
+mismatch. Usage: client_check.py HOST PORT (the server's root has no password).
+Run by crates/quiver-server/tests/real_clients.rs; set up by setup_clients.sh.
+"""
+import datetime
+import sys
+from decimal import Decimal
+
+import mysql.connector
+import pymysql
+
+HOST, PORT = sys.argv[1], int(sys.argv[2])
+
+
+def check(name, got, want):
+    if got != want:
+        print(f"FAIL {name}: got {got!r}, want {want!r}")
+        sys.exit(1)
+
+
+def expect_error(name, code, fn):
+    try:
+        fn()
+    except (pymysql.err.MySQLError, mysql.connector.Error) as e:
+        got = e.args[0] if isinstance(e, pymysql.err.MySQLError) else e.errno
+        check(name, got, code)
+        return
+    print(f"FAIL {name}: no error, expected {code}")
+    sys.exit(1)
+
+
+root = pymysql.connect(host=HOST, port=PORT, user="root", password="", database="quiver", autocommit=True)
+cur = root.cursor()
+cur.execute("CREATE USER sha IDENTIFIED WITH caching_sha2_password BY 'sha-pw'")
+cur.execute("CREATE USER nat IDENTIFIED WITH mysql_native_password BY 'nat-pw'")
+cur.execute(
+    "CREATE TABLE items (id INT NOT NULL, name VARCHAR(40), price DECIMAL(10,2), ratio DOUBLE,"
+    " born DATE, seen DATETIME, big BIGINT UNSIGNED)"
+)
+rows = [
+    (1, "a'b\\c \"q\" ;--", Decimal("9.99"), 0.5, datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5), 2**64 - 1),
+    (2, None, None, None, None, None, None),
+    (3, "Grüße 🎉", Decimal("-0.01"), -1e-300, datetime.date(1970, 1, 1), datetime.datetime(1999, 12, 31, 23, 59, 59), 0),
+]
+n = cur.executemany("INSERT INTO items VALUES (%s, %s, %s, %s, %s, %s, %s)", rows)
+check("pymysql executemany rowcount", n, 3)
+cur.execute("SELECT * FROM items ORDER BY id")
+check("pymysql rows", cur.fetchall(), tuple(rows))
+check(
+    "pymysql description types",
+    [d[1] for d in cur.description],
+    [3, 253, 246, 5, 10, 12, 8],
+)
+check("pymysql null_ok of NOT NULL id", cur.description[0][6], True)  # result columns do not carry NOT NULL yet
+cur.execute("SELECT name FROM items WHERE name = %s", ("a'b\\c \"q\" ;--",))
+check("pymysql escaping round trip", cur.fetchall(), (("a'b\\c \"q\" ;--",),))
+expect_error("pymysql 1146", 1146, lambda: cur.execute("SELECT * FROM nope"))
+expect_error("pymysql 1064", 1064, lambda: cur.execute("SELEC 1"))
+print("PASS pymysql root: DDL, DML, types, errors")
+
+for user, pw in [("sha", "sha-pw"), ("nat", "nat-pw")]:
+    c = pymysql.connect(host=HOST, port=PORT, user=user, password=pw, database="quiver")
+    k = c.cursor()
+    k.execute("SELECT count(*) FROM items")
+    check(f"pymysql {user}", k.fetchall(), ((3,),))
+    c.close()
+    expect_error(f"pymysql {user} wrong password", 1045,
+                 lambda: pymysql.connect(host=HOST, port=PORT, user=user, password=pw + "x"))
+print("PASS pymysql caching_sha2_password and mysql_native_password accounts")
+
+multi = pymysql.connect(host=HOST, port=PORT, user="root", password="", database="quiver",
+                        client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
+k = multi.cursor()
+k.execute("SELECT 1; SELECT 'two'; SELECT id FROM items WHERE id > 1 ORDER BY id")
+sets = [k.fetchall()]
+while k.nextset():
+    sets.append(k.fetchall())
+check("pymysql multi-statements", sets, [((1,),), (("two",),), ((2,), (3,))])
+print("PASS pymysql multi-statements")
+
+params = [
+    0, -1, 127, -32768, 2147483647, -(2**63), 2**63 - 1,
+    # The C extension sends floats as FLOAT (32 bits): values exact in both.
+    1.5, -0.375, Decimal("12345.6789"), Decimal("-0.5"),
+    "plain", "it's \\ \"quoted\" ; --", "Grüße 🎉", None,
+    datetime.date(2024, 2, 29), datetime.datetime(2024, 12, 31, 23, 59, 58),
+    datetime.datetime(2024, 12, 31, 23, 59, 58, 250000),
+]
+for pure in (True, False):
+    label = "pure" if pure else "C extension"
+    for user, pw in [("sha", "sha-pw"), ("nat", "nat-pw")]:
+        m = mysql.connector.connect(host=HOST, port=PORT, user=user, password=pw, database="quiver", use_pure=pure)
+        k = m.cursor()
+        k.execute("SELECT id, name FROM items WHERE id = 3")
+        check(f"connector {label} {user} text", k.fetchall(), [(3, "Grüße 🎉")])
+        m.close()
+    expect_error(f"connector {label} wrong password", 1045,
+                 lambda: mysql.connector.connect(host=HOST, port=PORT, user="sha", password="no", use_pure=pure))
+    m = mysql.connector.connect(host=HOST, port=PORT, user="sha", password="sha-pw", database="quiver", use_pure=pure)
+    k = m.cursor(prepared=True)
+    k.execute("SELECT " + ", ".join(["?"] * len(params)), params)
+    got = list(k.fetchall()[0])
+    check(f"connector {label} prepared parameters", got, params)
+    k.execute("INSERT INTO items (id, name, price, born) VALUES (?, ?, ?, ?)",
+              (10 + int(pure), "prepared", Decimal("1.25"), datetime.date(2000, 1, 1)))
+    check(f"connector {label} prepared insert rowcount", k.rowcount, 1)
+    k.execute("SELECT id, name, price, born, seen FROM items WHERE id = ?", (10 + int(pure),))
+    check(f"connector {label} prepared select", k.fetchall(),
+          [(10 + int(pure), "prepared", Decimal("1.25"), datetime.date(2000, 1, 1), None)])
+    try:
+        k.execute("SELECT * FROM nope WHERE a = ?", (1,))
+        print(f"FAIL connector {label} prepared 1146: no error")
+        sys.exit(1)
+    except mysql.connector.Error as e:
+        # The C extension reports prepare errors as InterfaceError without the
+        # server's code (errno -1); the message is the server's.
+        check(f"connector {label} prepared 1146", (e.errno if pure else 1146, e.msg),
+              (1146, "Table 'quiver.nope' doesn't exist"))
+    m.close()
+    print(f"PASS mysql-connector-python ({label}): both plugins, prepared statements with every parameter type")
+
+print("ALL PASSED")
