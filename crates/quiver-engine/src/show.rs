@@ -59,6 +59,15 @@ const VARIABLES: &[&str] = &[
     "wait_timeout",
 ];
 
+/// Variables SHOW VARIABLES prints as ON / OFF.
+const BOOLEAN_VARIABLES: &[&str] = &[
+    "autocommit",
+    "performance_schema",
+    "sql_auto_is_null",
+    "transaction_read_only",
+    "tx_read_only",
+];
+
 const SHOW_TABLE: &str = "show";
 
 fn texts<I: IntoIterator<Item = S>, S: Into<String>>(v: I) -> Column {
@@ -166,6 +175,10 @@ impl Session {
                     let a = self.constant_value(&e)?;
                     values.push(match ScalarValue::from_array(&a, 0)? {
                         ScalarValue::Null => String::new(),
+                        // Switches show as ON / OFF here, as 1 / 0 in @@name.
+                        ScalarValue::Int64(i) if BOOLEAN_VARIABLES.contains(v) => {
+                            if i != 0 { "ON" } else { "OFF" }.to_string()
+                        }
                         s => s.to_string(),
                     });
                 }
