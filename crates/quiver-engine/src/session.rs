@@ -415,6 +415,13 @@ impl Session {
             }
             Statement::Set(set) => self.set(set),
             Statement::Use(u) => self.use_database(u),
+            // Every statement commits when it ends, as MySQL's non-transactional
+            // tables do (MyISAM): transaction statements succeed and change
+            // nothing, and ROLLBACK cannot undo what was stored (MySQL adds
+            // warning 1196 there; statements keep no warnings yet).
+            Statement::StartTransaction { .. }
+            | Statement::Commit { .. }
+            | Statement::Rollback { .. } => Ok(StatementResult::Done { affected: 0 }),
             other => Err(QuiverError::not_supported(first_words(&other.to_string()))),
         }
     }
