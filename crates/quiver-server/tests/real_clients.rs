@@ -1,6 +1,7 @@
 //! Real MySQL clients against the server: the `mariadb` command-line client,
 //! PyMySQL and mysql-connector-python (pure and C extension, through
-//! scripts/server/client_check.py). They must be installed:
+//! scripts/server/client_check.py), and Go's go-sql-driver/mysql
+//! (scripts/server/go_check). They must be installed:
 //! `scripts/server/setup_clients.sh` does it (CI runs it before the tests).
 
 mod common;
@@ -179,6 +180,25 @@ fn pymysql_and_mysql_connector_python() {
         .arg(h.local_addr().port().to_string())
         .output()
         .expect("run python");
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success() && stdout.ends_with("ALL PASSED\n"),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn go_sql_driver_mysql() {
+    let bin = std::env::var_os("QUIVER_GO_CHECK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/server-go-check/gocheck"));
+    require(&bin);
+    let (h, _db) = start_with(Database::in_memory(), Default::default());
+    let out = Command::new(&bin)
+        .arg(h.local_addr().to_string())
+        .output()
+        .expect("run the Go check");
     let stdout = text(&out.stdout);
     assert!(
         out.status.success() && stdout.ends_with("ALL PASSED\n"),
