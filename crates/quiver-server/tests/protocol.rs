@@ -340,6 +340,18 @@ fn prepared_statements_with_every_parameter_type() {
             vec![Some("2".into()), None]
         ]
     );
+    // Again without resending the types: those of the last execution hold.
+    let r = c.execute_with(sel, &[Param::LongLong(2)], false);
+    assert_eq!(r.rows(), &vec![vec![Some("2".into()), None]]);
+    // A value sent in pieces by COM_STMT_SEND_LONG_DATA.
+    let (long, _, _) = c.prepare("SELECT CONCAT('<', ?, '>'), ?").unwrap();
+    c.send_long_data(long, 0, "a'b".as_bytes());
+    c.send_long_data(long, 0, b" and more");
+    let r = c.execute(long, &[Param::LongData, Param::Long(5)]);
+    assert_eq!(
+        r.rows(),
+        &vec![vec![Some("<a'b and more>".into()), Some("5".into())]]
+    );
     // Errors: at prepare for a missing table, at execute for a bad handle.
     assert_eq!(
         c.prepare("SELECT * FROM nope WHERE a = ?")

@@ -432,6 +432,21 @@ impl Client {
 
     /// COM_STMT_EXECUTE with typed parameters.
     pub fn execute(&mut self, id: u32, params: &[Param]) -> Outcome {
+        self.execute_with(id, params, true)
+    }
+
+    /// COM_STMT_SEND_LONG_DATA: a piece of parameter `param`'s value (no reply).
+    pub fn send_long_data(&mut self, id: u32, param: u16, data: &[u8]) {
+        let mut p = id.to_le_bytes().to_vec();
+        p.extend_from_slice(&param.to_le_bytes());
+        p.extend_from_slice(data);
+        self.command(0x18, &p);
+    }
+
+    /// COM_STMT_EXECUTE; without `send_types` the server must use the types
+    /// of the previous execution (new_params_bound_flag 0). Parameters given
+    /// as `Param::LongData` are left out of the packet (sent before).
+    pub fn execute_with(&mut self, id: u32, params: &[Param], send_types: bool) -> Outcome {
         let mut p = id.to_le_bytes().to_vec();
         p.push(0);
         p.extend_from_slice(&1u32.to_le_bytes());
@@ -443,11 +458,13 @@ impl Client {
                 }
             }
             p.extend_from_slice(&nulls);
-            p.push(1);
-            for v in params {
-                let (t, unsigned) = v.type_code();
-                p.push(t);
-                p.push(if unsigned { 0x80 } else { 0 });
+            p.push(send_types as u8);
+            if send_types {
+                for v in params {
+                    let (t, unsigned) = v.type_code();
+                    p.push(t);
+                    p.push(if unsigned { 0x80 } else { 0 });
+                }
             }
             for v in params {
                 v.encode(&mut p);
@@ -475,6 +492,8 @@ pub enum Param {
     Date(u16, u8, u8),
     DateTime(u16, u8, u8, u8, u8, u8, u32),
     Time(bool, u32, u8, u8, u8),
+    /// A string whose value went by COM_STMT_SEND_LONG_DATA.
+    LongData,
 }
 
 impl Param {
@@ -495,12 +514,13 @@ impl Param {
             Param::Date(..) => (10, false),
             Param::DateTime(..) => (12, false),
             Param::Time(..) => (11, false),
+            Param::LongData => (252, false),
         }
     }
 
     fn encode(&self, p: &mut Vec<u8>) {
         match self {
-            Param::Null => {}
+            Param::Null | Param::LongData => {}
             Param::Tiny(v) => p.push(*v as u8),
             Param::UTiny(v) => p.push(*v),
             Param::Short(v) => p.extend_from_slice(&v.to_le_bytes()),
