@@ -641,3 +641,36 @@ fn information_schema_and_show_over_the_wire() {
     let r = c.query("SHOW COLLATION WHERE Collation = 'utf8mb4_general_ci'");
     assert_eq!(r.rows()[0][2].as_deref(), Some("45"));
 }
+
+#[test]
+fn many_concurrent_connections_share_the_database() {
+    let (h, _db) = default_server();
+    let addr = h.local_addr();
+    let mut setup = Client::root(addr);
+    setup.query("CREATE TABLE shared (k INT, v INT)");
+    setup.query("INSERT INTO shared VALUES (1, 10), (2, 20), (3, 30), (4, 40)");
+    let threads: Vec<_> = (0..16)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let mut c = Client::root(addr);
+                for i in 0..40 {
+                    let k = (t + i) % 4 + 1;
+                    if i % 2 == 0 {
+                        let r = c.query(&format!("SELECT v FROM shared WHERE k = {k}"));
+                        assert_eq!(r.scalar(), Some((k * 10).to_string()));
+                    } else {
+                        let (id, _, _) = c.prepare("SELECT sum(v) + ? FROM shared").unwrap();
+                        let r = c.execute(id, &[Param::Long(k as i32)]);
+                        assert_eq!(r.scalar(), Some((100 + k).to_string()));
+                        c.command(0x19, &id.to_le_bytes());
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a client thread");
+    }
+    drop(setup);
+    wait_for_connections(&h, 0);
+}
