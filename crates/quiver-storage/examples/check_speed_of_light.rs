@@ -50,7 +50,10 @@ fn main() {
         }
         (total, t.elapsed().as_secs_f64())
     } else {
-        let data: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).expect("read")).collect();
+        let data: Vec<Vec<u8>> = files
+            .iter()
+            .map(|p| std::fs::read(p).expect("read"))
+            .collect();
         let pieces: Vec<&[u8]> = data.iter().flat_map(|d| d.chunks(1 << 20)).collect();
         let threads = threads.max(1);
         let per = pieces.len().div_ceil(threads);
@@ -60,7 +63,10 @@ fn main() {
                 .chunks(per.max(1))
                 .map(|part| s.spawn(move || part.iter().fold(0u32, |x, p| x ^ crc32c::crc32c(p))))
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b)
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .fold(0, |a, b| a ^ b)
         });
         let secs = t.elapsed().as_secs_f64();
         // Keep the result observable so the work is not optimised away.

@@ -293,7 +293,7 @@ pub struct EncodedPage {
 fn bitmap_bytes(b: &BooleanBuffer) -> Vec<u8> {
     let mut out = b.sliced().as_slice()[..b.len().div_ceil(8)].to_vec();
     // Bits past the end are zero, so the same data always gives the same file.
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         if let Some(last) = out.last_mut() {
             *last &= (1u8 << (b.len() % 8)) - 1;
         }
@@ -482,7 +482,8 @@ pub fn encode_page(
                 hi = 0;
             }
             let width = bits_needed(hi.wrapping_sub(lo) as u128);
-            if width <= 64 && width < <$n>::BITS {
+            // Fewer bits than the type, and at most 64 (deltas are u64).
+            if width < <$n>::BITS.min(65) {
                 encoding = Encoding::FrameOfReference;
                 body.extend_from_slice(&lo.to_le_bytes());
                 body.push(width as u8);

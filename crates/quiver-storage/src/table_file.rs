@@ -188,12 +188,20 @@ fn fsync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| err(dir, e))
 }
 
-/// Cuts `batches` into row groups of `size` rows (the last may be shorter).
+/// Cuts `batches` into row groups of at most `size` rows, copying as little
+/// as possible: a large batch is cut into slices (no copy), and small batches
+/// are gathered until they fill a group (concatenated). A group is closed
+/// early, at half its size or more, rather than concatenated with part of the
+/// next large batch; so TPC-H's 120K-row batches become groups of 65,536 and
+/// 54,464 rows that all share the input's buffers.
 fn regroup(schema: &SchemaRef, batches: &[RecordBatch], size: usize) -> Result<Vec<RecordBatch>> {
     let mut groups = Vec::new();
     let mut pieces: Vec<RecordBatch> = Vec::new();
     let mut have = 0;
     let flush = |pieces: &mut Vec<RecordBatch>, groups: &mut Vec<RecordBatch>| -> Result<()> {
+        if pieces.is_empty() {
+            return Ok(());
+        }
         let rows: usize = pieces.iter().map(|p| p.num_rows()).sum();
         let group = if pieces.len() == 1 {
             pieces[0].clone()
@@ -216,21 +224,27 @@ fn regroup(schema: &SchemaRef, batches: &[RecordBatch], size: usize) -> Result<V
         Ok(())
     };
     for b in batches {
+        let n = b.num_rows();
+        if n == 0 {
+            continue;
+        }
+        if have + n > size && have * 2 >= size {
+            flush(&mut pieces, &mut groups)?;
+            have = 0;
+        }
         let mut off = 0;
-        while off < b.num_rows() {
-            let n = (size - have).min(b.num_rows() - off);
-            pieces.push(b.slice(off, n));
-            have += n;
-            off += n;
+        while off < n {
+            let take = (size - have).min(n - off);
+            pieces.push(b.slice(off, take));
+            have += take;
+            off += take;
             if have == size {
                 flush(&mut pieces, &mut groups)?;
                 have = 0;
             }
         }
     }
-    if have > 0 {
-        flush(&mut pieces, &mut groups)?;
-    }
+    flush(&mut pieces, &mut groups)?;
     Ok(groups)
 }
 

@@ -532,10 +532,10 @@ mod tests {
         })
     }
 
-    fn run(
-        t: Arc<ZonedTable>,
-        filter: &Expr,
-    ) -> (Vec<(Option<i64>, String)>, Option<(usize, usize)>) {
+    /// Rows (sorted) and (row groups skipped, row groups) of a scan.
+    type ScanResult = (Vec<(Option<i64>, String)>, Option<(usize, usize)>);
+
+    fn run(t: Arc<ZonedTable>, filter: &Expr) -> ScanResult {
         let mut layout = Layout::new();
         layout.insert(ColumnId(0), 0);
         layout.insert(ColumnId(1), 1);
