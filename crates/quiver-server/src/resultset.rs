@@ -311,6 +311,18 @@ pub fn column_count(n: usize) -> Vec<u8> {
     p
 }
 
+/// Whether any value of a datetime column has fractional seconds.
+pub fn has_fraction(columns: &[&ArrayRef]) -> bool {
+    columns.iter().any(|c| match c.data_type() {
+        DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, _) => c
+            .as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .flatten()
+            .any(|v| v % 1_000_000 != 0),
+        _ => false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,16 +357,4 @@ mod tests {
         text_row(&cols, 0, &mut out).unwrap();
         assert_eq!(out, b"\x0512345\xFB");
     }
-}
-
-/// Whether any value of a datetime column has fractional seconds.
-pub fn has_fraction(columns: &[&ArrayRef]) -> bool {
-    columns.iter().any(|c| match c.data_type() {
-        DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, _) => c
-            .as_primitive::<TimestampMicrosecondType>()
-            .iter()
-            .flatten()
-            .any(|v| v % 1_000_000 != 0),
-        _ => false,
-    })
 }

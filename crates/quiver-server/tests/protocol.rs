@@ -660,7 +660,7 @@ fn many_concurrent_connections_share_the_database() {
                         assert_eq!(r.scalar(), Some((k * 10).to_string()));
                     } else {
                         let (id, _, _) = c.prepare("SELECT sum(v) + ? FROM shared").unwrap();
-                        let r = c.execute(id, &[Param::Long(k as i32)]);
+                        let r = c.execute(id, &[Param::Long(k)]);
                         assert_eq!(r.scalar(), Some((100 + k).to_string()));
                         c.command(0x19, &id.to_le_bytes());
                     }
