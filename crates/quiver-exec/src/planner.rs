@@ -7,7 +7,12 @@ use std::sync::Arc;
 use arrow_schema::{Field, Schema, SchemaRef};
 use quiver_common::types::comparison_type;
 use quiver_common::Result;
-use quiver_plan::{ColumnInfo, Expr, LogicalPlan};
+use quiver_plan::optimizer::estimate_rows;
+use quiver_plan::{ColumnInfo, Expr, JoinKind, LogicalPlan};
+
+/// How much larger the right side of a semi or anti join must be estimated
+/// for the join to index its left side instead.
+const LEFT_BUILD_RATIO: f64 = 8.0;
 
 use crate::expr::{Layout, PhysicalExpr};
 use crate::operators::*;
@@ -127,7 +132,7 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
             if let Some(f) = filter {
                 text += &format!(" filter {f}");
             }
-            Arc::new(HashJoinExec::new(
+            let join = HashJoinExec::new(
                 create_physical_plan(left, threads)?,
                 create_physical_plan(right, threads)?,
                 *kind,
@@ -136,7 +141,15 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
                 f,
                 schema,
                 text,
-            ))
+            );
+            // A small preserved side against a large one: index the small side.
+            let small_left = matches!(kind, JoinKind::Semi | JoinKind::Anti)
+                && estimate_rows(left) * LEFT_BUILD_RATIO < estimate_rows(right);
+            Arc::new(if small_left {
+                join.with_left_build()
+            } else {
+                join
+            })
         }
         LogicalPlan::Aggregate { input, group, aggs } => {
             let child = create_physical_plan(input, threads)?;

@@ -8,11 +8,14 @@
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
 use quiver_plan::JoinKind;
 
-use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
+use super::{
+    execute_partitions, for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics,
+};
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
 use crate::hash::{any_null, hash_rows, mix, KeyColumn, KeyValues};
@@ -34,6 +37,9 @@ pub struct HashJoinExec {
     schema: SchemaRef,
     text: String,
     build: OnceLock<Result<Arc<BuildSide>>>,
+    /// Semi / anti join built on the left side (see `with_left_build`).
+    build_left: bool,
+    left_result: OnceLock<Result<Arc<Vec<RecordBatch>>>>,
     metrics: Arc<Metrics>,
 }
 
@@ -393,50 +399,174 @@ impl HashJoinExec {
             schema,
             text,
             build: OnceLock::new(),
+            build_left: false,
+            left_result: OnceLock::new(),
             metrics: Default::default(),
         }
+    }
+
+    /// Builds on the left side instead of the right: for a semi or anti
+    /// join whose preserved (left) side is much smaller than the other
+    /// (TPC-H Q21: 76,000 candidate rows against all of lineitem), a table
+    /// over the left rows is probed by the right rows, which mark the left
+    /// rows they match; then the marked (semi) or unmarked (anti) left rows
+    /// are the result.
+    pub fn with_left_build(mut self) -> Self {
+        debug_assert!(matches!(self.kind, JoinKind::Semi | JoinKind::Anti));
+        self.build_left = true;
+        self
     }
 
     fn build_side(&self, ctx: &Arc<ExecContext>) -> Result<Arc<BuildSide>> {
         self.build
             .get_or_init(|| {
                 timed(&self.metrics, || {
-                    let parts = execute_partitions(&self.right, ctx)?;
-                    let batches: Vec<RecordBatch> = parts.into_iter().flatten().collect();
-                    let batch =
-                        arrow_select::concat::concat_batches(&self.right.schema(), &batches)?;
-                    drop(batches);
-                    let rows = batch.num_rows();
-                    let mut memory = OwnedReservation::new(ctx);
-                    memory.grow(batch.get_array_memory_size())?;
-                    if rows >= EMPTY as usize {
-                        return Err(QuiverError::not_supported(
-                            "a join build side of more than 4 billion rows",
-                        ));
-                    }
-                    let keys = self
-                        .right_keys
-                        .iter()
-                        .map(|k| KeyColumn::collated(&k.evaluate_array(&batch)?, k.collation()))
-                        .collect::<Result<Vec<_>>>()?;
-                    let pack = KeyPack::plan(&keys);
-                    let (index, has_null_key) = match &pack {
-                        Some(p) => JoinIndex::build(&[p.pack(&keys, rows)], rows),
-                        None => JoinIndex::build(&keys, rows),
-                    };
-                    memory.grow(index.memory_size())?;
-                    Ok(Arc::new(BuildSide {
-                        batch,
-                        keys,
-                        pack,
-                        index,
-                        has_null_key,
-                        _memory: memory,
-                    }))
+                    build_table(&self.right, &self.right_keys, ctx).map(Arc::new)
                 })
             })
             .clone()
     }
+
+    /// The whole result when building on the left (see `with_left_build`).
+    fn left_build_result(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
+        self.left_result
+            .get_or_init(|| timed(&self.metrics, || self.run_left_build(ctx).map(Arc::new)))
+            .clone()
+    }
+
+    fn run_left_build(&self, ctx: &Arc<ExecContext>) -> Result<Vec<RecordBatch>> {
+        let build = build_table(&self.left, &self.left_keys, ctx)?;
+        let rows = build.batch.num_rows();
+        let pair_schema = self.pair_schema();
+        // Each right partition marks the left rows it matches in its own
+        // vector; they are OR-ed at the end.
+        // Marks the left rows of candidate pairs that pass the filter.
+        let mark_filtered = |li: &mut Vec<u32>,
+                             ri: &mut Vec<Option<u32>>,
+                             right: &RecordBatch,
+                             matched: &mut [bool]|
+         -> Result<()> {
+            let Some(f) = &self.filter else {
+                return Ok(());
+            };
+            if li.is_empty() {
+                return Ok(());
+            }
+            let pairs = pair_batch(&pair_schema, &build.batch, li, right, ri)?;
+            let mask = f.evaluate_mask(&pairs)?;
+            for (k, j) in li.iter().enumerate() {
+                if mask.value(k) {
+                    matched[*j as usize] = true;
+                }
+            }
+            li.clear();
+            ri.clear();
+            Ok(())
+        };
+        let marks = for_each_partition(&self.right, ctx, |stream| {
+            let mut matched = vec![false; rows];
+            for batch in stream {
+                let right = batch?;
+                let n = right.num_rows();
+                let keys = self
+                    .right_keys
+                    .iter()
+                    .map(|k| KeyColumn::collated(&k.evaluate_array(&right)?, k.collation()))
+                    .collect::<Result<Vec<_>>>()?;
+                let keys = match &build.pack {
+                    Some(p) => vec![p.pack(&keys, n)],
+                    None => keys,
+                };
+                let probe = build.probe_keys(&keys, n);
+                let mut li: Vec<u32> = Vec::new();
+                let mut ri: Vec<Option<u32>> = Vec::new();
+                for i in 0..n {
+                    if probe.is_null(i) {
+                        continue;
+                    }
+                    build.for_each_match(&probe, i, |j| {
+                        // A left row already matched needs no more pairs.
+                        if !matched[j] {
+                            if self.filter.is_some() {
+                                li.push(j as u32);
+                                ri.push(Some(i as u32));
+                            } else {
+                                matched[j] = true;
+                            }
+                        }
+                        true
+                    });
+                    if li.len() >= PAIRS_PER_BATCH {
+                        mark_filtered(&mut li, &mut ri, &right, &mut matched)?;
+                    }
+                }
+                mark_filtered(&mut li, &mut ri, &right, &mut matched)?;
+            }
+            Ok(matched)
+        })?;
+        let want = self.kind == JoinKind::Semi;
+        let keep = BooleanBuffer::collect_bool(rows, |j| marks.iter().any(|m| m[j]) == want);
+        let out = arrow_select::filter::filter_record_batch(
+            &build.batch,
+            &BooleanArray::new(keep, None),
+        )?;
+        Ok(vec![RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            out.columns().to_vec(),
+            &RecordBatchOptions::new().with_row_count(Some(out.num_rows())),
+        )?])
+    }
+
+    /// Left columns followed by right ones (nullable), as filters see them.
+    fn pair_schema(&self) -> SchemaRef {
+        let mut fields: Vec<_> = self.left.schema().fields().iter().cloned().collect();
+        fields.extend(
+            self.right
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| Arc::new(f.as_ref().clone().with_nullable(true))),
+        );
+        Arc::new(arrow_schema::Schema::new(fields))
+    }
+}
+
+/// Drains all partitions of `plan` into one batch and indexes it by `key_exprs`.
+fn build_table(
+    plan: &Arc<dyn ExecutionPlan>,
+    key_exprs: &[PhysicalExpr],
+    ctx: &Arc<ExecContext>,
+) -> Result<BuildSide> {
+    let parts = execute_partitions(plan, ctx)?;
+    let batches: Vec<RecordBatch> = parts.into_iter().flatten().collect();
+    let batch = arrow_select::concat::concat_batches(&plan.schema(), &batches)?;
+    drop(batches);
+    let rows = batch.num_rows();
+    let mut memory = OwnedReservation::new(ctx);
+    memory.grow(batch.get_array_memory_size())?;
+    if rows >= EMPTY as usize {
+        return Err(QuiverError::not_supported(
+            "a join build side of more than 4 billion rows",
+        ));
+    }
+    let keys = key_exprs
+        .iter()
+        .map(|k| KeyColumn::collated(&k.evaluate_array(&batch)?, k.collation()))
+        .collect::<Result<Vec<_>>>()?;
+    let pack = KeyPack::plan(&keys);
+    let (index, has_null_key) = match &pack {
+        Some(p) => JoinIndex::build(&[p.pack(&keys, rows)], rows),
+        None => JoinIndex::build(&keys, rows),
+    };
+    memory.grow(index.memory_size())?;
+    Ok(BuildSide {
+        batch,
+        keys,
+        pack,
+        index,
+        has_null_key,
+        _memory: memory,
+    })
 }
 
 /// Columns of `left` rows `li` next to `right` rows `ri` (None = NULLs).
@@ -612,7 +742,8 @@ impl Prober {
 
 impl ExecutionPlan for HashJoinExec {
     fn describe(&self) -> String {
-        format!("HashJoin {:?} {}", self.kind, self.text)
+        let side = if self.build_left { " (build left)" } else { "" };
+        format!("HashJoin {:?}{side} {}", self.kind, self.text)
     }
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
@@ -624,21 +755,23 @@ impl ExecutionPlan for HashJoinExec {
         self.left.output_partitions()
     }
     fn execute(&self, partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
+        if self.build_left {
+            let result = self.left_build_result(ctx)?;
+            // Partition 0 emits the result; it is small by construction.
+            let batches: Vec<Result<RecordBatch>> = if partition == 0 {
+                result.iter().cloned().map(Ok).collect()
+            } else {
+                Vec::new()
+            };
+            return Ok(metered(Box::new(batches.into_iter()), &self.metrics));
+        }
         let build = self.build_side(ctx)?;
         let left = self.left.execute(partition, ctx)?;
-        let mut fields: Vec<_> = self.left.schema().fields().iter().cloned().collect();
-        fields.extend(
-            self.right
-                .schema()
-                .fields()
-                .iter()
-                .map(|f| Arc::new(f.as_ref().clone().with_nullable(true))),
-        );
         let prober = Prober {
             kind: self.kind,
             left_keys: self.left_keys.clone(),
             filter: self.filter.clone(),
-            pair_schema: Arc::new(arrow_schema::Schema::new(fields)),
+            pair_schema: self.pair_schema(),
             out_schema: self.schema.clone(),
             build,
         };
