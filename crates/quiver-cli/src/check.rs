@@ -20,6 +20,10 @@ pub struct CheckArgs {
     /// Bytes per read (whole pages), e.g. 4M.
     #[arg(long, value_parser = parse_bytes)]
     chunk: Option<usize>,
+    /// One I/O thread reading for all workers (instead of every thread
+    /// reading its own units), for comparison.
+    #[arg(long)]
+    io_thread: bool,
 }
 
 fn parse_bytes(s: &str) -> std::result::Result<usize, String> {
@@ -67,6 +71,7 @@ pub fn run(args: CheckArgs, db: Option<PathBuf>, threads: Option<usize>) -> Resu
     if let Some(c) = args.chunk {
         options.chunk_bytes = c.max(1);
     }
+    options.io_thread = args.io_thread;
     let bar = if std::io::stderr().is_terminal() {
         let bar =
             ProgressBar::with_draw_target(Some(total_bytes(&db)), ProgressDrawTarget::stderr());

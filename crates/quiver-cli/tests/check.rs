@@ -123,8 +123,12 @@ fn damaged_byte_names_table_column_and_page() {
     bytes[(page.offset + page.len as u64 / 2) as usize] ^= 0x04;
     fs::write(&path, &bytes).unwrap();
     // Small reads: the damaged page is found whatever unit it falls in.
-    for chunk in ["64K", "4M"] {
-        let out = check(&db, &["--chunk", chunk]);
+    for args in [
+        &["--chunk", "64K"][..],
+        &["--chunk", "4M"],
+        &["--io-thread", "--chunk", "1M"],
+    ] {
+        let out = check(&db, args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert_eq!(

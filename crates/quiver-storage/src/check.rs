@@ -15,7 +15,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
 
 use quiver_common::{QuiverError, Result};
 
@@ -28,6 +28,10 @@ pub struct CheckOptions {
     pub threads: usize,
     /// Bytes per read (whole pages; a larger page is read alone).
     pub chunk_bytes: usize,
+    /// One I/O thread reads every unit in file order and hands it to
+    /// `threads` workers (instead of every thread reading its own units);
+    /// kept to compare the two shapes (bench/check.py).
+    pub io_thread: bool,
 }
 
 impl CheckOptions {
@@ -35,6 +39,7 @@ impl CheckOptions {
         CheckOptions {
             threads: threads.max(1),
             chunk_bytes: 4 << 20,
+            io_thread: false,
         }
     }
 }
@@ -115,26 +120,65 @@ pub fn check_database(
     }
     let units = plan_units(&opened, options.chunk_bytes);
     let found: Mutex<Vec<(usize, Damage)>> = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
     let max_len = units.iter().map(|u| u.len).max().unwrap_or(0);
-    std::thread::scope(|s| {
-        for _ in 0..options.threads.min(units.len()).max(1) {
-            s.spawn(|| {
-                let mut buf = vec![0u8; max_len];
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(u) = units.get(i) else { break };
-                    let o = opened[u.table].as_ref().expect("opened table");
-                    let damage = verify_unit(&reports[u.table].table, o, u, &mut buf);
-                    if !damage.is_empty() {
-                        let mut f = found.lock().expect("damage list");
-                        f.extend(damage.into_iter().map(|d| (u.table, d)));
-                    }
-                    progress(u.len as u64);
-                }
-            });
+    let record = |u: &Unit, damage: Vec<Damage>| {
+        if !damage.is_empty() {
+            let mut f = found.lock().expect("damage list");
+            f.extend(damage.into_iter().map(|d| (u.table, d)));
         }
-    });
+        progress(u.len as u64);
+    };
+    if options.io_thread {
+        // Reader -> workers through a bounded queue; buffers come back for reuse.
+        let (full_tx, full_rx) = mpsc::sync_channel::<(usize, Vec<u8>, usize)>(options.threads);
+        let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+        for _ in 0..options.threads + 2 {
+            free_tx.send(vec![0u8; max_len]).expect("buffer pool");
+        }
+        let full_rx = Mutex::new(full_rx);
+        let (units, opened, reports) = (&units, &opened, &reports);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                for (i, u) in units.iter().enumerate() {
+                    let Ok(mut buf) = free_rx.recv() else { break };
+                    let o = opened[u.table].as_ref().expect("opened table");
+                    let read = read_fully(&o.file, &mut buf[..u.len], u.offset);
+                    if full_tx.send((i, buf, read)).is_err() {
+                        break;
+                    }
+                }
+                drop(full_tx);
+            });
+            for _ in 0..options.threads {
+                let free_tx = free_tx.clone();
+                let (full_rx, record) = (&full_rx, &record);
+                s.spawn(move || loop {
+                    let msg = full_rx.lock().expect("queue").recv();
+                    let Ok((i, buf, read)) = msg else { break };
+                    let u = &units[i];
+                    let o = opened[u.table].as_ref().expect("opened table");
+                    record(u, verify_read(&reports[u.table].table, o, u, &buf, read));
+                    let _ = free_tx.send(buf);
+                });
+            }
+        });
+    } else {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..options.threads.min(units.len()).max(1) {
+                s.spawn(|| {
+                    let mut buf = vec![0u8; max_len];
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(u) = units.get(i) else { break };
+                        let o = opened[u.table].as_ref().expect("opened table");
+                        let read = read_fully(&o.file, &mut buf[..u.len], u.offset);
+                        record(u, verify_read(&reports[u.table].table, o, u, &buf, read));
+                    }
+                });
+            }
+        });
+    }
     let mut found = found.into_inner().expect("damage list");
     found.sort_by_key(|(t, d)| (*t, d.page, d.column.clone()));
     for (t, d) in found {
@@ -250,12 +294,11 @@ fn plan_units(opened: &[Option<Opened>], chunk_bytes: usize) -> Vec<Unit> {
     units
 }
 
-fn verify_unit(table: &str, o: &Opened, u: &Unit, buf: &mut [u8]) -> Vec<Damage> {
-    let buf = &mut buf[..u.len];
+/// Verifies the pages of a unit whose first `read` bytes are in `buf`. A
+/// short read means the file is shorter than its directory says; the tail
+/// check already refuses that, but a file can shrink while it is read.
+fn verify_read(table: &str, o: &Opened, u: &Unit, buf: &[u8], read: usize) -> Vec<Damage> {
     let mut damage = Vec::new();
-    // A short read means the file is shorter than its directory says; the
-    // tail check already refuses that, but a file can shrink while we read.
-    let read = read_fully(&o.file, buf, u.offset);
     for &(g, c, at, len) in &u.pages {
         let name = o.columns.get(c).cloned();
         let what = if at + len > read {
