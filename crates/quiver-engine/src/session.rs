@@ -90,6 +90,10 @@ pub struct Session {
     vars: std::sync::Mutex<SessionVars>,
     /// The schema chosen by `USE` (None until then, as in MySQL).
     current_database: std::sync::Mutex<Option<String>>,
+    /// `character_set_results` as a collation: the one a server names in
+    /// result column definitions; None (`SET character_set_results = NULL`)
+    /// for each column's own.
+    results_collation: std::sync::Mutex<Option<Collation>>,
     /// `USER()`: `user@host` (a server sets the client's).
     user: String,
     /// `CONNECTION_ID()`.
@@ -121,6 +125,9 @@ impl Session {
             config,
             vars: Default::default(),
             current_database: Default::default(),
+            results_collation: std::sync::Mutex::new(Some(
+                SessionVars::default().collation_connection,
+            )),
             user: "root@localhost".to_string(),
             connection_id: 0,
         }
@@ -197,6 +204,15 @@ impl Session {
         Ok(StatementResult::Done { affected: 0 })
     }
 
+    /// The collation result strings are sent in (`character_set_results`,
+    /// made a collation by `SET NAMES`); None for each column's own.
+    pub fn results_collation(&self) -> Option<Collation> {
+        *self
+            .results_collation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The session variables now.
     pub fn vars(&self) -> SessionVars {
         *self.vars.lock().unwrap_or_else(|p| p.into_inner())
@@ -208,6 +224,7 @@ impl Session {
     fn set(&self, set: &quiver_sql::sqlparser::ast::Set) -> Result<StatementResult> {
         use quiver_sql::sqlparser::ast::Set;
         let mut vars = self.vars();
+        let mut results = self.results_collation();
         match set {
             Set::SetNames {
                 charset_name,
@@ -217,6 +234,7 @@ impl Session {
                     Some(c) => collation_by_name(c)?,
                     None => charset_default(&charset_name.value)?,
                 };
+                results = Some(vars.collation_connection);
             }
             Set::SingleAssignment {
                 variable, values, ..
@@ -257,12 +275,25 @@ impl Session {
                     "character_set_database" | "character_set_server" => {
                         vars.collation_database = charset_default(&value()?)?
                     }
+                    "character_set_results" => {
+                        let v = value()?;
+                        results =
+                            if v.eq_ignore_ascii_case("NULL") || v.eq_ignore_ascii_case("binary") {
+                                None
+                            } else {
+                                Some(charset_default(&v)?)
+                            }
+                    }
                     _ => {}
                 }
             }
             _ => {}
         }
         *self.vars.lock().unwrap_or_else(|p| p.into_inner()) = vars;
+        *self
+            .results_collation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = results;
         Ok(StatementResult::Done { affected: 0 })
     }
 

@@ -68,6 +68,8 @@ pub struct Conn<S: Stream> {
     multi_statements: bool,
     stmts: HashMap<u32, Prepared>,
     next_stmt: u32,
+    /// The collation id of the client's handshake.
+    collation: u8,
 }
 
 fn protocol_error(e: ReadError) -> Option<QuiverError> {
@@ -107,6 +109,7 @@ impl<S: Stream> Conn<S> {
             multi_statements: false,
             stmts: HashMap::new(),
             next_stmt: 1,
+            collation: 0,
         }
     }
 
@@ -287,6 +290,8 @@ impl<S: Stream> Conn<S> {
             return Ok(false);
         }
         self.session = self.new_session();
+        self.collation = hello.collation;
+        self.apply_client_collation();
         if plugin == Plugin::CachingSha2 && account.as_ref().is_some_and(|a| a.has_password()) {
             // AuthMoreData: fast_auth_success.
             self.io.write_payload(&[0x01, 0x03]);
@@ -301,6 +306,17 @@ impl<S: Stream> Conn<S> {
         self.send_ok(0, false);
         self.io.flush()?;
         Ok(true)
+    }
+
+    /// The collation the client named in its handshake becomes the
+    /// connection's (literals, results), as `SET NAMES` would make it; one the
+    /// engine does not take (another charset than utf8mb4 / utf8mb3) is left
+    /// aside and results stay utf8mb4.
+    fn apply_client_collation(&mut self) {
+        if let Some(c) = quiver_collation::Collation::from_id(self.collation as u16) {
+            let sql = format!("SET NAMES {} COLLATE {}", c.charset().name(), c.name());
+            let _ = self.session.execute(&sql);
+        }
     }
 
     fn new_session(&self) -> Session {
@@ -363,6 +379,7 @@ impl<S: Stream> Conn<S> {
             }
             com::RESET_CONNECTION => {
                 self.session = self.new_session();
+                self.apply_client_collation();
                 self.stmts.clear();
                 self.send_ok(0, false);
             }
@@ -552,7 +569,13 @@ impl<S: Stream> Conn<S> {
             .write_payload(&resultset::column_count(schema.fields().len()));
         for (i, f) in schema.fields().iter().enumerate() {
             let column: Vec<&arrow_array::ArrayRef> = batches.iter().map(|b| b.column(i)).collect();
-            let meta = column_meta(f, "", "", resultset::has_fraction(&column));
+            let meta = column_meta(
+                f,
+                "",
+                "",
+                resultset::has_fraction(&column),
+                self.session.results_collation(),
+            );
             self.io.write_payload(&column_definition(&meta, false));
         }
         self.columns_end();
@@ -593,7 +616,7 @@ impl<S: Stream> Conn<S> {
         };
         let schema = self.schema_name();
         for f in t.schema().fields() {
-            let meta = column_meta(f, &schema, &table, false);
+            let meta = column_meta(f, &schema, &table, false, self.session.results_collation());
             self.io.write_payload(&column_definition(&meta, true));
         }
         self.rows_end(false);
@@ -633,7 +656,7 @@ impl<S: Stream> Conn<S> {
                 .schema()
                 .fields()
                 .iter()
-                .map(|f| column_meta(f, "", "", false))
+                .map(|f| column_meta(f, "", "", false, self.session.results_collation()))
                 .collect()),
             // Missing tables and columns are reported at prepare, as MySQL does.
             Ok(Err(e)) if matches!(e.code, 1146 | 1054) => Err(e),
@@ -738,6 +761,7 @@ fn unknown_stmt(id: u32) -> QuiverError {
 
 struct HandshakeResponse {
     caps: u32,
+    collation: u8,
     user: String,
     auth: Vec<u8>,
     database: Option<String>,
@@ -755,7 +779,7 @@ fn parse_handshake_response(p: &[u8]) -> Result<HandshakeResponse> {
         ));
     }
     let _max_packet = r.u32()?;
-    let _charset = r.u8()?;
+    let collation = r.u8()?;
     r.take(23)?;
     if caps & cap::SSL != 0 && r.remaining() == 0 {
         return Err(QuiverError::new(
@@ -790,6 +814,7 @@ fn parse_handshake_response(p: &[u8]) -> Result<HandshakeResponse> {
     // were checked to lie within the packet by its length.
     Ok(HandshakeResponse {
         caps,
+        collation,
         user,
         auth,
         database,

@@ -47,7 +47,6 @@ pub mod flag {
     pub const BLOB: u16 = 16;
     pub const UNSIGNED: u16 = 32;
     pub const BINARY: u16 = 128;
-    pub const NUM: u16 = 32768;
 }
 
 /// The `binary` pseudo-collation: numbers, dates and byte strings.
@@ -69,55 +68,39 @@ pub struct ColumnMeta {
 /// "Not a fixed number of decimals" (floats).
 const NOT_FIXED_DEC: u8 = 31;
 
-/// The string types' declared length when unknown: MySQL's longest VARCHAR in
-/// utf8mb4 characters, times four bytes.
-const STRING_LENGTH: u32 = 16383 * 4;
+/// The string types' declared length in characters when unknown: MySQL's
+/// longest VARCHAR in utf8mb4 (the length sent is in bytes of the charset).
+const STRING_CHARS: u32 = 16383;
 
 /// A column definition for `f`. `fraction`: whether a DATETIME column holds
 /// fractional seconds (then it is declared DATETIME(6); the engine's
-/// datetimes carry microseconds without a declared precision).
-pub fn column_meta(f: &Field, schema: &str, table: &str, fraction: bool) -> ColumnMeta {
+/// datetimes carry microseconds without a declared precision). `results`:
+/// the session's `character_set_results` collation, which strings are named
+/// in (as MariaDB does); None for each string's own collation.
+pub fn column_meta(
+    f: &Field,
+    schema: &str,
+    table: &str,
+    fraction: bool,
+    results: Option<Collation>,
+) -> ColumnMeta {
     let (ty, length, mut flags, decimals, charset) = match f.data_type() {
         DataType::Null => (ty::NULL, 0, flag::BINARY, 0, BINARY_COLLATION),
-        DataType::Boolean => (ty::TINY, 1, flag::NUM, 0, BINARY_COLLATION),
-        DataType::Int8 => (ty::TINY, 4, flag::NUM, 0, BINARY_COLLATION),
-        DataType::Int16 => (ty::SHORT, 6, flag::NUM, 0, BINARY_COLLATION),
-        DataType::Int32 => (ty::LONG, 11, flag::NUM, 0, BINARY_COLLATION),
-        DataType::Int64 => (ty::LONGLONG, 20, flag::NUM, 0, BINARY_COLLATION),
-        DataType::UInt8 => (ty::TINY, 3, flag::NUM | flag::UNSIGNED, 0, BINARY_COLLATION),
-        DataType::UInt16 => (
-            ty::SHORT,
-            5,
-            flag::NUM | flag::UNSIGNED,
-            0,
-            BINARY_COLLATION,
-        ),
-        DataType::UInt32 => (
-            ty::LONG,
-            10,
-            flag::NUM | flag::UNSIGNED,
-            0,
-            BINARY_COLLATION,
-        ),
-        DataType::UInt64 => (
-            ty::LONGLONG,
-            20,
-            flag::NUM | flag::UNSIGNED,
-            0,
-            BINARY_COLLATION,
-        ),
-        DataType::Float32 => (ty::FLOAT, 12, flag::NUM, NOT_FIXED_DEC, BINARY_COLLATION),
-        DataType::Float64 => (ty::DOUBLE, 22, flag::NUM, NOT_FIXED_DEC, BINARY_COLLATION),
+        DataType::Boolean => (ty::TINY, 1, 0, 0, BINARY_COLLATION),
+        DataType::Int8 => (ty::TINY, 4, 0, 0, BINARY_COLLATION),
+        DataType::Int16 => (ty::SHORT, 6, 0, 0, BINARY_COLLATION),
+        DataType::Int32 => (ty::LONG, 11, 0, 0, BINARY_COLLATION),
+        DataType::Int64 => (ty::LONGLONG, 20, 0, 0, BINARY_COLLATION),
+        DataType::UInt8 => (ty::TINY, 3, flag::UNSIGNED, 0, BINARY_COLLATION),
+        DataType::UInt16 => (ty::SHORT, 5, flag::UNSIGNED, 0, BINARY_COLLATION),
+        DataType::UInt32 => (ty::LONG, 10, flag::UNSIGNED, 0, BINARY_COLLATION),
+        DataType::UInt64 => (ty::LONGLONG, 20, flag::UNSIGNED, 0, BINARY_COLLATION),
+        DataType::Float32 => (ty::FLOAT, 12, 0, NOT_FIXED_DEC, BINARY_COLLATION),
+        DataType::Float64 => (ty::DOUBLE, 22, 0, NOT_FIXED_DEC, BINARY_COLLATION),
         DataType::Decimal128(p, s) => {
             // Digits, a sign, and a point when there is a fraction.
             let len = *p as u32 + 1 + u32::from(*s > 0);
-            (
-                ty::NEWDECIMAL,
-                len,
-                flag::NUM,
-                (*s).max(0) as u8,
-                BINARY_COLLATION,
-            )
+            (ty::NEWDECIMAL, len, 0, (*s).max(0) as u8, BINARY_COLLATION)
         }
         DataType::Date32 => (ty::DATE, 10, flag::BINARY, 0, BINARY_COLLATION),
         DataType::Timestamp(..) if fraction => {
@@ -132,13 +115,18 @@ pub fn column_meta(f: &Field, schema: &str, table: &str, fraction: bool) -> Colu
             BINARY_COLLATION,
         ),
         _ => {
-            // Strings (and anything else, sent as its text).
-            let collation = f
+            // Strings (and anything else, sent as its text). MariaDB also
+            // sets BINARY_FLAG for a `_bin` collation; not here, since
+            // utf8mb4_bin is Quiver's default and connectors read a lone
+            // BINARY_FLAG as "bytes" (mysql-connector-python's binary rows).
+            let own = f
                 .metadata()
                 .get(COLUMN_COLLATION_KEY)
                 .and_then(|n| Collation::from_name(n))
                 .unwrap_or_else(Collation::utf8mb4_bin);
-            (ty::VAR_STRING, STRING_LENGTH, 0, 0, collation.id())
+            let sent = results.unwrap_or(own);
+            let length = STRING_CHARS * sent.charset().max_char_len() as u32;
+            (ty::VAR_STRING, length, 0, 0, sent.id())
         }
     };
     if !f.is_nullable() {

@@ -59,16 +59,35 @@ fn handshake_queries_and_column_definitions() {
     // Type codes: LONG, VAR_STRING, NEWDECIMAL, DATE, LONGLONG, DOUBLE, NULL.
     let types: Vec<u8> = cols.iter().map(|c| c.ty).collect();
     assert_eq!(types, [3, 253, 246, 10, 8, 5, 6]);
-    // utf8mb4_general_ci is 45; numbers and dates are binary (63).
+    // Strings are named in the connection's result collation, which the
+    // handshake set (45, utf8mb4_general_ci, from this client); numbers and
+    // dates are binary (63). As MariaDB does.
     let charsets: Vec<u16> = cols.iter().map(|c| c.charset).collect();
     assert_eq!(charsets, [63, 45, 63, 63, 63, 63, 63]);
     assert_eq!(cols[2].decimals, 2);
     assert!(cols[4].flags & 32 != 0, "BIGINT UNSIGNED has UNSIGNED_FLAG");
-    assert!(cols[0].flags & 32768 != 0, "INT has NUM_FLAG");
     assert!(cols[0].flags & 128 != 0, "INT has BINARY_FLAG");
     assert!(cols[1].flags & 128 == 0, "a _ci string is not BINARY");
-    // A string of the default collation: utf8mb4_bin (46).
-    assert_eq!(c.query("SELECT 'x'").columns()[0].charset, 46);
+    assert_eq!(
+        cols[1].length,
+        16383 * 4,
+        "characters times utf8mb4's 4 bytes"
+    );
+    let bin = c.query("CREATE TABLE b (s VARCHAR(5) COLLATE utf8mb4_bin)");
+    assert_eq!(bin, Outcome::Ok { affected: 0 });
+    let r = c.query("SELECT s, 'x' FROM b");
+    assert_eq!(r.columns()[0].charset, 45);
+    assert!(r.columns()[0].flags & 128 == 0, "strings are never BINARY");
+    // SET NAMES changes the result collation; character_set_results = NULL
+    // sends each column's own.
+    c.query("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci");
+    let r = c.query("SELECT s, name, 'x' FROM b, t");
+    let charsets: Vec<u16> = r.columns().iter().map(|c| c.charset).collect();
+    assert_eq!(charsets, [224, 224, 224]);
+    c.query("SET character_set_results = NULL");
+    let r = c.query("SELECT s, name, 'x' FROM b, t");
+    let charsets: Vec<u16> = r.columns().iter().map(|c| c.charset).collect();
+    assert_eq!(charsets, [46, 45, 224]);
 }
 
 #[test]
@@ -399,16 +418,22 @@ fn ping_init_db_field_list_statistics_reset() {
     let stats = String::from_utf8(c.read()).unwrap();
     assert!(stats.starts_with("Uptime: "), "{stats}");
 
-    c.query("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci");
+    // The handshake's collation (45 from this client) is the connection's.
     assert_eq!(
-        c.query("SELECT @@collation_connection").scalar().as_deref(),
-        Some("utf8mb4_general_ci")
+        c.query("SELECT @@collation_connection, 'a' = 'A'").rows()[0],
+        vec![Some("utf8mb4_general_ci".into()), Some("1".into())]
     );
+    c.query("SET NAMES utf8mb4 COLLATE utf8mb4_bin");
+    assert_eq!(
+        c.query("SELECT @@collation_connection, 'a' = 'A'").rows()[0],
+        vec![Some("utf8mb4_bin".into()), Some("0".into())]
+    );
+    // COM_RESET_CONNECTION: back to the handshake's.
     c.command(0x1F, b"");
     assert_eq!(c.read()[0], 0x00);
     assert_eq!(
         c.query("SELECT @@collation_connection").scalar().as_deref(),
-        Some("utf8mb4_bin")
+        Some("utf8mb4_general_ci")
     );
     assert_eq!(c.query("SELECT DATABASE()").scalar(), None);
 
