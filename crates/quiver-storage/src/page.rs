@@ -633,7 +633,9 @@ fn encode_strings<'a>(
     // Give up on a dictionary as soon as it has more entries than a quarter
     // of the rows: it could no longer beat plain by much.
     let limit = (rows / 4).max(16);
-    let mut dict: std::collections::HashMap<&[u8], u32> = Default::default();
+    // hashbrown's default hasher (foldhash): several times faster than SipHash
+    // on short strings, and this runs once per row of every string column.
+    let mut dict: hashbrown::HashMap<&[u8], u32> = Default::default();
     let mut entries: Vec<&[u8]> = Vec::new();
     let mut indices: Vec<u32> = Vec::with_capacity(rows);
     let mut dict_ok = true;
