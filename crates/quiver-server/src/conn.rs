@@ -41,6 +41,10 @@ mod com {
 /// Results are sent as they are encoded, once this many bytes are queued.
 const FLUSH_AT: usize = 256 * 1024;
 
+/// Prepared statements one connection may hold (MySQL's default
+/// max_prepared_stmt_count, there for the whole server).
+const MAX_PREPARED: usize = 16382;
+
 /// Where a connection stands after a command.
 enum Next {
     Continue,
@@ -390,12 +394,15 @@ impl<S: Stream> Conn<S> {
                 let mut r = Reader::new(body);
                 if let (Ok(id), Ok(param)) = (r.u32(), r.u16()) {
                     if let Some(s) = self.stmts.get_mut(&id) {
-                        if let Some(slot) = s.long_data.get_mut(param as usize) {
-                            let data = r.rest();
-                            let total = slot.as_ref().map_or(0, |d| d.len()) + data.len();
-                            if total <= self.shared.config.max_allowed_packet {
-                                slot.get_or_insert_with(Vec::new).extend_from_slice(data);
-                            }
+                        // All long data of a statement together stays within
+                        // max_allowed_packet; beyond it the next execution
+                        // fails (there is no reply to this command).
+                        let held: usize = s.long_data.iter().flatten().map(|d| d.len()).sum();
+                        let data = r.rest();
+                        if held + data.len() > self.shared.config.max_allowed_packet {
+                            s.long_data_overflow = true;
+                        } else if let Some(slot) = s.long_data.get_mut(param as usize) {
+                            slot.get_or_insert_with(Vec::new).extend_from_slice(data);
                         }
                     }
                 }
@@ -411,6 +418,7 @@ impl<S: Stream> Conn<S> {
                 Ok(id) => match self.stmts.get_mut(&id) {
                     Some(s) => {
                         s.long_data.iter_mut().for_each(|d| *d = None);
+                        s.long_data_overflow = false;
                         self.send_ok(0, false);
                     }
                     None => self.io.write_payload(&proto::err_packet(&unknown_stmt(id))),
@@ -677,6 +685,13 @@ impl<S: Stream> Conn<S> {
             0 => return Err(QuiverError::new(1065, "42000", "Query was empty")),
             1 => {}
             _ => return Err(QuiverError::syntax(pieces[1].trim_start(), 1)),
+        }
+        if self.stmts.len() >= MAX_PREPARED {
+            return Err(QuiverError::new(
+                1461,
+                "42000",
+                format!("Can't create more than max_prepared_stmt_count statements (current value: {MAX_PREPARED})"),
+            ));
         }
         let placeholders = sqltext::placeholders(sql);
         if placeholders.len() > u16::MAX as usize {

@@ -17,6 +17,8 @@ pub struct Prepared {
     pub types: Vec<(u8, bool)>,
     /// Values sent by COM_STMT_SEND_LONG_DATA for the next execution.
     pub long_data: Vec<Option<Vec<u8>>>,
+    /// Long data beyond max_allowed_packet came: the next execution fails.
+    pub long_data_overflow: bool,
 }
 
 impl Prepared {
@@ -27,6 +29,7 @@ impl Prepared {
             placeholders,
             types: vec![(ty::VAR_STRING, false); n],
             long_data: vec![None; n],
+            long_data_overflow: false,
         }
     }
 
@@ -51,6 +54,14 @@ impl Prepared {
     /// iteration count) into SQL literals; takes the long data.
     pub fn read_params(&mut self, r: &mut Reader) -> Result<Vec<String>> {
         let n = self.placeholders.len();
+        if std::mem::take(&mut self.long_data_overflow) {
+            self.long_data.iter_mut().for_each(|d| *d = None);
+            return Err(QuiverError::new(
+                1153,
+                "08S01",
+                "Got a packet bigger than 'max_allowed_packet' bytes (long data of a parameter)",
+            ));
+        }
         if n == 0 {
             return Ok(vec![]);
         }

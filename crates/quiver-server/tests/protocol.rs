@@ -371,6 +371,18 @@ fn prepared_statements_with_every_parameter_type() {
         r.rows(),
         &vec![vec![Some("<a'b and more>".into()), Some("5".into())]]
     );
+    // Long data beyond max_allowed_packet (64 MiB here): that execution fails, the next works.
+    let (long2, _, _) = c.prepare("SELECT length(?)").unwrap();
+    let chunk = vec![b'a'; 16 << 20];
+    for _ in 0..5 {
+        c.send_long_data(long2, 0, &chunk);
+    }
+    assert_eq!(c.execute(long2, &[Param::LongData]).code(), 1153);
+    c.send_long_data(long2, 0, b"abc");
+    assert_eq!(
+        c.execute(long2, &[Param::LongData]).scalar().as_deref(),
+        Some("3")
+    );
     // Errors: at prepare for a missing table, at execute for a bad handle.
     assert_eq!(
         c.prepare("SELECT * FROM nope WHERE a = ?")
