@@ -504,6 +504,22 @@ impl<S: Stream> Conn<S> {
                 }
                 Ok(())
             }
+            AccountStmt::SetPassword { user, password } => {
+                let user = user.unwrap_or_else(|| self.user.clone());
+                let Some(current) = accounts.get(&user) else {
+                    return Err(QuiverError::new(
+                        1133,
+                        "28000",
+                        "Can't find any matching row in the user table",
+                    ));
+                };
+                let auth = crate::sqltext::AuthSpec {
+                    plugin: Some(current.plugin),
+                    secret: password,
+                    hashed: false,
+                };
+                accounts.put(&user, account(Some(&auth), None)?, false, false)
+            }
             AccountStmt::NoOp => Ok(()),
         }
     }

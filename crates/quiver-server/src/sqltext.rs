@@ -177,6 +177,11 @@ pub enum AccountStmt {
         users: Vec<String>,
         if_exists: bool,
     },
+    /// `SET PASSWORD [FOR user] = 'pw' | PASSWORD('pw')`; no user: the current one.
+    SetPassword {
+        user: Option<String>,
+        password: String,
+    },
     /// GRANT, REVOKE, FLUSH PRIVILEGES: accepted without effect (every account
     /// may do everything; there are no privileges yet).
     NoOp,
@@ -311,6 +316,7 @@ pub fn account_statement(sql: &str) -> Result<Option<AccountStmt>> {
         ["GRANT", ..] | ["REVOKE", ..] | ["FLUSH", "PRIVILEGES"] => {
             return Ok(Some(AccountStmt::NoOp))
         }
+        ["SET", w] if *w == "PASSWORD" || w.starts_with("PASSWORD=") => "SET",
         _ => return Ok(None),
     };
     let mut p = Parser {
@@ -328,6 +334,28 @@ pub fn account_statement(sql: &str) -> Result<Option<AccountStmt>> {
                 if_not_exists,
                 auth,
             }
+        }
+        "SET" => {
+            let user = if p.word("FOR") { Some(p.user()?) } else { None };
+            if p.toks.get(p.pos) != Some(&Tok::Punct('=')) {
+                return Err(p.error());
+            }
+            p.pos += 1;
+            let password = if p.word("PASSWORD") {
+                if p.toks.get(p.pos) != Some(&Tok::Punct('(')) {
+                    return Err(p.error());
+                }
+                p.pos += 1;
+                let pw = p.string()?;
+                if p.toks.get(p.pos) != Some(&Tok::Punct(')')) {
+                    return Err(p.error());
+                }
+                p.pos += 1;
+                pw
+            } else {
+                p.string()?
+            };
+            AccountStmt::SetPassword { user, password }
         }
         "ALTER" => {
             let if_exists = p.words(&["IF", "EXISTS"]);
@@ -414,6 +442,25 @@ mod tests {
                 if_exists: false
             })
         );
+        assert_eq!(
+            account_statement("SET PASSWORD FOR 'bob'@'%' = PASSWORD('p')").unwrap(),
+            Some(AccountStmt::SetPassword {
+                user: Some("bob".into()),
+                password: "p".into()
+            })
+        );
+        assert_eq!(
+            account_statement("set password = 'q'").unwrap(),
+            Some(AccountStmt::SetPassword {
+                user: None,
+                password: "q".into()
+            })
+        );
+        assert_eq!(
+            account_statement("SET PASSWORD 'q'").unwrap_err().code,
+            1064
+        );
+        assert_eq!(account_statement("SET NAMES utf8mb4").unwrap(), None);
         assert_eq!(account_statement("SELECT 1").unwrap(), None);
         assert_eq!(
             account_statement("CREATE USER a IDENTIFIED BY x")

@@ -205,6 +205,19 @@ fn both_plugins_wrong_passwords_and_account_statements() {
         root.query("ALTER USER nobody IDENTIFIED BY 'x'").code(),
         1396
     );
+    // SET PASSWORD, for another account and for one's own.
+    assert_eq!(
+        root.query("SET PASSWORD FOR bob = PASSWORD('b1')"),
+        Outcome::Ok { affected: 0 }
+    );
+    let mut bob = login("bob", "b1", Plugin::Native).expect("bob's new password");
+    assert_eq!(
+        bob.query("SET PASSWORD = 'b2'"),
+        Outcome::Ok { affected: 0 }
+    );
+    assert!(login("bob", "b1", Plugin::Native).is_err());
+    assert!(login("bob", "b2", Plugin::Native).is_ok());
+    assert_eq!(root.query("SET PASSWORD FOR nobody = 'x'").code(), 1133);
     assert_eq!(root.query("DROP USER bob"), Outcome::Ok { affected: 0 });
     assert!(login("bob", "b0b", Plugin::Native).is_err());
 
