@@ -18,7 +18,10 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggExpr, AggFunc, BinaryOp, ColumnId, Expr, JoinKind, LogicalPlan};
 use sqlparser::ast;
 
-use super::coerce::{bool_lit, case, cast, compare, is_null, not, null_lit, or, to_bool};
+use super::coerce::{
+    bool_lit, case, cast, compare, declared_parts, is_null, not, null_lit, or, to_bool,
+    with_declared_scale,
+};
 use super::{
     outside_reference, plan_ids, Binder, BoundQuery, Clause, Ctx, Nesting, PendingJoin, Scope,
 };
@@ -190,10 +193,14 @@ impl Binder<'_> {
                 ctx.clause.name()
             )));
         }
-        let sub = self.subquery(q, ctx.scope)?;
+        let mut sub = self.subquery(q, ctx.scope)?;
         if sub.visible != 1 {
             return Err(QuiverError::operand_columns(1));
         }
+        // A decimal rounded to its declared scale (AVG, a quotient) leaves the
+        // subquery unrounded, as MariaDB's cached value does: arithmetic on it
+        // sees every computed digit, comparisons and output the declared scale.
+        let declared = pass_unrounded(&mut sub.plan);
         let col = sub.plan.schema()[0].clone();
         let (on, rest) = split_keys(sub.correlation.clone(), &plan_ids(&sub.plan));
         let mut value = col.expr();
@@ -202,7 +209,13 @@ impl Binder<'_> {
             // The subquery has one row for every outer row, but the join finds
             // none where the inner side is empty: give those the value of an
             // aggregate over no rows (COUNT is 0).
-            match sub.empty_row.first().cloned().flatten() {
+            match sub
+                .empty_row
+                .first()
+                .cloned()
+                .flatten()
+                .map(|e| declared_parts(e).0)
+            {
                 Some(Expr::Literal(ScalarValue::Null, _)) => {}
                 Some(empty) if !on.is_empty() => {
                     let matched = on[0].1.clone();
@@ -224,7 +237,10 @@ impl Binder<'_> {
             on,
             filter: Expr::conjunction(rest),
         });
-        Ok(value)
+        Ok(match &declared {
+            Some(t) => with_declared_scale(value, t),
+            None => value,
+        })
     }
 
     /// `EXISTS (q)` as a value: whether the join to q's distinct correlation
@@ -540,4 +556,18 @@ fn split_or(e: Expr) -> Vec<Expr> {
         }
         other => vec![other],
     }
+}
+
+/// When `plan`'s first output is a decimal rounded to a declared scale by its
+/// top projection, makes it the unrounded value and returns the declared type.
+fn pass_unrounded(plan: &mut LogicalPlan) -> Option<DataType> {
+    let LogicalPlan::Project { exprs, .. } = plan else {
+        return None;
+    };
+    let (info, e) = exprs.first_mut()?;
+    let (inner, declared) = declared_parts(e.clone());
+    let declared = declared?;
+    info.data_type = inner.data_type();
+    *e = inner;
+    Some(declared)
 }
