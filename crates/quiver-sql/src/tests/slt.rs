@@ -75,6 +75,10 @@ fn sqllogictest_queries_bind() {
     for file in files {
         let mut catalog = MockCatalog::default();
         for r in records(&file) {
+            // information_schema is the engine's (quiver-engine), not a bound table.
+            if r.sql.to_ascii_lowercase().contains("information_schema") {
+                continue;
+            }
             let stmt = match parse_sql(&r.sql) {
                 Ok(mut s) if s.len() == 1 => s.remove(0),
                 Ok(_) => continue,
