@@ -101,6 +101,10 @@ impl<S: Read + Write> PacketIo<S> {
         if !self.out.is_empty() {
             self.stream.write_all(&self.out)?;
             self.out.clear();
+            // A huge row leaves no huge buffer behind for the connection's life.
+            if self.out.capacity() > 4 << 20 {
+                self.out.shrink_to(64 * 1024);
+            }
         }
         self.stream.flush()
     }
