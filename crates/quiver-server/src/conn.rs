@@ -53,11 +53,15 @@ enum Next {
 
 pub trait Stream: Read + Write {
     fn set_read_timeout(&self, d: Duration) -> io::Result<()>;
+    fn shutdown_write(&self);
 }
 
 impl Stream for std::net::TcpStream {
     fn set_read_timeout(&self, d: Duration) -> io::Result<()> {
         std::net::TcpStream::set_read_timeout(self, Some(d))
+    }
+    fn shutdown_write(&self) {
+        let _ = self.shutdown(std::net::Shutdown::Write);
     }
 }
 
@@ -139,6 +143,7 @@ impl<S: Stream> Conn<S> {
                 Err(e) => {
                     if let Some(err) = protocol_error(e) {
                         self.send_error(&err)?;
+                        self.linger();
                     }
                     return Ok(());
                 }
@@ -147,6 +152,25 @@ impl<S: Stream> Conn<S> {
             match self.command(&payload)? {
                 Next::Continue => {}
                 Next::Close => return Ok(()),
+            }
+        }
+    }
+
+    /// Before closing on a protocol error: stop writing and read (and drop)
+    /// what the client is still sending, for a moment, so that the close does
+    /// not reset the connection and lose the ERR packet on its way.
+    fn linger(&mut self) {
+        let stream = self.io.get_mut();
+        stream.shutdown_write();
+        if stream.set_read_timeout(Duration::from_millis(500)).is_err() {
+            return;
+        }
+        let start = std::time::Instant::now();
+        let mut sink = [0u8; 64 * 1024];
+        while start.elapsed() < Duration::from_secs(2) {
+            match stream.read(&mut sink) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
             }
         }
     }
@@ -234,6 +258,7 @@ impl<S: Stream> Conn<S> {
             Err(e) => {
                 if let Some(err) = protocol_error(e) {
                     self.send_error(&err)?;
+                    self.linger();
                 }
                 return Ok(false);
             }

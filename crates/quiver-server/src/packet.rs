@@ -48,6 +48,10 @@ impl<S: Read + Write> PacketIo<S> {
         &self.stream
     }
 
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.stream
+    }
+
     /// Reads one logical payload (joining continuation packets). The payload
     /// is never allocated beyond `max_payload`: a longer announced length is
     /// refused before its bytes are read.
