@@ -237,17 +237,79 @@ fn starts_operand(t: Option<&Token>) -> bool {
     }
 }
 
+/// Returns where a `CHARSET` of such a cast stands.
+fn cast_charset_to_convert(tokens: &mut [TokenWithSpan]) -> Vec<usize> {
+    let mut charset_words = Vec::new();
+    for i in 0..tokens.len() {
+        if !is_keyword(Some(&tokens[i].token), Keyword::CAST)
+            || significant(tokens, i, 1) != Some(&Token::LParen)
+        {
+            continue;
+        }
+        let (mut depth, mut as_at, mut charset) = (0usize, None, None);
+        for (k, t) in tokens.iter().enumerate().skip(i + 1) {
+            match &t.token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                tok if depth == 1 => {
+                    if is_keyword(Some(tok), Keyword::AS) {
+                        (as_at, charset) = (Some(k), None);
+                    } else if as_at.is_some()
+                        && (is_keyword(Some(tok), Keyword::CHARACTER)
+                            || is_keyword(Some(tok), Keyword::CHARSET))
+                    {
+                        charset = Some(k);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let (Some(a), Some(c)) = (as_at, charset) {
+            tokens[i].token = Token::make_keyword("CONVERT");
+            tokens[a].token = Token::Comma;
+            if is_keyword(Some(&tokens[c].token), Keyword::CHARSET) {
+                charset_words.push(c);
+            }
+        }
+    }
+    charset_words
+}
+
 fn is_keyword(t: Option<&Token>, k: Keyword) -> bool {
     matches!(t, Some(Token::Word(w)) if w.keyword == k && w.quote_style.is_none())
 }
 
 /// Rewrites the MySQL forms sqlparser does not parse into ones it does:
-/// infix `a MOD b` becomes `a % b`, and `TRIM(LEADING FROM s)` gets the
-/// implicit `' '` (`TRIM(LEADING ' ' FROM s)`).
-fn rewrite_tokens(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+/// infix `a MOD b` becomes `a % b`, `TRIM(LEADING FROM s)` gets the
+/// implicit `' '` (`TRIM(LEADING ' ' FROM s)`), and
+/// `CAST(x AS CHAR CHARACTER SET cs)` becomes `CONVERT(x, CHAR CHARACTER SET cs)`,
+/// which MySQL defines as the same.
+fn rewrite_tokens(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let charset_words = cast_charset_to_convert(&mut tokens);
     let mut out = Vec::with_capacity(tokens.len());
     for i in 0..tokens.len() {
         let t = &tokens[i];
+        if charset_words.contains(&i) {
+            // sqlparser's CONVERT knows `CHARACTER SET`, not `CHARSET`.
+            for (j, word) in ["CHARACTER", "SET"].into_iter().enumerate() {
+                if j > 0 {
+                    out.push(TokenWithSpan {
+                        token: Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                        span: t.span,
+                    });
+                }
+                out.push(TokenWithSpan {
+                    token: Token::make_keyword(word),
+                    span: t.span,
+                });
+            }
+            continue;
+        }
         if is_keyword(Some(&t.token), Keyword::MOD)
             && ends_operand(significant(&tokens, i, -1))
             && starts_operand(significant(&tokens, i, 1))

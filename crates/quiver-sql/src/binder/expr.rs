@@ -104,7 +104,7 @@ impl Binder<'_> {
                     return Err(QuiverError::not_supported(format!("{e}")));
                 }
                 let x = self.expr(expr, ctx)?;
-                Ok(cast(x, &sql_type(data_type)?))
+                Ok(char_length_limit(cast(x, &sql_type(data_type)?), data_type))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
                 if !styles.is_empty() {
@@ -112,7 +112,13 @@ impl Binder<'_> {
                 }
                 let x = self.expr(expr, ctx)?;
                 match (data_type, charset) {
-                    (Some(t), _) => Ok(cast(x, &sql_type(t)?)),
+                    (Some(t), None) => Ok(char_length_limit(cast(x, &sql_type(t)?), t)),
+                    // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
+                    (Some(t), Some(cs)) => {
+                        let c = collation::charset_default(&cs.to_string())?;
+                        let x = char_length_limit(cast(x, &sql_type(t)?), t);
+                        Ok(x.with_collation(c, quiver_plan::Coercibility::Implicit))
+                    }
                     // CONVERT(x USING charset): the charset's default collation, IMPLICIT.
                     (None, Some(cs)) => {
                         let c = collation::charset_default(&cs.to_string())?;
@@ -648,5 +654,23 @@ fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
             Expr::lit(ScalarValue::Utf8(s.clone())),
             &sql_type(other)?,
         )),
+    }
+}
+
+/// `CAST(x AS CHAR(n))` keeps the first n characters, as MySQL does.
+fn char_length_limit(x: Expr, target: &ast::DataType) -> Expr {
+    use ast::{CharacterLength, DataType as T};
+    let n = match target {
+        T::Char(Some(CharacterLength::IntegerLength { length, .. }))
+        | T::Character(Some(CharacterLength::IntegerLength { length, .. }))
+        | T::Varchar(Some(CharacterLength::IntegerLength { length, .. }))
+        | T::Nvarchar(Some(CharacterLength::IntegerLength { length, .. })) => *length,
+        _ => return x,
+    };
+    let data_type = x.data_type();
+    Expr::Function {
+        func: quiver_plan::ScalarFunc::Left,
+        args: vec![x, Expr::lit(ScalarValue::Int64(n as i64))],
+        data_type,
     }
 }
