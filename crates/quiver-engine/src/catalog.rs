@@ -9,7 +9,7 @@ use std::sync::{Arc, RwLock};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
-use quiver_plan::{ColumnZone, TableSource, ZoneMaps};
+use quiver_plan::{ColumnZone, ScanBatches, TableSource, ZoneMaps};
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
@@ -169,16 +169,27 @@ impl Table {
         )
     }
 
-    /// The given columns (read from disk if need be), one batch per row group.
-    pub fn columns(&self, columns: &[usize]) -> Result<Arc<Vec<RecordBatch>>> {
-        if let Some(b) = self.project(&self.stored.read().expect("table lock"), columns) {
-            return b.map(Arc::new);
+    /// The given columns (read from disk if need be), one batch per row
+    /// group, and the zone maps of those row groups, taken under one lock.
+    pub fn columns(&self, columns: &[usize]) -> Result<ScanBatches> {
+        {
+            let stored = self.stored.read().expect("table lock");
+            if let Some(b) = self.project(&stored, columns) {
+                return Ok(ScanBatches {
+                    batches: Arc::new(b?),
+                    zone_maps: stored.zones.clone(),
+                });
+            }
         }
         let mut stored = self.stored.write().expect("table lock");
         self.load(&mut stored, columns)?;
-        self.project(&stored, columns)
-            .ok_or_else(|| QuiverError::internal("table columns missing after loading"))?
-            .map(Arc::new)
+        let batches = self
+            .project(&stored, columns)
+            .ok_or_else(|| QuiverError::internal("table columns missing after loading"))??;
+        Ok(ScanBatches {
+            batches: Arc::new(batches),
+            zone_maps: stored.zones.clone(),
+        })
     }
 
     pub fn data(&self) -> Result<Arc<Vec<RecordBatch>>> {
@@ -250,11 +261,8 @@ impl TableSource for Table {
     fn batches(&self) -> Result<Arc<Vec<RecordBatch>>> {
         self.data()
     }
-    fn scan_batches(&self, columns: &[usize]) -> Result<Arc<Vec<RecordBatch>>> {
+    fn scan_batches(&self, columns: &[usize]) -> Result<ScanBatches> {
         self.columns(columns)
-    }
-    fn zone_maps(&self) -> Option<Arc<ZoneMaps>> {
-        self.stored.read().expect("table lock").zones.clone()
     }
 }
 

@@ -45,21 +45,28 @@ pub trait TableSource: Send + Sync + fmt::Debug {
     fn batches(&self) -> Result<Arc<Vec<RecordBatch>>>;
     /// Only the given columns (table indices, in that order; the batches'
     /// schema is the projected one), so that a stored table need not read the
-    /// others. The batches line up with [`zone_maps`](Self::zone_maps).
-    fn scan_batches(&self, columns: &[usize]) -> Result<Arc<Vec<RecordBatch>>> {
+    /// others, with the zone maps that line up with those batches (taken
+    /// together, so that a concurrent write cannot pair one table's batches
+    /// with another's zone maps). Tables in memory have no zone maps.
+    fn scan_batches(&self, columns: &[usize]) -> Result<ScanBatches> {
         let all = self.batches()?;
-        Ok(Arc::new(
-            all.iter()
-                .map(|b| b.project(columns))
-                .collect::<std::result::Result<Vec<_>, _>>()?,
-        ))
+        Ok(ScanBatches {
+            batches: Arc::new(
+                all.iter()
+                    .map(|b| b.project(columns))
+                    .collect::<std::result::Result<Vec<_>, _>>()?,
+            ),
+            zone_maps: None,
+        })
     }
-    /// Min/max per row group and column of a stored table, one entry per
-    /// batch of [`scan_batches`](Self::scan_batches); None when unknown (tables
-    /// in memory).
-    fn zone_maps(&self) -> Option<Arc<ZoneMaps>> {
-        None
-    }
+}
+
+/// What a scan reads: batches of its columns and, for a stored table, one
+/// zone map entry per batch.
+#[derive(Debug, Clone)]
+pub struct ScanBatches {
+    pub batches: Arc<Vec<RecordBatch>>,
+    pub zone_maps: Option<Arc<ZoneMaps>>,
 }
 
 /// Per-row-group statistics of a table, for skipping row groups in a scan.

@@ -71,8 +71,8 @@ impl ScanExec {
     fn morsels(&self) -> Result<Arc<Morsels>> {
         self.morsels
             .get_or_init(|| {
-                let batches = self.table.scan_batches(&self.projection)?;
-                let zones = self.table.zone_maps();
+                let scan = self.table.scan_batches(&self.projection)?;
+                let (batches, zones) = (scan.batches, scan.zone_maps);
                 let predicates = match &zones {
                     Some(z) if z.groups.len() == batches.len() => {
                         zone_predicates(&self.filters, &self.projection)
@@ -463,8 +463,16 @@ mod tests {
         fn batches(&self) -> Result<Arc<Vec<RecordBatch>>> {
             Ok(self.batches.clone())
         }
-        fn zone_maps(&self) -> Option<Arc<ZoneMaps>> {
-            self.zones.clone()
+        fn scan_batches(&self, columns: &[usize]) -> Result<quiver_plan::ScanBatches> {
+            let batches = self
+                .batches
+                .iter()
+                .map(|b| b.project(columns))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            Ok(quiver_plan::ScanBatches {
+                batches: Arc::new(batches),
+                zone_maps: self.zones.clone(),
+            })
         }
     }
 
