@@ -162,7 +162,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             for sql in scripts {
                 for stmt in quiver_sql::parse_sql(&sql)? {
-                    let r = session.execute_statement(&stmt)?;
+                    let r = session.execute_statement_in(&stmt, &sql)?;
                     print_result(&r, format)?;
                 }
             }

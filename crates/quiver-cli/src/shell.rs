@@ -71,7 +71,7 @@ fn run_statements(session: &Session, sql: &str) {
     };
     for stmt in stmts {
         let start = Instant::now();
-        match session.execute_statement(&stmt) {
+        match session.execute_statement_in(&stmt, sql) {
             Ok(r) => {
                 let secs = start.elapsed().as_secs_f64();
                 match &r {

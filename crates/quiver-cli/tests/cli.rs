@@ -38,6 +38,28 @@ fn csv_output_has_header_quoting_and_null() {
     assert_eq!(stdout(&o), "two,s,n,q\n2,\"a,b\",NULL,3.5000\n");
 }
 
+/// MySQL names a select item without an alias by its text as written
+/// (spacing and case kept); the expected header is what MariaDB 10.11 names
+/// the same items.
+#[test]
+fn unaliased_columns_are_named_by_their_text() {
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        "CREATE TABLE t (a INT); INSERT INTO t VALUES (1)",
+        "-e",
+        "SELECT a*3, COUNT(*), count(*), a  +  1, 'str', t.a, UPPER('x'), a MOD 2, 1.50, -a,\n  sum(a)\n FROM t GROUP BY a",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let header = stdout(&o).lines().next().unwrap_or_default().to_string();
+    assert_eq!(
+        header,
+        "a*3,COUNT(*),count(*),a  +  1,str,a,UPPER('x'),a MOD 2,1.50,-a,sum(a)"
+    );
+}
+
 #[test]
 fn several_statements_print_each_result() {
     let o = quiver(&[

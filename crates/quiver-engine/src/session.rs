@@ -98,6 +98,9 @@ pub struct Session {
     user: String,
     /// `CONNECTION_ID()`.
     connection_id: u64,
+    /// The SQL text of the statements running now, which names unaliased
+    /// select items as MySQL does (by their text as written).
+    source: std::sync::Mutex<Option<Arc<str>>>,
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -130,6 +133,7 @@ impl Session {
             )),
             user: "root@localhost".to_string(),
             connection_id: 0,
+            source: Default::default(),
         }
     }
 
@@ -161,8 +165,18 @@ impl Session {
     pub fn execute(&self, sql: &str) -> Result<Vec<StatementResult>> {
         parse_sql(sql)?
             .iter()
-            .map(|s| self.execute_statement(s))
+            .map(|s| self.execute_statement_in(s, sql))
             .collect()
+    }
+
+    /// Runs `stmt`, parsed from `sql`: result columns without an alias are
+    /// named by their text in `sql`, as MySQL names them.
+    pub fn execute_statement_in(&self, stmt: &Statement, sql: &str) -> Result<StatementResult> {
+        let source: Arc<str> = Arc::from(sql);
+        let previous = self.source.lock().expect("session lock").replace(source);
+        let result = self.execute_statement(stmt);
+        *self.source.lock().expect("session lock") = previous;
+        result
     }
 
     /// Runs `sql`, which must be one statement, and returns its result.
@@ -174,7 +188,7 @@ impl Session {
                 stmts.len()
             )));
         }
-        self.execute_statement(&stmts.remove(0))
+        self.execute_statement_in(&stmts.remove(0), sql)
     }
 
     /// The schema chosen by `USE`, if any.
@@ -329,6 +343,9 @@ impl Session {
             extra,
         };
         let mut binder = Binder::with_vars(&catalog, self.vars());
+        if let Some(src) = self.source.lock().expect("session lock").clone() {
+            binder = binder.with_source(src);
+        }
         optimize(binder.bind_query(&query)?)
     }
 

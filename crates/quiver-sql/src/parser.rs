@@ -9,6 +9,19 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
+/// Parses `text` as one whole expression, with the same rewrites as
+/// statements; None if it is not exactly one expression.
+pub(crate) fn parse_expr(text: &str) -> Option<sqlparser::ast::Expr> {
+    let dialect = MySqlDialect {};
+    let tokens = Tokenizer::new(&dialect, text)
+        .tokenize_with_location()
+        .ok()?;
+    check_chain_length(&tokens).ok()?;
+    let mut parser = Parser::new(&dialect).with_tokens_with_locations(rewrite_tokens(tokens));
+    let e = parser.parse_expr().ok()?;
+    (parser.peek_token().token == Token::EOF).then_some(e)
+}
+
 /// Parses one or more `;`-separated statements.
 pub fn parse_sql(sql: &str) -> Result<Vec<Statement>> {
     let dialect = MySqlDialect {};

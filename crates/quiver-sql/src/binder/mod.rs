@@ -68,6 +68,9 @@ pub struct Binder<'a> {
     /// Views being expanded, to stop recursion.
     views: Vec<String>,
     depth: usize,
+    /// The SQL text the statement was parsed from: unaliased select items are
+    /// named by their text as written, as MySQL names them.
+    source: Option<std::sync::Arc<str>>,
 }
 
 #[derive(Debug, Clone)]
@@ -213,7 +216,32 @@ impl<'a> Binder<'a> {
             block: BlockState::default(),
             views: vec![],
             depth: 0,
+            source: None,
         }
+    }
+
+    /// Names unaliased select items by their text in `sql`, the text the
+    /// statement was parsed from (else by the expression's printed form).
+    pub fn with_source(mut self, sql: std::sync::Arc<str>) -> Self {
+        self.source = Some(sql);
+        self
+    }
+
+    /// The name MySQL gives an unaliased select item: its text as written.
+    /// The text is taken from the source by the expression's span, and used
+    /// only if it parses back to the same expression (a view's query carries
+    /// spans into its own text, not this one).
+    pub(crate) fn item_name(&self, e: &ast::Expr) -> String {
+        let plain = matches!(
+            e,
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) | ast::Expr::Value(_)
+        );
+        if !plain {
+            if let Some(text) = self.source.as_deref().and_then(|src| source_text(src, e)) {
+                return text;
+            }
+        }
+        display_name(e)
     }
 
     /// Binds a query; the plan's schema() gives the output columns with their
@@ -482,6 +510,34 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
 }
 
 /// The name MySQL shows for a select-list expression without an alias.
+fn source_text(src: &str, e: &ast::Expr) -> Option<String> {
+    use sqlparser::ast::Spanned;
+    let span = e.span();
+    let offset = |loc: sqlparser::tokenizer::Location| -> Option<usize> {
+        if loc.line == 0 || loc.column == 0 {
+            return None;
+        }
+        let line_start = if loc.line == 1 {
+            0
+        } else {
+            src.match_indices('\n').nth(loc.line as usize - 2)?.0 + 1
+        };
+        let line = &src[line_start..];
+        let col = match line.char_indices().nth(loc.column as usize - 1) {
+            Some((i, _)) => i,
+            None if line.chars().count() == loc.column as usize - 1 => line.len(),
+            None => return None,
+        };
+        Some(line_start + col)
+    };
+    let (start, end) = (offset(span.start)?, offset(span.end)?);
+    let text = src.get(start..end)?.trim();
+    if text.is_empty() || crate::parser::parse_expr(text).as_ref() != Some(e) {
+        return None;
+    }
+    Some(text.to_string())
+}
+
 pub(crate) fn display_name(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Identifier(i) => i.value.clone(),

@@ -728,7 +728,7 @@ impl Binder<'_> {
         for p in projection {
             match p {
                 ast::SelectItem::UnnamedExpr(e) => items.push(SelectItem {
-                    name: display_name(e),
+                    name: self.item_name(e),
                     expr: self.expr(e, &ctx)?,
                 }),
                 ast::SelectItem::ExprWithAlias { expr, alias } => items.push(SelectItem {
