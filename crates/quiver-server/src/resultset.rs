@@ -182,10 +182,15 @@ pub fn text_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()>
             DataType::Utf8 => put_lenenc_bytes(out, c.as_string::<i32>().value(r).as_bytes()),
             DataType::LargeUtf8 => put_lenenc_bytes(out, c.as_string::<i64>().value(r).as_bytes()),
             DataType::Binary => put_lenenc_bytes(out, c.as_binary::<i32>().value(r)),
-            DataType::Int32 => put_num(out, c.as_primitive::<Int32Type>().value(r)),
-            DataType::Int64 => put_num(out, c.as_primitive::<Int64Type>().value(r)),
-            DataType::UInt64 => put_num(out, c.as_primitive::<UInt64Type>().value(r)),
+            DataType::Int32 => put_decimal(out, c.as_primitive::<Int32Type>().value(r) as i128, 0),
+            DataType::Int64 => put_decimal(out, c.as_primitive::<Int64Type>().value(r) as i128, 0),
+            DataType::UInt64 => {
+                put_decimal(out, c.as_primitive::<UInt64Type>().value(r) as i128, 0)
+            }
             DataType::Boolean => put_num(out, c.as_boolean().value(r) as u8),
+            DataType::Decimal128(_, s) => {
+                put_decimal(out, c.as_primitive::<Decimal128Type>().value(r), *s)
+            }
             _ => {
                 let s = ScalarValue::from_array(c, r)?.to_string();
                 put_lenenc_bytes(out, s.as_bytes());
@@ -193,6 +198,47 @@ pub fn text_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()>
         }
     }
     Ok(())
+}
+
+/// A decimal as `quiver_common::types::format_decimal` writes it (the text
+/// the engine prints), without going through a String.
+fn put_decimal(out: &mut Vec<u8>, v: i128, scale: i8) {
+    if scale < 0 {
+        return put_num(out, v);
+    }
+    let scale = scale as usize;
+    // The digits of |v|, least significant first.
+    let mut digits = [0u8; 40];
+    let mut n = 0;
+    let mut u = v.unsigned_abs();
+    while u > u64::MAX as u128 {
+        digits[n] = b'0' + (u % 10) as u8;
+        u /= 10;
+        n += 1;
+    }
+    // The rest in 64-bit arithmetic (most values never need 128).
+    let mut w = u as u64;
+    loop {
+        digits[n] = b'0' + (w % 10) as u8;
+        w /= 10;
+        n += 1;
+        if w == 0 {
+            break;
+        }
+    }
+    // At least one digit before the point (if there is one).
+    let n = if scale > 0 { n.max(scale + 1) } else { n };
+    let len = (v < 0) as usize + n + (scale > 0) as usize;
+    out.push(len as u8);
+    if v < 0 {
+        out.push(b'-');
+    }
+    for i in (0..n).rev() {
+        out.push(if digits[i] == 0 { b'0' } else { digits[i] });
+        if i == scale && scale > 0 {
+            out.push(b'.');
+        }
+    }
 }
 
 fn put_num(out: &mut Vec<u8>, v: impl std::fmt::Display) {
@@ -344,5 +390,30 @@ mod tests {
         let mut out = vec![];
         text_row(&cols, 0, &mut out).unwrap();
         assert_eq!(out, b"\x0512345\xFB");
+    }
+
+    #[test]
+    fn text_decimals_are_the_engines_text() {
+        for (v, scale) in [
+            (0i128, 2i8),
+            (5, 2),
+            (-5, 2),
+            (123, 2),
+            (-100, 2),
+            (12_345_678_901_234, 4),
+            (i128::MAX / 7, 10),
+            (-(i128::MAX / 3), 38),
+            (42, 0),
+            (-42, 0),
+            (0, 0),
+            (i64::MIN as i128, 0),
+            (u64::MAX as i128, 0),
+        ] {
+            let want = quiver_common::types::format_decimal(v, scale);
+            let mut out = vec![];
+            put_decimal(&mut out, v, scale);
+            assert_eq!(out[0] as usize, out.len() - 1, "{want}");
+            assert_eq!(std::str::from_utf8(&out[1..]).unwrap(), want);
+        }
     }
 }
