@@ -142,7 +142,11 @@ fn sixty_four_clients_for_twenty_seconds_get_right_answers_and_memory_returns() 
         assert_eq!(got.rows(), &vec![vec![prices[&k].clone()]], "orderkey {k}");
         let k2 = keys[(i * 104_729 + 13) % keys.len()];
         let got = c.execute(stmt, &[Param::LongLong(k2)]);
-        assert_eq!(got.rows(), &vec![vec![prices[&k2].clone()]], "prepared orderkey {k2}");
+        assert_eq!(
+            got.rows(),
+            &vec![vec![prices[&k2].clone()]],
+            "prepared orderkey {k2}"
+        );
         if i % 4 == 0 {
             assert_eq!(c.query(q6).rows(), &*q6_want, "Q6");
             3
@@ -233,7 +237,10 @@ fn sixty_four_clients_for_twenty_seconds_get_right_answers_and_memory_returns() 
         n as f64 / elapsed.as_secs_f64(),
         (live1 - live0) * 1024.0
     );
-    assert!(n > CLIENTS as u64 * 3, "every client got through rounds: {n}");
+    assert!(
+        n > CLIENTS as u64 * 3,
+        "every client got through rounds: {n}"
+    );
     assert!(v >= 1, "a client vanished mid-result");
     assert_eq!(h.active_connections(), 0);
     assert!(
