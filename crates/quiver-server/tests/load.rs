@@ -147,7 +147,7 @@ fn sixty_four_clients_for_twenty_seconds_get_right_answers_and_memory_returns() 
             &vec![vec![prices[&k2].clone()]],
             "prepared orderkey {k2}"
         );
-        if i % 4 == 0 {
+        if i.is_multiple_of(4) {
             assert_eq!(c.query(q6).rows(), &*q6_want, "Q6");
             3
         } else {
