@@ -167,21 +167,6 @@ fn table(reports: &[TableReport], seconds: f64) -> String {
     out
 }
 
-fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out += "\\\"",
-            '\\' => out += "\\\\",
-            '\n' => out += "\\n",
-            '\t' => out += "\\t",
-            c if (c as u32) < 0x20 => out += &format!("\\u{:04x}", c as u32),
-            c => out.push(c),
-        }
-    }
-    out + "\""
-}
-
 fn json(reports: &[TableReport], seconds: f64) -> String {
     let tables: Vec<String> = reports
         .iter()
@@ -192,16 +177,18 @@ fn json(reports: &[TableReport], seconds: f64) -> String {
                 .map(|d| {
                     format!(
                         "{{\"column\":{},\"page\":{},\"code\":{},\"message\":{}}}",
-                        d.column.as_deref().map_or("null".into(), json_str),
+                        d.column
+                            .as_deref()
+                            .map_or("null".into(), quiver_engine::format::json_string),
                         d.page.map_or("null".into(), |p| p.to_string()),
                         d.error.code,
-                        json_str(&d.error.to_string())
+                        quiver_engine::format::json_string(&d.error.to_string())
                     )
                 })
                 .collect();
             format!(
                 "{{\"table\":{},\"pages\":{},\"bytes\":{},\"damaged_pages\":{},\"damage\":[{}]}}",
-                json_str(&r.table),
+                quiver_engine::format::json_string(&r.table),
                 r.pages,
                 r.bytes,
                 r.damaged.len(),

@@ -2,6 +2,7 @@
 //! tablespaces, a faster drop-in for MariaDB's `innochecksum` (same options where
 //! they make sense, same verdicts, same exit status: 0 fine, 1 damage or error).
 
+use quiver_engine::format::json_string;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -572,26 +573,6 @@ fn one_line(rep: &FileReport) -> String {
     s
 }
 
-fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => o += "\\\"",
-            '\\' => o += "\\\\",
-            '\n' => o += "\\n",
-            '\r' => o += "\\r",
-            '\t' => o += "\\t",
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
 fn json_report(reports: &[FileReport], mismatches: u64, allowed: u64, code: u8) -> String {
     let mut s = String::from("{\"files\":[");
     for (i, r) in reports.iter().enumerate() {
@@ -611,7 +592,7 @@ fn json_file(s: &mut String, r: &FileReport) {
     let _ = write!(
         s,
         "{{\"file\":{},\"bytes\":{},\"pages\":{}",
-        json_str(&r.path.display().to_string()),
+        json_string(&r.path.display().to_string()),
         r.file_size,
         r.pages
     );
@@ -620,11 +601,11 @@ fn json_file(s: &mut String, r: &FileReport) {
             s,
             ",\"flags\":{},\"format\":{},\"page_size\":{},\"physical_page_size\":{},\"row_compressed\":{},\"page_compression\":{},\"encrypted\":{}",
             l.flags,
-            json_str(if l.full_crc32() { "full_crc32" } else { "legacy" }),
+            json_string(if l.full_crc32() { "full_crc32" } else { "legacy" }),
             l.logical_size,
             l.physical_size,
             l.row_compressed,
-            json_str(&l.page_compression.to_string()),
+            json_string(&l.page_compression.to_string()),
             r.encrypted
         );
     }
@@ -641,9 +622,9 @@ fn json_file(s: &mut String, r: &FileReport) {
         Outcome::MismatchLimit => ("mismatch_limit", None),
         Outcome::Error(e) => ("error", Some(e.to_string())),
     };
-    let _ = write!(s, ",\"outcome\":{}", json_str(outcome));
+    let _ = write!(s, ",\"outcome\":{}", json_string(outcome));
     if let Some(e) = error {
-        let _ = write!(s, ",\"error\":{}", json_str(&e));
+        let _ = write!(s, ",\"error\":{}", json_string(&e));
     }
     let c = &r.counts;
     let _ = write!(
@@ -668,7 +649,7 @@ fn json_file(s: &mut String, r: &FileReport) {
         let _ = write!(
             s,
             "{{\"page\":{page},\"reason\":{}}}",
-            json_str(&c.to_string())
+            json_string(&c.to_string())
         );
     }
     s.push_str("],\"warnings\":[");
@@ -679,7 +660,7 @@ fn json_file(s: &mut String, r: &FileReport) {
         let _ = write!(
             s,
             "{{\"page\":{page},\"warning\":{}}}",
-            json_str(&w.to_string())
+            json_string(&w.to_string())
         );
     }
     s.push(']');
@@ -694,7 +675,7 @@ fn json_file(s: &mut String, r: &FileReport) {
             if i > 0 {
                 s.push(',');
             }
-            let _ = write!(s, "{}:{n}", json_str(name));
+            let _ = write!(s, "{}:{n}", json_string(name));
         }
         s.push('}');
     }

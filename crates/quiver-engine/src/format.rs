@@ -130,7 +130,8 @@ pub fn format_csv(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String>
     Ok(out)
 }
 
-fn json_string(s: &str) -> String {
+/// `s` as a JSON string literal.
+pub fn json_string(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     o.push('"');
     for c in s.chars() {
