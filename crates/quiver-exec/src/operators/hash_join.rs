@@ -292,7 +292,29 @@ impl JoinIndex {
     }
 }
 
+/// `exprs` evaluated over `batch` as hash keys, under their collations.
+fn key_columns(exprs: &[PhysicalExpr], batch: &RecordBatch) -> Result<Vec<KeyColumn>> {
+    exprs
+        .iter()
+        .map(|k| KeyColumn::collated(&k.evaluate_array(batch)?, k.collation()))
+        .collect()
+}
+
 impl BuildSide {
+    /// The keys of probe rows in the shape of this side's index (packed
+    /// into one integer when the build keys are).
+    fn probe_key_columns(
+        &self,
+        exprs: &[PhysicalExpr],
+        batch: &RecordBatch,
+    ) -> Result<Vec<KeyColumn>> {
+        let keys = key_columns(exprs, batch)?;
+        Ok(match &self.pack {
+            Some(p) => vec![p.pack(&keys, batch.num_rows())],
+            None => keys,
+        })
+    }
+
     fn probe_keys<'a>(&self, keys: &'a [KeyColumn], rows: usize) -> ProbeKeys<'a> {
         match (&self.index, int_key(keys)) {
             (JoinIndex::Direct { .. } | JoinIndex::Int { .. }, Some((values, nulls))) => {
@@ -468,15 +490,7 @@ impl HashJoinExec {
             for batch in stream {
                 let right = batch?;
                 let n = right.num_rows();
-                let keys = self
-                    .right_keys
-                    .iter()
-                    .map(|k| KeyColumn::collated(&k.evaluate_array(&right)?, k.collation()))
-                    .collect::<Result<Vec<_>>>()?;
-                let keys = match &build.pack {
-                    Some(p) => vec![p.pack(&keys, n)],
-                    None => keys,
-                };
+                let keys = build.probe_key_columns(&self.right_keys, &right)?;
                 let probe = build.probe_keys(&keys, n);
                 let mut li: Vec<u32> = Vec::new();
                 let mut ri: Vec<Option<u32>> = Vec::new();
@@ -549,10 +563,7 @@ fn build_table(
             "a join build side of more than 4 billion rows",
         ));
     }
-    let keys = key_exprs
-        .iter()
-        .map(|k| KeyColumn::collated(&k.evaluate_array(&batch)?, k.collation()))
-        .collect::<Result<Vec<_>>>()?;
+    let keys = key_columns(key_exprs, &batch)?;
     let pack = KeyPack::plan(&keys);
     let (index, has_null_key) = match &pack {
         Some(p) => JoinIndex::build(&[p.pack(&keys, rows)], rows),
@@ -607,15 +618,7 @@ impl Prober {
     fn probe(&self, left: RecordBatch) -> Result<Vec<RecordBatch>> {
         let n = left.num_rows();
         let build = &self.build;
-        let keys = self
-            .left_keys
-            .iter()
-            .map(|k| KeyColumn::collated(&k.evaluate_array(&left)?, k.collation()))
-            .collect::<Result<Vec<_>>>()?;
-        let keys = match &build.pack {
-            Some(p) => vec![p.pack(&keys, n)],
-            None => keys,
-        };
+        let keys = build.probe_key_columns(&self.left_keys, &left)?;
         let probe = build.probe_keys(&keys, n);
         let probe = &probe;
         let null_key = |i: usize| probe.is_null(i);
