@@ -161,8 +161,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return timing::run(&session, &scripts, runs, format).map(|()| ExitCode::SUCCESS);
             }
             for sql in scripts {
+                let source = std::sync::Arc::new(quiver_sql::SqlSource::new(&sql));
                 for stmt in quiver_sql::parse_sql(&sql)? {
-                    let r = session.execute_statement_in(&stmt, &sql)?;
+                    let r = session.execute_statement_from(&stmt, &source)?;
                     print_result(&r, format)?;
                 }
             }

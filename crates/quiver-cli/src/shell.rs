@@ -69,9 +69,10 @@ fn run_statements(session: &Session, sql: &str) {
             return;
         }
     };
+    let source = std::sync::Arc::new(quiver_sql::SqlSource::new(sql));
     for stmt in stmts {
         let start = Instant::now();
-        match session.execute_statement_in(&stmt, sql) {
+        match session.execute_statement_from(&stmt, &source) {
             Ok(r) => {
                 let secs = start.elapsed().as_secs_f64();
                 match &r {

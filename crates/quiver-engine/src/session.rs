@@ -18,7 +18,9 @@ use quiver_sql::sqlparser::ast::{
     ColumnDef, ColumnOption, CreateTable, CreateView, Expr as SqlExpr, Insert, ObjectName,
     ObjectNamePart, ObjectType, Query, SetExpr, Statement, TableObject,
 };
-use quiver_sql::{charset_default, collation_by_name, parse_sql, sql_type, Binder, SessionVars};
+use quiver_sql::{
+    charset_default, collation_by_name, parse_sql, sql_type, Binder, SessionVars, SqlSource,
+};
 
 use crate::catalog::Database;
 use crate::information_schema::{rewrite_query, MemTable, SessionCatalog, SessionInfo};
@@ -100,7 +102,7 @@ pub struct Session {
     connection_id: u64,
     /// The SQL text of the statements running now, which names unaliased
     /// select items as MySQL does (by their text as written).
-    source: std::sync::Mutex<Option<Arc<str>>>,
+    source: std::sync::Mutex<Option<Arc<SqlSource>>>,
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -163,17 +165,32 @@ impl Session {
 
     /// Runs every statement of `sql` in order; stops at the first error.
     pub fn execute(&self, sql: &str) -> Result<Vec<StatementResult>> {
+        let source = Arc::new(SqlSource::new(sql));
         parse_sql(sql)?
             .iter()
-            .map(|s| self.execute_statement_in(s, sql))
+            .map(|s| self.execute_statement_from(s, &source))
             .collect()
     }
 
     /// Runs `stmt`, parsed from `sql`: result columns without an alias are
-    /// named by their text in `sql`, as MySQL names them.
+    /// named by their text in `sql`, as MySQL names them. For the statements
+    /// of a long script, build the [`SqlSource`] once and use
+    /// [`Session::execute_statement_from`].
     pub fn execute_statement_in(&self, stmt: &Statement, sql: &str) -> Result<StatementResult> {
-        let source: Arc<str> = Arc::from(sql);
-        let previous = self.source.lock().expect("session lock").replace(source);
+        self.execute_statement_from(stmt, &Arc::new(SqlSource::new(sql)))
+    }
+
+    /// Runs `stmt`, parsed from the text of `source`.
+    pub fn execute_statement_from(
+        &self,
+        stmt: &Statement,
+        source: &Arc<SqlSource>,
+    ) -> Result<StatementResult> {
+        let previous = self
+            .source
+            .lock()
+            .expect("session lock")
+            .replace(source.clone());
         let result = self.execute_statement(stmt);
         *self.source.lock().expect("session lock") = previous;
         result

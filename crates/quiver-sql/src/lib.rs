@@ -8,6 +8,7 @@
 
 mod binder;
 mod parser;
+mod source;
 mod types;
 
 #[cfg(test)]
@@ -17,6 +18,7 @@ use std::sync::Arc;
 
 pub use binder::{charset_default, collation_by_name, Binder, SessionVars};
 pub use parser::parse_sql;
+pub use source::SqlSource;
 pub use sqlparser;
 pub use types::{column_type_text, sql_type};
 

@@ -70,7 +70,7 @@ pub struct Binder<'a> {
     depth: usize,
     /// The SQL text the statement was parsed from: unaliased select items are
     /// named by their text as written, as MySQL names them.
-    source: Option<std::sync::Arc<str>>,
+    source: Option<std::sync::Arc<crate::SqlSource>>,
 }
 
 #[derive(Debug, Clone)]
@@ -222,7 +222,7 @@ impl<'a> Binder<'a> {
 
     /// Names unaliased select items by their text in `sql`, the text the
     /// statement was parsed from (else by the expression's printed form).
-    pub fn with_source(mut self, sql: std::sync::Arc<str>) -> Self {
+    pub fn with_source(mut self, sql: std::sync::Arc<crate::SqlSource>) -> Self {
         self.source = Some(sql);
         self
     }
@@ -510,28 +510,11 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
 }
 
 /// The name MySQL shows for a select-list expression without an alias.
-fn source_text(src: &str, e: &ast::Expr) -> Option<String> {
+fn source_text(src: &crate::SqlSource, e: &ast::Expr) -> Option<String> {
     use sqlparser::ast::Spanned;
     let span = e.span();
-    let offset = |loc: sqlparser::tokenizer::Location| -> Option<usize> {
-        if loc.line == 0 || loc.column == 0 {
-            return None;
-        }
-        let line_start = if loc.line == 1 {
-            0
-        } else {
-            src.match_indices('\n').nth(loc.line as usize - 2)?.0 + 1
-        };
-        let line = &src[line_start..];
-        let col = match line.char_indices().nth(loc.column as usize - 1) {
-            Some((i, _)) => i,
-            None if line.chars().count() == loc.column as usize - 1 => line.len(),
-            None => return None,
-        };
-        Some(line_start + col)
-    };
-    let (start, end) = (offset(span.start)?, offset(span.end)?);
-    let text = src.get(start..end)?.trim();
+    let (start, end) = (src.offset(span.start)?, src.offset(span.end)?);
+    let text = src.text().get(start..end)?.trim();
     if text.is_empty() || crate::parser::parse_expr(text).as_ref() != Some(e) {
         return None;
     }
