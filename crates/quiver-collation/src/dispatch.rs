@@ -122,6 +122,38 @@ macro_rules! with_collator {
                 let $c = <__qc::Utf8mb40900Bin as ::core::default::Default>::default();
                 $body
             }
+            $crate::CollationKind::Latin1SwedishCiText => {
+                let $c = <$crate::over_utf8::Latin1SwedishCiText as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Latin1SwedishNopadCiText => {
+                let $c = <$crate::over_utf8::Latin1SwedishNopadCiText as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Latin1BinText => {
+                let $c = <$crate::over_utf8::Latin1BinText as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Latin1NopadBinText => {
+                let $c = <$crate::over_utf8::Latin1NopadBinText as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::AsciiGeneralCiText => {
+                let $c = <$crate::over_utf8::AsciiGeneralCiText as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::AsciiGeneralNopadCiText => {
+                let $c = <$crate::over_utf8::AsciiGeneralNopadCiText as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::AsciiBinText => {
+                let $c = <$crate::over_utf8::AsciiBinText as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::AsciiNopadBinText => {
+                let $c = <$crate::over_utf8::AsciiNopadBinText as ::core::default::Default>::default();
+                $body
+            }
         }
     }};
 }
@@ -166,7 +198,7 @@ impl Collation {
 
     /// [`Collator::char_length`].
     pub fn char_length(self, s: &[u8]) -> usize {
-        self.charset().char_length(s)
+        with_collator!(self, |c| c.char_length(s))
     }
 
     /// [`Collator::to_upper`], dispatched per call.

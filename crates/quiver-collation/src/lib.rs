@@ -43,6 +43,14 @@
 //!   `UPPER`/`LOWER` stop at the first one, as MariaDB's do; see
 //!   [`charset`] for the decoding rules. Nothing panics on any input.
 //!
+//! - latin1 and ascii over UTF-8: the engine keeps every string as UTF-8,
+//!   latin1 / ascii columns too. [`Collation::over_utf8`] gives the form
+//!   of a latin1 / ascii collation that reads such text ([`over_utf8`]:
+//!   each character mapped to its byte, then the byte collator; same id and
+//!   name); [`text`] converts between the text and the charset's bytes
+//!   (latin1 is Windows-1252 as in MariaDB; `?` for what a charset cannot
+//!   hold).
+//!
 //! # Where the tables come from
 //!
 //! `src/generated.rs` is written by `scripts/collation/gen_tables.py` from a
@@ -100,8 +108,10 @@ mod hash;
 pub mod like;
 #[doc(hidden)]
 pub mod naive;
+pub mod over_utf8;
 mod registry;
 mod simple;
+pub mod text;
 pub mod uca;
 
 pub use charset::Charset;

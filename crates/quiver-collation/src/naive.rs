@@ -97,6 +97,38 @@ macro_rules! with_weights {
                 type $w = AsciiNopadBin;
                 $body
             }
+            CollationKind::Latin1SwedishCiText => {
+                type $w = crate::over_utf8::Latin1SwedishCiText;
+                $body
+            }
+            CollationKind::Latin1SwedishNopadCiText => {
+                type $w = crate::over_utf8::Latin1SwedishNopadCiText;
+                $body
+            }
+            CollationKind::Latin1BinText => {
+                type $w = crate::over_utf8::Latin1BinText;
+                $body
+            }
+            CollationKind::Latin1NopadBinText => {
+                type $w = crate::over_utf8::Latin1NopadBinText;
+                $body
+            }
+            CollationKind::AsciiGeneralCiText => {
+                type $w = crate::over_utf8::AsciiGeneralCiText;
+                $body
+            }
+            CollationKind::AsciiGeneralNopadCiText => {
+                type $w = crate::over_utf8::AsciiGeneralNopadCiText;
+                $body
+            }
+            CollationKind::AsciiBinText => {
+                type $w = crate::over_utf8::AsciiBinText;
+                $body
+            }
+            CollationKind::AsciiNopadBinText => {
+                type $w = crate::over_utf8::AsciiNopadBinText;
+                $body
+            }
         }
     };
 }

@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::charset::Charset;
 use crate::generated::{ALIASES, COLLATIONS};
+use crate::over_utf8::{byte_form, text_form, FIRST_TEXT_KIND, TEXT_COLLATIONS};
 
 /// The trailing-space rule of a collation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +49,16 @@ pub enum CollationKind {
     Utf8mb3Unicode520Ci,
     Utf8mb40900AiCi,
     Utf8mb40900Bin,
+    // The latin1 and ascii collations over text kept as UTF-8
+    // (`crate::over_utf8`): not in the generated table, same names and ids.
+    Latin1SwedishCiText,
+    Latin1SwedishNopadCiText,
+    Latin1BinText,
+    Latin1NopadBinText,
+    AsciiGeneralCiText,
+    AsciiGeneralNopadCiText,
+    AsciiBinText,
+    AsciiNopadBinText,
 }
 
 /// What MariaDB says about a collation (information_schema.COLLATIONS).
@@ -76,7 +87,37 @@ pub struct Collation(&'static CollationInfo);
 impl Collation {
     /// The collation of a kind.
     pub fn of(kind: CollationKind) -> Collation {
-        Collation(&COLLATIONS[kind as usize])
+        match (kind as usize).checked_sub(FIRST_TEXT_KIND as usize) {
+            Some(i) => Collation(&TEXT_COLLATIONS[i].0),
+            None => Collation(&COLLATIONS[kind as usize]),
+        }
+    }
+
+    /// The form of this collation over text kept as UTF-8, as the engine
+    /// keeps every string: the `...Text` kind of a latin1 or ascii
+    /// collation (same id and name), else the collation itself.
+    pub fn over_utf8(self) -> Collation {
+        text_form(self.kind()).map_or(self, Collation::of)
+    }
+
+    /// The collation over the charset's own bytes: the inverse of
+    /// [`Collation::over_utf8`].
+    pub fn byte_form(self) -> Collation {
+        byte_form(self.kind()).map_or(self, Collation::of)
+    }
+
+    /// Whether values are UTF-8 text whatever the charset says (the utf8
+    /// collations and the forms of [`Collation::over_utf8`]).
+    pub fn is_text(self) -> bool {
+        matches!(self.charset(), Charset::Utf8mb4 | Charset::Utf8mb3)
+            || byte_form(self.kind()).is_some()
+    }
+
+    /// Whether this is a `_bin` collation (or `binary`): in MySQL's rules
+    /// it wins over another collation of its charset with the same
+    /// coercibility.
+    pub fn is_bin(self) -> bool {
+        self.name() == "binary" || self.name().ends_with("_bin")
     }
 
     /// `binary`.
