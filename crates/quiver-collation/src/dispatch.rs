@@ -114,6 +114,34 @@ macro_rules! with_collator {
                 let $c = <__qc::Utf8mb3Unicode520Ci as ::core::default::Default>::default();
                 $body
             }
+            $crate::CollationKind::Utf8mb4UnicodeNopadCi => {
+                let $c = <$crate::uca::Utf8mb4UnicodeNopadCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb4Unicode520NopadCi => {
+                let $c = <$crate::uca::Utf8mb4Unicode520NopadCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb4Uca1400NopadAiCi => {
+                let $c = <$crate::uca::Utf8mb4Uca1400NopadAiCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb3UnicodeNopadCi => {
+                let $c = <$crate::uca::Utf8mb3UnicodeNopadCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb3Unicode520NopadCi => {
+                let $c = <$crate::uca::Utf8mb3Unicode520NopadCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb3Uca1400AiCi => {
+                let $c = <$crate::uca::Utf8mb3Uca1400AiCi as ::core::default::Default>::default();
+                $body
+            }
+            $crate::CollationKind::Utf8mb3Uca1400NopadAiCi => {
+                let $c = <$crate::uca::Utf8mb3Uca1400NopadAiCi as ::core::default::Default>::default();
+                $body
+            }
             $crate::CollationKind::Utf8mb40900AiCi => {
                 let $c = <__qc::Utf8mb40900AiCi as ::core::default::Default>::default();
                 $body

@@ -21,6 +21,13 @@ macro_rules! with_weights {
             | CollationKind::Utf8mb4Uca1400AiCi
             | CollationKind::Utf8mb3UnicodeCi
             | CollationKind::Utf8mb3Unicode520Ci
+            | CollationKind::Utf8mb4UnicodeNopadCi
+            | CollationKind::Utf8mb4Unicode520NopadCi
+            | CollationKind::Utf8mb4Uca1400NopadAiCi
+            | CollationKind::Utf8mb3UnicodeNopadCi
+            | CollationKind::Utf8mb3Unicode520NopadCi
+            | CollationKind::Utf8mb3Uca1400AiCi
+            | CollationKind::Utf8mb3Uca1400NopadAiCi
             | CollationKind::Utf8mb40900AiCi => {
                 let ($t, $mb4, $pad) = uca_params($collation.kind());
                 $uca
@@ -141,6 +148,13 @@ fn uca_params(kind: CollationKind) -> (u8, bool, bool) {
         CollationKind::Utf8mb4Unicode520Ci => (uca::UCA520, true, true),
         CollationKind::Utf8mb3Unicode520Ci => (uca::UCA520, false, true),
         CollationKind::Utf8mb4Uca1400AiCi => (uca::UCA1400, true, true),
+        CollationKind::Utf8mb4UnicodeNopadCi => (uca::UCA400, true, false),
+        CollationKind::Utf8mb3UnicodeNopadCi => (uca::UCA400, false, false),
+        CollationKind::Utf8mb4Unicode520NopadCi => (uca::UCA520, true, false),
+        CollationKind::Utf8mb3Unicode520NopadCi => (uca::UCA520, false, false),
+        CollationKind::Utf8mb4Uca1400NopadAiCi => (uca::UCA1400, true, false),
+        CollationKind::Utf8mb3Uca1400AiCi => (uca::UCA1400, false, true),
+        CollationKind::Utf8mb3Uca1400NopadAiCi => (uca::UCA1400, false, false),
         _ => (uca::UCA900, true, false),
     }
 }

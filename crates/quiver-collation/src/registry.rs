@@ -47,6 +47,13 @@ pub enum CollationKind {
     Utf8mb4Uca1400AiCi,
     Utf8mb3UnicodeCi,
     Utf8mb3Unicode520Ci,
+    Utf8mb4UnicodeNopadCi,
+    Utf8mb4Unicode520NopadCi,
+    Utf8mb4Uca1400NopadAiCi,
+    Utf8mb3UnicodeNopadCi,
+    Utf8mb3Unicode520NopadCi,
+    Utf8mb3Uca1400AiCi,
+    Utf8mb3Uca1400NopadAiCi,
     Utf8mb40900AiCi,
     Utf8mb40900Bin,
     // The latin1 and ascii collations over text kept as UTF-8
