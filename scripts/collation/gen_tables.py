@@ -48,6 +48,10 @@ COLLATIONS = [
 UCA_COLLATIONS = [
     "utf8mb4_unicode_ci", "utf8mb4_unicode_520_ci", "utf8mb4_uca1400_ai_ci",
     "utf8mb3_unicode_ci", "utf8mb3_unicode_520_ci",
+    # their NO PAD forms, and uca1400 for utf8mb3
+    "utf8mb4_unicode_nopad_ci", "utf8mb4_unicode_520_nopad_ci", "utf8mb4_uca1400_nopad_ai_ci",
+    "utf8mb3_unicode_nopad_ci", "utf8mb3_unicode_520_nopad_ci", "utf8mb3_uca1400_ai_ci",
+    "utf8mb3_uca1400_nopad_ai_ci",
 ]
 # MySQL 8 collations MariaDB 10.11 lacks: (id, charset, pad) as MySQL 8.0's
 # SHOW COLLATION lists them (utf8mb4_0900_ai_ci is 255, NO PAD; the NO PAD
@@ -84,8 +88,8 @@ def fetch_registry(cur):
         assert len(r) == 1, (name, r)
         cid, cs, dflt = r[0]
         pad = one(cur, "SELECT _%s 'a' COLLATE `%s` = _%s 'a '" % (cs, name, cs))[0]
-        assert pad == 1, name
-        rows.append((name, int(cid), cs, dflt == "Yes", True))
+        assert bool(pad) == ("nopad" not in name), (name, pad)
+        rows.append((name, int(cid), cs, dflt == "Yes", bool(pad)))
     for name, cid, cs in MYSQL_COLLATIONS:
         rows.append((name, cid, cs, False, False))
     aliases = []

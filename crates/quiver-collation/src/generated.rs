@@ -9,7 +9,7 @@ use crate::registry::{CollationInfo, CollationKind, Pad};
 
 /// Every collation of the crate, in `CollationKind` order, with MariaDB's
 /// id, charset and IS_DEFAULT (information_schema.COLLATIONS).
-pub static COLLATIONS: [CollationInfo; 24] = [
+pub static COLLATIONS: [CollationInfo; 31] = [
     CollationInfo {
         id: 63,
         name: "binary",
@@ -187,6 +187,62 @@ pub static COLLATIONS: [CollationInfo; 24] = [
         kind: CollationKind::Utf8mb3Unicode520Ci,
     },
     CollationInfo {
+        id: 1248,
+        name: "utf8mb4_unicode_nopad_ci",
+        charset: Charset::Utf8mb4,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb4UnicodeNopadCi,
+    },
+    CollationInfo {
+        id: 1270,
+        name: "utf8mb4_unicode_520_nopad_ci",
+        charset: Charset::Utf8mb4,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb4Unicode520NopadCi,
+    },
+    CollationInfo {
+        id: 2308,
+        name: "utf8mb4_uca1400_nopad_ai_ci",
+        charset: Charset::Utf8mb4,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb4Uca1400NopadAiCi,
+    },
+    CollationInfo {
+        id: 1216,
+        name: "utf8mb3_unicode_nopad_ci",
+        charset: Charset::Utf8mb3,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb3UnicodeNopadCi,
+    },
+    CollationInfo {
+        id: 1238,
+        name: "utf8mb3_unicode_520_nopad_ci",
+        charset: Charset::Utf8mb3,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb3Unicode520NopadCi,
+    },
+    CollationInfo {
+        id: 2048,
+        name: "utf8mb3_uca1400_ai_ci",
+        charset: Charset::Utf8mb3,
+        pad: Pad::Space,
+        is_default: false,
+        kind: CollationKind::Utf8mb3Uca1400AiCi,
+    },
+    CollationInfo {
+        id: 2052,
+        name: "utf8mb3_uca1400_nopad_ai_ci",
+        charset: Charset::Utf8mb3,
+        pad: Pad::NoPad,
+        is_default: false,
+        kind: CollationKind::Utf8mb3Uca1400NopadAiCi,
+    },
+    CollationInfo {
         id: 255,
         name: "utf8mb4_0900_ai_ci",
         charset: Charset::Utf8mb4,
@@ -205,13 +261,17 @@ pub static COLLATIONS: [CollationInfo; 24] = [
 ];
 
 /// Alias names the server resolves to another collation (`utf8` = `utf8mb3`).
-pub static ALIASES: [(&str, &str); 6] = [
+pub static ALIASES: [(&str, &str); 10] = [
     ("utf8_bin", "utf8mb3_bin"),
     ("utf8_nopad_bin", "utf8mb3_nopad_bin"),
     ("utf8_general_ci", "utf8mb3_general_ci"),
     ("utf8_general_nopad_ci", "utf8mb3_general_nopad_ci"),
     ("utf8_unicode_ci", "utf8mb3_unicode_ci"),
     ("utf8_unicode_520_ci", "utf8mb3_unicode_520_ci"),
+    ("utf8_unicode_nopad_ci", "utf8mb3_unicode_nopad_ci"),
+    ("utf8_unicode_520_nopad_ci", "utf8mb3_unicode_520_nopad_ci"),
+    ("utf8_uca1400_ai_ci", "utf8mb3_uca1400_ai_ci"),
+    ("utf8_uca1400_nopad_ai_ci", "utf8mb3_uca1400_nopad_ai_ci"),
 ];
 
 /// utf8 general_ci: the 16-bit weight of each BMP code point (WEIGHT_STRING).

@@ -654,6 +654,13 @@ impl<const T: u8, const MB4: bool, const PAD: bool> Collator for Uca<T, MB4, PAD
         (UCA520, true, true) => CollationKind::Utf8mb4Unicode520Ci,
         (UCA520, false, true) => CollationKind::Utf8mb3Unicode520Ci,
         (UCA1400, true, true) => CollationKind::Utf8mb4Uca1400AiCi,
+        (UCA1400, false, true) => CollationKind::Utf8mb3Uca1400AiCi,
+        (UCA400, true, false) => CollationKind::Utf8mb4UnicodeNopadCi,
+        (UCA400, false, false) => CollationKind::Utf8mb3UnicodeNopadCi,
+        (UCA520, true, false) => CollationKind::Utf8mb4Unicode520NopadCi,
+        (UCA520, false, false) => CollationKind::Utf8mb3Unicode520NopadCi,
+        (UCA1400, true, false) => CollationKind::Utf8mb4Uca1400NopadAiCi,
+        (UCA1400, false, false) => CollationKind::Utf8mb3Uca1400NopadAiCi,
         (UCA900, true, false) => CollationKind::Utf8mb40900AiCi,
         _ => panic!("no such UCA collation"),
     };
@@ -912,6 +919,20 @@ pub type Utf8mb4Unicode520Ci = Uca<UCA520, true, true>;
 pub type Utf8mb3Unicode520Ci = Uca<UCA520, false, true>;
 /// `utf8mb4_uca1400_ai_ci` (MariaDB 10.10+).
 pub type Utf8mb4Uca1400AiCi = Uca<UCA1400, true, true>;
+/// `utf8mb3_uca1400_ai_ci` (`utf8_uca1400_ai_ci`).
+pub type Utf8mb3Uca1400AiCi = Uca<UCA1400, false, true>;
+/// `utf8mb4_unicode_nopad_ci`: `utf8mb4_unicode_ci` with NO PAD.
+pub type Utf8mb4UnicodeNopadCi = Uca<UCA400, true, false>;
+/// `utf8mb3_unicode_nopad_ci`.
+pub type Utf8mb3UnicodeNopadCi = Uca<UCA400, false, false>;
+/// `utf8mb4_unicode_520_nopad_ci`.
+pub type Utf8mb4Unicode520NopadCi = Uca<UCA520, true, false>;
+/// `utf8mb3_unicode_520_nopad_ci`.
+pub type Utf8mb3Unicode520NopadCi = Uca<UCA520, false, false>;
+/// `utf8mb4_uca1400_nopad_ai_ci`.
+pub type Utf8mb4Uca1400NopadAiCi = Uca<UCA1400, true, false>;
+/// `utf8mb3_uca1400_nopad_ai_ci`.
+pub type Utf8mb3Uca1400NopadAiCi = Uca<UCA1400, false, false>;
 /// `utf8mb4_0900_ai_ci` (MySQL 8).
 pub type Utf8mb40900AiCi = Uca<UCA900, true, false>;
 
