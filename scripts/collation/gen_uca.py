@@ -10,8 +10,12 @@ Sources, never MariaDB's or MySQL's (GPL) code:
     U+0000..U+10FFFF (surrogates included, as MariaDB's utf8 accepts them),
     checked equal for the utf8mb3 collations over the BMP; contractions:
     every contraction sequence (and prefix) of the DUCET versions pyuca ships
-    (5.2.0 .. 10.0.0) is asked of the server, and kept where its weights
-    differ from what the single characters (and shorter contractions) give;
+    (5.2.0 .. 10.0.0) and of DUCET 13.0.0 (Unicode's allkeys.txt as Debian's
+    perl-modules package ships it for Unicode::Collate, see --allkeys) is
+    asked of the server, and kept where its weights differ from what the
+    single characters (and shorter contractions) give; DUCET 14.0.0 itself
+    is nowhere here, and `--probe` looks for contractions that 14.0.0 added
+    (none found on MariaDB 10.11, see probe_new_contractions);
     UPPER/LOWER of every code point per collation;
   * `utf8mb4_0900_ai_ci` (MySQL 8, UCA 9.0.0): allkeys-9.0.0.txt as shipped
     by pyuca, through scripts/collation/uca_ref.py (primary weights, Hangul
@@ -36,13 +40,18 @@ A weight entry (u32): bits 31..30 = 2: implicit weights of kind (bits 0..7):
 weight (bits 0..15); = 0: bits 24..28 weights at pool offset bits 0..23
 (none: ignorable). Bit 29: the code point starts a contraction.
 
-Usage: scripts/collation/gen_uca.py [--out PATH]   (takes a few minutes)
+Usage: scripts/collation/gen_uca.py [--out PATH] [--allkeys PATH]   (takes a few minutes)
+       scripts/collation/gen_uca.py --probe   (reports 14.0.0-only contractions; ~8 minutes)
 """
 
 import argparse
+import glob
 import os
+import re
 import struct
 import sys
+import time
+import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle  # noqa: E402
@@ -60,8 +69,12 @@ NPAGES = NCP >> 8
 MARIADB_TABLES = [
     ("uca400", "utf8mb4_unicode_ci", "utf8mb3_unicode_ci"),
     ("uca520", "utf8mb4_unicode_520_ci", "utf8mb3_unicode_520_ci"),
-    ("uca1400", "utf8mb4_uca1400_ai_ci", None),
+    ("uca1400", "utf8mb4_uca1400_ai_ci", "utf8mb3_uca1400_ai_ci"),
 ]
+
+# DUCET 13.0.0 (the newest allkeys on the machine: Unicode's data file in
+# Debian's perl-modules-5.36 package, used by Unicode::Collate).
+DEFAULT_ALLKEYS = sorted(glob.glob("/usr/share/perl/*/Unicode/Collate/allkeys.txt"))
 
 # Implicit weight kinds recognised in the server's answers: (base, start);
 # start 0 means AAAA = base + (cp >> 15). The others are UCA's
@@ -164,14 +177,90 @@ class Builder:
         return self.page_index[key]
 
 
-def contraction_candidates():
+def allkeys_entries(path):
+    """(version, {code point sequence: collation element text}) of an
+    allkeys.txt file."""
+    version, entries = None, {}
+    line_re = re.compile(r"^([0-9A-F ]+);\s*((?:\[[.*][0-9A-F.]+\])+)")
+    with open(path) as f:
+        for line in f:
+            if line.startswith("@version"):
+                version = line.split()[1]
+            m = line_re.match(line)
+            if m:
+                entries[tuple(int(x, 16) for x in m.group(1).split())] = m.group(2)
+    return version, entries
+
+
+def contraction_candidates(allkeys):
     seqs = set()
     for v in uca_ref.available_versions():
         d = uca_ref.Ducet(v)
         for c in d.contractions:
             for n in range(2, len(c) + 1):
                 seqs.add(c[:n])
+    version, entries = allkeys_entries(allkeys)
+    assert version == "13.0.0", (allkeys, version)
+    for c in entries:
+        for n in range(2, len(c) + 1):
+            seqs.add(c[:n])
     return sorted(seqs, key=lambda s: (len(s), s))
+
+
+def probe_new_contractions(cur, allkeys, coll="utf8mb4_uca1400_ai_ci"):
+    """Looks for contractions of the server's DUCET (14.0.0) that DUCET
+    13.0.0 lacks: a pair whose WEIGHT_STRING is not the concatenation of its
+    characters' is one. Pairs tried: every combining mark (and every `Lo`
+    VOWEL SIGN, the prevowels of the Lao/Thai kind) with every character of
+    its block and the neighbouring ones, both orders; and every character
+    new in Unicode 14.0 (assigned in Python's unicodedata 14.0.0, absent from
+    DUCET 13.0.0) with every character of its block and with every
+    character a 13.0.0 contraction has. Prints what it finds."""
+    assert unicodedata.unidata_version == "14.0.0", unicodedata.unidata_version
+    _, entries = allkeys_entries(allkeys)
+    c13 = {c for c in entries if len(c) > 1}
+    single13 = {c[0] for c in entries if len(c) == 1}
+
+    def assigned(cp):
+        if unicodedata.category(chr(cp)) in ("Cn", "Cs", "Co"):
+            return False
+        name = unicodedata.name(chr(cp), "")
+        # Han, Tangut, Khitan: implicit weights, no contractions.
+        return not (0xAC00 <= cp <= 0xD7A3 or "CJK" in name or "TANGUT" in name or "KHITAN" in name)
+
+    def block_of(cp):
+        base = cp & ~0x7F
+        return [y for y in range(max(0, base - 128), base + 256) if assigned(y)]
+
+    marks = [cp for cp in range(NCP) if assigned(cp) and (
+        unicodedata.category(chr(cp)).startswith("M")
+        or (unicodedata.category(chr(cp)) == "Lo" and "VOWEL" in unicodedata.name(chr(cp), "")))]
+    new14 = [cp for cp in range(NCP) if assigned(cp) and cp not in single13]
+    in_contractions = sorted({x for c in c13 for x in c})
+    pairs = set()
+    for m in marks:
+        for y in block_of(m):
+            pairs.update([(m, y), (y, m)])
+    for x in new14:
+        for y in block_of(x) + in_contractions:
+            pairs.update([(x, y), (y, x)])
+    pairs = sorted(p for p in pairs if p not in c13)
+    chars = sorted({x for p in pairs for x in p})
+    print("probing %d pairs (%d marks, %d characters new in 14.0.0)" % (len(pairs), len(marks), len(new14)),
+          file=sys.stderr)
+    t = time.time()
+    single = dict(zip(chars, fetch_seq_weights(cur, coll, [(c,) for c in chars])))
+    found = []
+    for k in range(0, len(pairs), 1 << 16):
+        chunk = pairs[k:k + (1 << 16)]
+        for p, w in zip(chunk, fetch_seq_weights(cur, coll, chunk)):
+            if w != single[p[0]] + single[p[1]]:
+                found.append((p, w))
+    print("%d pairs in %.0f s: %d contractions DUCET 13.0.0 lacks" % (len(pairs), time.time() - t, len(found)),
+          file=sys.stderr)
+    for p, w in found:
+        print(" ".join("%04X" % x for x in p), " ".join("%04X" % x for x in w))
+    return found
 
 
 def longest_match(single, contractions, cps):
@@ -192,11 +281,19 @@ def longest_match(single, contractions, cps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "crates/quiver-collation/src/uca_tables.bin"))
+    ap.add_argument("--allkeys", default=(DEFAULT_ALLKEYS or [None])[-1],
+                    help="DUCET 13.0.0 allkeys.txt (default: perl's Unicode::Collate copy)")
+    ap.add_argument("--probe", action="store_true", help="only look for contractions DUCET 13.0.0 lacks")
     args = ap.parse_args()
+    if not args.allkeys or not os.path.exists(args.allkeys):
+        sys.exit("DUCET 13.0.0 allkeys.txt not found: apt-get install perl-modules-5.36, or pass --allkeys")
     conn = oracle.connect()
     cur = conn.cursor()
     version = oracle.server_version(conn)
-    candidates = contraction_candidates()
+    if args.probe:
+        probe_new_contractions(cur, args.allkeys)
+        return
+    candidates = contraction_candidates(args.allkeys)
     print("%d contraction candidates" % len(candidates), file=sys.stderr)
 
     tables = []  # (name, single weights per cp, contractions dict, upper, lower, kinds)
