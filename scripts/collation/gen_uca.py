@@ -41,7 +41,7 @@ weight (bits 0..15); = 0: bits 24..28 weights at pool offset bits 0..23
 (none: ignorable). Bit 29: the code point starts a contraction.
 
 Usage: scripts/collation/gen_uca.py [--out PATH] [--allkeys PATH]   (takes a few minutes)
-       scripts/collation/gen_uca.py --probe   (reports 14.0.0-only contractions; ~8 minutes)
+       scripts/collation/gen_uca.py --probe   (reports 14.0.0-only contractions; 10-15 minutes)
 """
 
 import argparse

@@ -1,6 +1,7 @@
 //! The UCA collations: `utf8mb4_unicode_ci` (UCA 4.0.0),
 //! `utf8mb4_unicode_520_ci` (5.2.0), `utf8mb4_uca1400_ai_ci` (14.0.0), their
-//! utf8mb3 forms, and MySQL 8's `utf8mb4_0900_ai_ci` (9.0.0, NO PAD).
+//! utf8mb3 and NO PAD forms, and MySQL 8's `utf8mb4_0900_ai_ci` (9.0.0, NO
+//! PAD).
 //!
 //! All of them compare at the primary level only (as MariaDB's `_ci` /
 //! `_ai_ci` UCA collations do): a string is the sequence of the primary
@@ -12,7 +13,8 @@
 //! weights (two per character: Han, unassigned). An invalid byte weighs
 //! 0xFFFF (above everything), as in MariaDB, and `WEIGHT_STRING` keeps going
 //! past it. Under PAD SPACE the shorter weight sequence is extended with the
-//! space's weight; under NO PAD (0900) a proper prefix sorts first.
+//! space's weight; under NO PAD (the `_nopad_` forms, 0900) a proper prefix
+//! sorts first.
 //!
 //! The tables are `uca_tables.bin`, written by `scripts/collation/gen_uca.py`
 //! (format documented there): MariaDB's `WEIGHT_STRING` of every code point
@@ -988,6 +990,11 @@ mod tests {
         assert_eq!(ws(UCA1400, "😀"), [0x196C]);
         assert_eq!(ws(UCA1400, "и\u{306}"), ws(UCA1400, "й"));
         assert_ne!(ws(UCA400, "и\u{306}"), ws(UCA400, "й"));
+        // Contractions newer than DUCET 10.0.0 (from 13.0.0): Lao prevowel
+        // + a Unicode 12 consonant, Dives Akuru vowel sign E + virama.
+        assert_eq!(ws(UCA1400, "\u{ec0}\u{e86}"), [0x337D, 0x33B3]);
+        assert_eq!(ws(UCA1400, "\u{e86}\u{ec0}"), [0x337D, 0x33B3]);
+        assert_eq!(ws(UCA1400, "\u{11935}\u{11930}").len(), 1);
         // DUCET 9.0.0: 'a' is [.1C47.0020.0002].
         assert_eq!(ws(UCA900, "a"), [0x1C47]);
         assert_eq!(ws(UCA900, "ß"), ws(UCA900, "ss"));
@@ -1007,8 +1014,8 @@ mod tests {
     fn compare_matches_plain_weights_around_contractions() {
         use crate::naive;
         use crate::Collation;
-        let alphabet: [&str; 8] = [
-            "a", "и", "\u{306}", "l", "\u{b7}", "\u{fb2}", "\u{f71}", " ",
+        let alphabet: [&str; 10] = [
+            "a", "и", "\u{306}", "l", "\u{b7}", "\u{fb2}", "\u{f71}", " ", "\u{ec0}", "\u{e86}",
         ];
         let mut strings = vec![String::new()];
         for len in 1..=3 {
@@ -1022,6 +1029,7 @@ mod tests {
         }
         for name in [
             "utf8mb4_uca1400_ai_ci",
+            "utf8mb4_uca1400_nopad_ai_ci",
             "utf8mb4_0900_ai_ci",
             "utf8mb4_unicode_ci",
         ] {
@@ -1083,6 +1091,37 @@ mod tests {
             }
         }
         assert_eq!(n, 1728);
+    }
+
+    /// The NO PAD forms: the same weights, trailing spaces count (seen on
+    /// MariaDB 10.11: `'a' = 'a '` is 0, `STRCMP('a', 'a\t')` is -1, and
+    /// `'a' = 'a\0'` is 1, U+0000 being ignorable).
+    #[test]
+    fn nopad_forms_count_trailing_spaces() {
+        use crate::Collation;
+        for (pad, nopad) in [
+            ("utf8mb4_unicode_ci", "utf8mb4_unicode_nopad_ci"),
+            ("utf8mb3_unicode_520_ci", "utf8_unicode_520_nopad_ci"),
+            ("utf8mb4_uca1400_ai_ci", "utf8mb4_uca1400_nopad_ai_ci"),
+            ("utf8mb3_uca1400_ai_ci", "utf8mb3_uca1400_nopad_ai_ci"),
+        ] {
+            let (p, n) = (
+                Collation::from_name(pad).unwrap(),
+                Collation::from_name(nopad).unwrap(),
+            );
+            assert!(p.is_pad_space() && !n.is_pad_space(), "{nopad}");
+            assert!(p.eq(b"a", b"A ") && !n.eq(b"a", b"A "), "{nopad}");
+            assert_eq!(p.compare(b"a", b"a\t"), Ordering::Greater);
+            assert_eq!(n.compare(b"a", b"a\t"), Ordering::Less);
+            assert_eq!(n.compare(b"a ", b"A"), Ordering::Greater);
+            assert!(n.eq(b"a", b"a\0") && n.eq("\u{e9}".as_bytes(), b"E"));
+            assert_ne!(n.hash(b"a", 1), n.hash(b"a ", 1));
+            assert_eq!(n.hash(b"a", 1), n.hash(b"A\0", 1));
+            let (mut kp, mut kn) = (Vec::new(), Vec::new());
+            p.sort_key(b"a ", &mut kp);
+            n.sort_key(b"a ", &mut kn);
+            assert_eq!(kp, kn, "{nopad}: WEIGHT_STRING is the PAD SPACE form's");
+        }
     }
 
     #[test]
