@@ -57,6 +57,10 @@ COLLATIONS = [
     # in golden_0900.py)
     "utf8mb4_unicode_ci", "utf8mb4_unicode_520_ci", "utf8mb4_uca1400_ai_ci",
     "utf8mb3_unicode_ci", "utf8mb3_unicode_520_ci",
+    # their NO PAD forms, and uca1400 for utf8mb3
+    "utf8mb4_unicode_nopad_ci", "utf8mb4_unicode_520_nopad_ci", "utf8mb4_uca1400_nopad_ai_ci",
+    "utf8mb3_unicode_nopad_ci", "utf8mb3_unicode_520_nopad_ci", "utf8mb3_uca1400_ai_ci",
+    "utf8mb3_uca1400_nopad_ai_ci",
 ]
 
 # Cases per collation.
@@ -215,6 +219,40 @@ UCA_PAIRS = [(a.encode(), b.encode()) for a, b in [
     ("abc", "ABC"), ("abc", "abd"), ("a-b", "ab"), ("a'b", "ab"), ("co-op", "coop"), ("a b", "ab")]]
 
 
+# Appended to the random cases of every UCA collation (so the others stay as
+# they were). Contractions of MariaDB's DUCET 14.0.0 that DUCET 10.0.0 lacks
+# (gen_uca.py finds them from DUCET 13.0.0): Lao prevowel + a consonant of
+# Unicode 12 weighs as consonant, prevowel ('ເຆ' = 'ຆເ'); Dives Akuru vowel
+# sign E + virama is one weight. And trailing spaces, tabs before spaces,
+# case and accents for the NO PAD forms.
+UCA_NEW_CONTRACTIONS = ["\u0ec0\u0e86", "\u0ec4\u0eac", "\u0ec2\u0e98", "\u0ec1\u0ea0", "\U00011935\U00011930"]
+UCA_EXTRA_STRINGS = UCA_NEW_CONTRACTIONS + [
+    "\u0e86\u0ec0", "\u0ec0", "\u0e86", "\u0ec0\u0e86 ", "a\u0ec0\u0e86b", "\u0ec0\u0e86\u0ec0\u0e89",
+    "\u0ec0\u0ec0\u0e86", "\U00011935", "\U00011930", "\U00011930\U00011935", "x\U00011935\U00011930 ",
+    "a \t", "a\t ", " a ", "A\u00a0", "\u00e9 ", "E\u0301 \t"]
+UCA_EXTRA_PAIRS = [
+    ("\u0ec0\u0e86", "\u0e86\u0ec0"), ("\u0ec0\u0e86", "\u0e86"), ("\u0ec0\u0e86", "\u0e89"),
+    ("\u0ec0\u0e86", "\u0ec0\u0e81"), ("\u0ec0\u0e86 ", "\u0e86\u0ec0"), ("a\u0ec0\u0e86", "A\u0e86\u0ec0"),
+    ("\u0ec4\u0eac", "\u0eac\u0ec4"), ("\u0ec2\u0e98x", "\u0e98\u0ec2X"), ("\u0ec1\u0ea0", "\u0ea0\u0ec0"),
+    ("\u0ec0\u0ec0\u0e86", "\u0ec0\u0e86\u0ec0"), ("\U00011935\U00011930", "\U00011935"),
+    ("\U00011935\U00011930", "\U00011930\U00011935"), ("\U00011935\U00011930", "\U0001193b"),
+    ("a", "a "), ("a ", "A"), ("a  ", "A "), ("a\t", "a"), ("a\t", "a "), ("a\t ", "a "), ("a \t", "a"),
+    ("\u00e9 ", "E"), ("\u00e9", "e\u0301 "), ("\u00df ", "ss"), ("\u00df", "ss "), ("a\u00a0", "a "),
+    ("a ", "a\u00ad"), ("a\u0001", "a"), ("a\u0000", "a"), ("ABC  ", "abc "), (" ", ""), ("\t", ""), (" ", "\t"),
+    ("\u4e2d ", "\u4e2d"), ("\U0001f600 ", "\U0001f600")]
+UCA_EXTRA_LIKE = [("\u0ec0\u0e86", "\u0e86\u0ec0"), ("\u0ec0\u0e86", "\u0ec0_"), ("\u0ec0\u0e86", "_\u0e86"),
+                  ("\u0ec0\u0e86", "\u0ec0\u0e86"), ("\U00011935\U00011930", "\U00011935%"),
+                  ("\U00011935\U00011930", "_"), ("a ", "a"), ("a", "a "), ("A ", "a_"), ("a\t", "a "),
+                  ("\u00e9 ", "E%"), ("\u00e9 ", "E")]
+UCA_EXTRA_LOCATE = [("\u0e86", "x\u0ec0\u0e86y"), ("\u0ec0\u0e86", "\u0e86\u0ec0"), ("\u0ec0", "\u0ec0\u0e86"),
+                    ("\U00011930", "\U00011935\U00011930"), ("a ", "xA y"), ("a ", "xa"), ("b\t", "ab ")]
+# An extra ORDER BY / GROUP BY set: with the Lao contraction 'ເຆ' sorts
+# between 'ຆ' and 'ຉ', without it after every Lao consonant.
+UCA_EXTRA_SET = ["\u0ec0\u0e86", "\u0e86\u0ec0", "\u0e86", "\u0e89", "\u0ec0\u0e81", "\u0ec0", "\u0ec0\u0e86 ",
+                 "\u0e86\u0ec0\t", "\u0ec4\u0eac", "\u0eac", "\U00011935\U00011930", "\U00011935", "\U00011930",
+                 "\U0001193b", "a", "a ", "A\t", "a\t ", "\u00e1", "A  ", "a\u0000", "ab", "ss", "\u00df "]
+
+
 def make_strings(cs, rng, n):
     pieces = pieces_for(cs)
     out = [b"", b" ", b"   ", b"\t", b"\x00"] + [p for p in pieces]
@@ -332,6 +370,8 @@ def make_like(cs, rng, n, pool):
                 ch.insert(i, e + rng.choice([b"%", b"_", e, b"a"]))
                 p = b"".join(ch)
         cases.append((v, p, e))
+    if UCA["on"]:
+        cases += [(v.encode(), p.encode(), None) for v, p in UCA_EXTRA_LIKE]
     return cases
 
 
@@ -357,6 +397,8 @@ def make_locate(cs, rng, n, pool):
         else:
             needle = rng.choice(pieces)
         cases.append((needle, hay))
+    if UCA["on"]:
+        cases += [(n.encode(), h.encode()) for n, h in UCA_EXTRA_LOCATE]
     return cases
 
 
@@ -370,6 +412,8 @@ def make_sets(cs, rng):
             vals.append(related(cs, rng.choice(base), rng, pieces))
         rng.shuffle(vals)
         sets.append(vals)
+    if UCA["on"]:
+        sets.append([x.encode() for x in UCA_EXTRA_SET])
     return sets
 
 
@@ -476,6 +520,11 @@ def main():
         print(coll, file=sys.stderr)
 
         strings = make_strings(cs, rng, N_STRINGS)
+        # (The extra cases stay out of the pool LIKE and LOCATE draw from, so
+        # that the random cases are the same with or without them.)
+        pool = list(strings)
+        if UCA["on"]:
+            strings += [x.encode() for x in UCA_EXTRA_STRINGS]
         res = run_batched(cur, strings, lambda s: [
             b"HEX(WEIGHT_STRING(%s))" % sql_lit(coll, s), b"CHAR_LENGTH(%s)" % sql_lit(coll, s),
             b"HEX(UPPER(%s))" % sql_lit(coll, s), b"HEX(LOWER(%s))" % sql_lit(coll, s),
@@ -485,6 +534,9 @@ def main():
             f_strings.write("\t".join([coll, h(s)] + [fmt(x) for x in r]) + "\n")
 
         pairs = make_pairs(cs, rng, N_PAIRS_LIT)
+        pool += [a for a, _ in pairs]
+        if UCA["on"]:
+            pairs += [(a.encode(), b.encode()) for a, b in UCA_EXTRA_PAIRS]
         res = run_batched(cur, pairs, lambda p: [
             b"%s = %s" % (sql_lit(coll, p[0]), sql_plain(coll, p[1])),
             b"STRCMP(%s, %s)" % (sql_lit(coll, p[0]), sql_plain(coll, p[1]))], 2)
@@ -501,7 +553,6 @@ def main():
         for ha, hb, eq, cmp in cur.fetchall():
             f_compare.write("\t".join([coll, "col", ha or "-", hb or "-", fmt(eq), fmt(cmp)]) + "\n")
 
-        pool = strings + [a for a, _ in pairs]
         likes = make_like(cs, rng, N_LIKE, pool)
 
         def like_expr(c):
