@@ -183,6 +183,25 @@ pub fn convert_lossy_str(charset: Charset, s: &str, out: &mut String) {
     }));
 }
 
+/// How MariaDB's error 1366 ("Incorrect string value: '...'") shows `s`
+/// from byte `at` on: at most 6 bytes, non-printable ones as `\xHH`, then
+/// `...` when more follow.
+pub fn incorrect_value_text(s: &[u8], at: usize) -> String {
+    let rest = &s[at.min(s.len())..];
+    let mut out = String::new();
+    for &b in rest.iter().take(6) {
+        if (0x20..0x7F).contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    if rest.len() > 6 {
+        out.push_str("...");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +257,14 @@ mod tests {
         decode(Charset::Latin1, b"\xE9\x80", &mut text);
         assert_eq!(text, "é€");
         assert_eq!(decoded_len(Charset::Latin1, b"\xE9\x80a"), 6);
+        // MariaDB: Incorrect string value: '\xE4\xB8\xAD\xE6\x96\x87...'
+        assert_eq!(
+            incorrect_value_text("a中文字b".as_bytes(), 1),
+            "\\xE4\\xB8\\xAD\\xE6\\x96\\x87..."
+        );
+        assert_eq!(
+            incorrect_value_text("中b".as_bytes(), 0),
+            "\\xE4\\xB8\\xADb"
+        );
     }
 }

@@ -19,7 +19,8 @@ use quiver_sql::sqlparser::ast::{
     ObjectNamePart, ObjectType, Query, SetExpr, Statement, TableObject,
 };
 use quiver_sql::{
-    charset_default, collation_by_name, parse_sql, sql_type, Binder, SessionVars, SqlSource,
+    charset_default, collation_by_name, column_charset_default, column_collation_by_name,
+    parse_sql, sql_type, Binder, SessionVars, SqlSource,
 };
 
 use crate::catalog::Database;
@@ -580,13 +581,15 @@ impl Session {
             }) {
                 // Checked now so that a bad DEFAULT is refused at CREATE time.
                 let value = self.constant_value(def)?;
-                store_cast(&value, &field, 0).map_err(|_| {
-                    QuiverError::new(
-                        1067,
-                        "42000",
-                        format!("Invalid default value for '{}'", c.name.value),
-                    )
-                })?;
+                store_cast(&value, &field, 0)
+                    .and_then(|v| check_charset(&v, &field, 0, ""))
+                    .map_err(|_| {
+                        QuiverError::new(
+                            1067,
+                            "42000",
+                            format!("Invalid default value for '{}'", c.name.value),
+                        )
+                    })?;
                 meta.insert(COLUMN_DEFAULT_KEY.to_string(), def.to_string());
                 field = field.with_metadata(meta);
             }
@@ -725,7 +728,12 @@ impl Session {
         let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         for (i, f) in schema.fields().iter().enumerate() {
             let a = match targets.iter().position(|t| *t == i) {
-                Some(src) => store_cast(&columns[src], f, 0)?,
+                Some(src) => {
+                    let a = store_cast(&columns[src], f, 0)?;
+                    let db = self.current_database().unwrap_or_else(|| "quiver".into());
+                    check_charset(&a, f, 0, &format!("`{db}`.`{name}`."))?;
+                    a
+                }
                 None => self.column_default(f, rows)?,
             };
             if !f.is_nullable() && a.null_count() > 0 {
@@ -777,6 +785,40 @@ fn store_cast(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
         Some(len) => store_chars(&out, f, len, first_row),
         None => Ok(out),
     }
+}
+
+/// Values for a latin1 / ascii column (kept as UTF-8) must be characters
+/// the charset holds: else MySQL's strict-mode error 1366, naming the
+/// column as `table` (`` `db`.`t`. ``) prefixes it.
+fn check_charset(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Result<()> {
+    let Some(s) = a.as_any().downcast_ref::<StringArray>() else {
+        return Ok(());
+    };
+    let Some(charset) = f
+        .metadata()
+        .get(COLUMN_COLLATION_KEY)
+        .and_then(|n| Collation::from_name(n))
+        .map(|c| c.charset())
+        .filter(|c| quiver_collation::text::is_single_byte_text(*c))
+    else {
+        return Ok(());
+    };
+    for (row, v) in s.iter().enumerate() {
+        let Some(v) = v else { continue };
+        if let Some(at) = quiver_collation::text::first_unrepresentable(charset, v.as_bytes()) {
+            return Err(QuiverError::new(
+                1366,
+                "22007",
+                format!(
+                    "Incorrect string value: '{}' for column {table}`{}` at row {}",
+                    quiver_collation::text::incorrect_value_text(v.as_bytes(), at),
+                    f.name(),
+                    first_row + row + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Values for a CHAR(n) / VARCHAR(n) column: longer than n characters is
@@ -901,9 +943,9 @@ fn table_default_collation(ct: &CreateTable, database: Collation) -> Result<Coll
             let k = key.value.to_uppercase();
             let v = value.to_string();
             if k.contains("COLLATE") {
-                collation = Some(collation_by_name(&v)?);
+                collation = Some(column_collation_by_name(&v)?);
             } else if k.contains("CHARSET") || k.contains("CHARACTER") {
-                charset = Some(charset_default(&v)?);
+                charset = Some(column_charset_default(&v)?);
             }
         }
     }
@@ -921,8 +963,12 @@ fn column_collation(c: &ColumnDef, table: Collation) -> Result<Collation> {
     let mut collation = None;
     for o in &c.options {
         match &o.option {
-            ColumnOption::Collation(n) => collation = Some(collation_by_name(&n.to_string())?),
-            ColumnOption::CharacterSet(n) => charset = Some(charset_default(&n.to_string())?),
+            ColumnOption::Collation(n) => {
+                collation = Some(column_collation_by_name(&n.to_string())?)
+            }
+            ColumnOption::CharacterSet(n) => {
+                charset = Some(column_charset_default(&n.to_string())?)
+            }
             _ => {}
         }
     }

@@ -160,6 +160,9 @@ pub enum ScalarFunc {
     Right,
     /// WEIGHT_STRING(str): the collation's sort key, as bytes.
     WeightString,
+    /// CONVERT(str USING cs) into a single-byte charset (latin1, ascii):
+    /// each character cs cannot hold becomes '?'; the text stays UTF-8.
+    ToCharset(quiver_collation::Charset),
     /// A decimal computed with MySQL's extra internal digits (a quotient,
     /// AVG), rounded half away from zero to its declared scale: the value
     /// clients see and tables store. Arithmetic looks through it.

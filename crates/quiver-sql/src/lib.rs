@@ -16,7 +16,10 @@ mod tests;
 
 use std::sync::Arc;
 
-pub use binder::{charset_default, collation_by_name, Binder, SessionVars};
+pub use binder::{
+    charset_default, collation_by_name, column_charset_default, column_collation_by_name, Binder,
+    SessionVars,
+};
 pub use parser::parse_sql;
 pub use source::SqlSource;
 pub use sqlparser;

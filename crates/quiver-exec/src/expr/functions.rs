@@ -10,7 +10,7 @@ use arrow_array::{
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
-use quiver_collation::{with_collator, Collation, Collator};
+use quiver_collation::{text, with_collator, Collation, Collator};
 use quiver_common::types::{add_months, civil_from_days, rescale};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{DatePart, ScalarFunc};
@@ -219,7 +219,10 @@ pub fn call(
                 }
             }
         }
-        ScalarFunc::Hex => hex(arg(0)?)?,
+        ScalarFunc::Hex => hex(arg(0)?, collation)?,
+        ScalarFunc::ToCharset(charset) => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| {
+            text::convert_lossy_str(charset, s, out)
+        })?,
         // Decimal rescaling rounds half away from zero, as MySQL shows values.
         ScalarFunc::DeclaredScale => cast_array(arg(0)?, t)?,
         ScalarFunc::Abs
@@ -389,7 +392,30 @@ fn weight_string(s: &ArrayRef, collation: Collation) -> Result<ArrayRef> {
     Ok(Arc::new(out))
 }
 
-fn hex(a: &ArrayRef) -> Result<ArrayRef> {
+/// HEX of a string shows its bytes in its charset: latin1 and ascii text
+/// (kept as UTF-8) is converted first.
+fn hex(a: &ArrayRef, collation: Collation) -> Result<ArrayRef> {
+    let charset = collation.charset();
+    if text::is_single_byte_text(charset) && quiver_common::types::is_string(a.data_type()) {
+        let s = strings(a)?;
+        let s = s.as_string::<i32>();
+        let mut buf = Vec::new();
+        let bytes: arrow_array::BinaryArray = s
+            .iter()
+            .map(|v| {
+                v.map(|v| {
+                    buf.clear();
+                    text::encode(charset, v.as_bytes(), &mut buf);
+                    buf.clone()
+                })
+            })
+            .collect();
+        return hex_of(&(Arc::new(bytes) as ArrayRef));
+    }
+    hex_of(a)
+}
+
+fn hex_of(a: &ArrayRef) -> Result<ArrayRef> {
     const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
     if let Some(bin) = a.as_binary_opt::<i32>() {
         let mut b = StringBuilder::with_capacity(bin.len(), bin.values().len() * 2);

@@ -8,7 +8,7 @@
 //! (see `Expr::collation`), so the executor never derives anything.
 
 use arrow_schema::DataType;
-use quiver_collation::{Charset, Collation};
+use quiver_collation::{text, Charset, Collation};
 use quiver_common::types::is_string;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp, Coercibility, Expr, ScalarFunc};
@@ -73,34 +73,131 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
 /// The collation several string operands combine to (CONCAT, CASE), or
 /// `None` for an illegal mix (coercibility NONE: usable, not comparable).
 fn aggregate<'a>(mut operands: impl Iterator<Item = &'a Expr>) -> Option<Derivation> {
-    let first = derivation(operands.next()?);
-    operands.try_fold(first, |acc, e| resolve(acc, derivation(e)).ok())
+    let first = side(operands.next()?);
+    operands
+        .try_fold(first, |acc, e| resolve_sides(acc, side(e)).ok())
+        .map(|s| s.derivation)
 }
 
-/// MySQL's rule for two operands' collations.
-pub(crate) fn resolve(a: Derivation, b: Derivation) -> std::result::Result<Derivation, ()> {
-    if a.0 == b.0 {
-        return Ok((a.0, a.1.min(b.1)));
+/// One operand as MySQL's collation rules see it: its derivation and
+/// whether its characters are all ASCII (its repertoire).
+#[derive(Clone, Copy)]
+struct Side {
+    derivation: Derivation,
+    ascii: bool,
+}
+
+fn side(e: &Expr) -> Side {
+    Side {
+        derivation: derivation(e),
+        ascii: ascii_repertoire(e),
     }
-    if a.1 != b.1 {
-        return Ok(if a.1 < b.1 { a } else { b });
+}
+
+/// Whether every character `e` can hold is ASCII, as MySQL's repertoire
+/// says: ascii strings, ASCII literals, numbers, and functions of those.
+fn ascii_repertoire(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(ScalarValue::Utf8(s), _) => s.is_ascii(),
+        Expr::Literal(..) => true,
+        Expr::Collate {
+            expr, collation, ..
+        } => collation.charset() == Charset::Ascii || ascii_repertoire(expr),
+        Expr::Column(..) => false,
+        Expr::Cast { expr, to } if is_string(to) => {
+            !is_string(&expr.data_type()) || ascii_repertoire(expr)
+        }
+        Expr::Function {
+            func:
+                ScalarFunc::Concat
+                | ScalarFunc::Coalesce
+                | ScalarFunc::NullIf
+                | ScalarFunc::Substring
+                | ScalarFunc::Upper
+                | ScalarFunc::Lower
+                | ScalarFunc::Trim
+                | ScalarFunc::LTrim
+                | ScalarFunc::RTrim,
+            args,
+            ..
+        } => args.iter().all(ascii_repertoire),
+        _ => !is_string(&e.data_type()),
     }
-    if a.1 == Coercibility::Explicit || a.1 == Coercibility::None {
+}
+
+/// Whether `c` is a Unicode charset (holds every character).
+fn is_unicode(c: Charset) -> bool {
+    matches!(c, Charset::Utf8mb4 | Charset::Utf8mb3)
+}
+
+/// MariaDB's `left_is_superset`: a Unicode side takes the other's strings
+/// when its coercibility is lower (or equal, over a non-Unicode side, or
+/// utf8mb4 over utf8mb3); any side takes an ASCII side's strings when its
+/// coercibility is lower (or equal and it is not ASCII itself).
+fn is_superset(l: Side, r: Side) -> bool {
+    let (cl, cr) = (l.derivation.0.charset(), r.derivation.0.charset());
+    let (dl, dr) = (l.derivation.1, r.derivation.1);
+    if is_unicode(cl)
+        && (dl < dr
+            || (dl == dr
+                && (!is_unicode(cr) || (cl == Charset::Utf8mb4 && cr == Charset::Utf8mb3))))
+    {
+        return true;
+    }
+    r.ascii && (dl < dr || (dl == dr && !l.ascii))
+}
+
+/// MariaDB's `DTCollation::aggregate` for comparisons and CONCAT: across
+/// charsets the superset side wins, else a column's charset over a
+/// literal's (which must then convert without loss); within a charset the
+/// lower coercibility wins, then a `_bin` collation.
+fn resolve_sides(a: Side, b: Side) -> std::result::Result<Side, ()> {
+    let ascii = a.ascii && b.ascii;
+    let pick = |s: Side| {
+        Ok(Side {
+            derivation: s.derivation,
+            ascii,
+        })
+    };
+    let ((ca, da), (cb, db)) = (a.derivation, b.derivation);
+    if ca == cb {
+        return pick(Side {
+            derivation: (ca, da.min(db)),
+            ascii,
+        });
+    }
+    let (csa, csb) = (ca.charset(), cb.charset());
+    if csa != csb {
+        if csa == Charset::Binary {
+            return pick(if da <= db { a } else { b });
+        }
+        if csb == Charset::Binary {
+            return pick(if db <= da { b } else { a });
+        }
+        if is_superset(a, b) {
+            return pick(a);
+        }
+        if is_superset(b, a) {
+            return pick(b);
+        }
+        if da < Coercibility::SysConst && db == Coercibility::Coercible {
+            return pick(a);
+        }
+        if db < Coercibility::SysConst && da == Coercibility::Coercible {
+            return pick(b);
+        }
         return Err(());
     }
-    let (ca, cb) = (a.0.charset(), b.0.charset());
-    if ca == cb {
-        // Same charset: a `_bin` collation wins over the others.
-        return match (a.0.is_binary_eq(), b.0.is_binary_eq()) {
-            (true, false) => Ok(a),
-            (false, true) => Ok(b),
-            _ => Err(()),
-        };
+    if da != db {
+        return pick(if da < db { a } else { b });
     }
-    // utf8mb4 holds every utf8mb3 string: the superset side wins.
-    match (ca, cb) {
-        (Charset::Utf8mb4, Charset::Utf8mb3) => Ok(a),
-        (Charset::Utf8mb3, Charset::Utf8mb4) => Ok(b),
+    if da == Coercibility::Explicit || da == Coercibility::None {
+        return Err(());
+    }
+    // Same charset: a `_bin` collation wins over the others.
+    match (ca.is_bin(), cb.is_bin()) {
+        (true, false) => pick(a),
+        (false, true) => pick(b),
         _ => Err(()),
     }
 }
@@ -133,17 +230,21 @@ fn illegal_mix(a: Derivation, b: Derivation, op: &str) -> QuiverError {
 }
 
 /// The collation string operands `exprs` are compared under (error 1267 if
-/// they cannot be), each put under it.
+/// they cannot be), each put under it. An operand of another charset than
+/// a latin1 / ascii result is converted to it: a literal must convert
+/// without loss (else 1267, as MariaDB), anything else as
+/// `CONVERT(.. USING cs)` does.
 pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> {
     let strings: Vec<&Expr> = exprs.iter().filter(|e| is_string(&e.data_type())).collect();
     let Some(first) = strings.first() else {
         return Ok(exprs);
     };
-    let mut acc = derivation(first);
+    let mut acc = side(first);
     for e in &strings[1..] {
-        let d = derivation(e);
-        acc = resolve(acc, d).map_err(|()| illegal_mix(acc, d, op))?;
+        let d = side(e);
+        acc = resolve_sides(acc, d).map_err(|()| illegal_mix(acc.derivation, d.derivation, op))?;
     }
+    let acc = acc.derivation;
     if acc.1 == Coercibility::None {
         let d = derivation(first);
         return Err(illegal_mix(d, d, op));
@@ -151,16 +252,92 @@ pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> 
     if acc.0 == default_collation() && strings.iter().all(|e| !matches!(e, Expr::Collate { .. })) {
         return Ok(exprs);
     }
-    Ok(exprs
+    let charset = acc.0.charset();
+    let first = derivation(first);
+    exprs
         .into_iter()
         .map(|e| {
-            if is_string(&e.data_type()) {
-                e.with_collation(acc.0, acc.1)
+            if !is_string(&e.data_type()) {
+                return Ok(e);
+            }
+            let d = derivation(&e);
+            let e = if d.0.charset() != charset && text::is_single_byte_text(charset) {
+                convert_operand(e, charset).map_err(|()| illegal_mix(first, d, op))?
             } else {
                 e
-            }
+            };
+            Ok(e.with_collation(acc.0, acc.1))
         })
-        .collect())
+        .collect()
+}
+
+/// The collation of a UNION column from its inputs' select items, as
+/// [`collate_operands`] resolves them (error 1267 across charsets that do
+/// not convert; within a charset an unresolved mix keeps the first's).
+pub(crate) fn union_collation(operands: &[Expr]) -> Result<Option<Collation>> {
+    let Some(first) = operands.first() else {
+        return Ok(None);
+    };
+    let mut acc = side(first);
+    for e in &operands[1..] {
+        let d = side(e);
+        match resolve_sides(acc, d) {
+            Ok(s) => acc = s,
+            Err(()) if acc.derivation.0.charset() == d.derivation.0.charset() => {}
+            Err(()) => return Err(illegal_mix(acc.derivation, d.derivation, "UNION")),
+        }
+    }
+    let c = acc.derivation.0;
+    if text::is_single_byte_text(c.charset()) {
+        for e in operands {
+            if charset_of(e) != c.charset() {
+                convert_operand(e.clone(), c.charset())
+                    .map_err(|()| illegal_mix(acc.derivation, derivation(e), "UNION"))?;
+            }
+        }
+    }
+    Ok((c != default_collation()).then_some(c))
+}
+
+/// `e` (text of another charset) in `charset`: a literal as it is when the
+/// charset holds it (`Err` when it does not), else `CONVERT(e USING charset)`.
+fn convert_operand(e: Expr, charset: Charset) -> std::result::Result<Expr, ()> {
+    let literal = match &e {
+        Expr::Literal(ScalarValue::Utf8(s), _) => Some(s),
+        Expr::Collate { expr, .. } => match expr.as_ref() {
+            Expr::Literal(ScalarValue::Utf8(s), _) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    };
+    match literal {
+        Some(s) if text::first_unrepresentable(charset, s.as_bytes()).is_some() => Err(()),
+        Some(_) => Ok(e),
+        None => Ok(to_charset(e, charset)),
+    }
+}
+
+/// `CONVERT(e USING charset)` of a string: the characters `charset` cannot
+/// hold become `?` (no node for the Unicode charsets, which hold them all).
+pub(crate) fn to_charset(e: Expr, charset: Charset) -> Expr {
+    if !text::is_single_byte_text(charset) {
+        return e;
+    }
+    Expr::Function {
+        func: ScalarFunc::ToCharset(charset),
+        args: vec![e],
+        data_type: DataType::Utf8,
+    }
+}
+
+/// The charset a string expression's characters are in (the connection's,
+/// utf8mb4, for numbers).
+pub(crate) fn charset_of(e: &Expr) -> Charset {
+    if is_string(&e.data_type()) {
+        derivation(e).0.charset()
+    } else {
+        Charset::Utf8mb4
+    }
 }
 
 /// A string expression with its derived collation on top, for the
@@ -194,54 +371,66 @@ pub(crate) fn compare(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
     Ok(coerce::compare(op, l, r))
 }
 
-/// A charset name (`utf8mb4`, `utf8mb3`, `utf8`) and its default collation;
-/// other charsets are not supported yet (strings are stored as UTF-8).
-pub fn charset_default(name: &str) -> Result<Collation> {
-    let name = name
-        .trim_matches(|c| c == '`' || c == '\'' || c == '"')
-        .to_lowercase();
+fn trim_name(name: &str) -> &str {
+    name.trim_matches(|c| c == '`' || c == '\'' || c == '"')
+}
+
+/// A charset name (`utf8mb4`, `utf8mb3`, `utf8`, `latin1`, `ascii`, ...)
+/// and its default collation, in the form over UTF-8 text the engine keeps
+/// strings in; error 1115 when unknown.
+pub fn column_charset_default(name: &str) -> Result<Collation> {
+    let name = trim_name(name).to_lowercase();
     let name = if name == "utf8" {
         "utf8mb3".to_string()
     } else {
         name
     };
-    match Collation::default_for_charset(&name) {
-        Some(c) if matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) => Ok(c),
-        Some(_) => Err(QuiverError::not_supported(format!(
-            "character set '{name}' (only utf8mb4 and utf8mb3 strings so far)"
-        ))),
-        None => Err(QuiverError::new(
-            1115,
-            "42000",
-            format!("Unknown character set: '{name}'"),
-        )),
-    }
+    Collation::default_for_charset(&name)
+        .map(Collation::over_utf8)
+        .ok_or_else(|| QuiverError::new(1115, "42000", format!("Unknown character set: '{name}'")))
 }
 
-/// A collation by name for a string column or connection: error 1273 when
-/// unknown; only the utf8mb4 / utf8mb3 ones so far.
-pub fn collation_by_name(name: &str) -> Result<Collation> {
-    let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');
-    let c = Collation::from_name(name)
-        .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))?;
-    if !matches!(c.charset(), Charset::Utf8mb4 | Charset::Utf8mb3) {
+/// A collation by name for a column, table or database (its form over
+/// UTF-8 text); error 1273 when unknown.
+pub fn column_collation_by_name(name: &str) -> Result<Collation> {
+    let name = trim_name(name);
+    Collation::from_name(name)
+        .map(Collation::over_utf8)
+        .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))
+}
+
+/// Refuses a connection charset other than utf8mb4 / utf8mb3: clients'
+/// bytes are read as UTF-8 (`SET NAMES latin1` would need them re-read).
+fn connection_only_utf8(c: Collation, what: &str) -> Result<Collation> {
+    if !is_unicode(c.charset()) {
         return Err(QuiverError::not_supported(format!(
-            "collation '{c}' (only utf8mb4 and utf8mb3 strings so far)"
+            "{what} (only utf8mb4 and utf8mb3 connections so far)"
         )));
     }
     Ok(c)
 }
 
+/// A charset name and its default collation, for the connection (`SET
+/// NAMES`, `character_set_*`): only utf8mb4 / utf8mb3.
+pub fn charset_default(name: &str) -> Result<Collation> {
+    let c = column_charset_default(name)?;
+    connection_only_utf8(c, &format!("character set '{}'", c.charset().name()))
+}
+
+/// A collation by name for the connection: error 1273 when unknown; only
+/// the utf8mb4 / utf8mb3 ones.
+pub fn collation_by_name(name: &str) -> Result<Collation> {
+    let c = column_collation_by_name(name)?;
+    connection_only_utf8(c, &format!("collation '{c}'"))
+}
+
 /// `expr COLLATE name`: error 1273 for an unknown collation, 1253 for one
-/// of another charset than utf8mb4/utf8mb3 strings can take.
+/// of another charset than the expression's.
 pub(crate) fn explicit(e: Expr, name: &str) -> Result<Expr> {
     let c = Collation::from_name(name)
-        .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))?;
-    // Strings are utf8mb4 unless they come from a utf8mb3 column.
-    let charset = match derivation(&e).0.charset() {
-        Charset::Utf8mb3 if is_string(&e.data_type()) => Charset::Utf8mb3,
-        _ => Charset::Utf8mb4,
-    };
+        .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))?
+        .over_utf8();
+    let charset = charset_of(&e);
     if c.charset() != charset {
         return Err(QuiverError::new(
             1253,
@@ -258,4 +447,17 @@ pub(crate) fn explicit(e: Expr, name: &str) -> Result<Expr> {
         coerce::cast(e, &DataType::Utf8)
     };
     Ok(e.with_collation(c, Coercibility::Explicit))
+}
+
+/// The text of a literal written with a charset introducer
+/// (`_latin1'..'`, `_latin1 X'E9'`): its bytes read in that charset.
+/// Unicode charsets take the bytes as UTF-8 (`None` when they are not).
+pub(crate) fn introduced_text(charset: Charset, bytes: Vec<u8>) -> Option<String> {
+    if text::is_single_byte_text(charset) {
+        let mut s = String::new();
+        text::decode(charset, &bytes, &mut s);
+        Some(s)
+    } else {
+        String::from_utf8(bytes).ok()
+    }
 }

@@ -115,14 +115,16 @@ impl Binder<'_> {
                     (Some(t), None) => Ok(char_length_limit(cast(x, &sql_type(t)?), t)),
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
-                        let c = collation::charset_default(&cs.to_string())?;
-                        let x = char_length_limit(cast(x, &sql_type(t)?), t);
+                        let c = collation::column_charset_default(&cs.to_string())?;
+                        let x = collation::to_charset(cast(x, &sql_type(t)?), c.charset());
+                        let x = char_length_limit(x, t);
                         Ok(x.with_collation(c, quiver_plan::Coercibility::Implicit))
                     }
                     // CONVERT(x USING charset): the charset's default collation, IMPLICIT.
                     (None, Some(cs)) => {
-                        let c = collation::charset_default(&cs.to_string())?;
-                        Ok(string_arg(x).with_collation(c, quiver_plan::Coercibility::Implicit))
+                        let c = collation::column_charset_default(&cs.to_string())?;
+                        let x = collation::to_charset(string_arg(x), c.charset());
+                        Ok(x.with_collation(c, quiver_plan::Coercibility::Implicit))
                     }
                     (None, None) => Ok(string_arg(x)),
                 }
@@ -166,15 +168,42 @@ impl Binder<'_> {
                 collation::explicit(x, name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
             }
             A::Function(f) => self.function(f, ctx),
-            // `_utf8mb4'abc'`: a literal in that charset's default collation.
+            // `_utf8mb4'abc'`, `_latin1 X'E9'`: a literal in that charset's
+            // default collation, its bytes read in the charset.
             A::Prefixed { prefix, value } => {
-                let c = collation::charset_default(prefix.value.trim_start_matches('_'))?;
-                let x = self.expr(value, ctx)?;
-                if !matches!(x, Expr::Literal(..)) {
-                    return Err(QuiverError::syntax_msg(format!(
+                let c = collation::column_charset_default(prefix.value.trim_start_matches('_'))?;
+                let syntax = || {
+                    QuiverError::syntax_msg(format!(
                         "You have an error in your SQL syntax near '{e}'"
-                    )));
-                }
+                    ))
+                };
+                let bytes = match value.as_ref() {
+                    A::Value(v) => match &v.value {
+                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                            Some(s.as_bytes().to_vec())
+                        }
+                        ast::Value::HexStringLiteral(h) => hex_bytes(h),
+                        // `0xE9`: an odd digit count has a leading 0.
+                        ast::Value::Number(n, _) => n.strip_prefix("0x").and_then(|h| {
+                            hex_bytes(&format!("{}{h}", if h.len() % 2 == 1 { "0" } else { "" }))
+                        }),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let x = match bytes {
+                    Some(b) => match collation::introduced_text(c.charset(), b) {
+                        Some(t) => Expr::lit(ScalarValue::Utf8(t)),
+                        None => return Err(QuiverError::not_supported("binary string literals")),
+                    },
+                    None => {
+                        let x = self.expr(value, ctx)?;
+                        if !matches!(x, Expr::Literal(..)) {
+                            return Err(syntax());
+                        }
+                        x
+                    }
+                };
                 Ok(string_arg(x).with_collation(c, quiver_plan::Coercibility::Coercible))
             }
             A::Position { expr, r#in } => {
@@ -204,7 +233,8 @@ impl Binder<'_> {
             A::Interval(_) => Err(QuiverError::syntax_msg(format!(
                 "You have an error in your SQL syntax; INTERVAL is only allowed in date arithmetic near '{e}'"
             ))),
-            A::AnyOp { .. } | A::AllOp { .. } => Err(QuiverError::not_supported("ANY / ALL subqueries")),
+            A::AnyOp { left, compare_op, right, .. } => self.quantified_subquery(left, compare_op, right, false, ctx),
+            A::AllOp { left, compare_op, right } => self.quantified_subquery(left, compare_op, right, true, ctx),
             A::Wildcard(_) | A::QualifiedWildcard(..) => {
                 Err(QuiverError::syntax_msg(format!("You have an error in your SQL syntax near '{e}'")))
             }
@@ -572,6 +602,14 @@ pub(crate) fn date_part(f: &DateTimeField) -> Result<DatePart> {
 
 /// A literal value with MySQL's type: integers are BIGINT (BIGINT UNSIGNED,
 /// then DECIMAL when larger), `1.50` is DECIMAL(3,2), `1e3` is DOUBLE.
+/// The bytes of a hex literal's digits (`X'E9'`); `None` for an odd count.
+fn hex_bytes(h: &str) -> Option<Vec<u8>> {
+    (0..h.len())
+        .step_by(2)
+        .map(|i| h.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
+        .collect()
+}
+
 pub(crate) fn literal(v: &ast::Value) -> Result<Expr> {
     use ast::Value as V;
     Ok(match v {
@@ -580,16 +618,10 @@ pub(crate) fn literal(v: &ast::Value) -> Result<Expr> {
         | V::DoubleQuotedString(s)
         | V::NationalStringLiteral(s)
         | V::EscapedStringLiteral(s) => Expr::lit(ScalarValue::Utf8(s.clone())),
-        V::HexStringLiteral(h) => {
-            let bytes: Option<Vec<u8>> = (0..h.len())
-                .step_by(2)
-                .map(|i| h.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
-                .collect();
-            match bytes.and_then(|b| String::from_utf8(b).ok()) {
-                Some(s) => Expr::lit(ScalarValue::Utf8(s)),
-                None => return Err(QuiverError::not_supported("binary string literals")),
-            }
-        }
+        V::HexStringLiteral(h) => match hex_bytes(h).and_then(|b| String::from_utf8(b).ok()) {
+            Some(s) => Expr::lit(ScalarValue::Utf8(s)),
+            None => return Err(QuiverError::not_supported("binary string literals")),
+        },
         V::Boolean(b) => bool_lit(*b),
         V::Null => null_lit(DataType::Null),
         V::Placeholder(_) => return Err(QuiverError::not_supported("statement parameters")),

@@ -141,6 +141,8 @@ impl Binder<'_> {
                     .metadata()
                     .get(quiver_common::types::COLUMN_COLLATION_KEY)
                     .and_then(|n| quiver_collation::Collation::from_name(n))
+                    // latin1 / ascii columns hold UTF-8 text too.
+                    .map(quiver_collation::Collation::over_utf8)
                     .filter(|c| *c != quiver_plan::default_collation());
                 (i, c)
             })

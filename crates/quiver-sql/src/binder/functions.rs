@@ -300,7 +300,10 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             {
                 return Ok(null_lit(DataType::Utf8));
             }
+            // One charset for the result: operands of others are converted
+            // (error 1267 for a literal the result charset cannot hold).
             let args = args.into_iter().map(string_arg).collect();
+            let args = super::collation::collate_operands(args, "concat")?;
             Ok(Expr::Function {
                 func: ScalarFunc::Concat,
                 args,
@@ -309,12 +312,24 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         }
         "length" | "octet_length" | "char_length" | "character_length" => {
             arity(name, &args, 1..=1)?;
-            let func = if name.starts_with("char") {
+            // latin1 and ascii take one byte per character.
+            let func = if name.starts_with("char") || single_byte(&args[0]) {
                 ScalarFunc::CharLength
             } else {
                 ScalarFunc::Length
             };
             Ok(string_fn(func, args, DataType::Int64))
+        }
+        "bit_length" => {
+            arity(name, &args, 1..=1)?;
+            let func = if single_byte(&args[0]) {
+                ScalarFunc::CharLength
+            } else {
+                ScalarFunc::Length
+            };
+            let bytes = string_fn(func, args, DataType::Int64);
+            let eight = Expr::Literal(ScalarValue::Int64(8), DataType::Int64);
+            coerce::arith(BinaryOp::Mul, bytes, eight)
         }
         "locate" | "instr" => {
             arity(name, &args, 2..=if name == "instr" { 2 } else { 3 })?;
@@ -418,7 +433,12 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                     args: vec![x],
                     data_type: DataType::Utf8,
                 },
-                t if is_string(&t) => string_fn(ScalarFunc::Hex, vec![x], DataType::Utf8),
+                // The bytes in the string's charset: under its collation.
+                t if is_string(&t) => string_fn(
+                    ScalarFunc::Hex,
+                    vec![super::collation::collated(x)],
+                    DataType::Utf8,
+                ),
                 DataType::Null => null_lit(DataType::Utf8),
                 t if t.is_integer() => Expr::Function {
                     func: ScalarFunc::Hex,
@@ -459,6 +479,13 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         ))),
         n => Err(QuiverError::unknown_function(&format!("quiver.{n}"))),
     }
+}
+
+/// Whether a string argument's charset takes one byte per character
+/// (latin1, ascii), so that its byte length is its character length.
+fn single_byte(e: &Expr) -> bool {
+    quiver_common::types::is_string(&e.data_type())
+        && quiver_collation::text::is_single_byte_text(super::collation::charset_of(e))
 }
 
 /// LOCATE(substr, str [, pos]): substr and str under one collation.

@@ -11,7 +11,9 @@
 mod aggregate;
 mod coerce;
 mod collation;
-pub use collation::{charset_default, collation_by_name};
+pub use collation::{
+    charset_default, collation_by_name, column_charset_default, column_collation_by_name,
+};
 mod expr;
 mod from;
 mod functions;

@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use arrow_schema::DataType;
-use quiver_common::types::common_type;
+use quiver_common::types::{common_type, is_string};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{ColumnInfo, Expr, LogicalPlan, SortExpr};
 use sqlparser::ast;
@@ -212,14 +212,14 @@ impl Binder<'_> {
             }
             acc.push(b.plan);
             if distinct && i > 0 {
-                let all = self.union_all(acc);
+                let all = self.union_all(acc)?;
                 acc = vec![self.distinct_rows(all)];
             }
         }
         let plan = if acc.len() == 1 {
             acc.pop().expect("one operand")
         } else {
-            self.union_all(acc)
+            self.union_all(acc)?
         };
         Ok(BoundQuery {
             plan,
@@ -232,9 +232,28 @@ impl Binder<'_> {
 
     /// UNION ALL of inputs with the same width: column types unified with
     /// `common_type` (inputs cast as needed), names from the first input.
-    fn union_all(&mut self, inputs: Vec<LogicalPlan>) -> LogicalPlan {
+    fn union_all(&mut self, inputs: Vec<LogicalPlan>) -> Result<LogicalPlan> {
         let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(LogicalPlan::schema).collect();
         let width = schemas[0].len();
+        // Each string column's collation as MySQL aggregates the inputs'
+        // (a projected literal is COERCIBLE, a column IMPLICIT).
+        let collations = (0..width)
+            .map(|j| {
+                let operands: Vec<Expr> = inputs
+                    .iter()
+                    .zip(&schemas)
+                    .filter(|(_, s)| is_string(&s[j].data_type))
+                    .map(|(p, s)| match p {
+                        LogicalPlan::Project { exprs, .. } => exprs
+                            .iter()
+                            .find(|(c, _)| c.id == s[j].id)
+                            .map_or_else(|| s[j].expr(), |(_, e)| e.clone()),
+                        _ => s[j].expr(),
+                    })
+                    .collect();
+                super::collation::union_collation(&operands)
+            })
+            .collect::<Result<Vec<_>>>()?;
         let types: Vec<DataType> = (0..width)
             .map(|j| {
                 common_type(
@@ -269,12 +288,11 @@ impl Binder<'_> {
             .map(|j| {
                 let nullable = schemas.iter().any(|s| s[j].nullable);
                 let mut c = self.new_column(schemas[0][j].name.clone(), types[j].clone(), nullable);
-                // UNION compares rows under the first query's collations.
-                c.collation = schemas[0][j].collation;
+                c.collation = collations[j];
                 c
             })
             .collect();
-        LogicalPlan::Union { inputs, columns }
+        Ok(LogicalPlan::Union { inputs, columns })
     }
 
     /// Duplicate removal: an Aggregate grouping on every column.
