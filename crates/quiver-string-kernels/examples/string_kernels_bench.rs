@@ -32,7 +32,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use quiver_string_kernels::{
-    contains_offsets, eq_const_offsets, reference, Isa, PreparedConstant, SubstringFinder,
+    contains_offsets, eq_const_folded_offsets, eq_const_offsets, reference, Isa, PreparedConstant,
+    PreparedFoldedConstant, SubstringFinder,
 };
 
 /// Words of the TPC-H comment grammar (nouns, verbs, adjectives, adverbs,
@@ -776,6 +777,62 @@ fn main() {
                         } else {
                             mask_rows(col, o, |v| reference::bytes_eq(v, c))
                         }
+                    }),
+                    sol: &mut |o| sol_lengths(col, c.len(), o),
+                },
+            );
+        }
+    }
+
+    // The same constants in lower case under the case-insensitive kernel
+    // (`utf8mb4_general_ci` equality of ASCII data): the length test is the
+    // same, the compare folds letters. Speed of light: the length test alone.
+    for (col, c, label) in [
+        (&comments, CONST28, "comments"),
+        (&shipmodes, CONST4, "shipmodes"),
+    ] {
+        let lower = c.to_ascii_lowercase();
+        let fc = PreparedFoldedConstant::new(&lower).expect("ASCII constant");
+        let fp = PreparedFoldedConstant::with_isa(&lower, Isa::Portable).expect("ASCII constant");
+        let show = String::from_utf8_lossy(&lower);
+        let upper_trimmed = reference::trim_end_spaces(c);
+        for pad in [false, true] {
+            let what = if pad { "pad_space" } else { "no pad" };
+            bench.run(
+                &format!("{label} = '{show}' (ci {what}, eq_const_folded_offsets)"),
+                col.rows(),
+                col.bytes(),
+                Variants {
+                    kernel: &mut |o| {
+                        eq_const_folded_offsets(&col.offsets, &col.values, &fc, pad, o, |_| false)
+                            .unwrap()
+                    },
+                    portable: Some(&mut |o| {
+                        eq_const_folded_offsets(&col.offsets, &col.values, &fp, pad, o, |_| false)
+                            .unwrap()
+                    }),
+                    std: Some(&mut |o| {
+                        mask_rows(col, o, |v| {
+                            let v = if pad {
+                                &v[..v.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1)]
+                            } else {
+                                v
+                            };
+                            let k = if pad { upper_trimmed } else { c };
+                            v.eq_ignore_ascii_case(k)
+                        })
+                    }),
+                    naive: Some(&mut |o| {
+                        mask_rows(col, o, |v| {
+                            if pad {
+                                reference::ascii_eq_ignore_case(
+                                    reference::trim_end_spaces(v),
+                                    upper_trimmed,
+                                )
+                            } else {
+                                reference::ascii_eq_ignore_case(v, c)
+                            }
+                        })
                     }),
                     sol: &mut |o| sol_lengths(col, c.len(), o),
                 },

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::constant::PreparedConstant;
+use crate::constant::{FoldedMatch, PreparedConstant, PreparedFoldedConstant};
 use crate::finder::SubstringFinder;
 use crate::isa::Isa;
 
@@ -192,10 +192,6 @@ pub fn eq_const_offsets<O: Offset>(
     pad_space: bool,
     out: &mut [u64],
 ) -> Result<(), OffsetsError> {
-    validated(offsets, values.len())?;
-    let rows = row_count(offsets);
-    let out = prepare_out(rows, out)?;
-    let isa = c.isa();
     // The compared length: the whole constant, or under PAD SPACE the
     // trimmed constant (then longer rows can match too, if the rest is spaces).
     let k = if pad_space {
@@ -203,11 +199,125 @@ pub fn eq_const_offsets<O: Offset>(
     } else {
         c.bytes().len()
     };
+    if pad_space {
+        // Longer rows rarely start with the constant, so branching on that
+        // is cheap and skips the trailing-space check.
+        eq_by_length(
+            offsets,
+            values,
+            k,
+            pad_space,
+            c.isa(),
+            out,
+            |v| c.trimmed_eq_same_len(v),
+            |v| c.pad_space_eq_longer(v),
+        )
+    } else {
+        eq_by_length(
+            offsets,
+            values,
+            k,
+            false,
+            c.isa(),
+            out,
+            |v| c.eq_same_len(v),
+            |_| false,
+        )
+    }
+}
+
+/// `col = const` under a case-insensitive collation in which every ASCII
+/// byte is one character weighing as its upper case, every character has
+/// exactly one weight and only the space (0x20) weighs as a space
+/// (`utf8mb4_general_ci`, `latin1_swedish_ci`, ...), for an ASCII constant.
+/// With `k` the constant's length (without trailing spaces under
+/// `pad_space`), a row is:
+///
+/// - shorter than `k` bytes: unequal (too few characters);
+/// - starting with an ASCII byte that differs from the constant's first
+///   byte once folded (`k > 0`): unequal;
+/// - else, when its first `k` bytes are ASCII: equal iff they equal the
+///   constant with letters folded and the rest of the row is empty, or all
+///   0x20 under `pad_space`;
+/// - else `not_ascii(row)`, which the caller answers from the collation
+///   (a non-ASCII character may weigh as an ASCII letter, 'é' = 'E').
+///
+/// The length test runs 64 rows at a time from the offsets alone, as in
+/// [`eq_const_offsets`]. Errors (and leaves `out` unspecified) if the
+/// offsets are not a valid column over `values` or `out` is too short.
+pub fn eq_const_folded_offsets<O: Offset>(
+    offsets: &[O],
+    values: &[u8],
+    c: &PreparedFoldedConstant,
+    pad_space: bool,
+    out: &mut [u64],
+    mut not_ascii: impl FnMut(&[u8]) -> bool,
+) -> Result<(), OffsetsError> {
+    let upper = if pad_space {
+        c.upper_trimmed()
+    } else {
+        c.upper()
+    };
+    let k = upper.len();
+    let first = upper.first().copied();
+    // Both row kinds may need `not_ascii`; they run one after the other.
+    let not_ascii = std::cell::RefCell::new(&mut not_ascii);
+    eq_by_length(
+        offsets,
+        values,
+        k,
+        true,
+        c.isa(),
+        out,
+        |v| match c.match_same_len(v, pad_space) {
+            FoldedMatch::Equal => true,
+            FoldedMatch::Differ => false,
+            FoldedMatch::NotAscii => (not_ascii.borrow_mut())(v),
+        },
+        |v| {
+            if let (Some(f), Some(&b)) = (first, v.first()) {
+                if b < 0x80 && b.to_ascii_uppercase() != f {
+                    return false;
+                }
+            }
+            let (head, rest) = v.split_at(k);
+            match c.match_same_len(head, pad_space) {
+                FoldedMatch::Equal => pad_space && is_all_spaces_on(c.isa(), rest),
+                FoldedMatch::Differ => false,
+                FoldedMatch::NotAscii => (not_ascii.borrow_mut())(v),
+            }
+        },
+    )
+}
+
+#[inline(always)]
+fn is_all_spaces_on(isa: Isa, s: &[u8]) -> bool {
+    crate::run_on!(isa, is_all_spaces(s))
+}
+
+/// The loop of the equality helpers: rows of exactly `k` bytes go to
+/// `same_row`, longer rows (only when `longer_rows`) to `longer_row`, and
+/// shorter rows are unequal.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn eq_by_length<O: Offset>(
+    offsets: &[O],
+    values: &[u8],
+    k: usize,
+    longer_rows: bool,
+    isa: Isa,
+    out: &mut [u64],
+    same_row: impl Fn(&[u8]) -> bool,
+    longer_row: impl Fn(&[u8]) -> bool,
+) -> Result<(), OffsetsError> {
+    validated(offsets, values.len())?;
+    let rows = row_count(offsets);
+    let out = prepare_out(rows, out)?;
     let block_of = |w: usize| &offsets[w * 64..=(w * 64 + 64).min(rows)];
     let lengths_of = |w: usize| {
         let block = block_of(w);
         let same = O::length_bits(block, k, false, isa);
-        let longer = if pad_space {
+        let longer = if longer_rows {
             O::length_bits(block, k, true, isa) & !same
         } else {
             0
@@ -235,24 +345,14 @@ pub fn eq_const_offsets<O: Offset>(
         let block = block_of(w);
         let row = |i: usize| &values[block[i].index()..block[i + 1].index()];
         let mut bits = lens.same | lens.longer;
-        if pad_space {
-            // Clear bits without a branch where the outcome is data (a
-            // shipmode column matches 1 row in 7, so a branch would
-            // mispredict); longer rows rarely start with the constant, so
-            // branching on that is cheap and skips the trailing-space check.
-            for_each_bit(lens.same, |i| {
-                bits ^= u64::from(!c.trimmed_eq_same_len(row(i))) << i
-            });
-            for_each_bit(lens.longer, |i| {
-                if !c.pad_space_eq_longer(row(i)) {
-                    bits &= !(1 << i);
-                }
-            });
-        } else {
-            for_each_bit(lens.same, |i| {
-                bits ^= u64::from(!c.eq_same_len(row(i))) << i
-            });
-        }
+        // Clear bits without a branch where the outcome is data (a
+        // shipmode column matches 1 row in 7, so a branch would mispredict).
+        for_each_bit(lens.same, |i| bits ^= u64::from(!same_row(row(i))) << i);
+        for_each_bit(lens.longer, |i| {
+            if !longer_row(row(i)) {
+                bits &= !(1 << i);
+            }
+        });
         *word = bits;
     }
     Ok(())

@@ -216,3 +216,177 @@ impl PreparedConstant {
         run_on!(self.isa, pad_space_cmp(v, self.trimmed()))
     }
 }
+
+/// What comparing one value with a [`PreparedFoldedConstant`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoldedMatch {
+    /// The value is ASCII and equals the constant once letters are folded.
+    Equal,
+    /// The value is ASCII and differs from the constant, letters folded.
+    Differ,
+    /// The value has a byte of 0x80 or more: folding ASCII letters cannot
+    /// decide it.
+    NotAscii,
+}
+
+/// An ASCII constant of known length as folded fixed-size words, like
+/// [`FixedKey`]: the value's words are checked to be ASCII, folded (`a..=z`
+/// to `A..=Z`) and compared, so one value costs two loads and a few
+/// arithmetic operations per word.
+#[derive(Clone, Copy, Debug)]
+enum FoldedKey {
+    Upto3 { first: u8, mid: u8, last: u8 },
+    Upto7 { head: u32, tail: u32 },
+    Upto16 { head: u64, tail: u64 },
+    Upto32 { head: u128, tail: u128 },
+    Long,
+}
+
+/// Uppercases the ASCII letters of each byte of a 16-byte word.
+#[inline(always)]
+fn upper_u128(x: u128) -> u128 {
+    let lo = crate::portable::upper_word(x as u64);
+    let hi = crate::portable::upper_word((x >> 64) as u64);
+    u128::from(lo) | (u128::from(hi) << 64)
+}
+
+const HI128: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
+
+impl FoldedKey {
+    /// `upper` is the constant, already uppercased.
+    fn new(upper: &[u8]) -> FoldedKey {
+        match FixedKey::new(upper) {
+            FixedKey::Upto3 { first, mid, last } => FoldedKey::Upto3 { first, mid, last },
+            FixedKey::Upto7 { head, tail } => FoldedKey::Upto7 { head, tail },
+            FixedKey::Upto16 { head, tail } => FoldedKey::Upto16 { head, tail },
+            FixedKey::Upto32 { head, tail } => FoldedKey::Upto32 { head, tail },
+            FixedKey::Long => FoldedKey::Long,
+        }
+    }
+
+    /// Compares `v`, which has the key's length, with the constant `upper`.
+    #[inline(always)]
+    fn matches(self, v: &[u8], upper: &[u8], isa: Isa) -> FoldedMatch {
+        let verdict = |ascii: bool, eq: bool| match (ascii, eq) {
+            (false, _) => FoldedMatch::NotAscii,
+            (true, true) => FoldedMatch::Equal,
+            (true, false) => FoldedMatch::Differ,
+        };
+        match self {
+            FoldedKey::Upto3 { first, mid, last } => match v {
+                [] => FoldedMatch::Equal,
+                [.., l] => {
+                    let (a, b, c) = (v[0], v[v.len() / 2], *l);
+                    verdict(
+                        (a | b | c) < 0x80,
+                        (a.to_ascii_uppercase() == first)
+                            & (b.to_ascii_uppercase() == mid)
+                            & (c.to_ascii_uppercase() == last),
+                    )
+                }
+            },
+            FoldedKey::Upto7 { head, tail } => {
+                let h = head_word::<u32, 4>(v).unwrap_or(u32::MAX);
+                let t = tail_word::<u32, 4>(v).unwrap_or(u32::MAX);
+                let fold = |x: u32| crate::portable::upper_word(u64::from(x)) as u32;
+                verdict(
+                    (h | t) & 0x8080_8080 == 0,
+                    (fold(h) == head) & (fold(t) == tail),
+                )
+            }
+            FoldedKey::Upto16 { head, tail } => {
+                let h = head_word::<u64, 8>(v).unwrap_or(u64::MAX);
+                let t = tail_word::<u64, 8>(v).unwrap_or(u64::MAX);
+                let fold = crate::portable::upper_word;
+                verdict(
+                    (h | t) & 0x8080_8080_8080_8080 == 0,
+                    (fold(h) == head) & (fold(t) == tail),
+                )
+            }
+            FoldedKey::Upto32 { head, tail } => {
+                let h = head_word::<u128, 16>(v).unwrap_or(u128::MAX);
+                let t = tail_word::<u128, 16>(v).unwrap_or(u128::MAX);
+                verdict(
+                    (h | t) & HI128 == 0,
+                    (upper_u128(h) == head) & (upper_u128(t) == tail),
+                )
+            }
+            FoldedKey::Long => {
+                // The constant is ASCII, so a folded match means `v` is too.
+                if run_on!(isa, ascii_eq_ignore_case(v, upper)) {
+                    FoldedMatch::Equal
+                } else if run_on!(isa, is_ascii(v)) {
+                    FoldedMatch::Differ
+                } else {
+                    FoldedMatch::NotAscii
+                }
+            }
+        }
+    }
+}
+
+/// An ASCII constant prepared for equality with ASCII letters folded to
+/// upper case (`'a' = 'A'`; every other byte is itself), for the constant
+/// side of `col = 'const'` under a case-insensitive collation. Like
+/// [`PreparedConstant`], constants up to 32 bytes are compared as two
+/// overlapping fixed-size words, and the constant is also kept without its
+/// trailing 0x20s for PAD SPACE.
+#[derive(Clone, Debug)]
+pub struct PreparedFoldedConstant {
+    upper: Box<[u8]>,
+    trimmed_len: usize,
+    exact: FoldedKey,
+    trimmed: FoldedKey,
+    isa: Isa,
+}
+
+impl PreparedFoldedConstant {
+    /// Prepares `c` for the active ISA; `None` unless `c` is ASCII.
+    pub fn new(c: &[u8]) -> Option<Self> {
+        Self::with_isa(c, Isa::active())
+    }
+
+    /// Prepares `c` for a chosen code path (portable if the CPU lacks it);
+    /// `None` unless `c` is ASCII.
+    pub fn with_isa(c: &[u8], isa: Isa) -> Option<Self> {
+        if !crate::reference::is_ascii(c) {
+            return None;
+        }
+        let upper: Box<[u8]> = c.to_ascii_uppercase().into();
+        let trimmed_len = crate::reference::trim_end_spaces(&upper).len();
+        Some(PreparedFoldedConstant {
+            exact: FoldedKey::new(&upper),
+            trimmed: FoldedKey::new(&upper[..trimmed_len]),
+            upper,
+            trimmed_len,
+            isa: isa.checked(),
+        })
+    }
+
+    /// The constant with its ASCII letters uppercased.
+    pub fn upper(&self) -> &[u8] {
+        &self.upper
+    }
+
+    /// [`PreparedFoldedConstant::upper`] without trailing 0x20s.
+    pub fn upper_trimmed(&self) -> &[u8] {
+        &self.upper[..self.trimmed_len]
+    }
+
+    /// The code path the compares run on.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Compares `v` with the whole constant (`trimmed: false`) or the
+    /// constant without trailing spaces; `v` must have that length, else
+    /// the answer is unspecified (but no panic).
+    #[inline(always)]
+    pub fn match_same_len(&self, v: &[u8], trimmed: bool) -> FoldedMatch {
+        if trimmed {
+            self.trimmed.matches(v, self.upper_trimmed(), self.isa)
+        } else {
+            self.exact.matches(v, &self.upper, self.isa)
+        }
+    }
+}

@@ -57,8 +57,10 @@ mod portable;
 #[doc(hidden)]
 pub mod reference;
 
-pub use column::{contains_offsets, eq_const_offsets, Offset, OffsetsError};
-pub use constant::PreparedConstant;
+pub use column::{
+    contains_offsets, eq_const_folded_offsets, eq_const_offsets, Offset, OffsetsError,
+};
+pub use constant::{FoldedMatch, PreparedConstant, PreparedFoldedConstant};
 pub use finder::SubstringFinder;
 pub use isa::{active_isa, Isa, ISA_ENV_VAR};
 

@@ -4,8 +4,8 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use quiver_string_kernels::{
-    contains_offsets, eq_const_offsets, reference, Isa, Offset, OffsetsError, PreparedConstant,
-    SubstringFinder,
+    contains_offsets, eq_const_folded_offsets, eq_const_offsets, reference, Isa, Offset,
+    OffsetsError, PreparedConstant, PreparedFoldedConstant, SubstringFinder,
 };
 
 fn offsets_of(rows: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>, Vec<u8>) {
@@ -86,6 +86,77 @@ proptest! {
             prop_assert_eq!(&out, &want, "{:?} i32", isa);
             let mut out = vec![u64::MAX; words];
             eq_const_offsets(&o64, &values, &p, pad, &mut out).unwrap();
+            let mut want_spare = want.clone();
+            *want_spare.last_mut().unwrap() = u64::MAX;
+            prop_assert_eq!(&out, &want_spare, "{:?} i64", isa);
+        }
+    }
+
+    /// The case-insensitive helper against its documented rules, written
+    /// per row with the reference kernels; `not_ascii` answers by a parity
+    /// of the row, so a call where the rules do not ask for one shows.
+    #[test]
+    fn eq_const_folded_matches_rows(
+        c in vec(proptest::sample::select(vec![b'a', b'B', b'z', b'_', b'@', b' ', b'\t']), 0..70),
+        trailing in 0usize..3,
+        kinds in vec((0u8..7, any::<usize>(), 0usize..4), 0..200),
+        pad in any::<bool>(),
+    ) {
+        let mut c = c;
+        c.extend(std::iter::repeat_n(b' ', trailing));
+        let rows: Vec<Vec<u8>> = kinds
+            .iter()
+            .map(|&(kind, x, k)| {
+                let mut r = c.clone();
+                match kind {
+                    0 => {}
+                    1 => r.truncate(x % (c.len() + 1)),
+                    2 => r.extend(std::iter::repeat_n(b' ', k)),
+                    // Flip the case of one byte (or change a non-letter).
+                    3 if !r.is_empty() => {
+                        let i = x % r.len();
+                        r[i] ^= 0x20;
+                    }
+                    // A non-ASCII byte somewhere, or appended.
+                    4 => {
+                        let i = x % (r.len() + 1);
+                        r.insert(i, [0xC3, 0xA9, 0xFF, 0x80][k]);
+                    }
+                    5 => r = r.to_ascii_lowercase(),
+                    _ => r = vec![b'a'; x % 40],
+                }
+                r
+            })
+            .collect();
+        let (o32, o64, values) = offsets_of(&rows);
+        let not_ascii = |v: &[u8]| v.iter().map(|&b| u32::from(b)).sum::<u32>() % 2 == 1;
+        let upper = c.to_ascii_uppercase();
+        let k_const = if pad { reference::trim_end_spaces(&upper) } else { &upper[..] };
+        let k = k_const.len();
+        let words = rows.len().div_ceil(64) + 1;
+        let want = expected(&rows, words, |v| {
+            if v.len() < k {
+                return false;
+            }
+            if let (Some(&f), Some(&b)) = (k_const.first(), v.first()) {
+                if b < 0x80 && b.to_ascii_uppercase() != f {
+                    return false;
+                }
+            }
+            if reference::is_ascii(&v[..k]) {
+                v[..k].to_ascii_uppercase() == k_const
+                    && (v.len() == k || (pad && reference::is_all_spaces(&v[k..])))
+            } else {
+                not_ascii(v)
+            }
+        });
+        for isa in Isa::supported() {
+            let p = PreparedFoldedConstant::with_isa(&c, isa).unwrap();
+            let mut out = vec![0u64; words];
+            eq_const_folded_offsets(&o32, &values, &p, pad, &mut out, not_ascii).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i32", isa);
+            let mut out = vec![u64::MAX; words];
+            eq_const_folded_offsets(&o64, &values, &p, pad, &mut out, not_ascii).unwrap();
             let mut want_spare = want.clone();
             *want_spare.last_mut().unwrap() = u64::MAX;
             prop_assert_eq!(&out, &want_spare, "{:?} i64", isa);
