@@ -771,6 +771,17 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
                     i += 8;
                     continue;
                 }
+            } else {
+                // Fewer than 8 bytes left (all of a short key): when ASCII,
+                // their weights are their uppercased bytes, fed at once.
+                let n = s.len() - i;
+                let mut w = [0u8; 8];
+                w[..n].copy_from_slice(&s[i..]);
+                let word = u64::from_le_bytes(w);
+                if word_is_ascii(word) {
+                    h.write_tail(ascii_upper_word(word), n);
+                    break;
+                }
             }
             let (w, l) = Self::weight_at(&s[i..]);
             if w < 0x80 {

@@ -60,6 +60,26 @@ impl StreamHasher {
         }
     }
 
+    /// Feeds the low `n < 8` bytes of `w` (little-endian; the bytes above
+    /// them must be zero): the same as `n` calls of `write_byte`.
+    #[inline(always)]
+    pub(crate) fn write_tail(&mut self, w: u64, n: usize) {
+        debug_assert!(n < 8 && (n == 0 || w >> (8 * n) == 0) && (n > 0 || w == 0));
+        self.len += n as u64;
+        // `pending` < 8, so the shift stays below 64.
+        self.buf |= w << (8 * self.pending);
+        let total = self.pending as usize + n;
+        if total >= 8 {
+            let full = self.buf;
+            self.absorb(full);
+            // The bytes of `w` that did not fit (pending > 0 here, as n < 8).
+            self.buf = w >> (8 * (8 - self.pending));
+            self.pending = (total - 8) as u32;
+        } else {
+            self.pending = total as u32;
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn write_byte(&mut self, b: u8) {
         self.len += 1;
@@ -149,6 +169,23 @@ mod tests {
                 h.write_word(u64::from_le_bytes(w.try_into().unwrap()));
             }
             for &b in words.remainder() {
+                h.write_byte(b);
+            }
+            prop_assert_eq!(h.finish(), hash_bytes(&s, seed));
+        }
+
+        #[test]
+        fn tails_are_their_bytes(s in proptest::collection::vec(any::<u8>(), 0..40), cuts in proptest::collection::vec(0usize..8, 0..12), seed in any::<u64>()) {
+            let mut h = StreamHasher::new(seed);
+            let mut at = 0;
+            for n in cuts {
+                let n = n.min(s.len() - at);
+                let mut w = [0u8; 8];
+                w[..n].copy_from_slice(&s[at..at + n]);
+                h.write_tail(u64::from_le_bytes(w), n);
+                at += n;
+            }
+            for &b in &s[at..] {
                 h.write_byte(b);
             }
             prop_assert_eq!(h.finish(), hash_bytes(&s, seed));

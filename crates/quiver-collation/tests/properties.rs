@@ -135,6 +135,36 @@ proptest! {
         }
     }
 
+    /// The column form of `eq_const` (byte and folding kernels, with their
+    /// length tests) gives every row `eq_const`'s answer; the constant is a
+    /// row of the column, or one of them uppercased, so matches are common.
+    #[test]
+    fn eq_column_agrees_with_eq_const(rows in prop::collection::vec(string(), 0..150), pick in any::<prop::sample::Index>(), how in 0..3u8) {
+        let c: Vec<u8> = match (rows.is_empty(), how) {
+            (true, _) => b"abc".to_vec(),
+            (false, 0) => pick.get(&rows).clone(),
+            (false, 1) => pick.get(&rows).to_ascii_uppercase(),
+            (false, _) => {
+                let mut c = pick.get(&rows).to_ascii_lowercase();
+                c.extend_from_slice(b"  ");
+                c
+            }
+        };
+        let mut offsets = vec![0i32];
+        let mut values = Vec::new();
+        for r in &rows {
+            values.extend_from_slice(r);
+            offsets.push(values.len() as i32);
+        }
+        for coll in Collation::all() {
+            let got = coll.dispatch(EqColumn(&c, &offsets, &values));
+            for (i, r) in rows.iter().enumerate() {
+                let want = coll.dispatch(EqConst(r, &c));
+                prop_assert_eq!(got[i / 64] >> (i % 64) & 1 == 1, want, "{} row {:?} = {:?}", coll, r, c);
+            }
+        }
+    }
+
     #[test]
     fn like_plans_agree_with_char_matcher(v in string(), p in string(), esc in 0..4u8) {
         let escape: Option<&[u8]> = match esc {
@@ -178,6 +208,20 @@ impl quiver_collation::CollatorFn for EqConst<'_> {
     type Output = bool;
     fn call<C: quiver_collation::Collator>(self, c: C) -> bool {
         c.eq_const(&CollatedConstant::new(self.1), self.0)
+    }
+}
+
+/// `CollatedConstant::eq_column` through the monomorphized entry point.
+struct EqColumn<'a>(&'a [u8], &'a [i32], &'a [u8]);
+
+impl quiver_collation::CollatorFn for EqColumn<'_> {
+    type Output = Vec<u64>;
+    fn call<C: quiver_collation::Collator>(self, c: C) -> Vec<u64> {
+        let mut out = vec![0u64; (self.1.len() - 1).div_ceil(64)];
+        CollatedConstant::new(self.0)
+            .eq_column(c, self.1, self.2, &mut out)
+            .unwrap();
+        out
     }
 }
 
