@@ -9,7 +9,7 @@ use std::sync::{Arc, RwLock};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
-use quiver_plan::{ColumnZone, ScanBatches, TableSource, ZoneMaps};
+use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, TableSource, ZoneMaps};
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
@@ -71,6 +71,12 @@ fn zone_maps(layout: &quiver_storage::table_file::Layout, schema: &SchemaRef) ->
                         min: z.min,
                         max: z.max,
                         max_is_prefix: z.max_is_prefix,
+                        collated: z.collated.map(|k| CollatedBounds {
+                            collation: k.collation,
+                            min: k.min,
+                            max: k.max,
+                            max_is_prefix: k.max_is_prefix,
+                        }),
                     })
                     .collect()
             })

@@ -88,6 +88,21 @@ pub struct ColumnZone {
     /// first bytes of every value are at most (the largest value cut short).
     pub max: Option<quiver_common::ScalarValue>,
     pub max_is_prefix: bool,
+    /// For a string column whose collation does not order by bytes, its
+    /// bounds under that collation (`min`/`max` above are in byte order).
+    pub collated: Option<CollatedBounds>,
+}
+
+/// Bounds of a string column under a collation, as that collation's
+/// normalized keys (`memcmp` order is the collation's order, equal keys are
+/// equal strings). `min` may be cut short (still a lower bound); when
+/// `max_is_prefix`, `max` bounds the first `max.len()` bytes of every key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollatedBounds {
+    pub collation: quiver_collation::Collation,
+    pub min: Vec<u8>,
+    pub max: Vec<u8>,
+    pub max_is_prefix: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

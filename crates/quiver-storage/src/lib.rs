@@ -19,6 +19,7 @@ pub mod table_file;
 pub mod type_names;
 
 pub use page::Compression;
+pub use table_file::CollatedZone;
 pub use table_file::{
     estimate_distinct, open_table, read_table, write_table, write_table_with, TableFile, TableMeta,
     WriteOptions, WrittenTable, ZoneStats,

@@ -18,6 +18,7 @@ use arrow_schema::{DataType, TimeUnit};
 use quiver_common::ScalarValue;
 
 use crate::sketch::DistinctSketch;
+use quiver_collation::{with_collator, Collation, Collator};
 
 pub const PAGE_MAGIC: &[u8; 4] = b"QVPG";
 pub const FORMAT_VERSION: u8 = 2;
@@ -25,6 +26,9 @@ pub const HEADER_LEN: usize = 48;
 const CRC_AT: usize = 44;
 /// Bytes of a string kept as a zone-map bound.
 pub const STRING_BOUND_BYTES: usize = 32;
+/// Bytes of a normalized key kept as a zone-map bound under a collation
+/// (a key spends two bytes on a space, so more than a string bound).
+pub const KEY_BOUND_BYTES: usize = 48;
 /// Largest body a page may declare (a row group of 64K rows stays far below).
 const MAX_BODY: usize = 1 << 31;
 
@@ -211,39 +215,85 @@ pub struct RawStats {
     pub max: Option<Vec<u8>>,
     /// `max` is a prefix of the largest value, not the value itself.
     pub max_is_prefix: bool,
+    /// Bounds of a string page under the column's collation, when that
+    /// collation does not order by bytes.
+    pub collated: Option<CollatedStats>,
+}
+
+/// Min/max of a string page under a collation whose order is not byte
+/// order (`utf8mb4_general_ci`, ...), as the collation's normalized keys
+/// (`Collator::normalized_key`: `memcmp` order is the collation's order and
+/// equal keys are equal strings), so that zone maps can decide `col = c`
+/// under that collation by comparing bytes. Either bound may be cut to
+/// [`KEY_BOUND_BYTES`]: a cut min is still at most every key, and a cut max
+/// is at least the first bytes of every key (`max_is_prefix`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollatedStats {
+    /// MariaDB's id of the collation.
+    pub collation_id: u16,
+    pub min: Vec<u8>,
+    pub max: Vec<u8>,
+    pub max_is_prefix: bool,
 }
 
 impl RawStats {
     /// `flags u8 | min_len u8 | min | max_len u8 | max`; flags bit 0 = has
-    /// min/max, bit 1 = max is a prefix.
+    /// min/max, bit 1 = max is a prefix, bit 2 = collated bounds follow
+    /// (after min/max when bit 0 is set): `collation id u16 | flags u8 (bit
+    /// 0 = max is a prefix) | min_len u8 | min | max_len u8 | max`.
     pub fn to_bytes(&self) -> Vec<u8> {
-        match (&self.min, &self.max) {
-            (Some(min), Some(max)) => {
-                let mut out = vec![1 | if self.max_is_prefix { 2 } else { 0 }];
-                out.push(min.len() as u8);
-                out.extend_from_slice(min);
-                out.push(max.len() as u8);
-                out.extend_from_slice(max);
-                out
-            }
-            _ => vec![0],
+        let mut out = vec![0];
+        if let (Some(min), Some(max)) = (&self.min, &self.max) {
+            out[0] = 1 | if self.max_is_prefix { 2 } else { 0 };
+            out.push(min.len() as u8);
+            out.extend_from_slice(min);
+            out.push(max.len() as u8);
+            out.extend_from_slice(max);
         }
+        if let Some(k) = &self.collated {
+            out[0] |= 4;
+            out.extend_from_slice(&k.collation_id.to_le_bytes());
+            out.push(u8::from(k.max_is_prefix));
+            out.push(k.min.len() as u8);
+            out.extend_from_slice(&k.min);
+            out.push(k.max.len() as u8);
+            out.extend_from_slice(&k.max);
+        }
+        out
     }
 
     pub fn parse(b: &[u8]) -> Option<RawStats> {
         let flags = *b.first()?;
-        if flags & 1 == 0 {
-            return Some(RawStats::default());
+        let mut at = 1;
+        let mut bytes = |n: usize| -> Option<&[u8]> {
+            let s = b.get(at..at + n)?;
+            at += n;
+            Some(s)
+        };
+        let mut out = RawStats::default();
+        if flags & 1 != 0 {
+            let min_len = bytes(1)?[0] as usize;
+            out.min = Some(bytes(min_len)?.to_vec());
+            let max_len = bytes(1)?[0] as usize;
+            out.max = Some(bytes(max_len)?.to_vec());
+            out.max_is_prefix = flags & 2 != 0;
         }
-        let min_len = *b.get(1)? as usize;
-        let min = b.get(2..2 + min_len)?.to_vec();
-        let max_len = *b.get(2 + min_len)? as usize;
-        let max = b.get(3 + min_len..3 + min_len + max_len)?.to_vec();
-        Some(RawStats {
-            min: Some(min),
-            max: Some(max),
-            max_is_prefix: flags & 2 != 0,
-        })
+        if flags & 4 != 0 {
+            let id = bytes(2)?;
+            let collation_id = u16::from_le_bytes([id[0], id[1]]);
+            let max_is_prefix = bytes(1)?[0] & 1 != 0;
+            let min_len = bytes(1)?[0] as usize;
+            let min = bytes(min_len)?.to_vec();
+            let max_len = bytes(1)?[0] as usize;
+            let max = bytes(max_len)?.to_vec();
+            out.collated = Some(CollatedStats {
+                collation_id,
+                min,
+                max,
+                max_is_prefix,
+            });
+        }
+        Some(out)
     }
 
     /// The bounds as typed values (None where the type has no zone map).
@@ -445,6 +495,20 @@ pub fn encode_page(
     first_row: u64,
     compression: Compression,
 ) -> Result<EncodedPage, String> {
+    encode_page_collated(array, column, page, first_row, compression, None)
+}
+
+/// [`encode_page`] for a string column whose collation does not order by
+/// bytes (`collation`, else `None`): the page also gets that collation's
+/// bounds ([`CollatedStats`]).
+pub fn encode_page_collated(
+    array: &ArrayRef,
+    column: u32,
+    page: u32,
+    first_row: u64,
+    compression: Compression,
+    collation: Option<Collation>,
+) -> Result<EncodedPage, String> {
     let rows = array.len();
     let tag = type_tag(array.data_type())
         .ok_or_else(|| format!("cannot store a column of type {}", array.data_type()))?;
@@ -555,6 +619,9 @@ pub fn encode_page(
                 &mut sketch,
             );
             stats = string_stats(|i| a.value(i).as_bytes(), rows, &valid, true);
+            if let Some(c) = collation {
+                stats.collated = collated_stats(|i| a.value(i).as_bytes(), rows, &valid, c);
+            }
         }
         DataType::Binary => {
             let a = array.as_binary::<i32>();
@@ -737,7 +804,41 @@ fn string_stats<'a>(
         min: Some(min[..nmin].to_vec()),
         max: Some(max[..nmax].to_vec()),
         max_is_prefix: nmax < max.len(),
+        collated: None,
     }
+}
+
+/// Bounds of a page's strings under `collation`, as normalized keys (see
+/// [`CollatedStats`]); `None` when every row is NULL.
+fn collated_stats<'a>(
+    value: impl Fn(usize) -> &'a [u8],
+    rows: usize,
+    valid: &dyn Fn(usize) -> bool,
+    collation: Collation,
+) -> Option<CollatedStats> {
+    with_collator!(collation, |k| {
+        let (mut key, mut min, mut max) = (Vec::new(), None::<Vec<u8>>, None::<Vec<u8>>);
+        for i in (0..rows).filter(|&i| valid(i)) {
+            key.clear();
+            k.normalized_key(value(i), &mut key);
+            if min.as_ref().is_none_or(|m| key < *m) {
+                min.get_or_insert_with(Vec::new).clone_from(&key);
+            }
+            if max.as_ref().is_none_or(|m| key > *m) {
+                max.get_or_insert_with(Vec::new).clone_from(&key);
+            }
+        }
+        let (mut min, mut max) = (min?, max?);
+        min.truncate(KEY_BOUND_BYTES);
+        let max_is_prefix = max.len() > KEY_BOUND_BYTES;
+        max.truncate(KEY_BOUND_BYTES);
+        Some(CollatedStats {
+            collation_id: collation.id(),
+            min,
+            max,
+            max_is_prefix,
+        })
+    })
 }
 
 /// Decodes a verified data page's body into an array of type `t`.
@@ -1038,6 +1139,48 @@ mod tests {
             Some(b""),
         ]));
         round_trip(bin, Compression::None);
+    }
+
+    #[test]
+    fn collated_bounds_are_normalized_keys_and_round_trip() {
+        let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
+        let long = "Zz".repeat(40);
+        let a: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("b"),
+            None,
+            Some("A\t"),
+            Some(long.as_str()),
+            Some("É"),
+        ]));
+        let p = encode_page_collated(&a, 0, 0, 0, Compression::None, Some(ci)).unwrap();
+        let k = p.stats.collated.clone().unwrap();
+        let key = |s: &str| {
+            let mut k = Vec::new();
+            ci.normalized_key(s.as_bytes(), &mut k);
+            k
+        };
+        assert_eq!(k.collation_id, ci.id());
+        assert_eq!(k.min, key("a\t"));
+        assert_eq!(k.max, key(&long)[..KEY_BOUND_BYTES]);
+        assert!(k.max_is_prefix);
+        // Byte bounds are dropped for the tab, collated ones are kept, and
+        // both survive the directory encoding.
+        assert_eq!(p.stats.min, None);
+        assert_eq!(RawStats::parse(&p.stats.to_bytes()), Some(p.stats.clone()));
+        let a: ArrayRef = Arc::new(StringArray::from(vec!["b", "a"]));
+        let p = encode_page_collated(&a, 0, 0, 0, Compression::None, Some(ci)).unwrap();
+        assert!(p.stats.min.is_some() && p.stats.collated.is_some());
+        assert_eq!(RawStats::parse(&p.stats.to_bytes()), Some(p.stats.clone()));
+        // No collation, no collated bounds; truncated stats are an error.
+        let p = encode_page(&a, 0, 0, 0, Compression::None).unwrap();
+        assert_eq!(p.stats.collated, None);
+        let bytes = encode_page_collated(&a, 0, 0, 0, Compression::None, Some(ci))
+            .unwrap()
+            .stats
+            .to_bytes();
+        for n in 0..bytes.len() {
+            assert_eq!(RawStats::parse(&bytes[..n]), None, "{n} bytes");
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use rayon::prelude::*;
 
@@ -22,7 +23,7 @@ use crate::legacy;
 use crate::page::{self, Compression, PageHeader, RawStats, HEADER_LEN, KIND_DIRECTORY};
 use crate::sketch::DistinctSketch;
 use crate::type_names::{name_to_type, type_to_name};
-use quiver_common::types::COLUMN_DEFAULT_KEY;
+use quiver_common::types::{COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY};
 
 /// Rows per row group: every column has one page per row group, so a zone map
 /// entry covers the same rows in all columns. 64K rows keep pages of an 8-byte
@@ -141,6 +142,21 @@ pub struct ZoneStats {
     pub min: Option<ScalarValue>,
     pub max: Option<ScalarValue>,
     pub max_is_prefix: bool,
+    /// Bounds under the column's collation when it does not order by bytes
+    /// (see [`page::CollatedStats`]), with the collation they are keys of.
+    pub collated: Option<CollatedZone>,
+}
+
+/// Bounds of a string column's row group under a collation, as normalized
+/// keys of that collation (`memcmp` order is the collation's order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollatedZone {
+    pub collation: Collation,
+    pub min: Vec<u8>,
+    pub max: Vec<u8>,
+    /// `max` is at least the first `max.len()` bytes of every key, not
+    /// every whole key.
+    pub max_is_prefix: bool,
 }
 
 impl Layout {
@@ -160,6 +176,14 @@ impl Layout {
                             min,
                             max,
                             max_is_prefix: p.stats.max_is_prefix,
+                            collated: p.stats.collated.as_ref().and_then(|k| {
+                                Some(CollatedZone {
+                                    collation: Collation::from_id(k.collation_id)?,
+                                    min: k.min.clone(),
+                                    max: k.max.clone(),
+                                    max_is_prefix: k.max_is_prefix,
+                                })
+                            }),
                         }
                     })
                     .collect()
@@ -296,6 +320,18 @@ pub fn write_table_with(
     let data_path = dir.join(format!("data-{generation}.qvt"));
     let row_groups = regroup(schema, batches, options.row_group_rows.max(1))?;
     let ncols = schema.fields().len();
+    // String columns whose collation does not order by bytes also get
+    // zone-map bounds under that collation.
+    let key_collations: Vec<Option<Collation>> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            f.metadata()
+                .get(COLUMN_COLLATION_KEY)
+                .and_then(|name| Collation::from_name(name))
+                .filter(|c| !c.is_binary_eq() && f.data_type() == &DataType::Utf8)
+        })
+        .collect();
     let mut sketches = vec![DistinctSketch::default(); ncols];
     let mut layout = Layout::default();
     {
@@ -320,12 +356,13 @@ pub fn write_table_with(
             let encoded = jobs
                 .par_iter()
                 .map(|&(g, c)| {
-                    page::encode_page(
+                    page::encode_page_collated(
                         chunk[g].column(c),
                         c as u32,
                         (w_index * window + g) as u32,
                         base_row[g],
                         options.compression,
+                        key_collations[c],
                     )
                     .map_err(|e| {
                         QuiverError::internal(format!(

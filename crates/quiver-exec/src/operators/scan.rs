@@ -286,8 +286,50 @@ fn min_cmp(z: &ColumnZone, c: &ScalarValue, collation: Collation) -> Option<Cmp>
     compare_values(z.min.as_ref()?, c, collation)
 }
 
+/// Whether no row of the zone can satisfy `column <op> c` for a string `c`
+/// under a collation that does not order by bytes: decided by the zone's
+/// bounds under that same collation (normalized keys, compared as bytes),
+/// if it has them.
+fn collated_ruled_out(z: &ColumnZone, op: BinaryOp, c: &str, collation: Collation) -> bool {
+    let Some(b) = z.collated.as_ref().filter(|b| b.collation == collation) else {
+        return false;
+    };
+    let mut key = Vec::new();
+    collation.normalized_key(c.as_bytes(), &mut key);
+    let key = key.as_slice();
+    let min = b.min.as_slice();
+    // Every key is below `key`: a whole max below it, or a cut max below
+    // as many bytes of it.
+    let all_below = if b.max_is_prefix {
+        b.max.as_slice() < &key[..key.len().min(b.max.len())]
+    } else {
+        b.max.as_slice() < key
+    };
+    let at_most = if b.max_is_prefix {
+        all_below
+    } else {
+        b.max.as_slice() <= key
+    };
+    match op {
+        BinaryOp::Eq => key < min || all_below,
+        BinaryOp::Lt => min >= key,
+        BinaryOp::LtEq => min > key,
+        BinaryOp::Gt => at_most,
+        BinaryOp::GtEq => all_below,
+        // Every key equal to `key`: the whole max is, and the min (maybe
+        // cut, so at most the smallest key) too.
+        BinaryOp::NotEq => !b.max_is_prefix && min == key && b.max.as_slice() == key,
+        _ => false,
+    }
+}
+
 /// Whether no row of the zone can satisfy `column <op> c`.
 fn compare_ruled_out(z: &ColumnZone, op: BinaryOp, c: &ScalarValue, collation: Collation) -> bool {
+    if let ScalarValue::Utf8(s) = c {
+        if !collation.is_binary_eq() {
+            return collated_ruled_out(z, op, s, collation);
+        }
+    }
     match op {
         BinaryOp::Eq => {
             min_cmp(z, c, collation) == Some(Cmp::Greater) || all_below(z, c, collation)
@@ -500,6 +542,7 @@ mod tests {
             min,
             max,
             max_is_prefix: false,
+            collated: None,
         }
     }
 
@@ -634,6 +677,7 @@ mod tests {
             min: Some(ScalarValue::Utf8("abc".into())),
             max: Some(ScalarValue::Utf8("abd".into())),
             max_is_prefix: true,
+            collated: None,
         };
         let c = Collation::utf8mb4_bin();
         let s = |x: &str| ScalarValue::Utf8(x.to_string());
@@ -648,5 +692,94 @@ mod tests {
         let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
         assert!(!compare_ruled_out(&z, BinaryOp::Gt, &s("abe"), ci));
         assert!(!compare_ruled_out(&z, BinaryOp::Lt, &s("ABC"), ci));
+    }
+
+    /// Bounds under a collation (normalized keys, cut to `cut` bytes as
+    /// storage cuts them) never rule out a row group holding a row that
+    /// passes: every comparison, over groups and constants of characters
+    /// that case, accents, trailing spaces and tabs make equal or close.
+    #[test]
+    fn collated_bounds_rule_out_only_groups_without_a_match() {
+        const CHARS: [&str; 9] = ["a", "A", "b", "é", "E", " ", "\t", "ß", "s"];
+        let strings: Vec<String> = (0..CHARS.len().pow(3))
+            .flat_map(|n| {
+                let s3: String = [n % 9, n / 9 % 9, n / 81]
+                    .iter()
+                    .map(|&i| CHARS[i])
+                    .collect();
+                [s3[..CHARS[n % 9].len()].to_string(), s3]
+            })
+            .collect();
+        let ops = [
+            BinaryOp::Eq,
+            BinaryOp::NotEq,
+            BinaryOp::Lt,
+            BinaryOp::LtEq,
+            BinaryOp::Gt,
+            BinaryOp::GtEq,
+        ];
+        let holds = |op: BinaryOp, o: Cmp| match op {
+            BinaryOp::Eq => o.is_eq(),
+            BinaryOp::NotEq => o.is_ne(),
+            BinaryOp::Lt => o.is_lt(),
+            BinaryOp::LtEq => o.is_le(),
+            BinaryOp::Gt => o.is_gt(),
+            _ => o.is_ge(),
+        };
+        let mut ruled_out = 0;
+        for name in [
+            "utf8mb4_general_ci",
+            "utf8mb4_unicode_ci",
+            "latin1_swedish_ci",
+        ] {
+            let coll = Collation::from_name(name).unwrap();
+            for (g, group) in strings.chunks(37).enumerate() {
+                let keys: Vec<Vec<u8>> = group
+                    .iter()
+                    .map(|v| {
+                        let mut k = Vec::new();
+                        coll.normalized_key(v.as_bytes(), &mut k);
+                        k
+                    })
+                    .collect();
+                let cut = [2, 3, 5, 48][g % 4];
+                let (min, max) = (keys.iter().min().unwrap(), keys.iter().max().unwrap());
+                let z = ColumnZone {
+                    rows: group.len(),
+                    null_count: 0,
+                    min: None,
+                    max: None,
+                    max_is_prefix: false,
+                    collated: Some(quiver_plan::CollatedBounds {
+                        collation: coll,
+                        min: min[..min.len().min(cut)].to_vec(),
+                        max: max[..max.len().min(cut)].to_vec(),
+                        max_is_prefix: max.len() > cut,
+                    }),
+                };
+                for c in strings.iter().step_by(7) {
+                    let cv = ScalarValue::Utf8(c.clone());
+                    for op in ops {
+                        if compare_ruled_out(&z, op, &cv, coll) {
+                            ruled_out += 1;
+                            for v in group {
+                                let o = coll.compare(v.as_bytes(), c.as_bytes());
+                                assert!(
+                                    !holds(op, o),
+                                    "{name}: {v:?} {op:?} {c:?} in a ruled-out group"
+                                );
+                            }
+                        }
+                    }
+                    // Another collation's bounds decide nothing.
+                    let other = Collation::from_name("utf8mb4_general_nopad_ci").unwrap();
+                    assert!(!compare_ruled_out(&z, BinaryOp::Eq, &cv, other));
+                }
+            }
+        }
+        assert!(
+            ruled_out > 1000,
+            "the bounds should rule out many groups: {ruled_out}"
+        );
     }
 }
