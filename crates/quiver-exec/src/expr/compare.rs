@@ -17,7 +17,6 @@ use quiver_collation::{with_collator, CollatedConstant, Collation, Collator};
 use quiver_common::types::{compare_pad_space, comparison_type, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp};
-use quiver_string_kernels::{eq_const_offsets, PreparedConstant};
 
 use super::{cast_array, ColumnarValue, PhysicalExpr};
 
@@ -161,10 +160,11 @@ where
     }
 }
 
-/// Strings against a constant under `collation`. Equality under a
-/// byte-comparing collation (the default utf8mb4_bin, `*_nopad_bin`) runs the
-/// SIMD column kernel over the offsets and bytes with the constant prepared
-/// once; everything else one loop monomorphized per collation.
+/// Strings against a constant under `collation`. Equality runs over the
+/// offsets and bytes with the constant prepared once
+/// ([`CollatedConstant::eq_column`]: the SIMD byte kernel under the `_bin`
+/// collations, the ASCII folding kernel under the `_ci` ones); order one loop
+/// monomorphized per collation.
 fn cmp_str_scalar_collated(
     op: BinaryOp,
     a: &dyn Array,
@@ -173,33 +173,23 @@ fn cmp_str_scalar_collated(
 ) -> Result<BooleanBuffer> {
     let s = a.as_string::<i32>();
     let c = c.as_bytes();
-    if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) && collation.is_binary_eq() {
-        let constant = PreparedConstant::new(c);
+    if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
+        let prepared = CollatedConstant::new(c);
         let mut words = vec![0u64; s.len().div_ceil(64)];
-        eq_const_offsets(
+        with_collator!(collation, |k| prepared.eq_column(
+            k,
             s.value_offsets(),
             s.value_data(),
-            &constant,
-            collation.is_pad_space(),
-            &mut words,
-        )
+            &mut words
+        ))
         .map_err(|e| QuiverError::internal(format!("string equality kernel: {e}")))?;
         let eq = BooleanBuffer::new(Buffer::from_vec(words), 0, s.len());
         return Ok(if op == BinaryOp::Eq { eq } else { !&eq });
     }
-    // The constant is prepared once for the collation's equality fast paths.
-    let prepared = CollatedConstant::new(c);
-    Ok(with_collator!(collation, |k| match op {
-        BinaryOp::Eq => BooleanBuffer::collect_bool(s.len(), |i| {
-            k.eq_const(&prepared, s.value(i).as_bytes())
-        }),
-        BinaryOp::NotEq => BooleanBuffer::collect_bool(s.len(), |i| {
-            !k.eq_const(&prepared, s.value(i).as_bytes())
-        }),
-        _ => BooleanBuffer::collect_bool(s.len(), |i| {
-            test(op, k.compare(s.value(i).as_bytes(), c))
-        }),
-    }))
+    Ok(with_collator!(collation, |k| BooleanBuffer::collect_bool(
+        s.len(),
+        |i| test(op, k.compare(s.value(i).as_bytes(), c))
+    )))
 }
 
 fn compare_scalar(

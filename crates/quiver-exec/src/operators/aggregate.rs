@@ -10,7 +10,7 @@ use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordB
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, SchemaRef};
 use hashbrown::HashTable;
-use quiver_collation::Collation;
+use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::types::{rescale, trim_pad};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
@@ -224,7 +224,11 @@ impl GroupTable {
             // table, in id order so that every group keeps its id.
             let m = self.ints.take().expect("packed groups");
             self.groups = 0;
-            let old = layout.unpack(m.keys(), Some(&m.validity()))?;
+            let mut old = layout.unpack(m.keys(), Some(&m.validity()))?;
+            // The same key expressions as `keys`: the same collations.
+            for (o, k) in old.iter_mut().zip(keys) {
+                o.collation = k.collation;
+            }
             let ids = self.hashed_group_ids(&old, m.len());
             debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
         }
@@ -236,19 +240,21 @@ impl GroupTable {
         Ok(self.hashed_group_ids(keys, rows))
     }
 
-    /// Keys that do not go to `ints`: one string key under the default
-    /// collation into `strs`, anything else into the general table.
+    /// Keys that do not go to `ints`: one string key into `strs` (under
+    /// its collation), anything else into the general table.
     fn hashed_group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Vec<u32> {
         if let (
             None,
             [KeyColumn {
                 values: KeyValues::Str(s),
                 nulls,
-                collation: None,
+                collation,
             }],
         ) = (&self.keys, keys)
         {
-            let m = self.strs.get_or_insert_with(StrGroupMap::new);
+            let m = self
+                .strs
+                .get_or_insert_with(|| StrGroupMap::with_collation(*collation));
             let mut ids = Vec::with_capacity(rows);
             m.group_ids(s, nulls.as_ref(), rows, &mut ids);
             self.groups = m.len();
@@ -356,8 +362,13 @@ impl GroupTable {
                 self.group_ids(&keys, other.groups)?
             }
             (None, None) if other.strs.is_some() => {
-                let keys = other.strs.as_ref().expect("checked").keys()?;
-                self.group_ids(&[KeyColumn::new(&keys)?], other.groups)?
+                let m = other.strs.as_ref().expect("checked");
+                let keys = m.keys()?;
+                let key = match m.collation() {
+                    Some(c) => KeyColumn::collated(&keys, c)?,
+                    None => KeyColumn::new(&keys)?,
+                };
+                self.group_ids(&[key], other.groups)?
             }
             (None, None) if self.types.is_empty() => vec![0],
             (None, None) => vec![],
@@ -436,6 +447,62 @@ fn beats(x: &str, current: Option<&str>, min: bool, collation: Collation) -> boo
             } else {
                 o.is_gt()
             }
+        }
+    }
+}
+
+/// MIN (`min`) or MAX of the strings of `s` into the slots of their groups,
+/// with the compare monomorphized per collation. A group's best value so far
+/// is only copied when a row beats it (ties keep the value seen first), and
+/// one group over the whole batch (no GROUP BY) first finds the batch's best
+/// row by index, comparing with the slot once.
+fn min_max_strs<C: Collator>(
+    k: C,
+    s: &arrow_array::StringArray,
+    ids: &[u32],
+    nulls: Option<&NullBuffer>,
+    vals: &mut [Option<String>],
+    min: bool,
+) {
+    let beats = |x: &[u8], cur: &[u8]| {
+        let o = k.compare(x, cur);
+        if min {
+            o.is_lt()
+        } else {
+            o.is_gt()
+        }
+    };
+    let valid = |i: usize| nulls.is_none_or(|n| n.is_valid(i));
+    let store = |slot: &mut Option<String>, x: &str| match slot {
+        Some(cur) => {
+            if beats(x.as_bytes(), cur.as_bytes()) {
+                cur.clear();
+                cur.push_str(x);
+            }
+        }
+        None => *slot = Some(x.to_string()),
+    };
+    if let [g, ..] = ids {
+        if vals.len() == 1 && *g == 0 {
+            // Every id is 0: the slot is the only group.
+            let mut best: Option<&str> = None;
+            for i in 0..ids.len() {
+                if valid(i) {
+                    let x = s.value(i);
+                    if best.is_none_or(|b| beats(x.as_bytes(), b.as_bytes())) {
+                        best = Some(x);
+                    }
+                }
+            }
+            if let Some(b) = best {
+                store(&mut vals[0], b);
+            }
+            return;
+        }
+    }
+    for (i, g) in ids.iter().enumerate() {
+        if valid(i) {
+            store(&mut vals[*g as usize], s.value(i));
         }
     }
 }
@@ -723,15 +790,15 @@ impl Acc {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
                 let a = cast_array(a, &DataType::Utf8)?;
                 let s = a.as_string::<i32>();
-                for (i, g) in ids.iter().enumerate() {
-                    if is_valid(i) {
-                        let x = s.value(i);
-                        let slot = &mut vals[*g as usize];
-                        if beats(x, slot.as_deref(), *min, *collation) {
-                            *slot = Some(x.to_string());
-                        }
-                    }
-                }
+                let min = *min;
+                with_collator!(*collation, |k| min_max_strs(
+                    k,
+                    s,
+                    ids,
+                    nulls.as_ref(),
+                    vals,
+                    min
+                ));
             }
             Acc::Distinct {
                 sets,

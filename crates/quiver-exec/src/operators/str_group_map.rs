@@ -1,17 +1,22 @@
-//! Groups of one string key under the default collation (utf8mb4_bin, PAD
-//! SPACE): a hash table of group ids over the keys kept in one byte arena.
+//! Groups of one string key: a hash table of group ids over the keys kept in
+//! one byte arena.
 //!
 //! Against the general table this saves the per-row dispatch over key
-//! columns and shapes: the row hash is computed straight from the value's
-//! bytes without trailing spaces, and a probe compares bytes with the stored
-//! key. A group keeps the spelling it was first seen with (`'a '` after `'a'`
-//! joins `'a'`), as the general table does.
+//! columns and shapes. Under the default collation (utf8mb4_bin, PAD SPACE)
+//! the row hash is computed straight from the value's bytes without trailing
+//! spaces, and a probe compares bytes with the stored key; under any other
+//! collation the loop is monomorphized per collation, hashing and comparing
+//! with the collation's own `hash` and `eq` (for the `_ci` collations an
+//! ASCII key is hashed as its uppercased words). A group keeps the spelling
+//! it was first seen with (`'a '` after `'a'` joins `'a'`, `'A'` after `'a'`
+//! under `_ci`), as the general table does.
 
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, StringArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use hashbrown::HashTable;
+use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::types::trim_pad;
 use quiver_common::{QuiverError, Result};
 
@@ -26,13 +31,34 @@ pub struct StrGroupMap {
     bytes: Vec<u8>,
     offsets: Vec<usize>,
     null_group: Option<u32>,
+    /// The keys' collation when it is not the default.
+    collation: Option<Collation>,
 }
 
 impl StrGroupMap {
-    pub fn new() -> StrGroupMap {
+    /// A map of keys under `collation` (`None`: the default collation).
+    pub fn with_collation(collation: Option<Collation>) -> StrGroupMap {
         StrGroupMap {
             offsets: vec![0],
+            collation,
             ..Default::default()
+        }
+    }
+
+    /// The keys' collation, `None` for the default one.
+    pub fn collation(&self) -> Option<Collation> {
+        self.collation
+    }
+
+    /// The group of NULL keys, made on first use.
+    fn null_group(&mut self) -> u32 {
+        match self.null_group {
+            Some(g) => g,
+            None => {
+                let g = self.push(b"", 0);
+                self.null_group = Some(g);
+                g
+            }
         }
     }
 
@@ -69,19 +95,15 @@ impl StrGroupMap {
         rows: usize,
         out: &mut Vec<u32>,
     ) {
+        if let Some(c) = self.collation {
+            return with_collator!(c, |k| self.group_ids_collated(k, s, nulls, rows, out));
+        }
         let offsets = s.value_offsets();
         let data = s.value_data();
         out.reserve(rows);
         for i in 0..rows {
             if nulls.is_some_and(|n| n.is_null(i)) {
-                let g = match self.null_group {
-                    Some(g) => g,
-                    None => {
-                        let g = self.push(b"", 0);
-                        self.null_group = Some(g);
-                        g
-                    }
-                };
+                let g = self.null_group();
                 out.push(g);
                 continue;
             }
@@ -90,6 +112,44 @@ impl StrGroupMap {
             let h = hash_bytes(key);
             let found = self.table.find(h, |&g| {
                 self.hashes[g as usize] == h && trim_pad(self.key(g)) == key
+            });
+            let g = match found {
+                Some(&g) => g,
+                None => {
+                    let g = self.push(value, h);
+                    let hashes = &self.hashes;
+                    self.table.insert_unique(h, g, |&x| hashes[x as usize]);
+                    g
+                }
+            };
+            out.push(g);
+        }
+    }
+
+    /// [`StrGroupMap::group_ids`] under collator `k`.
+    fn group_ids_collated<C: Collator>(
+        &mut self,
+        k: C,
+        s: &StringArray,
+        nulls: Option<&NullBuffer>,
+        rows: usize,
+        out: &mut Vec<u32>,
+    ) {
+        let offsets = s.value_offsets();
+        let data = s.value_data();
+        out.reserve(rows);
+        for i in 0..rows {
+            if nulls.is_some_and(|n| n.is_null(i)) {
+                let g = self.null_group();
+                out.push(g);
+                continue;
+            }
+            let value = &data[offsets[i] as usize..offsets[i + 1] as usize];
+            let h = k.hash(value, 0);
+            let found = self.table.find(h, |&g| {
+                self.hashes[g as usize] == h
+                    && Some(g) != self.null_group
+                    && k.eq(self.key(g), value)
             });
             let g = match found {
                 Some(&g) => g,
@@ -139,12 +199,42 @@ mod tests {
             None,
             Some("b"),
         ]);
-        let mut m = StrGroupMap::new();
+        let mut m = StrGroupMap::with_collation(None);
         let mut ids = vec![];
         m.group_ids(&s, s.nulls(), s.len(), &mut ids);
         assert_eq!(ids, vec![0, 0, 1, 2, 3, 2, 1, 4]);
         let keys = m.keys().unwrap();
         let want = StringArray::from(vec![Some("a"), None, Some(""), Some("a\t"), Some("b")]);
+        assert_eq!(keys.as_ref(), &want as &dyn Array);
+    }
+
+    #[test]
+    fn collated_keys_share_groups_under_their_collation() {
+        let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
+        let s = StringArray::from(vec![
+            Some("Mail"),
+            Some("MAIL "),
+            None,
+            Some("mail"),
+            Some("ship"),
+            Some("Éa"),
+            Some("ea"),
+            Some("mai\t"),
+            Some(""),
+        ]);
+        let mut m = StrGroupMap::with_collation(Some(ci));
+        let mut ids = vec![];
+        m.group_ids(&s, s.nulls(), s.len(), &mut ids);
+        assert_eq!(ids, vec![0, 0, 1, 0, 2, 3, 3, 4, 5]);
+        let keys = m.keys().unwrap();
+        let want = StringArray::from(vec![
+            Some("Mail"),
+            None,
+            Some("ship"),
+            Some("Éa"),
+            Some("mai\t"),
+            Some(""),
+        ]);
         assert_eq!(keys.as_ref(), &want as &dyn Array);
     }
 }
