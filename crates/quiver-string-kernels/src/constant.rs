@@ -364,16 +364,19 @@ impl PreparedFoldedConstant {
     }
 
     /// The constant with its ASCII letters uppercased.
+    #[inline]
     pub fn upper(&self) -> &[u8] {
         &self.upper
     }
 
     /// [`PreparedFoldedConstant::upper`] without trailing 0x20s.
+    #[inline]
     pub fn upper_trimmed(&self) -> &[u8] {
         &self.upper[..self.trimmed_len]
     }
 
     /// The code path the compares run on.
+    #[inline]
     pub fn isa(&self) -> Isa {
         self.isa
     }
