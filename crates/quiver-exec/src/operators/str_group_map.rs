@@ -33,6 +33,20 @@ pub struct StrGroupMap {
     null_group: Option<u32>,
     /// The keys' collation when it is not the default.
     collation: Option<Collation>,
+    /// Under an ASCII `_ci` collation: uppercased short ASCII keys (bytes,
+    /// length) to their group (see `group_ids_collated`).
+    short: hashbrown::HashMap<(u64, u8), u32>,
+}
+
+/// Uppercases the ASCII letters of a word of ASCII bytes (every byte < 0x80).
+#[inline(always)]
+fn ascii_upper_word(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // Per byte, bit 7 of (b + 0x80 - 'a') is set iff b >= 'a', and of
+    // (b + 0x80 - 'z' - 1) iff b > 'z'; bytes are < 0x80, so no carries.
+    let ge_a = w + ONES * (0x80 - u64::from(b'a'));
+    let gt_z = w + ONES * (0x80 - u64::from(b'z') - 1);
+    w - ((ge_a & !gt_z & (ONES * 0x80)) >> 2)
 }
 
 impl StrGroupMap {
@@ -126,7 +140,47 @@ impl StrGroupMap {
         }
     }
 
-    /// [`StrGroupMap::group_ids`] under collator `k`.
+    /// The group of a short ASCII key under an ASCII `_ci` collation, from
+    /// `short` (see [`StrGroupMap::group_ids_collated`]); `None` when the
+    /// value is not such a key or not seen yet. `value` starts at `at` in
+    /// `data`.
+    #[inline(always)]
+    fn short_ascii_key<C: Collator>(data: &[u8], at: usize, value: &[u8]) -> Option<(u64, u8)> {
+        if !C::ASCII_CI {
+            return None;
+        }
+        let mut n = value.len();
+        if C::PAD_SPACE {
+            while n > 0 && value[n - 1] == b' ' {
+                n -= 1;
+            }
+        }
+        if n > 8 {
+            return None;
+        }
+        // Eight bytes from the value's start when the buffer has them (the
+        // bytes past the key masked off), else a copy.
+        let word = match data.get(at..at + 8) {
+            Some(w) if n > 0 => {
+                let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+                w & (u64::MAX >> (64 - 8 * n))
+            }
+            _ => {
+                let mut w = [0u8; 8];
+                w[..n].copy_from_slice(&value[..n]);
+                u64::from_le_bytes(w)
+            }
+        };
+        (word & 0x8080_8080_8080_8080 == 0).then(|| (ascii_upper_word(word), n as u8))
+    }
+
+    /// [`StrGroupMap::group_ids`] under collator `k`. Under the ASCII `_ci`
+    /// collations (one character per ASCII byte, weighing as its upper
+    /// case; only the space pads) an ASCII key of at most 8 bytes without
+    /// trailing spaces is equal to exactly the keys with the same uppercased
+    /// bytes, so `short` maps those bytes to the group the collation's own
+    /// hash and eq found for them the first time: repeated short keys (ship
+    /// modes, flags) skip hashing and comparing.
     fn group_ids_collated<C: Collator>(
         &mut self,
         k: C,
@@ -144,7 +198,13 @@ impl StrGroupMap {
                 out.push(g);
                 continue;
             }
-            let value = &data[offsets[i] as usize..offsets[i + 1] as usize];
+            let at = offsets[i] as usize;
+            let value = &data[at..offsets[i + 1] as usize];
+            let short = Self::short_ascii_key::<C>(data, at, value);
+            if let Some(g) = short.and_then(|key| self.short.get(&key)) {
+                out.push(*g);
+                continue;
+            }
             let h = k.hash(value, 0);
             let found = self.table.find(h, |&g| {
                 self.hashes[g as usize] == h
@@ -160,6 +220,9 @@ impl StrGroupMap {
                     g
                 }
             };
+            if let Some(key) = short {
+                self.short.insert(key, g);
+            }
             out.push(g);
         }
     }
@@ -226,6 +289,15 @@ mod tests {
         let mut ids = vec![];
         m.group_ids(&s, s.nulls(), s.len(), &mut ids);
         assert_eq!(ids, vec![0, 0, 1, 0, 2, 3, 3, 4, 5]);
+        // A second batch: short keys found through the uppercased-bytes map
+        // join the groups of the first.
+        let s2 = StringArray::from(vec!["mAIL", "SHIP  ", "mai\t", "eA", "Mails"]);
+        let mut ids = vec![];
+        m.group_ids(&s2, None, s2.len(), &mut ids);
+        assert_eq!(ids, vec![0, 2, 4, 3, 6]);
+        let mut ids = vec![];
+        m.group_ids(&s2, None, s2.len(), &mut ids);
+        assert_eq!(ids, vec![0, 2, 4, 3, 6]);
         let keys = m.keys().unwrap();
         let want = StringArray::from(vec![
             Some("Mail"),
@@ -234,6 +306,7 @@ mod tests {
             Some("Éa"),
             Some("mai\t"),
             Some(""),
+            Some("Mails"),
         ]);
         assert_eq!(keys.as_ref(), &want as &dyn Array);
     }
