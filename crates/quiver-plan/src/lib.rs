@@ -5,9 +5,11 @@
 //! Every column a plan node produces has a [`ColumnId`] unique in the query, so a
 //! rule can tell where an expression may go by the ids it reads.
 
+pub mod copy;
 pub mod expr;
 pub mod optimizer;
 pub mod plan;
 
+pub use copy::copy_with_fresh_ids;
 pub use expr::*;
 pub use plan::*;

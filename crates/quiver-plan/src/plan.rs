@@ -114,11 +114,34 @@ pub enum JoinKind {
     Semi,
     /// Left rows with no match (NOT EXISTS).
     Anti,
-    /// NOT IN: no match, and NULL (so filtered out) when the right side has a NULL
-    /// key or the left key is NULL while the right side is non-empty.
-    NullAwareAnti,
+    /// NOT IN: left rows that no right row can equal. The first `null_aware`
+    /// keys of `on` are the IN comparison, where a NULL on either side makes a
+    /// pair possibly equal (the NOT IN is then NULL, and the row dropped); the
+    /// other keys and the filter are the subquery's correlation, which must
+    /// hold exactly (a right row failing it is not in that row's subquery).
+    NullAwareAnti {
+        null_aware: usize,
+    },
+    /// `IN` / `EXISTS` as a value: every left row, with Boolean column `mark`
+    /// TRUE when a right row matches (all keys equal, filter true), else NULL
+    /// when one possibly equals it (as for `NullAwareAnti`), else FALSE.
+    Mark {
+        mark: ColumnId,
+        null_aware: usize,
+    },
     /// Scalar subquery: like Left, but more than one match is error 1242.
     Single,
+}
+
+/// The Boolean column a `Mark` join appends; NULL only with null-aware keys.
+pub fn mark_column(mark: ColumnId, null_aware: usize) -> ColumnInfo {
+    ColumnInfo {
+        id: mark,
+        name: "mark".into(),
+        data_type: DataType::Boolean,
+        nullable: null_aware > 0,
+        collation: None,
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -202,7 +225,8 @@ impl LogicalPlan {
                             ..c
                         }))
                     }
-                    JoinKind::Semi | JoinKind::Anti | JoinKind::NullAwareAnti => {}
+                    JoinKind::Semi | JoinKind::Anti | JoinKind::NullAwareAnti { .. } => {}
+                    JoinKind::Mark { mark, null_aware } => s.push(mark_column(*mark, *null_aware)),
                 }
                 s
             }

@@ -1,9 +1,9 @@
 //! Hash join. The right child is the build side (the optimizer puts the
 //! smaller input there): all its partitions are drained in parallel into one
 //! chained hash table, shared by every probe partition of the left child.
-//! One operator covers inner, left outer, semi, anti, NULL-aware anti (NOT IN)
-//! and single (scalar subquery) joins; extra non-equi conditions are checked
-//! on candidate pairs.
+//! One operator covers inner, left outer, semi, anti, NULL-aware anti (NOT IN),
+//! mark (IN / EXISTS as a value) and single (scalar subquery) joins; extra
+//! non-equi conditions are checked on candidate pairs.
 
 use std::sync::{Arc, OnceLock};
 
@@ -46,13 +46,36 @@ pub struct HashJoinExec {
 #[derive(Debug)]
 struct BuildSide {
     batch: RecordBatch,
+    /// Every key; rows with a NULL key are in no chain.
+    main: KeyIndex,
+    /// For NOT IN and IN values: the rows that may equal a probe row through NULLs.
+    null_aware: Option<NullAwareIndex>,
+    _memory: OwnedReservation,
+}
+
+/// Build rows indexed by some of their key columns.
+#[derive(Debug)]
+struct KeyIndex {
     keys: Vec<KeyColumn>,
     /// Several integer keys packed into one, when their ranges allow; the
     /// index is then over the packed key.
     pack: Option<KeyPack>,
     index: JoinIndex,
-    has_null_key: bool,
-    _memory: OwnedReservation,
+}
+
+/// The null-aware side of a NOT IN / IN-value join whose first `in_keys`
+/// keys compare with NULLs making a pair "possibly equal", the other
+/// (correlation) keys exactly. A probe row with no exact match needs the rows
+/// of its correlation group that have a NULL in an IN key (or the whole group
+/// when the probe row has one).
+#[derive(Debug)]
+struct NullAwareIndex {
+    in_keys: usize,
+    /// The correlation keys of every build row (none: one group of all rows).
+    group: KeyIndex,
+    /// The same keys over only the rows with a NULL in some IN key; None when
+    /// there is no such row.
+    with_null: Option<JoinIndex>,
 }
 
 /// How build rows are found from a probe key. Chains (`next`) link build rows
@@ -199,17 +222,17 @@ const DIRECT_RANGE_PER_ROW: u64 = 4;
 const DIRECT_RANGE_MIN: u64 = 1 << 16;
 
 impl JoinIndex {
-    fn build(keys: &[KeyColumn], rows: usize) -> (JoinIndex, bool) {
-        let mut has_null_key = false;
+    /// An index over the rows `include` accepts (a row with a NULL key is
+    /// in no chain).
+    fn build(keys: &[KeyColumn], rows: usize, include: impl Fn(usize) -> bool) -> JoinIndex {
         if let Some((values, nulls)) = int_key(keys) {
-            let valid = |j: usize| nulls.is_none_or(|n| n.is_valid(j));
+            let not_null = |j: usize| nulls.is_none_or(|n| n.is_valid(j));
+            let valid = |j: usize| include(j) && not_null(j);
             let (mut min, mut max) = (i64::MAX, i64::MIN);
             for (j, &k) in values.iter().enumerate() {
                 if valid(j) {
                     min = min.min(k);
                     max = max.max(k);
-                } else {
-                    has_null_key = true;
                 }
             }
             let range = (max as i128 - min as i128 + 1).max(0) as u64;
@@ -224,14 +247,11 @@ impl JoinIndex {
                         first[b] = j as u32;
                     }
                 }
-                return (
-                    JoinIndex::Direct {
-                        min: if range == 0 { 0 } else { min },
-                        first,
-                        next,
-                    },
-                    has_null_key,
-                );
+                return JoinIndex::Direct {
+                    min: if range == 0 { 0 } else { min },
+                    first,
+                    next,
+                };
             }
             let buckets = (rows * 2).next_power_of_two().max(16);
             let mask = (buckets - 1) as u64;
@@ -244,14 +264,11 @@ impl JoinIndex {
                     first[b] = j as u32;
                 }
             }
-            return (
-                JoinIndex::Int {
-                    first,
-                    entries,
-                    mask,
-                },
-                has_null_key,
-            );
+            return JoinIndex::Int {
+                first,
+                entries,
+                mask,
+            };
         }
         let hashes = hash_rows(keys, rows);
         let buckets = (rows * 2).next_power_of_two().max(16);
@@ -259,23 +276,22 @@ impl JoinIndex {
         let mut next = vec![EMPTY; rows];
         let mask = (buckets - 1) as u64;
         for j in (0..rows).rev() {
+            if !include(j) {
+                continue;
+            }
             if any_null(keys, j) {
-                has_null_key = true;
                 continue;
             }
             let b = (hashes[j] & mask) as usize;
             next[j] = first[b];
             first[b] = j as u32;
         }
-        (
-            JoinIndex::Hashed {
-                hashes,
-                first,
-                next,
-                mask,
-            },
-            has_null_key,
-        )
+        JoinIndex::Hashed {
+            hashes,
+            first,
+            next,
+            mask,
+        }
     }
 
     fn memory_size(&self) -> usize {
@@ -300,23 +316,62 @@ fn key_columns(exprs: &[PhysicalExpr], batch: &RecordBatch) -> Result<Vec<KeyCol
         .collect()
 }
 
-impl BuildSide {
-    /// The keys of probe rows in the shape of this side's index (packed
-    /// into one integer when the build keys are).
+impl KeyIndex {
+    /// An index over `keys` of every row.
+    fn build(keys: Vec<KeyColumn>, rows: usize) -> KeyIndex {
+        let pack = KeyPack::plan(&keys);
+        let index = match &pack {
+            Some(p) => JoinIndex::build(&[p.pack(&keys, rows)], rows, |_| true),
+            None => JoinIndex::build(&keys, rows, |_| true),
+        };
+        KeyIndex { keys, pack, index }
+    }
+
+    /// Probe rows' key columns in the shape of this index (packed into one
+    /// integer when the build keys are).
+    fn shape_probe_keys(&self, keys: Vec<KeyColumn>, rows: usize) -> Vec<KeyColumn> {
+        match &self.pack {
+            Some(p) => vec![p.pack(&keys, rows)],
+            None => keys,
+        }
+    }
+
+    /// The keys of probe rows in the shape of this index.
     fn probe_key_columns(
         &self,
         exprs: &[PhysicalExpr],
         batch: &RecordBatch,
     ) -> Result<Vec<KeyColumn>> {
-        let keys = key_columns(exprs, batch)?;
-        Ok(match &self.pack {
-            Some(p) => vec![p.pack(&keys, batch.num_rows())],
-            None => keys,
-        })
+        Ok(self.shape_probe_keys(key_columns(exprs, batch)?, batch.num_rows()))
     }
 
     fn probe_keys<'a>(&self, keys: &'a [KeyColumn], rows: usize) -> ProbeKeys<'a> {
-        match (&self.index, int_key(keys)) {
+        self.index.probe_keys(keys, rows)
+    }
+
+    #[inline]
+    fn for_each_match(&self, probe: &ProbeKeys, i: usize, f: impl FnMut(usize) -> bool) {
+        self.index.for_each_match(&self.keys, probe, i, f)
+    }
+
+    #[inline]
+    fn has_match(&self, probe: &ProbeKeys, i: usize) -> bool {
+        let mut found = false;
+        self.for_each_match(probe, i, |_| {
+            found = true;
+            false
+        });
+        found
+    }
+
+    fn memory_size(&self) -> usize {
+        self.index.memory_size()
+    }
+}
+
+impl JoinIndex {
+    fn probe_keys<'a>(&self, keys: &'a [KeyColumn], rows: usize) -> ProbeKeys<'a> {
+        match (self, int_key(keys)) {
             (JoinIndex::Direct { .. } | JoinIndex::Int { .. }, Some((values, nulls))) => {
                 ProbeKeys::Int { values, nulls }
             }
@@ -327,11 +382,18 @@ impl BuildSide {
         }
     }
 
-    /// Calls `f` with each build row whose key equals probe row `i` (not NULL),
-    /// in build input order; stops early when `f` returns false.
+    /// Calls `f` with each build row whose key (`build_keys`, unpacked)
+    /// equals probe row `i` (not NULL), in build input order; stops early
+    /// when `f` returns false.
     #[inline]
-    fn for_each_match(&self, probe: &ProbeKeys, i: usize, mut f: impl FnMut(usize) -> bool) {
-        match (&self.index, probe) {
+    fn for_each_match(
+        &self,
+        build_keys: &[KeyColumn],
+        probe: &ProbeKeys,
+        i: usize,
+        mut f: impl FnMut(usize) -> bool,
+    ) {
+        match (self, probe) {
             (JoinIndex::Direct { min, first, next }, ProbeKeys::Int { values, .. }) => {
                 let b = values[i].wrapping_sub(*min) as u64;
                 if b < first.len() as u64 {
@@ -377,7 +439,7 @@ impl BuildSide {
                     let j = at as usize;
                     at = next[j];
                     if hashes[j] == h
-                        && keys.iter().zip(&self.keys).all(|(k, b)| k.eq(i, b, j))
+                        && keys.iter().zip(build_keys).all(|(k, b)| k.eq(i, b, j))
                         && !f(j)
                     {
                         return;
@@ -386,16 +448,6 @@ impl BuildSide {
             }
             _ => unreachable!("probe keys are shaped for their index"),
         }
-    }
-
-    #[inline]
-    fn has_match(&self, probe: &ProbeKeys, i: usize) -> bool {
-        let mut found = false;
-        self.for_each_match(probe, i, |_| {
-            found = true;
-            false
-        });
-        found
     }
 }
 
@@ -443,7 +495,13 @@ impl HashJoinExec {
         self.build
             .get_or_init(|| {
                 timed(&self.metrics, || {
-                    build_table(&self.right, &self.right_keys, ctx).map(Arc::new)
+                    build_table(
+                        &self.right,
+                        &self.right_keys,
+                        null_aware_keys(self.kind),
+                        ctx,
+                    )
+                    .map(Arc::new)
                 })
             })
             .clone()
@@ -457,7 +515,7 @@ impl HashJoinExec {
     }
 
     fn run_left_build(&self, ctx: &Arc<ExecContext>) -> Result<Vec<RecordBatch>> {
-        let build = build_table(&self.left, &self.left_keys, ctx)?;
+        let build = build_table(&self.left, &self.left_keys, 0, ctx)?;
         let rows = build.batch.num_rows();
         let pair_schema = self.pair_schema();
         // Each right partition marks the left rows it matches in its own
@@ -490,15 +548,15 @@ impl HashJoinExec {
             for batch in stream {
                 let right = batch?;
                 let n = right.num_rows();
-                let keys = build.probe_key_columns(&self.right_keys, &right)?;
-                let probe = build.probe_keys(&keys, n);
+                let keys = build.main.probe_key_columns(&self.right_keys, &right)?;
+                let probe = build.main.probe_keys(&keys, n);
                 let mut li: Vec<u32> = Vec::new();
                 let mut ri: Vec<Option<u32>> = Vec::new();
                 for i in 0..n {
                     if probe.is_null(i) {
                         continue;
                     }
-                    build.for_each_match(&probe, i, |j| {
+                    build.main.for_each_match(&probe, i, |j| {
                         // A left row already matched needs no more pairs.
                         if !matched[j] {
                             if self.filter.is_some() {
@@ -545,10 +603,20 @@ impl HashJoinExec {
     }
 }
 
-/// Drains all partitions of `plan` into one batch and indexes it by `key_exprs`.
+/// How many leading join keys compare null-aware (IN keys).
+fn null_aware_keys(kind: JoinKind) -> usize {
+    match kind {
+        JoinKind::NullAwareAnti { null_aware } | JoinKind::Mark { null_aware, .. } => null_aware,
+        _ => 0,
+    }
+}
+
+/// Drains all partitions of `plan` into one batch and indexes it by
+/// `key_exprs`, the first `in_keys` of them null-aware.
 fn build_table(
     plan: &Arc<dyn ExecutionPlan>,
     key_exprs: &[PhysicalExpr],
+    in_keys: usize,
     ctx: &Arc<ExecContext>,
 ) -> Result<BuildSide> {
     let parts = execute_partitions(plan, ctx)?;
@@ -564,18 +632,30 @@ fn build_table(
         ));
     }
     let keys = key_columns(key_exprs, &batch)?;
-    let pack = KeyPack::plan(&keys);
-    let (index, has_null_key) = match &pack {
-        Some(p) => JoinIndex::build(&[p.pack(&keys, rows)], rows),
-        None => JoinIndex::build(&keys, rows),
+    let null_aware = if in_keys > 0 {
+        let group = keys[in_keys..].to_vec();
+        let in_cols = &keys[..in_keys];
+        let group = KeyIndex::build(group, rows);
+        let has_null_in = |j: usize| any_null(in_cols, j);
+        let with_null = (0..rows).any(has_null_in).then(|| match &group.pack {
+            Some(p) => JoinIndex::build(&[p.pack(&group.keys, rows)], rows, has_null_in),
+            None => JoinIndex::build(&group.keys, rows, has_null_in),
+        });
+        memory.grow(group.memory_size() + with_null.as_ref().map_or(0, JoinIndex::memory_size))?;
+        Some(NullAwareIndex {
+            in_keys,
+            group,
+            with_null,
+        })
+    } else {
+        None
     };
-    memory.grow(index.memory_size())?;
+    let main = KeyIndex::build(keys, rows);
+    memory.grow(main.memory_size())?;
     Ok(BuildSide {
         batch,
-        keys,
-        pack,
-        index,
-        has_null_key,
+        main,
+        null_aware,
         _memory: memory,
     })
 }
@@ -614,12 +694,24 @@ struct Prober {
     build: Arc<BuildSide>,
 }
 
+/// What a probe row found on the build side, for NOT IN and mark joins.
+const NO_MATCH: u8 = 0;
+/// A row of its subquery equals it but for NULLs: IN is NULL.
+const POSSIBLE_MATCH: u8 = 1;
+const MATCH: u8 = 2;
+
 impl Prober {
     fn probe(&self, left: RecordBatch) -> Result<Vec<RecordBatch>> {
+        if matches!(
+            self.kind,
+            JoinKind::NullAwareAnti { .. } | JoinKind::Mark { .. }
+        ) {
+            return self.probe_null_aware(left);
+        }
         let n = left.num_rows();
         let build = &self.build;
-        let keys = build.probe_key_columns(&self.left_keys, &left)?;
-        let probe = build.probe_keys(&keys, n);
+        let keys = build.main.probe_key_columns(&self.left_keys, &left)?;
+        let probe = build.main.probe_keys(&keys, n);
         let probe = &probe;
         let null_key = |i: usize| probe.is_null(i);
         let mut out = Vec::new();
@@ -629,15 +721,13 @@ impl Prober {
                 let mask: BooleanArray = (0..n)
                     .map(|i| {
                         Some(
-                            !null_key(i) && build.has_match(probe, i) == want
+                            !null_key(i) && build.main.has_match(probe, i) == want
                                 || (!want && null_key(i)),
                         )
                     })
                     .collect();
                 out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
             }
-            (JoinKind::NullAwareAnti, _) if build.batch.num_rows() == 0 => out.push(left),
-            (JoinKind::NullAwareAnti, _) if build.has_null_key => {}
             _ => {
                 // Gather candidate pairs, check the filter, then shape the output by kind.
                 let mut matched = vec![0u32; n];
@@ -685,7 +775,7 @@ impl Prober {
                     if null_key(i) {
                         continue;
                     }
-                    build.for_each_match(probe, i, |j| {
+                    build.main.for_each_match(probe, i, |j| {
                         li.push(i as u32);
                         ri.push(Some(j as u32));
                         true
@@ -719,16 +809,166 @@ impl Prober {
                         let mask: BooleanArray = matched.iter().map(|m| Some(*m > 0)).collect();
                         out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
                     }
-                    JoinKind::Anti | JoinKind::NullAwareAnti => {
-                        let null_aware = self.kind == JoinKind::NullAwareAnti;
-                        let mask: BooleanArray = (0..n)
-                            .map(|i| Some(matched[i] == 0 && !(null_aware && null_key(i))))
-                            .collect();
+                    JoinKind::Anti => {
+                        let mask: BooleanArray = matched.iter().map(|m| Some(*m == 0)).collect();
                         out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
+                    }
+                    JoinKind::NullAwareAnti { .. } | JoinKind::Mark { .. } => {
+                        unreachable!("probed by probe_null_aware")
                     }
                 }
             }
         }
+        self.with_out_schema(out)
+    }
+
+    /// NOT IN keeps the rows with no match, possible or exact; a mark join
+    /// appends TRUE / NULL / FALSE for match / possible match / none.
+    fn probe_null_aware(&self, left: RecordBatch) -> Result<Vec<RecordBatch>> {
+        let state = self.match_states(&left)?;
+        let out = match self.kind {
+            JoinKind::Mark { .. } => {
+                let mark: BooleanArray = state
+                    .iter()
+                    .map(|s| match *s {
+                        MATCH => Some(true),
+                        POSSIBLE_MATCH => None,
+                        _ => Some(false),
+                    })
+                    .collect();
+                let mut cols = left.columns().to_vec();
+                cols.push(Arc::new(mark));
+                vec![RecordBatch::try_new_with_options(
+                    self.out_schema.clone(),
+                    cols,
+                    &RecordBatchOptions::new().with_row_count(Some(left.num_rows())),
+                )?]
+            }
+            _ => {
+                let keep: BooleanArray = state.iter().map(|s| Some(*s == NO_MATCH)).collect();
+                vec![arrow_select::filter::filter_record_batch(&left, &keep)?]
+            }
+        };
+        self.with_out_schema(out)
+    }
+
+    /// For each probe row: MATCH if a build row equals it on every key (none
+    /// NULL) and passes the filter; else POSSIBLE_MATCH if a build row of its
+    /// correlation group (strict keys equal, filter true) is, on each IN key,
+    /// NULL on either side or equal; else NO_MATCH.
+    fn match_states(&self, left: &RecordBatch) -> Result<Vec<u8>> {
+        let n = left.num_rows();
+        let build = &self.build;
+        let mut state = vec![NO_MATCH; n];
+        if build.batch.num_rows() == 0 {
+            return Ok(state);
+        }
+        let all_keys = key_columns(&self.left_keys, left)?;
+        let mut pairs = PairMarks::default();
+        {
+            let keys = build.main.shape_probe_keys(all_keys.clone(), n);
+            let probe = build.main.probe_keys(&keys, n);
+            for i in 0..n {
+                if probe.is_null(i) {
+                    continue;
+                }
+                if self.filter.is_none() {
+                    if build.main.has_match(&probe, i) {
+                        state[i] = MATCH;
+                    }
+                    continue;
+                }
+                build.main.for_each_match(&probe, i, |j| {
+                    pairs.push(i, j);
+                    true
+                });
+                if pairs.len() >= PAIRS_PER_BATCH {
+                    self.flush_marks(left, &mut pairs, &mut state, MATCH)?;
+                }
+            }
+            self.flush_marks(left, &mut pairs, &mut state, MATCH)?;
+        }
+        let Some(na) = &build.null_aware else {
+            return Ok(state);
+        };
+        let (probe_in, probe_group) = all_keys.split_at(na.in_keys);
+        let build_in = &build.main.keys[..na.in_keys];
+        let group_keys = na.group.shape_probe_keys(probe_group.to_vec(), n);
+        let group = na.group.probe_keys(&group_keys, n);
+        for i in 0..n {
+            // No correlation group (a NULL correlation key): the subquery is empty.
+            if state[i] != NO_MATCH || group.is_null(i) {
+                continue;
+            }
+            let index = if any_null(probe_in, i) {
+                &na.group.index
+            } else {
+                match &na.with_null {
+                    Some(index) => index,
+                    None => continue,
+                }
+            };
+            let mut found = false;
+            index.for_each_match(&na.group.keys, &group, i, |j| {
+                let possible = probe_in
+                    .iter()
+                    .zip(build_in)
+                    .all(|(p, b)| p.is_null(i) || b.is_null(j) || p.eq(i, b, j));
+                if possible {
+                    if self.filter.is_none() {
+                        found = true;
+                        return false;
+                    }
+                    pairs.push(i, j);
+                }
+                true
+            });
+            if found {
+                state[i] = POSSIBLE_MATCH;
+            }
+            if pairs.len() >= PAIRS_PER_BATCH {
+                self.flush_marks(left, &mut pairs, &mut state, POSSIBLE_MATCH)?;
+            }
+        }
+        self.flush_marks(left, &mut pairs, &mut state, POSSIBLE_MATCH)?;
+        Ok(state)
+    }
+
+    /// Sets `state` of the probe rows of `pairs` that pass the filter to `to`
+    /// (unless already set), then empties `pairs`.
+    fn flush_marks(
+        &self,
+        left: &RecordBatch,
+        pairs: &mut PairMarks,
+        state: &mut [u8],
+        to: u8,
+    ) -> Result<()> {
+        if pairs.li.is_empty() {
+            return Ok(());
+        }
+        let batch = pair_batch(
+            &self.pair_schema,
+            left,
+            &pairs.li,
+            &self.build.batch,
+            &pairs.ri,
+        )?;
+        let mask = match &self.filter {
+            Some(f) => Some(f.evaluate_mask(&batch)?),
+            None => None,
+        };
+        for (k, i) in pairs.li.iter().enumerate() {
+            if mask.as_ref().is_none_or(|m| m.value(k)) {
+                let s = &mut state[*i as usize];
+                *s = (*s).max(to);
+            }
+        }
+        pairs.li.clear();
+        pairs.ri.clear();
+        Ok(())
+    }
+
+    fn with_out_schema(&self, out: Vec<RecordBatch>) -> Result<Vec<RecordBatch>> {
         // Output columns are exactly the pair columns or the left columns.
         out.into_iter()
             .filter(|b| b.num_rows() > 0)
@@ -740,6 +980,24 @@ impl Prober {
                 )?)
             })
             .collect()
+    }
+}
+
+/// Candidate (probe row, build row) pairs waiting for the filter.
+#[derive(Default)]
+struct PairMarks {
+    li: Vec<u32>,
+    ri: Vec<Option<u32>>,
+}
+
+impl PairMarks {
+    fn push(&mut self, i: usize, j: usize) {
+        self.li.push(i as u32);
+        self.ri.push(Some(j as u32));
+    }
+
+    fn len(&self) -> usize {
+        self.li.len()
     }
 }
 

@@ -95,7 +95,7 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
                     }
                     r
                 }
-                JoinKind::Left | JoinKind::Single => {
+                JoinKind::Left | JoinKind::Single | JoinKind::Mark { .. } => {
                     ndv.extend(rndv.clone());
                     lr
                 }
@@ -107,7 +107,7 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
                     }
                     lr * s.clamp(0.05, 1.0)
                 }
-                JoinKind::Anti | JoinKind::NullAwareAnti => lr * 0.5,
+                JoinKind::Anti | JoinKind::NullAwareAnti { .. } => lr * 0.5,
             };
             let rows = rows.max(1.0);
             cap(&mut ndv, rows);

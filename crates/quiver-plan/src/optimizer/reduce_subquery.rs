@@ -236,7 +236,11 @@ fn key_sources(plan: &LogicalPlan, col: ColumnId, out: &mut Vec<(LogicalPlan, Co
                     }
                 }
                 // Rows of the preserved side all survive, with their values.
-                JoinKind::Left | JoinKind::Single | JoinKind::Anti | JoinKind::NullAwareAnti
+                JoinKind::Left
+                | JoinKind::Single
+                | JoinKind::Anti
+                | JoinKind::NullAwareAnti { .. }
+                | JoinKind::Mark { .. }
                     if in_left =>
                 {
                     key_sources(left, col, out)

@@ -511,7 +511,7 @@ impl Binder<'_> {
         if !correlation.is_empty() && limit.is_some() {
             return Err(QuiverError::not_supported("LIMIT in a correlated subquery"));
         }
-        let input_ids = plan_ids(&plan);
+        let mut input_ids = plan_ids(&plan);
 
         let mut items = self.select_items(&s.projection, &scope)?;
         let group_asts = match &s.group_by {
@@ -545,6 +545,14 @@ impl Binder<'_> {
         // The inner sides of correlation predicates leave the block as hidden
         // columns after the select list, so the user can join on them.
         let mut hidden: Vec<Expr> = Vec::new();
+        if aggregated
+            && correlation
+                .iter()
+                .any(|p| correlation_key(p, &input_ids).is_none())
+        {
+            plan = self.parameterize(plan, &mut correlation)?;
+            input_ids = plan_ids(&plan);
+        }
         if aggregated {
             for p in &correlation {
                 let Some((inner, _)) = correlation_key(p, &input_ids) else {
@@ -621,7 +629,7 @@ impl Binder<'_> {
         }
         // Scalar subqueries of the select list, HAVING and ORDER BY.
         for j in pending {
-            plan = j.attach(plan);
+            plan = self.attach_pending(j, plan);
         }
         if let Some(h) = having {
             plan = LogicalPlan::Filter {

@@ -407,7 +407,7 @@ fn semi_anti_and_scalar_subqueries() {
     let p = c
         .bind("SELECT a FROM t WHERE a NOT IN (SELECT c FROM u)")
         .unwrap();
-    assert_eq!(join_kinds(&p), [JoinKind::NullAwareAnti]);
+    assert_eq!(join_kinds(&p), [JoinKind::NullAwareAnti { null_aware: 1 }]);
     // Uncorrelated scalar subquery: a Single join without keys.
     let p = c.bind("SELECT a, (SELECT MAX(c) FROM u) FROM t").unwrap();
     assert!(find(

@@ -186,7 +186,7 @@ fn subqueries_become_the_expected_joins() {
     assert!(kinds(4).contains(&JoinKind::Semi));
     assert!(kinds(11).contains(&JoinKind::Single));
     assert!(kinds(13).contains(&JoinKind::Left));
-    assert!(kinds(16).contains(&JoinKind::NullAwareAnti));
+    assert!(kinds(16).contains(&JoinKind::NullAwareAnti { null_aware: 1 }));
     assert!(kinds(17).contains(&JoinKind::Single));
     assert!(kinds(18).contains(&JoinKind::Semi));
     let q20 = kinds(20);
