@@ -1,21 +1,32 @@
-//! Sort and top-N. Input partitions are drained in parallel; the sort keys are
-//! encoded once into byte-comparable rows (arrow-row), only (key, row index)
-//! pairs are sorted, and the payload columns are gathered once at the end
-//! (late materialization). With a fetch limit only the first N are ordered.
+//! Sort and top-N. Input partitions are drained in parallel; the rows are
+//! ordered by `sort_keys::sort_batches` (packed integer keys or normalized
+//! byte rows, sorted in runs per thread and merged), only (key, row id)
+//! items are sorted, and the payload columns are gathered once at the end,
+//! in parallel (late materialization). A small LIMIT keeps only the best
+//! rows of each partition as it streams (`run_top_n`); a larger one selects
+//! per run before the merge.
 
 use std::sync::{Arc, OnceLock};
 
-use arrow_array::{cast::AsArray, ArrayRef, BinaryArray, RecordBatch, UInt32Array};
+use arrow_array::{
+    builder::{BinaryBuilder, StringBuilder},
+    cast::AsArray,
+    Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array,
+};
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::{SchemaRef, SortOptions};
 use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::Result;
 use quiver_plan::default_collation;
 
-use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
+pub(crate) mod par_sort;
+pub(crate) mod sort_keys;
+
+use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::{OwnedReservation, MORSEL_ROWS};
 use crate::expr::PhysicalExpr;
 use crate::ExecContext;
+use sort_keys::{batch_offsets, par_ranges, sort_batches};
 
 #[derive(Debug, Clone)]
 pub struct SortKey {
@@ -52,62 +63,253 @@ impl SortExec {
     }
 
     fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
-        let batches: Vec<RecordBatch> = execute_partitions(&self.input, ctx)?
-            .into_iter()
-            .flatten()
-            .collect();
-        let schema = self.input.schema();
-        let batch = arrow_select::concat::concat_batches(&schema, &batches)?;
-        drop(batches);
-        let mut memory = OwnedReservation::new(ctx);
-        memory.grow(batch.get_array_memory_size() * 2)?;
-        let order = sort_indices(&batch, &self.keys, self.fetch)?;
-        let out = arrow_select::take::take_record_batch(&batch, &order)?;
-        let mut chunks = Vec::new();
-        let mut off = 0;
-        while off < out.num_rows() {
-            let len = MORSEL_ROWS.min(out.num_rows() - off);
-            chunks.push(out.slice(off, len));
-            off += len;
+        if let Some(k) = self.fetch.filter(|k| *k <= STREAMING_TOP_N) {
+            return self.run_top_n(ctx, k);
         }
-        Ok(Arc::new(chunks))
+        let (batches, _input_memory) = drain_counted(&self.input, ctx)?;
+        let mut memory = OwnedReservation::new(ctx);
+        let sorted = sort_batches(
+            &batches,
+            &self.keys,
+            self.fetch,
+            None,
+            ctx.threads,
+            &mut memory,
+        )?;
+        ctx.check_cancelled()?;
+        let out = gather(&self.schema(), &batches, &sorted.order, ctx, &mut memory)?;
+        Ok(Arc::new(out))
+    }
+
+    /// ORDER BY .. LIMIT k for a small k: each partition keeps its best k
+    /// rows so far (a batch's own best k, merged with the kept ones), so
+    /// memory holds O(k) rows instead of the input; the partitions' rows are
+    /// merged at the end.
+    fn run_top_n(&self, ctx: &Arc<ExecContext>, k: usize) -> Result<Arc<Vec<RecordBatch>>> {
+        let schema = self.schema();
+        let best_of = |batch: &RecordBatch| -> Result<RecordBatch> {
+            let order = sort_indices(batch, &self.keys, Some(k))?;
+            Ok(arrow_select::take::take_record_batch(batch, &order)?)
+        };
+        let bests = for_each_partition(&self.input, ctx, |stream| {
+            let mut best: Option<RecordBatch> = None;
+            let mut memory = OwnedReservation::new(ctx);
+            let mut held = 0;
+            for batch in stream {
+                let batch = batch?;
+                ctx.check_cancelled()?;
+                if batch.num_rows() == 0 || k == 0 {
+                    continue;
+                }
+                let top = best_of(&batch)?;
+                let merged = match best.take() {
+                    None => top,
+                    Some(b) => {
+                        best_of(&arrow_select::concat::concat_batches(&schema, [&b, &top])?)?
+                    }
+                };
+                let size = batch_bytes(&merged);
+                if size > held {
+                    memory.grow(size - held)?;
+                    held = size;
+                }
+                best = Some(merged);
+            }
+            Ok((best, memory))
+        })?;
+        let (bests, _memory): (Vec<_>, Vec<_>) = bests.into_iter().unzip();
+        let bests: Vec<RecordBatch> = bests.into_iter().flatten().collect();
+        if bests.is_empty() {
+            return Ok(Arc::new(Vec::new()));
+        }
+        let all = arrow_select::concat::concat_batches(&schema, &bests)?;
+        Ok(Arc::new(chunked(best_of(&all)?)))
     }
 }
 
-/// A string sort column as the row format should compare it. The row format
-/// compares bytes; under the default utf8mb4_bin that is the collation's
-/// order unless a value has trailing spaces or a byte below the space (PAD
-/// SPACE sorts `'a\t'` before `'a'`), which one pass over the bytes rules
-/// out. Otherwise, and under every other collation, the column becomes the
+/// Largest LIMIT (offset included) sorted by the streaming top-N.
+const STREAMING_TOP_N: usize = 4096;
+
+/// Bytes of `batch`'s columns, counting only the slice it covers.
+pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+        .sum()
+}
+
+/// Every batch of every partition of `input`, drained in parallel; the
+/// batches are counted against the memory limit as they arrive.
+pub(crate) fn drain_counted(
+    input: &Arc<dyn ExecutionPlan>,
+    ctx: &Arc<ExecContext>,
+) -> Result<(Vec<RecordBatch>, Vec<OwnedReservation>)> {
+    let parts = for_each_partition(input, ctx, |stream| {
+        let mut memory = OwnedReservation::new(ctx);
+        let mut out = Vec::new();
+        for batch in stream {
+            let batch = batch?;
+            ctx.check_cancelled()?;
+            if batch.num_rows() > 0 {
+                memory.grow(batch_bytes(&batch))?;
+                out.push(batch);
+            }
+        }
+        Ok((out, memory))
+    })?;
+    let (batches, memory): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
+    Ok((batches.into_iter().flatten().collect(), memory))
+}
+
+/// `batch` cut into batches of at most `MORSEL_ROWS` rows.
+fn chunked(batch: RecordBatch) -> Vec<RecordBatch> {
+    let mut chunks = Vec::new();
+    let mut off = 0;
+    while off < batch.num_rows() {
+        let len = MORSEL_ROWS.min(batch.num_rows() - off);
+        chunks.push(batch.slice(off, len));
+        off += len;
+    }
+    chunks
+}
+
+/// The rows of `batches` named by the global ids `order`, in that order, as
+/// batches of `MORSEL_ROWS` rows built in parallel.
+pub(crate) fn gather(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    order: &[u32],
+    ctx: &Arc<ExecContext>,
+    memory: &mut OwnedReservation,
+) -> Result<Vec<RecordBatch>> {
+    let n: usize = batches.iter().map(|b| b.num_rows()).sum();
+    if n > 0 {
+        let input: usize = batches.iter().map(batch_bytes).sum();
+        memory.grow((input as u128 * order.len() as u128 / n as u128) as usize)?;
+    }
+    let offsets = batch_offsets(batches);
+    let columns: Vec<Vec<&dyn Array>> = (0..schema.fields().len())
+        .map(|c| batches.iter().map(|b| b.column(c).as_ref()).collect())
+        .collect();
+    let chunks = order.len().div_ceil(MORSEL_ROWS);
+    let out = par_ranges(chunks, ctx.threads, |r| {
+        let mut out = Vec::with_capacity(r.len());
+        let mut pairs = Vec::with_capacity(MORSEL_ROWS);
+        for c in r {
+            ctx.check_cancelled()?;
+            let ids = &order[c * MORSEL_ROWS..((c + 1) * MORSEL_ROWS).min(order.len())];
+            pairs.clear();
+            pairs.extend(ids.iter().map(|id| locate(&offsets, *id as usize)));
+            let cols = columns
+                .iter()
+                .map(|arrays| Ok(arrow_select::interleave::interleave(arrays, &pairs)?))
+                .collect::<Result<Vec<ArrayRef>>>()?;
+            out.push(RecordBatch::try_new_with_options(
+                schema.clone(),
+                cols,
+                &RecordBatchOptions::new().with_row_count(Some(ids.len())),
+            )?);
+        }
+        Ok(out)
+    })?;
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// (batch, row) of a global row id, given the batches' start offsets.
+#[inline]
+pub(crate) fn locate(offsets: &[usize], id: usize) -> (usize, usize) {
+    let b = offsets.partition_point(|o| *o <= id) - 1;
+    (b, id - offsets[b])
+}
+
+/// How string sort keys are written for the row format, which compares
+/// bytes. Under the default utf8mb4_bin the bytes are the collation's order
+/// once trailing spaces are cut, unless a value has a byte below the space
+/// (PAD SPACE sorts `'a\t'` before `'a'`): `Bytes` when no value ends in a
+/// space either, `Trimmed` when some do (any character after a run of
+/// spaces is above the space, so a cut value compares as the padded one).
+/// Otherwise, and under every other collation, `Normalized`: the
 /// collation's normalized keys, which compare as bytes exactly as the
-/// collation compares the strings.
-pub(crate) fn collated_sort_column(a: ArrayRef, collation: Collation) -> Result<ArrayRef> {
+/// collation compares the strings. All batches of one sort must use one
+/// form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StringKeyForm {
+    Bytes,
+    Trimmed,
+    Normalized,
+}
+
+/// The form that fits every one of `arrays` (all of one key).
+pub(crate) fn string_key_form(arrays: &[&ArrayRef], collation: Collation) -> StringKeyForm {
+    if collation != default_collation() {
+        return StringKeyForm::Normalized;
+    }
+    let mut form = StringKeyForm::Bytes;
+    for a in arrays {
+        let Some(s) = a.as_string_opt::<i32>() else {
+            continue;
+        };
+        let values = s.values().as_slice();
+        if values.iter().any(|b| *b < b' ') {
+            return StringKeyForm::Normalized;
+        }
+        let offsets = s.value_offsets();
+        if offsets
+            .windows(2)
+            .any(|w| w[0] != w[1] && values[w[1] as usize - 1] == b' ')
+        {
+            form = StringKeyForm::Trimmed;
+        }
+    }
+    form
+}
+
+/// A sort column written in `form` (other than string columns: as is).
+pub(crate) fn string_sort_column(
+    a: ArrayRef,
+    collation: Collation,
+    form: StringKeyForm,
+) -> Result<ArrayRef> {
     let Some(s) = a.as_string_opt::<i32>() else {
         return Ok(a);
     };
-    if collation == default_collation() {
-        let values = s.values().as_slice();
-        let offsets = s.value_offsets();
-        let plain = !values.iter().any(|b| *b < b' ')
-            && offsets
-                .windows(2)
-                .all(|w| w[0] == w[1] || values[w[1] as usize - 1] != b' ');
-        if plain {
-            return Ok(a);
+    match form {
+        StringKeyForm::Bytes => Ok(a),
+        StringKeyForm::Trimmed => {
+            let mut cut = StringBuilder::with_capacity(s.len(), s.values().len());
+            for v in s.iter() {
+                match v {
+                    Some(v) => cut.append_value(v.trim_end_matches(' ')),
+                    None => cut.append_null(),
+                }
+            }
+            Ok(Arc::new(cut.finish()))
+        }
+        StringKeyForm::Normalized => {
+            let mut key = Vec::new();
+            let mut keys = BinaryBuilder::with_capacity(s.len(), s.values().len());
+            with_collator!(collation, |c| {
+                for v in s.iter() {
+                    match v {
+                        Some(v) => {
+                            key.clear();
+                            c.normalized_key(v.as_bytes(), &mut key);
+                            keys.append_value(&key);
+                        }
+                        None => keys.append_null(),
+                    }
+                }
+            });
+            Ok(Arc::new(keys.finish()))
         }
     }
-    let mut key = Vec::new();
-    let keys: BinaryArray = with_collator!(collation, |c| s
-        .iter()
-        .map(|v| {
-            v.map(|v| {
-                key.clear();
-                c.normalized_key(v.as_bytes(), &mut key);
-                key.clone()
-            })
-        })
-        .collect());
-    Ok(Arc::new(keys))
+}
+
+/// One array's string sort column, in the form that fits it alone.
+pub(crate) fn collated_sort_column(a: ArrayRef, collation: Collation) -> Result<ArrayRef> {
+    let form = string_key_form(&[&a], collation);
+    string_sort_column(a, collation, form)
 }
 
 /// Row positions of `batch` in key order (stable), the first `fetch` only if given.

@@ -1,22 +1,28 @@
-//! Window functions. The input is gathered, ordered by (PARTITION BY,
-//! ORDER BY) with the same sort kernel as ORDER BY, and each function is
-//! computed walking that order. Aggregates with ORDER BY use MySQL's default
-//! frame (RANGE UNBOUNDED PRECEDING .. CURRENT ROW: peers included);
-//! without ORDER BY they cover the whole partition.
+//! Window functions. The input is gathered and ordered by (PARTITION BY,
+//! ORDER BY) with the sort of ORDER BY (`sort_keys::sort_batches`, which
+//! also marks where partitions and peer groups begin); each function is a
+//! typed kernel (`window/kernels.rs`) run over slices of that order cut at
+//! partition starts, one per thread, and its values are put back in input
+//! order. Aggregates with ORDER BY use MySQL's default frame (RANGE
+//! UNBOUNDED PRECEDING .. CURRENT ROW: peers included); without ORDER BY
+//! they cover the whole partition.
 
-use std::cmp::Ordering;
+mod kernels;
+
 use std::sync::{Arc, OnceLock};
 
-use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_row::{RowConverter, SortField};
-use arrow_schema::{DataType, SchemaRef};
-use quiver_common::types::to_decimal;
-use quiver_common::{QuiverError, Result, ScalarValue};
-use quiver_plan::{AggFunc, WindowFunc};
+use arrow_array::{
+    cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array,
+};
+use arrow_schema::{DataType, SchemaRef, TimeUnit};
+use quiver_collation::with_collator;
+use quiver_common::{QuiverError, Result};
+use quiver_plan::{default_collation, AggFunc, WindowFunc};
 
-use super::sort::{collated_sort_column, sort_indices, SortKey};
-use super::{execute_partitions, metered, timed, BatchStream, ExecutionPlan, Metrics};
-use crate::context::MORSEL_ROWS;
+use super::sort::sort_keys::{batch_offsets, par_ranges, sort_batches, SortedRows, NEW_PARTITION};
+use super::sort::{drain_counted, locate, SortKey};
+use super::{metered, timed, BatchStream, ExecutionPlan, Metrics};
+use crate::context::OwnedReservation;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::ExecContext;
 
@@ -50,268 +56,251 @@ impl WindowExec {
     }
 
     fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
-        let batches: Vec<RecordBatch> = execute_partitions(&self.input, ctx)?
-            .into_iter()
-            .flatten()
-            .collect();
-        let batch = arrow_select::concat::concat_batches(&self.input.schema(), &batches)?;
-        let mut cols = batch.columns().to_vec();
+        let (batches, _input_memory) = drain_counted(&self.input, ctx)?;
+        let mut memory = OwnedReservation::new(ctx);
+        let offsets = batch_offsets(&batches);
+        let n = *offsets.last().unwrap_or(&0);
+        // Windows with the same PARTITION BY and ORDER BY share one sort.
+        let mut sorts: Vec<(String, SortedRows, UInt32Array)> = Vec::new();
+        // Per spec, its column cut at the input batches' boundaries.
+        let mut columns: Vec<Vec<ArrayRef>> = Vec::with_capacity(self.specs.len());
         for spec in &self.specs {
-            cols.push(compute(&batch, spec)?);
-        }
-        let out = RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            cols,
-            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
-        )?;
-        let mut chunks = Vec::new();
-        let mut off = 0;
-        while off < out.num_rows() {
-            let len = MORSEL_ROWS.min(out.num_rows() - off);
-            chunks.push(out.slice(off, len));
-            off += len;
-        }
-        Ok(Arc::new(chunks))
-    }
-}
-
-/// Byte-comparable rows of `exprs`, so that equal keys compare equal.
-fn key_rows(batch: &RecordBatch, exprs: &[PhysicalExpr]) -> Result<Option<arrow_row::Rows>> {
-    if exprs.is_empty() {
-        return Ok(None);
-    }
-    // Strings as their collation's keys: rows equal under it are peers.
-    let cols = exprs
-        .iter()
-        .map(|e| collated_sort_column(e.evaluate_array(batch)?, e.collation()))
-        .collect::<Result<Vec<_>>>()?;
-    let conv = RowConverter::new(
-        cols.iter()
-            .map(|c| SortField::new(c.data_type().clone()))
-            .collect(),
-    )?;
-    Ok(Some(conv.convert_columns(&cols)?))
-}
-
-#[derive(Default, Clone)]
-struct Running {
-    count: i64,
-    exact: i128,
-    float: f64,
-    best: Option<ScalarValue>,
-}
-
-fn compute(batch: &RecordBatch, spec: &WindowSpec) -> Result<ArrayRef> {
-    let n = batch.num_rows();
-    let mut keys: Vec<SortKey> = spec
-        .partition_by
-        .iter()
-        .map(|e| SortKey {
-            expr: e.clone(),
-            asc: true,
-            nulls_first: true,
-        })
-        .collect();
-    keys.extend(spec.order_by.iter().cloned());
-    let order = sort_indices(batch, &keys, None)?;
-    let order: Vec<usize> = order.values().iter().map(|i| *i as usize).collect();
-    let parts = key_rows(batch, &spec.partition_by)?;
-    let peers = key_rows(
-        batch,
-        &spec
-            .order_by
-            .iter()
-            .map(|k| k.expr.clone())
-            .collect::<Vec<_>>(),
-    )?;
-    let same = |rows: &Option<arrow_row::Rows>, a: usize, b: usize| {
-        rows.as_ref().is_none_or(|r| r.row(a) == r.row(b))
-    };
-    let arg = spec
-        .arg
-        .as_ref()
-        .map(|a| a.evaluate_array(batch))
-        .transpose()?;
-    let exact_scale = match &spec.output_type {
-        DataType::Decimal128(_, s) => Some(*s),
-        _ => None,
-    };
-    let mut out: Vec<ScalarValue> = vec![ScalarValue::Null; n];
-    let mut start = 0;
-    while start < n {
-        let mut end = start + 1;
-        while end < n && same(&parts, order[start], order[end]) {
-            end += 1;
-        }
-        let part = &order[start..end];
-        let mut state = Running::default();
-        let mut dense = 0i64;
-        let mut i = 0;
-        // A partition without ORDER BY is one peer group.
-        while i < part.len() {
-            let mut j = i + 1;
-            while j < part.len() && (spec.order_by.is_empty() || same(&peers, part[i], part[j])) {
-                j += 1;
-            }
-            if spec.order_by.is_empty() {
-                j = part.len();
-            }
-            dense += 1;
-            let rank = i as i64 + 1;
-            if let WindowFunc::Agg(f) = spec.func {
-                for &r in &part[i..j] {
-                    accumulate(&mut state, f, arg.as_ref(), r, exact_scale)?;
-                }
-            }
-            for (k, &r) in part[i..j].iter().enumerate() {
-                out[r] = match spec.func {
-                    WindowFunc::RowNumber => ScalarValue::Int64((i + k) as i64 + 1),
-                    WindowFunc::Rank => ScalarValue::Int64(rank),
-                    WindowFunc::DenseRank => ScalarValue::Int64(dense),
-                    WindowFunc::Agg(f) => {
-                        finish(&state, f, &spec.output_type, exact_scale, arg.as_ref())?
+            let signature = format!("{:?} {:?}", spec.partition_by, spec.order_by);
+            let at = match sorts.iter().position(|(s, ..)| *s == signature) {
+                Some(at) => at,
+                None => {
+                    let mut keys: Vec<SortKey> = spec
+                        .partition_by
+                        .iter()
+                        .map(|e| SortKey {
+                            expr: e.clone(),
+                            asc: true,
+                            nulls_first: true,
+                        })
+                        .collect();
+                    keys.extend(spec.order_by.iter().cloned());
+                    let sorted = sort_batches(
+                        &batches,
+                        &keys,
+                        None,
+                        Some(spec.partition_by.len()),
+                        ctx.threads,
+                        &mut memory,
+                    )?;
+                    memory.grow(n * 4)?;
+                    // Where each input row went: to put results back in input order.
+                    let mut inverse = vec![0u32; n];
+                    for (i, id) in sorted.order.iter().enumerate() {
+                        inverse[*id as usize] = i as u32;
                     }
-                };
-            }
-            i = j;
-        }
-        start = end;
-    }
-    scalars_to_array(&out, &spec.output_type)
-}
-
-fn accumulate(
-    s: &mut Running,
-    f: AggFunc,
-    arg: Option<&ArrayRef>,
-    row: usize,
-    scale: Option<i8>,
-) -> Result<()> {
-    if f == AggFunc::CountStar {
-        s.count += 1;
-        return Ok(());
-    }
-    let a = arg.ok_or_else(|| QuiverError::internal("window aggregate without argument"))?;
-    let v = ScalarValue::from_array(a, row)?;
-    if v.is_null() {
-        return Ok(());
-    }
-    s.count += 1;
-    match f {
-        AggFunc::Sum | AggFunc::Avg => match scale {
-            Some(_) => {
-                let in_scale = match a.data_type() {
-                    DataType::Decimal128(_, s) => *s,
-                    _ => 0,
-                };
-                s.exact += to_decimal(&v, in_scale)?;
-            }
-            None => s.float += v.as_f64().unwrap_or(0.0),
-        },
-        AggFunc::Min | AggFunc::Max => {
-            let better = match &s.best {
-                None => true,
-                Some(b) => {
-                    let o = v.compare(b).unwrap_or(Ordering::Equal);
-                    if f == AggFunc::Min {
-                        o.is_lt()
-                    } else {
-                        o.is_gt()
-                    }
+                    sorts.push((signature, sorted, UInt32Array::from(inverse)));
+                    sorts.len() - 1
                 }
             };
-            if better {
-                s.best = Some(v);
-            }
+            ctx.check_cancelled()?;
+            let (_, sorted, inverse) = &sorts[at];
+            let values = compute(spec, &batches, &offsets, sorted, ctx)?;
+            memory.grow(values.get_array_memory_size() * 2)?;
+            let cut = par_ranges(batches.len(), ctx.threads, |r| {
+                r.map(|b| {
+                    let rows = inverse.slice(offsets[b], offsets[b + 1] - offsets[b]);
+                    Ok(arrow_select::take::take(values.as_ref(), &rows, None)?)
+                })
+                .collect::<Result<Vec<_>>>()
+            })?;
+            columns.push(cut.into_iter().flatten().collect());
         }
-        _ => {}
+        let out = batches
+            .iter()
+            .enumerate()
+            .map(|(b, batch)| {
+                let mut cols = batch.columns().to_vec();
+                cols.extend(columns.iter().map(|c| c[b].clone()));
+                Ok(RecordBatch::try_new_with_options(
+                    self.schema.clone(),
+                    cols,
+                    &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+                )?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(out))
     }
-    Ok(())
 }
 
-fn finish(
-    s: &Running,
-    f: AggFunc,
-    t: &DataType,
-    scale: Option<i8>,
-    arg: Option<&ArrayRef>,
-) -> Result<ScalarValue> {
-    Ok(match f {
-        AggFunc::Count | AggFunc::CountStar => ScalarValue::Int64(s.count),
-        _ if s.count == 0 => ScalarValue::Null,
-        AggFunc::Min | AggFunc::Max => s.best.clone().unwrap_or(ScalarValue::Null),
-        AggFunc::Sum | AggFunc::Avg => {
-            let avg = f == AggFunc::Avg;
-            match (scale, t) {
-                (Some(out_scale), DataType::Decimal128(p, _)) => {
-                    let in_scale = match arg.map(|a| a.data_type()) {
-                        Some(DataType::Decimal128(_, s)) => *s,
-                        _ => 0,
-                    };
-                    let v = if avg {
-                        let num = s.exact * 10i128.pow((out_scale - in_scale).max(0) as u32);
-                        let c = s.count as i128;
-                        let q = num / c;
-                        if (num % c).abs() * 2 >= c {
-                            q + num.signum()
-                        } else {
-                            q
-                        }
-                    } else {
-                        quiver_common::types::rescale(s.exact, in_scale, out_scale).unwrap_or(0)
-                    };
-                    ScalarValue::Decimal(v, *p, out_scale)
-                }
-                _ => ScalarValue::Float64(if avg {
-                    s.float / s.count as f64
-                } else {
-                    s.float
-                }),
-            }
+/// The values of `spec` for the rows of `batches` in `sorted` order. The
+/// order is cut at partition starts into one slice per thread; each slice
+/// gathers its argument values and runs the kernel.
+fn compute(
+    spec: &WindowSpec,
+    batches: &[RecordBatch],
+    offsets: &[usize],
+    sorted: &SortedRows,
+    ctx: &Arc<ExecContext>,
+) -> Result<ArrayRef> {
+    let breaks = sorted
+        .breaks
+        .as_ref()
+        .ok_or_else(|| QuiverError::internal("window sort without breaks"))?;
+    let args = match &spec.arg {
+        Some(a) => Some(
+            batches
+                .iter()
+                .map(|b| a.evaluate_array(b))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        None => None,
+    };
+    let n = breaks.len();
+    let pieces = ctx.threads.max(1);
+    let mut cuts = vec![0];
+    for p in 1..pieces {
+        let mut c = (p * n / pieces).max(*cuts.last().expect("a cut"));
+        while c < n && breaks[c] != NEW_PARTITION {
+            c += 1;
         }
-    })
-}
-
-fn scalars_to_array(values: &[ScalarValue], t: &DataType) -> Result<ArrayRef> {
-    use arrow_array::*;
-    let a: ArrayRef = match t {
-        DataType::Int64 => Arc::new(
-            values
-                .iter()
-                .map(|v| v.as_i64().filter(|_| !v.is_null()))
-                .collect::<Int64Array>(),
-        ),
-        DataType::Float64 => Arc::new(values.iter().map(|v| v.as_f64()).collect::<Float64Array>()),
-        DataType::Decimal128(p, s) => Arc::new(
-            values
-                .iter()
-                .map(|v| {
-                    if v.is_null() {
-                        Ok(None)
-                    } else {
-                        to_decimal(v, *s).map(Some)
-                    }
-                })
-                .collect::<Result<Vec<_>>>()?
-                .into_iter()
-                .collect::<Decimal128Array>()
-                .with_precision_and_scale(*p, *s)?,
-        ),
+        if c < n && c > *cuts.last().expect("a cut") {
+            cuts.push(c);
+        }
+    }
+    cuts.push(n);
+    let parts = par_ranges(cuts.len() - 1, ctx.threads, |r| {
+        r.map(|p| {
+            let range = cuts[p]..cuts[p + 1];
+            let arg = match &args {
+                None => None,
+                Some(arrays) => {
+                    let refs: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
+                    let pairs: Vec<(usize, usize)> = sorted.order[range.clone()]
+                        .iter()
+                        .map(|id| locate(offsets, *id as usize))
+                        .collect();
+                    Some(arrow_select::interleave::interleave(&refs, &pairs)?)
+                }
+            };
+            ctx.check_cancelled()?;
+            kernel(spec, &breaks[range], arg.as_ref())
+        })
+        .collect::<Result<Vec<_>>>()
+    })?;
+    let parts: Vec<ArrayRef> = parts.into_iter().flatten().collect();
+    let out = match parts.as_slice() {
+        [one] => one.clone(),
         _ => {
-            let s: StringArray = values
-                .iter()
-                .map(|v| {
-                    if v.is_null() {
-                        None
-                    } else {
-                        Some(v.to_string())
-                    }
-                })
-                .collect();
-            return cast_array(&(Arc::new(s) as ArrayRef), t);
+            let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+            arrow_select::concat::concat(&refs)?
         }
     };
-    Ok(a)
+    if out.data_type() == &spec.output_type {
+        Ok(out)
+    } else {
+        cast_array(&out, &spec.output_type)
+    }
+}
+
+/// One slice of `spec`'s values, `arg` already in window order.
+fn kernel(spec: &WindowSpec, breaks: &[u8], arg: Option<&ArrayRef>) -> Result<ArrayRef> {
+    let f = match spec.func {
+        WindowFunc::RowNumber => return Ok(Arc::new(kernels::row_number(breaks))),
+        WindowFunc::Rank => return Ok(Arc::new(kernels::rank(breaks, false))),
+        WindowFunc::DenseRank => return Ok(Arc::new(kernels::rank(breaks, true))),
+        WindowFunc::Agg(AggFunc::CountStar) => return Ok(Arc::new(kernels::count(breaks, None))),
+        WindowFunc::Agg(f) => f,
+    };
+    let a = arg.ok_or_else(|| QuiverError::internal("window aggregate without argument"))?;
+    match f {
+        AggFunc::Count => Ok(Arc::new(kernels::count(breaks, a.logical_nulls().as_ref()))),
+        AggFunc::Sum | AggFunc::Avg => {
+            let avg = f == AggFunc::Avg;
+            match &spec.output_type {
+                DataType::Decimal128(p, s) => sum_exact(breaks, a, *p, *s, avg),
+                _ => {
+                    let x = cast_array(a, &DataType::Float64)?;
+                    Ok(Arc::new(kernels::sum_float(
+                        breaks,
+                        x.as_primitive::<Float64Type>(),
+                        avg,
+                    )))
+                }
+            }
+        }
+        AggFunc::Min | AggFunc::Max => min_max(breaks, a, f == AggFunc::Min, spec),
+        AggFunc::CountStar => Err(QuiverError::internal("COUNT(*) handled above")),
+    }
+}
+
+/// Exact SUM / AVG into decimal(`p`, `s`), over integers and decimals at
+/// their own scale (other types are first cast to the output's decimal).
+fn sum_exact(breaks: &[u8], a: &ArrayRef, p: u8, s: i8, avg: bool) -> Result<ArrayRef> {
+    macro_rules! run {
+        ($t:ty, $a:expr, $scale:expr) => {
+            kernels::sum_exact(breaks, $a.as_primitive::<$t>(), $scale, p, s, avg)
+        };
+    }
+    let out = match a.data_type() {
+        DataType::Int8 => run!(Int8Type, a, 0),
+        DataType::Int16 => run!(Int16Type, a, 0),
+        DataType::Int32 => run!(Int32Type, a, 0),
+        DataType::Int64 => run!(Int64Type, a, 0),
+        DataType::UInt8 => run!(UInt8Type, a, 0),
+        DataType::UInt16 => run!(UInt16Type, a, 0),
+        DataType::UInt32 => run!(UInt32Type, a, 0),
+        DataType::UInt64 => run!(UInt64Type, a, 0),
+        DataType::Decimal128(_, scale) => run!(Decimal128Type, a, *scale),
+        _ => {
+            let d = cast_array(a, &DataType::Decimal128(38, s))?;
+            run!(Decimal128Type, d, s)
+        }
+    };
+    out.map(|a| Arc::new(a) as ArrayRef)
+        .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "SUM"))
+}
+
+fn min_max(breaks: &[u8], a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<ArrayRef> {
+    macro_rules! prim {
+        ($t:ty) => {
+            Ok(Arc::new(kernels::min_max_primitive(
+                breaks,
+                a.as_primitive::<$t>(),
+                min,
+            )))
+        };
+    }
+    match a.data_type() {
+        DataType::Int8 => prim!(Int8Type),
+        DataType::Int16 => prim!(Int16Type),
+        DataType::Int32 => prim!(Int32Type),
+        DataType::Int64 => prim!(Int64Type),
+        DataType::UInt8 => prim!(UInt8Type),
+        DataType::UInt16 => prim!(UInt16Type),
+        DataType::UInt32 => prim!(UInt32Type),
+        DataType::UInt64 => prim!(UInt64Type),
+        DataType::Float32 => prim!(Float32Type),
+        DataType::Float64 => prim!(Float64Type),
+        DataType::Date32 => prim!(Date32Type),
+        DataType::Date64 => prim!(Date64Type),
+        DataType::Timestamp(TimeUnit::Second, _) => prim!(TimestampSecondType),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => prim!(TimestampMillisecondType),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => prim!(TimestampMicrosecondType),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => prim!(TimestampNanosecondType),
+        DataType::Decimal128(_, _) => prim!(Decimal128Type),
+        DataType::Null => Ok(arrow_array::new_null_array(&spec.output_type, breaks.len())),
+        DataType::Boolean => {
+            let ints = cast_array(a, &DataType::UInt8)?;
+            min_max(breaks, &ints, min, spec)
+        }
+        _ => {
+            // Strings (and anything else, as its text) under the argument's collation.
+            let text = cast_array(a, &DataType::Utf8)?;
+            let s = text.as_string::<i32>();
+            let collation = spec
+                .arg
+                .as_ref()
+                .map(|e| e.collation())
+                .unwrap_or_else(default_collation);
+            let at = with_collator!(collation, |c| kernels::min_max_str(c, breaks, s, min));
+            Ok(arrow_select::take::take(s, &at, None)?)
+        }
+    }
 }
 
 impl ExecutionPlan for WindowExec {

@@ -1,0 +1,360 @@
+//! Window function kernels over rows already in window order. `breaks[i]`
+//! says how row i differs from row i-1 (`NEW_PARTITION`, `NEW_PEERS`,
+//! `SAME`; the first row of a slice always starts a partition). Aggregates
+//! use MySQL's default frame: every row sees its partition up to the last
+//! of its peers (without ORDER BY the whole partition is one peer group).
+//! Each kernel is generic over its value type: no per-row dispatch.
+
+use arrow_array::types::ArrowPrimitiveType;
+use arrow_array::{
+    Array, ArrowNativeTypeOp, Decimal128Array, Float64Array, Int64Array, PrimitiveArray,
+    StringArray, UInt32Array,
+};
+use arrow_buffer::NullBuffer;
+use quiver_collation::Collator;
+
+use crate::operators::sort::sort_keys::{NEW_PARTITION, SAME};
+
+/// Calls `add(state, row)` for the rows of each peer group, then
+/// `emit(state, row)` for the same rows; the state restarts with each
+/// partition.
+#[inline]
+fn running<S: Clone>(
+    breaks: &[u8],
+    init: S,
+    mut add: impl FnMut(&mut S, usize),
+    mut emit: impl FnMut(&S, usize),
+) {
+    let n = breaks.len();
+    let mut state = init.clone();
+    let mut i = 0;
+    while i < n {
+        if i == 0 || breaks[i] == NEW_PARTITION {
+            state = init.clone();
+        }
+        let mut j = i + 1;
+        while j < n && breaks[j] == SAME {
+            j += 1;
+        }
+        for r in i..j {
+            add(&mut state, r);
+        }
+        for r in i..j {
+            emit(&state, r);
+        }
+        i = j;
+    }
+}
+
+pub(super) fn row_number(breaks: &[u8]) -> Int64Array {
+    let mut out = Vec::with_capacity(breaks.len());
+    let mut n = 0i64;
+    for (i, b) in breaks.iter().enumerate() {
+        n = if i == 0 || *b == NEW_PARTITION {
+            1
+        } else {
+            n + 1
+        };
+        out.push(n);
+    }
+    Int64Array::from(out)
+}
+
+/// RANK (`dense` false: 1 + rows before the peer group) or DENSE_RANK
+/// (1 + peer groups before).
+pub(super) fn rank(breaks: &[u8], dense: bool) -> Int64Array {
+    let mut out = Vec::with_capacity(breaks.len());
+    let (mut rank, mut row) = (0i64, 0i64);
+    for (i, b) in breaks.iter().enumerate() {
+        if i == 0 || *b == NEW_PARTITION {
+            (rank, row) = (1, 1);
+        } else {
+            row += 1;
+            if *b != SAME {
+                rank = if dense { rank + 1 } else { row };
+            }
+        }
+        out.push(rank);
+    }
+    Int64Array::from(out)
+}
+
+/// COUNT(*) (`nulls` None) or COUNT(x) of the rows valid in `nulls`.
+pub(super) fn count(breaks: &[u8], nulls: Option<&NullBuffer>) -> Int64Array {
+    let mut out = vec![0i64; breaks.len()];
+    match nulls {
+        None => running(breaks, 0i64, |c, _| *c += 1, |c, r| out[r] = *c),
+        Some(v) => running(
+            breaks,
+            0i64,
+            |c, r| *c += v.is_valid(r) as i64,
+            |c, r| out[r] = *c,
+        ),
+    }
+    Int64Array::from(out)
+}
+
+/// SUM or AVG (`avg`) of integers or decimals, exactly: values at
+/// `in_scale` summed in i128, the result at `out_scale` (AVG rounded half
+/// away from zero). `None` when a sum overflows.
+pub(super) fn sum_exact<T>(
+    breaks: &[u8],
+    values: &PrimitiveArray<T>,
+    in_scale: i8,
+    precision: u8,
+    out_scale: i8,
+    avg: bool,
+) -> Option<Decimal128Array>
+where
+    T: ArrowPrimitiveType,
+    T::Native: Into<i128>,
+{
+    let n = breaks.len();
+    let raw = values.values();
+    let nulls = values.nulls();
+    let up = 10i128.checked_pow((out_scale - in_scale).max(0) as u32)?;
+    let mut out = vec![0i128; n];
+    let mut valid = vec![false; n];
+    let overflow = std::cell::Cell::new(false);
+    #[derive(Clone)]
+    struct Sum {
+        total: i128,
+        count: i64,
+    }
+    running(
+        breaks,
+        Sum { total: 0, count: 0 },
+        |s, r| {
+            if nulls.is_none_or(|v| v.is_valid(r)) {
+                match s.total.checked_add(raw[r].into()) {
+                    Some(t) => s.total = t,
+                    None => overflow.set(true),
+                }
+                s.count += 1;
+            }
+        },
+        |s, r| {
+            if s.count == 0 {
+                return;
+            }
+            valid[r] = true;
+            let value = if avg {
+                avg_rounded(s.total, s.count as i128, up)
+            } else {
+                quiver_common::types::rescale(s.total, in_scale, out_scale)
+            };
+            match value {
+                Some(v) => out[r] = v,
+                None => overflow.set(true),
+            }
+        },
+    );
+    if overflow.get() {
+        return None;
+    }
+    let a = Decimal128Array::new(out.into(), Some(NullBuffer::from(valid)));
+    a.with_precision_and_scale(precision, out_scale).ok()
+}
+
+/// `total * up / count`, rounded half away from zero, by long division so
+/// that a sum near the i128 limit still averages.
+#[inline]
+fn avg_rounded(total: i128, count: i128, up: i128) -> Option<i128> {
+    let (q, r) = (total / count, total % count);
+    let scaled = r.checked_mul(up)?;
+    let (q2, r2) = (scaled / count, scaled % count);
+    let round = if r2.abs() * 2 >= count {
+        total.signum()
+    } else {
+        0
+    };
+    q.checked_mul(up)?.checked_add(q2 + round)
+}
+
+/// SUM or AVG (`avg`) of doubles.
+pub(super) fn sum_float(breaks: &[u8], values: &Float64Array, avg: bool) -> Float64Array {
+    let n = breaks.len();
+    let raw = values.values();
+    let nulls = values.nulls();
+    let mut out = vec![0f64; n];
+    let mut valid = vec![false; n];
+    running(
+        breaks,
+        (0f64, 0i64),
+        |s, r| {
+            if nulls.is_none_or(|v| v.is_valid(r)) {
+                s.0 += raw[r];
+                s.1 += 1;
+            }
+        },
+        |s, r| {
+            if s.1 > 0 {
+                valid[r] = true;
+                out[r] = if avg { s.0 / s.1 as f64 } else { s.0 };
+            }
+        },
+    );
+    Float64Array::new(out.into(), Some(NullBuffer::from(valid)))
+}
+
+/// MIN (`min`) or MAX of primitive values (ties keep the first seen).
+pub(super) fn min_max_primitive<T: ArrowPrimitiveType>(
+    breaks: &[u8],
+    values: &PrimitiveArray<T>,
+    min: bool,
+) -> PrimitiveArray<T> {
+    let n = breaks.len();
+    let raw = values.values();
+    let nulls = values.nulls();
+    let mut out = vec![T::Native::default(); n];
+    let mut valid = vec![false; n];
+    running(
+        breaks,
+        None::<T::Native>,
+        |best, r| {
+            if nulls.is_none_or(|v| v.is_valid(r)) {
+                let x = raw[r];
+                let better = match best {
+                    None => true,
+                    Some(b) if min => x.compare(*b).is_lt(),
+                    Some(b) => x.compare(*b).is_gt(),
+                };
+                if better {
+                    *best = Some(x);
+                }
+            }
+        },
+        |best, r| {
+            if let Some(b) = best {
+                out[r] = *b;
+                valid[r] = true;
+            }
+        },
+    );
+    PrimitiveArray::<T>::new(out.into(), Some(NullBuffer::from(valid)))
+        .with_data_type(values.data_type().clone())
+}
+
+/// MIN (`min`) or MAX of strings under collator `c`: the position of each
+/// row's answer (ties keep the first seen), NULL where there is none.
+pub(super) fn min_max_str<C: Collator>(
+    c: C,
+    breaks: &[u8],
+    values: &StringArray,
+    min: bool,
+) -> UInt32Array {
+    let nulls = values.nulls();
+    let mut out = vec![0u32; breaks.len()];
+    let mut valid = vec![false; breaks.len()];
+    running(
+        breaks,
+        None::<usize>,
+        |best, r| {
+            if nulls.is_none_or(|v| v.is_valid(r)) {
+                let better = match best {
+                    None => true,
+                    Some(b) => {
+                        let o = c.compare(values.value(r).as_bytes(), values.value(*b).as_bytes());
+                        if min {
+                            o.is_lt()
+                        } else {
+                            o.is_gt()
+                        }
+                    }
+                };
+                if better {
+                    *best = Some(r);
+                }
+            }
+        },
+        |best, r| {
+            if let Some(b) = best {
+                out[r] = *b as u32;
+                valid[r] = true;
+            }
+        },
+    );
+    UInt32Array::new(out.into(), Some(NullBuffer::from(valid)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operators::sort::sort_keys::NEW_PEERS;
+    use proptest::prelude::*;
+
+    /// Breaks from (partition, order key) pairs already sorted.
+    fn breaks_of(rows: &[(u8, u8)]) -> Vec<u8> {
+        (0..rows.len())
+            .map(|i| {
+                if i == 0 || rows[i].0 != rows[i - 1].0 {
+                    NEW_PARTITION
+                } else if rows[i].1 != rows[i - 1].1 {
+                    NEW_PEERS
+                } else {
+                    SAME
+                }
+            })
+            .collect()
+    }
+
+    /// The rows of row i's frame: its partition up to its last peer.
+    fn frame(rows: &[(u8, u8)], i: usize) -> Vec<usize> {
+        (0..rows.len())
+            .filter(|&j| rows[j].0 == rows[i].0 && rows[j].1 <= rows[i].1)
+            .collect()
+    }
+
+    fn sorted_rows() -> impl Strategy<Value = Vec<(u8, u8)>> {
+        proptest::collection::vec((0u8..4, 0u8..5), 0..60).prop_map(|mut v| {
+            v.sort();
+            v
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn ranks_match_definitions(rows in sorted_rows()) {
+            let b = breaks_of(&rows);
+            let (rn, rk, dr) = (row_number(&b), rank(&b, false), rank(&b, true));
+            for i in 0..rows.len() {
+                let part: Vec<usize> = (0..rows.len()).filter(|&j| rows[j].0 == rows[i].0).collect();
+                let before = part.iter().filter(|&&j| j < i).count() as i64;
+                prop_assert_eq!(rn.value(i), before + 1);
+                let smaller = part.iter().filter(|&&j| rows[j].1 < rows[i].1).count() as i64;
+                prop_assert_eq!(rk.value(i), smaller + 1);
+                let mut keys: Vec<u8> = part.iter().map(|&j| rows[j].1).filter(|k| *k < rows[i].1).collect();
+                keys.dedup();
+                prop_assert_eq!(dr.value(i), keys.len() as i64 + 1);
+            }
+        }
+
+        #[test]
+        fn aggregates_match_frames(rows in sorted_rows(), vals in proptest::collection::vec(proptest::option::of(-1000i64..1000), 60)) {
+            let b = breaks_of(&rows);
+            let n = rows.len();
+            let values = arrow_array::Int64Array::from(vals[..n].to_vec());
+            let sum = sum_exact(&b, &values, 0, 38, 2, false).unwrap();
+            let avg = sum_exact(&b, &values, 0, 38, 4, true).unwrap();
+            let cnt = count(&b, values.nulls());
+            let mn = min_max_primitive(&b, &values, true);
+            let mx = min_max_primitive(&b, &values, false);
+            for i in 0..n {
+                let f: Vec<i64> = frame(&rows, i).into_iter().filter_map(|j| vals[j]).collect();
+                prop_assert_eq!(cnt.value(i), f.len() as i64);
+                if f.is_empty() {
+                    prop_assert!(sum.is_null(i) && avg.is_null(i) && mn.is_null(i) && mx.is_null(i));
+                    continue;
+                }
+                let s: i128 = f.iter().map(|x| *x as i128).sum();
+                prop_assert_eq!(sum.value(i), s * 100);
+                let c = f.len() as i128;
+                let exact = s * 10_000;
+                let want = (exact as f64 / c as f64).round() as i128;
+                prop_assert_eq!(avg.value(i), want);
+                prop_assert_eq!(mn.value(i), *f.iter().min().unwrap());
+                prop_assert_eq!(mx.value(i), *f.iter().max().unwrap());
+            }
+        }
+    }
+}
