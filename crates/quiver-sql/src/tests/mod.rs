@@ -58,6 +58,16 @@ impl MockCatalog {
         self
     }
 
+    /// A table of these fields (with their metadata: column collations).
+    pub fn table_fields(mut self, name: &str, fields: Vec<Field>) -> Self {
+        let t = MockTable {
+            name: name.into(),
+            schema: Arc::new(Schema::new(fields)),
+        };
+        self.tables.insert(name.to_lowercase(), Arc::new(t));
+        self
+    }
+
     pub fn view(mut self, name: &str, sql: &str) -> Self {
         let q = match parse_sql(sql).unwrap().remove(0) {
             sqlparser::ast::Statement::Query(q) => *q,

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use arrow_schema::DataType;
+use arrow_schema::{DataType, Field};
+use quiver_common::types::COLUMN_COLLATION_KEY;
 use sqlparser::ast::{CreateTable, CreateView, ObjectName, ObjectNamePart, Statement};
 
 use super::MockCatalog;
@@ -48,6 +49,29 @@ fn records(path: &Path) -> Vec<Record> {
         });
     }
     out
+}
+
+/// A column's own COLLATE or CHARACTER SET, as the engine stores it (the
+/// table's default is not looked at).
+fn column_collation(c: &sqlparser::ast::ColumnDef) -> Option<String> {
+    use sqlparser::ast::ColumnOption;
+    let mut found = None;
+    for o in &c.options {
+        match &o.option {
+            ColumnOption::Collation(n) => {
+                return crate::column_collation_by_name(&n.to_string())
+                    .ok()
+                    .map(|c| c.name().to_string())
+            }
+            ColumnOption::CharacterSet(n) => {
+                found = crate::column_charset_default(&n.to_string())
+                    .ok()
+                    .map(|c| c.name().to_string())
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 fn name_of(n: &ObjectName) -> String {
@@ -100,12 +124,12 @@ fn sqllogictest_queries_bind() {
                     query,
                     ..
                 }) => {
-                    let cols: Vec<(String, DataType)> = match query {
+                    let cols: Vec<(String, DataType, Option<String>)> = match query {
                         Some(q) => match Binder::new(&catalog).bind_query(q) {
                             Ok(p) => p
                                 .schema()
                                 .into_iter()
-                                .map(|c| (c.name, c.data_type))
+                                .map(|c| (c.name, c.data_type, None))
                                 .collect(),
                             Err(e) => {
                                 if r.error != Some(e.code) && r.error.is_none() {
@@ -117,14 +141,31 @@ fn sqllogictest_queries_bind() {
                         None => columns
                             .iter()
                             .filter_map(|c| {
-                                Some((c.name.value.clone(), sql_type(&c.data_type).ok()?))
+                                Some((
+                                    c.name.value.clone(),
+                                    sql_type(&c.data_type).ok()?,
+                                    column_collation(c),
+                                ))
                             })
                             .collect(),
                     };
                     if r.error.is_none() && catalog.get_table(&name_of(name)).is_none() {
-                        let cols: Vec<(&str, DataType)> =
-                            cols.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
-                        catalog = catalog.table(&name_of(name), &cols);
+                        let fields: Vec<Field> = cols
+                            .iter()
+                            .map(|(n, t, c)| {
+                                let f = Field::new(n, t.clone(), true);
+                                match c {
+                                    Some(c) => {
+                                        f.with_metadata(std::collections::HashMap::from([(
+                                            COLUMN_COLLATION_KEY.to_string(),
+                                            c.clone(),
+                                        )]))
+                                    }
+                                    None => f,
+                                }
+                            })
+                            .collect();
+                        catalog = catalog.table_fields(&name_of(name), fields);
                     }
                     continue;
                 }
