@@ -170,6 +170,10 @@ impl GroupTable {
     }
 
     fn memory_size(&self) -> usize {
+        self.keyed_size() + self.accs.iter().map(Acc::held_bytes).sum::<usize>()
+    }
+
+    fn keyed_size(&self) -> usize {
         if let Some(m) = &self.strs {
             return m.memory_size() + self.groups * 16 * self.accs.len();
         }
@@ -557,7 +561,20 @@ enum Acc {
         /// COUNT(DISTINCT) of strings under a non-default collation keeps
         /// normalized keys.
         collation: Option<Collation>,
+        /// Bytes the sets hold: entries (with the table's spare room) and
+        /// string bytes.
+        bytes: usize,
     },
+}
+
+/// Bytes of one distinct value in a set: the slot, its control byte and
+/// the table's spare room (load factor 7/8), plus a string's own bytes.
+fn distinct_value_bytes(v: &DistinctValue) -> usize {
+    let slot = (std::mem::size_of::<DistinctValue>() + 1) * 8 / 7;
+    match v {
+        DistinctValue::Bytes(b) => slot + b.capacity(),
+        _ => slot,
+    }
 }
 
 fn exact_values(a: &ArrayRef) -> Option<(Vec<i128>, i8)> {
@@ -608,6 +625,7 @@ impl Acc {
                 sets: vec![],
                 input: None,
                 collation: collation.filter(|_| spec.func == AggFunc::Count),
+                bytes: 0,
             };
         }
         let exact_out = matches!(spec.output_type, DataType::Decimal128(..));
@@ -804,6 +822,7 @@ impl Acc {
                 sets,
                 input,
                 collation,
+                bytes,
                 ..
             } => {
                 let a = arg
@@ -839,7 +858,10 @@ impl Acc {
                 };
                 for (i, (g, v)) in ids.iter().zip(vals).enumerate() {
                     if is_valid(i) {
-                        sets[*g as usize].insert(v);
+                        let size = distinct_value_bytes(&v);
+                        if sets[*g as usize].insert(v) {
+                            *bytes += size;
+                        }
                     }
                 }
             }
@@ -958,13 +980,18 @@ impl Acc {
                 }
             }
             (
-                Acc::Distinct { sets, input, .. },
+                Acc::Distinct {
+                    sets, input, bytes, ..
+                },
                 Acc::Distinct {
                     sets: os,
                     input: oi,
+                    bytes: ob,
                     ..
                 },
             ) => {
+                // At most the sum: values in both sets are counted twice.
+                *bytes += ob;
                 if input.is_none() {
                     *input = oi;
                 }
@@ -975,6 +1002,16 @@ impl Acc {
             _ => return Err(QuiverError::internal("mismatched aggregate states")),
         }
         Ok(())
+    }
+
+    /// Bytes held beyond the fixed per-group slots (DISTINCT sets).
+    fn held_bytes(&self) -> usize {
+        match self {
+            Acc::Distinct { sets, bytes, .. } => {
+                bytes + sets.len() * std::mem::size_of::<HashSet<DistinctValue>>()
+            }
+            _ => 0,
+        }
     }
 
     fn finish(self, t: &DataType, groups: usize) -> Result<ArrayRef> {
