@@ -1,5 +1,5 @@
-//! `information_schema`: SCHEMATA, TABLES, COLUMNS, COLLATIONS and
-//! CHARACTER_SETS as tables built from the catalog when a query names them,
+//! `information_schema`: SCHEMATA, TABLES, COLUMNS, COLLATIONS,
+//! CHARACTER_SETS and PROCESSLIST as tables built from the catalog when a query names them,
 //! and the catalog the binder sees in a session (the database's tables, these
 //! views, and tables a SHOW statement filters).
 //!
@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
+use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray, UInt64Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_collation::Collation;
 use quiver_common::types::{CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
@@ -45,6 +45,7 @@ impl MemTable {
                     )]),
                 ),
                 Column::Number(_) => Field::new(*n, DataType::UInt64, true),
+                Column::Int(_) => Field::new(*n, DataType::Int32, true),
             })
             .collect();
         let arrays: Vec<ArrayRef> = columns
@@ -53,6 +54,7 @@ impl MemTable {
                 match c {
                     Column::Text(v) => Arc::new(StringArray::from(v)),
                     Column::Number(v) => Arc::new(UInt64Array::from(v)),
+                    Column::Int(v) => Arc::new(Int32Array::from(v)),
                 }
             })
             .collect();
@@ -73,6 +75,7 @@ impl MemTable {
 pub enum Column {
     Text(Vec<Option<String>>),
     Number(Vec<Option<u64>>),
+    Int(Vec<Option<i32>>),
 }
 
 impl TableSource for MemTable {
@@ -130,12 +133,13 @@ impl quiver_sql::Catalog for SessionCatalog<'_> {
     }
 }
 
-const VIEWS: [&str; 5] = [
+const VIEWS: [&str; 6] = [
     "SCHEMATA",
     "TABLES",
     "COLUMNS",
     "COLLATIONS",
     "CHARACTER_SETS",
+    "PROCESSLIST",
 ];
 
 /// Builds one information_schema view now.
@@ -159,6 +163,7 @@ pub(crate) fn info_table(session: &Session, view: &str) -> Result<Arc<MemTable>>
             ],
         ),
         "TABLES" => tables(session, &name),
+        "PROCESSLIST" => processlist(session, &name, PROCESSLIST_COLUMNS, None),
         "COLUMNS" => columns(session, &name),
         "COLLATIONS" => {
             let all: Vec<Collation> = Collation::all().collect();
@@ -213,6 +218,71 @@ pub(crate) fn info_table(session: &Session, view: &str) -> Result<Arc<MemTable>>
         }
         _ => Err(unknown_view(view)),
     }
+}
+
+/// information_schema.PROCESSLIST's columns, as MySQL names them.
+const PROCESSLIST_COLUMNS: [&str; 8] = [
+    "ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO",
+];
+
+/// The connections (a server's, else this session alone), by id, with the
+/// given column names; `info_chars` cuts the statement text (SHOW
+/// PROCESSLIST without FULL shows 100 characters).
+pub(crate) fn processlist(
+    session: &Session,
+    name: &str,
+    names: [&str; 8],
+    info_chars: Option<usize>,
+) -> Result<Arc<MemTable>> {
+    let me = session.process();
+    let procs = match session.process_list() {
+        Some(list) => list.all(),
+        None => vec![me.clone()],
+    };
+    let mut rows: Vec<_> = procs.iter().map(|p| p.row()).collect();
+    for r in rows.iter_mut() {
+        // A session of its own marks no commands: it is running this one.
+        if r.id == me.id && r.command == "Sleep" {
+            r.command = "Query";
+            r.state = "executing";
+            r.info = session.statement_text();
+        }
+    }
+    let info = |i: &Option<Arc<str>>| {
+        i.as_ref().map(|t| match info_chars {
+            Some(n) => t.chars().take(n).collect(),
+            None => t.to_string(),
+        })
+    };
+    MemTable::new(
+        name,
+        vec![
+            (
+                names[0],
+                Column::Number(rows.iter().map(|r| Some(r.id)).collect()),
+            ),
+            (names[1], text(rows.iter().map(|r| r.user.clone()))),
+            (names[2], text(rows.iter().map(|r| r.host.clone()))),
+            (
+                names[3],
+                Column::Text(rows.iter().map(|r| r.db.clone()).collect()),
+            ),
+            (names[4], text(rows.iter().map(|r| r.command))),
+            (
+                names[5],
+                Column::Int(
+                    rows.iter()
+                        .map(|r| Some(r.time.min(i32::MAX as u64) as i32))
+                        .collect(),
+                ),
+            ),
+            (names[6], text(rows.iter().map(|r| r.state))),
+            (
+                names[7],
+                Column::Text(rows.iter().map(|r| info(&r.info)).collect()),
+            ),
+        ],
+    )
 }
 
 fn unknown_view(view: &str) -> QuiverError {

@@ -5,9 +5,13 @@
 pub mod catalog;
 pub mod format;
 pub mod information_schema;
+pub mod process;
 pub mod session;
 mod show;
+pub mod stream;
 
 pub use catalog::{Database, Table};
 pub use format::{format_csv, format_json, format_table, OutputFormat};
+pub use process::{Process, ProcessList};
 pub use session::{EngineConfig, Session, StatementResult, INFORMATION_SCHEMA, SCHEMA_NAME};
+pub use stream::{RowStream, StreamedResult};

@@ -25,6 +25,7 @@ use quiver_sql::{
 
 use crate::catalog::Database;
 use crate::information_schema::{rewrite_query, MemTable, SessionCatalog, SessionInfo};
+use crate::process::{Process, ProcessList};
 
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -104,6 +105,11 @@ pub struct Session {
     /// The SQL text of the statements running now, which names unaliased
     /// select items as MySQL does (by their text as written).
     source: std::sync::Mutex<Option<Arc<SqlSource>>>,
+    /// This connection in SHOW PROCESSLIST; its running command's cancel
+    /// flag stops the queries it runs (KILL QUERY).
+    process: Arc<Process>,
+    /// A server's connections (None for a session of its own).
+    processes: Option<Arc<ProcessList>>,
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -137,6 +143,8 @@ impl Session {
             user: "root@localhost".to_string(),
             connection_id: 0,
             source: Default::default(),
+            process: Arc::new(Process::new(0, "root", "localhost")),
+            processes: None,
         }
     }
 
@@ -152,8 +160,33 @@ impl Session {
         Session {
             user: format!("{user}@{host}"),
             connection_id,
+            process: Arc::new(Process::new(connection_id, user, host)),
             ..Session::new(db, config)
         }
+    }
+
+    /// The session of a server's connection `process`, listed with the
+    /// others in `list` (SHOW PROCESSLIST, KILL).
+    pub fn in_process_list(mut self, list: Arc<ProcessList>, process: Arc<Process>) -> Session {
+        process.set_db(self.current_database());
+        self.process = process;
+        self.processes = Some(list);
+        self
+    }
+
+    /// This connection as SHOW PROCESSLIST lists it.
+    pub fn process(&self) -> &Arc<Process> {
+        &self.process
+    }
+
+    pub(crate) fn process_list(&self) -> Option<&Arc<ProcessList>> {
+        self.processes.as_ref()
+    }
+
+    /// The text of the statement being run (SHOW PROCESSLIST's own row).
+    pub(crate) fn statement_text(&self) -> Option<Arc<str>> {
+        let source = self.source.lock().expect("session lock");
+        source.as_ref().map(|s| Arc::from(s.text().trim()))
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -229,6 +262,7 @@ impl Session {
             .into_iter()
             .find(|s| s.eq_ignore_ascii_case(&name))
             .ok_or_else(|| QuiverError::new(1049, "42000", format!("Unknown database '{name}'")))?;
+        self.process.set_db(Some(canonical.to_string()));
         *self
             .current_database
             .lock()
@@ -329,11 +363,24 @@ impl Session {
         Ok(StatementResult::Done { affected: 0 })
     }
 
-    fn context(&self) -> Arc<ExecContext> {
-        Arc::new(ExecContext::new(
-            self.config.threads,
-            self.config.memory_limit,
-        ))
+    /// A query's execution context, stopped by what stops the running command.
+    pub(crate) fn context(&self) -> Arc<ExecContext> {
+        Arc::new(
+            ExecContext::new(self.config.threads, self.config.memory_limit)
+                .with_cancel(self.process.cancel_token()),
+        )
+    }
+
+    /// Runs `f` with `source` as the text of the statement being bound.
+    pub(crate) fn with_source<T>(&self, source: &Arc<SqlSource>, f: impl FnOnce() -> T) -> T {
+        let previous = self
+            .source
+            .lock()
+            .expect("session lock")
+            .replace(source.clone());
+        let result = f();
+        *self.source.lock().expect("session lock") = previous;
+        result
     }
 
     /// Binds and optimizes a query.
@@ -480,6 +527,12 @@ impl Session {
                 }
             }
             Statement::Set(set) => self.set(set),
+            Statement::Kill { modifier, id } => {
+                use quiver_sql::sqlparser::ast::KillType;
+                let connection = !matches!(modifier, Some(KillType::Query));
+                crate::process::kill(self.processes.as_deref(), &self.process, *id, connection)?;
+                Ok(StatementResult::Done { affected: 0 })
+            }
             Statement::Use(u) => self.use_database(u),
             // Every statement commits when it ends, as MySQL's non-transactional
             // tables do (MyISAM): transaction statements succeed and change

@@ -9,7 +9,7 @@ use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_sql::sqlparser::ast::{ObjectName, ShowStatementFilter, Statement};
 
-use crate::information_schema::{column_facts, info_table, Column, MemTable};
+use crate::information_schema::{column_facts, info_table, processlist, Column, MemTable};
 use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::{Session, StatementResult};
 
@@ -118,6 +118,7 @@ impl Session {
                         "CHARACTER_SETS",
                         "COLLATIONS",
                         "COLUMNS",
+                        "PROCESSLIST",
                         "SCHEMATA",
                         "TABLES",
                     ]
@@ -254,6 +255,17 @@ impl Session {
                     s.filter.clone(),
                 )
             }
+            Statement::ShowProcessList { full } => (
+                processlist(
+                    self,
+                    SHOW_TABLE,
+                    [
+                        "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
+                    ],
+                    (!full).then_some(100),
+                )?,
+                None,
+            ),
             _ => return Ok(None),
         };
         self.filter_show(table, filter).map(Some)

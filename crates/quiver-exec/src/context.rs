@@ -1,6 +1,7 @@
-//! Per-query execution settings and the memory budget.
+//! Per-query execution settings, the memory budget and the cancel flag.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use quiver_common::{QuiverError, Result};
 
@@ -12,6 +13,9 @@ pub const MORSEL_ROWS: usize = 16 * 1024;
 pub struct ExecContext {
     pub threads: usize,
     pub memory: MemoryPool,
+    /// Set from outside (KILL QUERY, a client that went away); operators
+    /// check it once per batch and stop with error 1317.
+    pub cancel: CancelToken,
 }
 
 impl ExecContext {
@@ -19,8 +23,56 @@ impl ExecContext {
         ExecContext {
             threads: threads.max(1),
             memory: MemoryPool::new(memory_limit),
+            cancel: CancelToken::default(),
         }
     }
+
+    /// The same settings, cancelled through `cancel`.
+    pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Error 1317 once the query has been cancelled.
+    #[inline]
+    pub fn check_cancelled(&self) -> Result<()> {
+        self.cancel.check()
+    }
+}
+
+/// A query's cancel flag, shared by everything that may stop it. Checking
+/// is one relaxed load, cheap enough for every batch.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    #[inline]
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Error 1317 once cancelled.
+    #[inline]
+    pub fn check(&self) -> Result<()> {
+        if self.is_cancelled() {
+            Err(interrupted())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// MySQL's error for a statement stopped by KILL QUERY (or a lost client).
+pub fn interrupted() -> QuiverError {
+    QuiverError::new(1317, "70100", "Query execution was interrupted")
 }
 
 /// Counts the bytes that operators hold (hash tables, sort buffers, build

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
-use quiver_engine::{Session, StatementResult};
+use quiver_engine::{Process, RowStream, Session, StreamedResult};
+use quiver_sql::SqlSource;
 
 use crate::auth::{Account, Plugin};
 use crate::packet::{PacketIo, ReadError};
@@ -78,6 +78,32 @@ pub struct Conn<S: Stream> {
     next_stmt: u32,
     /// The collation id of the client's handshake.
     collation: u8,
+    /// A second handle on the socket (the watchdog polls it, KILL shuts it).
+    control: Option<Arc<std::net::TcpStream>>,
+    /// `address:port` of the client.
+    host: String,
+    /// This connection in the process list, once authenticated.
+    process: Option<Arc<Process>>,
+}
+
+impl<S: Stream> Drop for Conn<S> {
+    fn drop(&mut self) {
+        if let Some(p) = &self.process {
+            self.shared.processes.remove(p.id);
+            self.shared
+                .sockets
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&p.id);
+        }
+    }
+}
+
+/// What one piece of a COM_QUERY is, before it runs.
+enum Parsed {
+    /// An account statement, done.
+    Done,
+    Statements(Vec<quiver_sql::sqlparser::ast::Statement>),
 }
 
 fn protocol_error(e: ReadError) -> Option<QuiverError> {
@@ -118,6 +144,50 @@ impl<S: Stream> Conn<S> {
             stmts: HashMap::new(),
             next_stmt: 1,
             collation: 0,
+            control: None,
+            host: String::new(),
+            process: None,
+        }
+    }
+
+    /// The socket's second handle and the client's `address:port`.
+    pub fn with_control(mut self, control: Option<Arc<std::net::TcpStream>>, host: String) -> Self {
+        self.control = control;
+        self.host = host;
+        self
+    }
+
+    /// Lists the authenticated connection in the process list; KILL
+    /// CONNECTION shuts its socket, which also ends a wait for the client.
+    fn register(&mut self) {
+        let process = self
+            .shared
+            .processes
+            .register(self.id as u64, &self.user, &self.host);
+        if let Some(control) = &self.control {
+            let socket = control.clone();
+            process.set_on_kill(Box::new(move || {
+                let _ = socket.shutdown(std::net::Shutdown::Both);
+            }));
+            self.shared
+                .sockets
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(self.id as u64, (control.clone(), process.clone()));
+        }
+        self.process = Some(process);
+    }
+
+    /// Marks a command running in the process list, with a fresh cancel flag.
+    fn begin(&self, command: &'static str, info: &str) {
+        if let Some(p) = &self.process {
+            p.begin(command, Some(Arc::from(info)));
+        }
+    }
+
+    fn end(&self) {
+        if let Some(p) = &self.process {
+            p.end();
         }
     }
 
@@ -318,6 +388,7 @@ impl<S: Stream> Conn<S> {
             self.send_error(&e)?;
             return Ok(false);
         }
+        self.register();
         self.session = self.new_session();
         self.collation = hello.collation;
         self.apply_client_collation();
@@ -349,13 +420,17 @@ impl<S: Stream> Conn<S> {
     }
 
     fn new_session(&self) -> Session {
-        Session::for_client(
+        let session = Session::for_client(
             self.shared.db.clone(),
             self.shared.engine.clone(),
             &self.user,
             &self.peer,
             self.id as u64,
-        )
+        );
+        match &self.process {
+            Some(p) => session.in_process_list(self.shared.processes.clone(), p.clone()),
+            None => session,
+        }
     }
 
     fn use_database(&mut self, name: &str) -> Result<()> {
@@ -366,6 +441,15 @@ impl<S: Stream> Conn<S> {
     // ---- command phase ----
 
     fn command(&mut self, payload: &[u8]) -> io::Result<Next> {
+        let next = self.command_inner(payload)?;
+        // KILL CONNECTION (of this connection, by itself or by another).
+        if self.process.as_ref().is_some_and(|p| p.is_killed()) {
+            return Ok(Next::Close);
+        }
+        Ok(next)
+    }
+
+    fn command_inner(&mut self, payload: &[u8]) -> io::Result<Next> {
         let Some((&cmd, body)) = payload.split_first() else {
             self.send_error(&proto::malformed())?;
             return Ok(Next::Close);
@@ -458,20 +542,64 @@ impl<S: Stream> Conn<S> {
         Ok(Next::Continue)
     }
 
-    /// Runs one statement with a last guard against panics in the engine.
-    fn run_statement(&mut self, sql: &str) -> Result<Vec<StatementResult>> {
-        match catch_unwind(AssertUnwindSafe(|| self.run_statement_inner(sql))) {
-            Ok(r) => r,
-            Err(panic) => Err(internal(panic)),
-        }
-    }
-
-    fn run_statement_inner(&mut self, sql: &str) -> Result<Vec<StatementResult>> {
+    /// Parses one piece of a COM_QUERY; an account statement runs here.
+    fn parse_piece(&mut self, sql: &str) -> Result<Parsed> {
         if let Some(stmt) = sqltext::account_statement(sql)? {
             self.account_statement(stmt)?;
-            return Ok(vec![StatementResult::Done { affected: 0 }]);
+            return Ok(Parsed::Done);
         }
-        self.session.execute(sql)
+        Ok(Parsed::Statements(quiver_sql::parse_sql(sql)?))
+    }
+
+    /// Runs the statements of `sql` (one piece of a COM_QUERY, or an
+    /// executed prepared statement) and sends each result as it is produced;
+    /// false once one failed (its ERR sent), which ends a multi-statement.
+    /// `more_after`: whether results of further pieces follow. The engine
+    /// runs under a last guard against panics.
+    fn run_and_send(&mut self, sql: &str, binary: bool, more_after: bool) -> io::Result<bool> {
+        let parsed = match catch_unwind(AssertUnwindSafe(|| self.parse_piece(sql))) {
+            Ok(r) => r,
+            Err(panic) => Err(internal(panic)),
+        };
+        let stmts = match parsed {
+            Ok(Parsed::Done) => {
+                self.send_ok(0, more_after);
+                return Ok(true);
+            }
+            Ok(Parsed::Statements(s)) => s,
+            Err(e) => {
+                self.io.write_payload(&proto::err_packet(&e));
+                return Ok(false);
+            }
+        };
+        if stmts.is_empty() {
+            self.send_ok(0, more_after);
+            return Ok(true);
+        }
+        let source = Arc::new(SqlSource::new(sql));
+        let n = stmts.len();
+        for (j, stmt) in stmts.iter().enumerate() {
+            let more = more_after || j + 1 < n;
+            let result = match catch_unwind(AssertUnwindSafe(|| {
+                self.session.execute_streaming(stmt, &source)
+            })) {
+                Ok(r) => r,
+                Err(panic) => Err(internal(panic)),
+            };
+            match result {
+                Ok(StreamedResult::Done { affected }) => self.send_ok(affected, more),
+                Ok(StreamedResult::Rows(rows)) => {
+                    if !self.send_rows(rows, binary, more)? {
+                        return Ok(false);
+                    }
+                }
+                Err(e) => {
+                    self.io.write_payload(&proto::err_packet(&e));
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
     }
 
     fn account_statement(&mut self, stmt: AccountStmt) -> Result<()> {
@@ -559,6 +687,13 @@ impl<S: Stream> Conn<S> {
             self.io.write_payload(&proto::err_packet(&e));
             return Ok(());
         };
+        self.begin("Query", sql);
+        let sent = self.query_pieces(sql);
+        self.end();
+        sent
+    }
+
+    fn query_pieces(&mut self, sql: &str) -> io::Result<()> {
         let pieces = sqltext::split_statements(sql);
         if pieces.is_empty() {
             let e = QuiverError::new(1065, "42000", "Query was empty");
@@ -574,50 +709,50 @@ impl<S: Stream> Conn<S> {
         }
         for (i, piece) in pieces.iter().enumerate() {
             let last_piece = i + 1 == pieces.len();
-            match self.run_statement(piece) {
-                Ok(results) => {
-                    let n = results.len();
-                    for (j, r) in results.into_iter().enumerate() {
-                        let more = !last_piece || j + 1 < n;
-                        self.send_result(r, false, more)?;
-                    }
-                }
-                Err(e) => {
-                    self.io.write_payload(&proto::err_packet(&e));
-                    return Ok(());
-                }
+            if !self.run_and_send(piece, false, !last_piece)? {
+                break;
             }
         }
         Ok(())
-    }
-
-    fn send_result(&mut self, r: StatementResult, binary: bool, more: bool) -> io::Result<()> {
-        match r {
-            StatementResult::Done { affected } => {
-                self.send_ok(affected, more);
-                Ok(())
-            }
-            StatementResult::Rows { schema, batches } => {
-                self.send_rows(&schema, &batches, binary, more)
-            }
-        }
     }
 
     fn schema_name(&self) -> String {
         self.session.current_database().unwrap_or_default()
     }
 
-    fn send_rows(
-        &mut self,
-        schema: &SchemaRef,
-        batches: &[RecordBatch],
-        binary: bool,
-        more: bool,
-    ) -> io::Result<()> {
+    /// The next batch of `rows`, with a last guard against panics (a
+    /// one-partition plan runs on this thread as it is pulled).
+    fn next_batch(rows: &mut RowStream) -> Option<Result<RecordBatch>> {
+        match catch_unwind(AssertUnwindSafe(|| rows.next())) {
+            Ok(next) => next,
+            Err(panic) => Some(Err(internal(panic))),
+        }
+    }
+
+    /// Sends a result set batch by batch as the engine produces it, flushing
+    /// every `FLUSH_AT` bytes: a client that reads slowly holds the engine
+    /// back (its partitions block on their small channels) instead of the
+    /// result piling up here. An error before the first row is a plain ERR;
+    /// one after rows were sent replaces the end of the result set, as MySQL
+    /// does. False when the result ended in an error.
+    fn send_rows(&mut self, mut rows: RowStream, binary: bool, more: bool) -> io::Result<bool> {
+        let first = match Self::next_batch(&mut rows) {
+            Some(Err(e)) => {
+                self.io.write_payload(&proto::err_packet(&e));
+                return Ok(false);
+            }
+            first => first,
+        };
+        let schema = rows.schema();
         self.io
             .write_payload(&resultset::column_count(schema.fields().len()));
         for (i, f) in schema.fields().iter().enumerate() {
-            let column: Vec<&arrow_array::ArrayRef> = batches.iter().map(|b| b.column(i)).collect();
+            // Whether DATETIME values have fractions is judged by the first
+            // batch: the column definitions go out before the rest exists.
+            let column: Vec<&arrow_array::ArrayRef> = match &first {
+                Some(Ok(b)) => vec![b.column(i)],
+                _ => vec![],
+            };
             let meta = column_meta(
                 f,
                 "",
@@ -629,7 +764,15 @@ impl<S: Stream> Conn<S> {
         }
         self.columns_end();
         let mut row = Vec::with_capacity(256);
-        for b in batches {
+        let mut next = first;
+        while let Some(batch) = next {
+            let b = match batch {
+                Ok(b) => b,
+                Err(e) => {
+                    self.io.write_payload(&proto::err_packet(&e));
+                    return Ok(false);
+                }
+            };
             for r in 0..b.num_rows() {
                 row.clear();
                 let encoded = if binary {
@@ -638,18 +781,31 @@ impl<S: Stream> Conn<S> {
                     resultset::text_row(b.columns(), r, &mut row)
                 };
                 if let Err(e) = encoded {
-                    // An ERR packet may replace the rest of a result set.
                     self.io.write_payload(&proto::err_packet(&e));
-                    return Ok(());
+                    return Ok(false);
                 }
                 self.io.write_payload(&row);
                 if self.io.pending() >= FLUSH_AT {
-                    self.io.flush()?;
+                    self.flush_rows()?;
                 }
             }
+            drop(b);
+            next = Self::next_batch(&mut rows);
         }
         self.rows_end(more);
-        Ok(())
+        Ok(true)
+    }
+
+    /// Sends what is queued; SHOW PROCESSLIST says so while the client is slow.
+    fn flush_rows(&mut self) -> io::Result<()> {
+        if let Some(p) = &self.process {
+            p.set_state("Sending to client");
+        }
+        let sent = self.io.flush();
+        if let Some(p) = &self.process {
+            p.set_state("executing");
+        }
+        sent
     }
 
     fn field_list(&mut self, body: &[u8]) {
@@ -793,13 +949,12 @@ impl<S: Stream> Conn<S> {
             let values = stmt.read_params(&mut r)?;
             Ok(stmt.substitute(&values))
         })();
-        let result = sql.and_then(|sql| self.run_statement(&sql));
-        match result {
-            Ok(results) => {
-                let n = results.len();
-                for (j, r) in results.into_iter().enumerate() {
-                    self.send_result(r, true, j + 1 < n)?;
-                }
+        match sql {
+            Ok(sql) => {
+                self.begin("Execute", &sql);
+                let sent = self.run_and_send(&sql, true, false);
+                self.end();
+                sent?;
             }
             Err(e) => self.io.write_payload(&proto::err_packet(&e)),
         }

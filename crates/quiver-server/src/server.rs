@@ -1,15 +1,17 @@
 //! The listener: one thread per connection over one shared database, up to
-//! a connection limit.
+//! a connection limit; and the watchdog that stops the query of a client
+//! that went away.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use quiver_common::{QuiverError, Result};
-use quiver_engine::{Database, EngineConfig};
+use quiver_engine::{Database, EngineConfig, Process, ProcessList};
 
 use crate::auth::Accounts;
 use crate::conn::Conn;
@@ -71,6 +73,59 @@ pub(crate) struct Shared {
     pub questions: AtomicU64,
     pub started: Instant,
     pub stopping: AtomicBool,
+    /// The connections, for SHOW PROCESSLIST and KILL.
+    pub processes: Arc<ProcessList>,
+    /// Each connection's socket, watched while it runs a command.
+    pub sockets: Mutex<HashMap<u64, (Arc<TcpStream>, Arc<Process>)>>,
+}
+
+/// How often the watchdog looks for clients that went away mid-query.
+const WATCH_INTERVAL: Duration = Duration::from_millis(100);
+
+impl Shared {
+    /// Stops the running command of every connection whose client has
+    /// closed its socket (or whose socket failed): MySQL's behaviour for a
+    /// client that disconnects while its query runs. One `poll` over the
+    /// sockets of the connections running a command, without waiting; a
+    /// client that sends more (a pipelined command) still counts as there.
+    fn stop_orphaned_commands(&self) {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        let running: Vec<(Arc<TcpStream>, Arc<Process>)> = self
+            .sockets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .filter(|(_, p)| p.is_running())
+            .cloned()
+            .collect();
+        if running.is_empty() {
+            return;
+        }
+        let mut fds: Vec<PollFd<'_>> = running
+            .iter()
+            .map(|(s, _)| PollFd::new(s.as_ref(), PollFlags::RDHUP))
+            .collect();
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        if poll(&mut fds, Some(&now)).is_err() {
+            return;
+        }
+        let gone = PollFlags::RDHUP | PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL;
+        for (fd, (_, process)) in fds.iter().zip(&running) {
+            if fd.revents().intersects(gone) {
+                process.kill_query();
+            }
+        }
+    }
+
+    fn watch(self: Arc<Self>) {
+        while !self.stopping.load(Ordering::SeqCst) {
+            std::thread::sleep(WATCH_INTERVAL);
+            self.stop_orphaned_commands();
+        }
+    }
 }
 
 pub struct Server {
@@ -131,6 +186,8 @@ impl Server {
                 questions: AtomicU64::new(0),
                 started: Instant::now(),
                 stopping: AtomicBool::new(false),
+                processes: ProcessList::new(),
+                sockets: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -143,6 +200,11 @@ impl Server {
 
     /// Accepts connections until `shutdown` (never, when run in the foreground).
     pub fn run(self) -> Result<()> {
+        let shared = self.shared.clone();
+        std::thread::Builder::new()
+            .name("quiver-watchdog".into())
+            .spawn(move || shared.watch())
+            .map_err(|e| QuiverError::io("cannot start the watchdog thread", e))?;
         for stream in self.listener.incoming() {
             if self.shared.stopping.load(Ordering::SeqCst) {
                 break;
@@ -242,17 +304,25 @@ fn accept(stream: TcpStream, shared: &Arc<Shared>) {
     }
     let guard = ActiveGuard(shared.clone());
     let shared = shared.clone();
-    let peer = stream
-        .peer_addr()
+    let peer_addr = stream.peer_addr().ok();
+    let peer = peer_addr
         .map(|a| a.ip().to_string())
-        .unwrap_or_else(|_| "unknown".into());
+        .unwrap_or_else(|| "unknown".into());
+    // SHOW PROCESSLIST's Host: the client's address and port.
+    let host = peer_addr
+        .map(|a| a.to_string())
+        .unwrap_or_else(|| "unknown".into());
+    // A second handle on the socket: for the watchdog, and for KILL to shut.
+    let control = stream.try_clone().ok().map(Arc::new);
     let spawned = std::thread::Builder::new()
         .name(format!("quiver-conn-{id}"))
         .spawn(move || {
             let _guard = guard;
             // The last guard: a panic ends this connection only.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                Conn::new(stream, shared, id, peer).run()
+                Conn::new(stream, shared, id, peer)
+                    .with_control(control, host)
+                    .run()
             }));
         });
     // No thread could be started: the guard (moved into the closure) was

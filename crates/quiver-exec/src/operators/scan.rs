@@ -440,12 +440,16 @@ impl ExecutionPlan for ScanExec {
         self.partitions
     }
 
-    fn execute(&self, _partition: usize, _ctx: &Arc<ExecContext>) -> Result<BatchStream> {
+    fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
+        let cancel = ctx.cancel.clone();
         let morsels = self.morsels()?;
         let width = self.projection.len();
         let filters = self.filters.clone();
         let schema = self.schema.clone();
         let stream = std::iter::from_fn(move || loop {
+            if let Err(e) = cancel.check() {
+                return Some(Err(e));
+            }
             let i = morsels.next.fetch_add(1, Ordering::Relaxed);
             let &(b, off, len) = morsels.slices.get(i)?;
             let src = &morsels.batches[b];

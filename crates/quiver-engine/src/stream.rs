@@ -1,0 +1,200 @@
+//! Statements whose rows are pulled batch by batch as the plan produces them,
+//! so that a large result never sits whole in memory (the server sends each
+//! batch before the next is computed). Pipeline breakers (ORDER BY,
+//! aggregation) still materialize their own output; a plain scan, filter or
+//! projection streams.
+//!
+//! A plan with one output partition is pulled on the caller's thread. With
+//! several, each partition runs on its own thread into a channel of a few
+//! batches, and the stream reads the partitions in order, as `collect` orders
+//! them: partition 0 to its end, then 1, ... A partition that runs ahead
+//! blocks once its channel is full, so at most `PER_PARTITION + 1` batches
+//! per partition wait, whatever the result's size.
+
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use quiver_common::{QuiverError, Result};
+use quiver_exec::context::CancelToken;
+use quiver_exec::operators::BatchStream;
+use quiver_exec::{ExecContext, ExecutionPlan};
+use quiver_sql::sqlparser::ast::Statement;
+use quiver_sql::SqlSource;
+
+use crate::{Session, StatementResult};
+
+/// Batches a partition may compute ahead of the reader.
+const PER_PARTITION: usize = 2;
+
+/// A statement's result, its rows as a stream.
+pub enum StreamedResult {
+    Rows(RowStream),
+    Done { affected: u64 },
+}
+
+impl From<StatementResult> for StreamedResult {
+    fn from(r: StatementResult) -> Self {
+        match r {
+            StatementResult::Rows { schema, batches } => {
+                StreamedResult::Rows(RowStream::from_batches(schema, batches))
+            }
+            StatementResult::Done { affected } => StreamedResult::Done { affected },
+        }
+    }
+}
+
+/// Result rows, batch by batch. Dropping it before its end stops the query.
+pub struct RowStream {
+    schema: SchemaRef,
+    source: Source,
+}
+
+enum Source {
+    /// Rows computed already (SHOW, EXPLAIN, ...).
+    Ready(std::vec::IntoIter<RecordBatch>),
+    /// One partition, pulled on the caller's thread.
+    Inline(BatchStream),
+    Parallel(Parallel),
+}
+
+struct Parallel {
+    /// The partitions not yet read to their end, in order.
+    partitions: VecDeque<Receiver<Result<RecordBatch>>>,
+    workers: Vec<JoinHandle<()>>,
+    cancel: CancelToken,
+}
+
+impl RowStream {
+    pub fn from_batches(schema: SchemaRef, batches: Vec<RecordBatch>) -> RowStream {
+        RowStream {
+            schema,
+            source: Source::Ready(batches.into_iter()),
+        }
+    }
+
+    /// Starts `plan`; its rows come as they are pulled.
+    pub fn start(plan: Arc<dyn ExecutionPlan>, ctx: Arc<ExecContext>) -> Result<RowStream> {
+        let schema = plan.schema();
+        let n = plan.output_partitions();
+        if n <= 1 {
+            let stream = plan.execute(0, &ctx)?;
+            return Ok(RowStream {
+                schema,
+                source: Source::Inline(stream),
+            });
+        }
+        let mut partitions = VecDeque::with_capacity(n);
+        let mut workers = Vec::with_capacity(n);
+        for p in 0..n {
+            let (tx, rx) = sync_channel::<Result<RecordBatch>>(PER_PARTITION);
+            let (plan, worker_ctx) = (plan.clone(), ctx.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("quiver-stream-{p}"))
+                .spawn(move || {
+                    let run = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
+                        for batch in plan.execute(p, &worker_ctx)? {
+                            let failed = batch.is_err();
+                            // A closed channel: the reader is gone, stop.
+                            if tx.send(batch).is_err() || failed {
+                                return Ok(());
+                            }
+                        }
+                        Ok(())
+                    }));
+                    let err = match run {
+                        Ok(Ok(())) => return,
+                        Ok(Err(e)) => e,
+                        Err(_) => QuiverError::internal("a worker thread panicked"),
+                    };
+                    let _ = tx.send(Err(err));
+                });
+            match spawned {
+                Ok(h) => workers.push(h),
+                Err(e) => {
+                    ctx.cancel.cancel();
+                    return Err(QuiverError::internal(format!(
+                        "cannot start a worker thread: {e}"
+                    )));
+                }
+            }
+            partitions.push_back(rx);
+        }
+        Ok(RowStream {
+            schema,
+            source: Source::Parallel(Parallel {
+                partitions,
+                workers,
+                cancel: ctx.cancel.clone(),
+            }),
+        })
+    }
+
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Every remaining batch (what `collect` would have returned).
+    pub fn collect_all(self) -> Result<Vec<RecordBatch>> {
+        self.collect()
+    }
+}
+
+impl Iterator for RowStream {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        match &mut self.source {
+            Source::Ready(it) => it.next().map(Ok),
+            Source::Inline(stream) => stream.next(),
+            Source::Parallel(par) => loop {
+                let rx = par.partitions.front()?;
+                match rx.recv() {
+                    Ok(batch) => return Some(batch),
+                    // The partition is done.
+                    Err(_) => {
+                        par.partitions.pop_front();
+                    }
+                }
+            },
+        }
+    }
+}
+
+impl Drop for Parallel {
+    fn drop(&mut self) {
+        if !self.partitions.is_empty() {
+            // Stopped early (an error, or the reader went away): the rest of
+            // the query is not wanted.
+            self.cancel.cancel();
+            self.partitions.clear();
+        }
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+impl Session {
+    /// Runs `stmt`, parsed from `source`, as [`Session::execute_statement_from`]
+    /// does, except that a query's rows come as a [`RowStream`] while the plan
+    /// runs. Other statements run to their end first.
+    pub fn execute_streaming(
+        &self,
+        stmt: &Statement,
+        source: &Arc<SqlSource>,
+    ) -> Result<StreamedResult> {
+        let Statement::Query(q) = stmt else {
+            return self.execute_statement_from(stmt, source).map(Into::into);
+        };
+        let plan = self.with_source(source, || self.physical_plan(q))?;
+        Ok(StreamedResult::Rows(RowStream::start(
+            plan,
+            self.context(),
+        )?))
+    }
+}
