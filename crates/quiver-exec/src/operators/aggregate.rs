@@ -73,6 +73,7 @@ impl AggregateExec {
             let mut reserved = 0;
             for batch in stream {
                 let batch = batch?;
+                ctx.check_cancelled()?;
                 table.update(&batch, &self.group, &self.aggs)?;
                 let size = table.memory_size();
                 if size > reserved + (1 << 20) {

@@ -532,6 +532,7 @@ impl HashJoinExec {
             if li.is_empty() {
                 return Ok(());
             }
+            ctx.check_cancelled()?;
             let pairs = pair_batch(&pair_schema, &build.batch, li, right, ri)?;
             let mask = f.evaluate_mask(&pairs)?;
             for (k, j) in li.iter().enumerate() {
@@ -692,6 +693,7 @@ struct Prober {
     pair_schema: SchemaRef,
     out_schema: SchemaRef,
     build: Arc<BuildSide>,
+    cancel: crate::context::CancelToken,
 }
 
 /// What a probe row found on the build side, for NOT IN and mark joins.
@@ -741,6 +743,7 @@ impl Prober {
                     if li.is_empty() {
                         return Ok(());
                     }
+                    self.cancel.check()?;
                     let mut pairs = pair_batch(&self.pair_schema, &left, li, &build.batch, ri)?;
                     if let Some(f) = &self.filter {
                         let mask = f.evaluate_mask(&pairs)?;
@@ -866,8 +869,15 @@ impl Prober {
         let all_keys = key_columns(&self.left_keys, left)?;
         let mut pairs = PairMarks::default();
         {
-            let keys = build.main.shape_probe_keys(all_keys.clone(), n);
-            let probe = build.main.probe_keys(&keys, n);
+            let packed;
+            let keys: &[KeyColumn] = match &build.main.pack {
+                Some(p) => {
+                    packed = [p.pack(&all_keys, n)];
+                    &packed
+                }
+                None => &all_keys,
+            };
+            let probe = build.main.probe_keys(keys, n);
             for i in 0..n {
                 if probe.is_null(i) {
                     continue;
@@ -892,6 +902,13 @@ impl Prober {
             return Ok(state);
         };
         let (probe_in, probe_group) = all_keys.split_at(na.in_keys);
+        let probe_has_null = probe_in
+            .iter()
+            .any(|k| k.nulls.as_ref().is_some_and(|b| b.null_count() > 0));
+        // Without NULLs in the IN keys on either side, exact is all there is.
+        if na.with_null.is_none() && !probe_has_null {
+            return Ok(state);
+        }
         let build_in = &build.main.keys[..na.in_keys];
         let group_keys = na.group.shape_probe_keys(probe_group.to_vec(), n);
         let group = na.group.probe_keys(&group_keys, n);
@@ -946,6 +963,7 @@ impl Prober {
         if pairs.li.is_empty() {
             return Ok(());
         }
+        self.cancel.check()?;
         let batch = pair_batch(
             &self.pair_schema,
             left,
@@ -1035,6 +1053,7 @@ impl ExecutionPlan for HashJoinExec {
             pair_schema: self.pair_schema(),
             out_schema: self.schema.clone(),
             build,
+            cancel: ctx.cancel.clone(),
         };
         let stream = left.flat_map(move |b| match b.and_then(|b| prober.probe(b)) {
             Ok(v) => v.into_iter().map(Ok).collect::<Vec<_>>(),
