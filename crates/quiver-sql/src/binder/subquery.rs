@@ -425,10 +425,22 @@ impl Binder<'_> {
             return Err(QuiverError::operand_columns(1));
         }
         let y = sub.plan.schema()[0].clone();
-        let (on, rest) = split_keys(sub.correlation, &plan_ids(&sub.plan));
+        let (mut plan, mut correlation) = (sub.plan, sub.correlation);
+        let ids = plan_ids(&plan);
+        if correlation
+            .iter()
+            .any(|p| correlation_key(p, &ids).is_none())
+        {
+            // The subquery's outer scope is this block's again.
+            self.outer.push(ctx.scope.clone());
+            let r = self.parameterize(plan, &mut correlation);
+            self.outer.pop();
+            plan = r?;
+        }
+        let (on, rest) = split_keys(correlation, &plan_ids(&plan));
         if !rest.is_empty() {
-            return Err(QuiverError::not_supported(
-                "ANY / ALL over a subquery correlated by other than equalities",
+            return Err(QuiverError::internal(
+                "a parameterized correlation is not an equality",
             ));
         }
         let correlated = !on.is_empty();
@@ -482,7 +494,7 @@ impl Binder<'_> {
         self.block.pending.push(PendingJoin {
             kind: JoinKind::Single,
             right: LogicalPlan::Aggregate {
-                input: Box::new(sub.plan),
+                input: Box::new(plan),
                 group,
                 aggs,
             },
