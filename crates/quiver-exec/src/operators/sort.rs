@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use arrow_array::{
     builder::{BinaryBuilder, StringBuilder},
     cast::AsArray,
-    Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array,
+    Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array,
 };
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::{SchemaRef, SortOptions};
@@ -26,7 +26,7 @@ use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metr
 use crate::context::{OwnedReservation, MORSEL_ROWS};
 use crate::expr::PhysicalExpr;
 use crate::ExecContext;
-use sort_keys::{batch_offsets, par_ranges, sort_batches};
+use sort_keys::{batch_offsets, ordinals, par_ranges, positive_zero, sort_batches};
 
 #[derive(Debug, Clone)]
 pub struct SortKey {
@@ -91,15 +91,46 @@ impl SortExec {
             let order = sort_indices(batch, &self.keys, Some(k))?;
             Ok(arrow_select::take::take_record_batch(batch, &order)?)
         };
+        let first = &self.keys[0];
+        // Where a first key's value falls in the order: NULL before or after
+        // every value, values by their ordinal (negated when descending).
+        let place = |ordinal: Option<i128>| match ordinal {
+            None => (if first.nulls_first { 0u8 } else { 2 }, 0i128),
+            Some(v) => (1, if first.asc { v } else { v.wrapping_neg() }),
+        };
+        // The first key of the k-th best row so far, once there are k rows.
+        let bound = |best: &RecordBatch| -> Result<Option<(u8, i128)>> {
+            if best.num_rows() < k {
+                return Ok(None);
+            }
+            let a = first.expr.evaluate_array(&best.slice(k - 1, 1))?;
+            Ok(ordinals(a.as_ref()).map(|o| place(a.is_valid(0).then_some(o[0]))))
+        };
         let bests = for_each_partition(&self.input, ctx, |stream| {
             let mut best: Option<RecordBatch> = None;
+            let mut limit: Option<(u8, i128)> = None;
             let mut memory = OwnedReservation::new(ctx);
             let mut held = 0;
             for batch in stream {
-                let batch = batch?;
+                let mut batch = batch?;
                 ctx.check_cancelled()?;
                 if batch.num_rows() == 0 || k == 0 {
                     continue;
+                }
+                if let Some(limit) = limit {
+                    // Rows whose first key comes after the k-th best's cannot enter.
+                    let a = first.expr.evaluate_array(&batch)?;
+                    if let Some(o) = ordinals(a.as_ref()) {
+                        let keep: BooleanArray = o
+                            .iter()
+                            .enumerate()
+                            .map(|(i, v)| Some(place(a.is_valid(i).then_some(*v)) <= limit))
+                            .collect();
+                        batch = arrow_select::filter::filter_record_batch(&batch, &keep)?;
+                        if batch.num_rows() == 0 {
+                            continue;
+                        }
+                    }
                 }
                 let top = best_of(&batch)?;
                 let merged = match best.take() {
@@ -113,6 +144,7 @@ impl SortExec {
                     memory.grow(size - held)?;
                     held = size;
                 }
+                limit = bound(&merged)?;
                 best = Some(merged);
             }
             Ok((best, memory))
@@ -326,7 +358,10 @@ pub(crate) fn sort_indices(
     }
     let cols = keys
         .iter()
-        .map(|k| collated_sort_column(k.expr.evaluate_array(batch)?, k.expr.collation()))
+        .map(|k| {
+            let a = positive_zero(k.expr.evaluate_array(batch)?);
+            collated_sort_column(a, k.expr.collation())
+        })
         .collect::<Result<Vec<_>>>()?;
     let fields = keys
         .iter()

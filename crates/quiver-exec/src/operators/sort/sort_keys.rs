@@ -206,7 +206,7 @@ pub(crate) fn sort_batches(
 
 /// Doubles with -0 made 0, which MySQL compares equal (the row format
 /// would not); other columns as they are.
-fn positive_zero(a: ArrayRef) -> ArrayRef {
+pub(crate) fn positive_zero(a: ArrayRef) -> ArrayRef {
     match a.data_type() {
         DataType::Float64 => Arc::new(
             a.as_primitive::<Float64Type>()
@@ -294,6 +294,11 @@ macro_rules! with_ordinals {
             _ => None,
         }
     }};
+}
+
+/// The ordinals of `a`'s slots (null slots hold some value), if its type has them.
+pub(crate) fn ordinals(a: &dyn Array) -> Option<Vec<i128>> {
+    with_ordinals!(a, |v| v.collect())
 }
 
 /// How packed keys are laid out: per key its range and width, most
