@@ -44,7 +44,7 @@ enum Command {
     /// Run SQL statements and print their results.
     Sql {
         /// A statement (or several separated by `;`); repeatable.
-        #[arg(short = 'e', long = "execute")]
+        #[arg(short = 'e', long = "execute", allow_hyphen_values = true)]
         execute: Vec<String>,
         /// A file of statements separated by `;`.
         #[arg(short = 'f', long = "file")]
@@ -112,6 +112,22 @@ pub(crate) fn config(cli_threads: Option<usize>, memory_limit: Option<usize>) ->
     c
 }
 
+/// Runs the statements of `sql` in turn, each parsed when its turn comes,
+/// printing each result; stops at the first error, after the statements
+/// before it have run (as the mysql client does in batch mode).
+pub(crate) fn run_script(session: &Session, sql: &str, format: OutputFormat) -> Result<()> {
+    for piece in quiver_sql::split_statements(sql) {
+        // Error positions count lines from the statement's first word.
+        let piece = piece.trim_start();
+        let source = Arc::new(quiver_sql::SqlSource::new(piece));
+        for stmt in quiver_sql::parse_sql(piece)? {
+            let r = session.execute_statement_from(&stmt, &source)?;
+            print_result(&r, format)?;
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn print_result(r: &StatementResult, format: OutputFormat) -> Result<()> {
     use std::io::Write;
     let text = match r {
@@ -161,11 +177,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return timing::run(&session, &scripts, runs, format).map(|()| ExitCode::SUCCESS);
             }
             for sql in scripts {
-                let source = std::sync::Arc::new(quiver_sql::SqlSource::new(&sql));
-                for stmt in quiver_sql::parse_sql(&sql)? {
-                    let r = session.execute_statement_from(&stmt, &source)?;
-                    print_result(&r, format)?;
-                }
+                run_script(&session, &sql, format)?;
             }
             Ok(ExitCode::SUCCESS)
         }

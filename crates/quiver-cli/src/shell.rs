@@ -1,5 +1,6 @@
 //! The interactive shell: line editing, history, statements ended by `;`.
 
+use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,6 +11,15 @@ use rustyline::DefaultEditor;
 
 pub fn run(db: Arc<Database>, cfg: EngineConfig) -> Result<()> {
     let session = Session::new(db, cfg);
+    if !std::io::stdin().is_terminal() {
+        // Statements piped in run as a script: the first error ends it with
+        // exit status 1, as the mysql client's batch mode does.
+        let mut sql = String::new();
+        std::io::stdin()
+            .read_to_string(&mut sql)
+            .map_err(|e| quiver_common::QuiverError::io("cannot read standard input", e))?;
+        return crate::run_script(&session, &sql, OutputFormat::Table);
+    }
     let mut editor =
         DefaultEditor::new().map_err(|e| quiver_common::QuiverError::internal(e.to_string()))?;
     let history =
@@ -62,32 +72,35 @@ pub fn run(db: Arc<Database>, cfg: EngineConfig) -> Result<()> {
 }
 
 fn run_statements(session: &Session, sql: &str) {
-    let stmts = match quiver_sql::parse_sql(sql) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return;
-        }
-    };
-    let source = std::sync::Arc::new(quiver_sql::SqlSource::new(sql));
-    for stmt in stmts {
-        let start = Instant::now();
-        match session.execute_statement_from(&stmt, &source) {
-            Ok(r) => {
-                let secs = start.elapsed().as_secs_f64();
-                match &r {
-                    StatementResult::Rows { .. } => {
-                        let _ = crate::print_result(&r, OutputFormat::Table);
-                        println!("({secs:.3} sec)\n");
-                    }
-                    StatementResult::Done { affected } => {
-                        println!("Query OK, {affected} rows affected ({secs:.3} sec)\n")
-                    }
-                }
-            }
+    for piece in quiver_sql::split_statements(sql) {
+        let piece = piece.trim_start();
+        let stmts = match quiver_sql::parse_sql(piece) {
+            Ok(s) => s,
             Err(e) => {
                 eprintln!("{e}");
                 return;
+            }
+        };
+        let source = Arc::new(quiver_sql::SqlSource::new(piece));
+        for stmt in stmts {
+            let start = Instant::now();
+            match session.execute_statement_from(&stmt, &source) {
+                Ok(r) => {
+                    let secs = start.elapsed().as_secs_f64();
+                    match &r {
+                        StatementResult::Rows { .. } => {
+                            let _ = crate::print_result(&r, OutputFormat::Table);
+                            println!("({secs:.3} sec)\n");
+                        }
+                        StatementResult::Done { affected } => {
+                            println!("Query OK, {affected} rows affected ({secs:.3} sec)\n")
+                        }
+                    }
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    return;
+                }
             }
         }
     }

@@ -50,13 +50,13 @@ fn unaliased_columns_are_named_by_their_text() {
         "-e",
         "CREATE TABLE t (a INT); INSERT INTO t VALUES (1)",
         "-e",
-        "SELECT a*3, COUNT(*), count(*), a  +  1, 'str', t.a, UPPER('x'), a MOD 2, 1.50, -a,\n  sum(a)\n FROM t GROUP BY a",
+        "SELECT a*3, COUNT(*), count(*), a  +  1, 'str', t.a, UPPER('x'), a MOD 2, 1.50, -a,\n  sum(a), LOCATE('b','abc'), concat( a ,'x' ), COALESCE(NULL,(a)), ((a))\n FROM t GROUP BY a",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let header = stdout(&o).lines().next().unwrap_or_default().to_string();
     assert_eq!(
         header,
-        "a*3,COUNT(*),count(*),a  +  1,str,a,UPPER('x'),a MOD 2,1.50,-a,sum(a)"
+        "a*3,COUNT(*),count(*),a  +  1,str,a,UPPER('x'),a MOD 2,1.50,-a,sum(a),\"LOCATE('b','abc')\",\"concat( a ,'x' )\",\"COALESCE(NULL,(a))\",a"
     );
 }
 
@@ -308,4 +308,102 @@ fn show_tables_describe_and_explain() {
     assert!(line("HashAggregate").contains("(rows=1 time="), "{plan}");
     assert!(line("Scan b").contains("(rows=3 time="), "{plan}");
     assert!(plan.contains("Total: 1 rows in"), "{plan}");
+}
+
+/// `-e` / `-f` scripts run statement by statement: the statements before a
+/// syntax error have run (and printed) when it stops, as `mysql` in batch mode.
+#[test]
+fn a_script_runs_until_its_first_error() {
+    let dir = temp_dir("script");
+    let db = dir.to_str().unwrap();
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "CREATE TABLE t (a INT); INSERT INTO t VALUES (1); SELECT a FROM t;\nSELEC oops; INSERT INTO t VALUES (2)",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a\n1\n");
+    let err = stderr(&o);
+    assert!(err.starts_with("ERROR 1064 (42000)"), "{err}");
+    // The line is counted from the failing statement, as mysql does.
+    assert!(err.contains("at line 1"), "{err}");
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT count(*) AS n FROM t",
+    ]);
+    assert_eq!(stdout(&o), "n\n1\n", "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Statements piped into `quiver` (no tty) run as a script; an error ends it
+/// with status 1 and nothing after it runs.
+#[test]
+fn piped_statements_stop_at_an_error_with_status_1() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quiver"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run quiver");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"SELECT 40 + 2 AS answer;\nSELECT * FROM nowhere;\nSELECT 'after' AS x;\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("42"), "{out}");
+    assert!(!out.contains("after"), "{out}");
+    assert!(
+        stderr(&o).starts_with("ERROR 1146 (42S02)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// JSON output: numbers and booleans bare, strings quoted, NULL as null
+/// (also a bare NULL literal's column).
+#[test]
+fn json_output_types_values() {
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "json",
+        "-e",
+        "SELECT 1 AS i, 2.50 AS d, 'x\"y' AS s, NULL AS n, 1 < 2 AS b, CAST(NULL AS SIGNED) AS m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("\"i\": 1"), "{out}");
+    assert!(out.contains("\"d\": 2.50"), "{out}");
+    assert!(out.contains("\"s\": \"x\\\"y\""), "{out}");
+    assert!(out.contains("\"n\": null"), "{out}");
+    assert!(out.contains("\"b\": 1"), "{out}");
+    assert!(out.contains("\"m\": null"), "{out}");
+}
+
+/// A leading `-- comment` line is SQL, not an option.
+#[test]
+fn execute_accepts_a_leading_comment_line() {
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        "-- first a comment\nSELECT 5 AS five",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "five\n5\n");
 }

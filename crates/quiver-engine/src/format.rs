@@ -28,10 +28,13 @@ impl std::str::FromStr for OutputFormat {
 pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>> {
     let mut rows = Vec::new();
     for b in batches {
+        // Logical nulls: a NULL literal's column (NullArray) has no null
+        // bitmap, yet every value is NULL.
+        let nulls: Vec<_> = b.columns().iter().map(|c| c.logical_nulls()).collect();
         for r in 0..b.num_rows() {
             let mut row = Vec::with_capacity(b.num_columns());
-            for c in b.columns() {
-                row.push(if c.is_null(r) {
+            for (c, n) in b.columns().iter().zip(&nulls) {
+                row.push(if n.as_ref().is_some_and(|n| n.is_null(r)) {
                     None
                 } else if let Some(bytes) = c.as_binary_opt::<i32>() {
                     // Bytes (WEIGHT_STRING): shown as text where they are, as
@@ -47,8 +50,10 @@ pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>>
     Ok(rows)
 }
 
+/// Numbers are right-aligned in tables and bare in JSON. A boolean is
+/// MySQL's integer 1 or 0.
 fn is_numeric(t: &DataType) -> bool {
-    quiver_common::types::is_numeric(t) && t != &DataType::Boolean
+    quiver_common::types::is_numeric(t) || t == &DataType::Boolean
 }
 
 pub fn format_table(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String> {

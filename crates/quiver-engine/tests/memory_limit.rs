@@ -63,7 +63,8 @@ fn count_distinct_sets_count_against_the_limit() {
 #[test]
 fn windows_count_against_the_limit() {
     let db = database();
-    let sql = "SELECT MAX(r) FROM (SELECT ROW_NUMBER() OVER (PARTITION BY g ORDER BY s) AS r FROM t) x";
+    let sql =
+        "SELECT MAX(r) FROM (SELECT ROW_NUMBER() OVER (PARTITION BY g ORDER BY s) AS r FROM t) x";
     assert_over_limit(&db, sql);
     assert_over_limit(
         &db,
@@ -78,12 +79,18 @@ fn windows_count_against_the_limit() {
 #[test]
 fn sorts_count_against_the_limit_and_small_top_n_fits() {
     let db = database();
-    assert_over_limit(&db, "SELECT k, s FROM t ORDER BY s DESC LIMIT 5 OFFSET 50000");
+    assert_over_limit(
+        &db,
+        "SELECT k, s FROM t ORDER BY s DESC LIMIT 5 OFFSET 50000",
+    );
     // A small LIMIT keeps only its best rows. s spells k's digits from the
     // last: 'value-99999' is k 99999, 'value-99998' is k 89999.
     let small = session(&db, SMALL);
     assert_eq!(
         rows(&small, "SELECT k FROM t ORDER BY s DESC, k LIMIT 2"),
-        vec![vec![Some("99999".to_string())], vec![Some("89999".to_string())]]
+        vec![
+            vec![Some("99999".to_string())],
+            vec![Some("89999".to_string())]
+        ]
     );
 }

@@ -76,8 +76,11 @@ pub(crate) struct Shared {
     /// The connections, for SHOW PROCESSLIST and KILL.
     pub processes: Arc<ProcessList>,
     /// Each connection's socket, watched while it runs a command.
-    pub sockets: Mutex<HashMap<u64, (Arc<TcpStream>, Arc<Process>)>>,
+    pub sockets: Mutex<HashMap<u64, WatchedSocket>>,
 }
+
+/// A connection's second socket handle and its process-list entry.
+pub(crate) type WatchedSocket = (Arc<TcpStream>, Arc<Process>);
 
 /// How often the watchdog looks for clients that went away mid-query.
 const WATCH_INTERVAL: Duration = Duration::from_millis(100);
@@ -90,7 +93,7 @@ impl Shared {
     /// client that sends more (a pipelined command) still counts as there.
     fn stop_orphaned_commands(&self) {
         use rustix::event::{poll, PollFd, PollFlags, Timespec};
-        let running: Vec<(Arc<TcpStream>, Arc<Process>)> = self
+        let running: Vec<WatchedSocket> = self
             .sockets
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -8,6 +8,7 @@
 
 mod binder;
 mod parser;
+mod script;
 mod source;
 mod types;
 
@@ -21,6 +22,7 @@ pub use binder::{
     SessionVars,
 };
 pub use parser::parse_sql;
+pub use script::{placeholders, split_statements};
 pub use source::SqlSource;
 pub use sqlparser;
 pub use types::{column_type_text, sql_type};

@@ -56,8 +56,9 @@ mod tests {
         let src = SqlSource::new("SELECT 1;\nSELECT 'é', a*3\n");
         assert_eq!(src.offset(Location::new(1, 1)), Some(0));
         assert_eq!(src.offset(Location::new(2, 1)), Some(10));
-        // Column 14 of line 2 is 'a', after the two-byte 'é'.
-        let a = src.offset(Location::new(2, 14)).unwrap();
+        // Column 13 of line 2 is 'a', after the two-byte 'é' (columns count
+        // characters).
+        let a = src.offset(Location::new(2, 13)).unwrap();
         assert_eq!(&src.text()[a..a + 3], "a*3");
         assert_eq!(src.offset(Location::new(0, 0)), None);
         assert_eq!(src.offset(Location::new(9, 1)), None);

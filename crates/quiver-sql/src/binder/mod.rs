@@ -234,8 +234,14 @@ impl<'a> Binder<'a> {
     /// only if it parses back to the same expression (a view's query carries
     /// spans into its own text, not this one).
     pub(crate) fn item_name(&self, e: &ast::Expr) -> String {
+        // `((a))` is named `a`, as a plain column or literal is; `(a+1)` keeps
+        // its parentheses.
+        let mut inner = e;
+        while let ast::Expr::Nested(n) = inner {
+            inner = n;
+        }
         let plain = matches!(
-            e,
+            inner,
             ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) | ast::Expr::Value(_)
         );
         if !plain {
@@ -243,7 +249,7 @@ impl<'a> Binder<'a> {
                 return text;
             }
         }
-        display_name(e)
+        display_name(if plain { inner } else { e })
     }
 
     /// Binds a query; the plan's schema() gives the output columns with their
@@ -515,12 +521,26 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
 fn source_text(src: &crate::SqlSource, e: &ast::Expr) -> Option<String> {
     use sqlparser::ast::Spanned;
     let span = e.span();
-    let (start, end) = (src.offset(span.start)?, src.offset(span.end)?);
-    let text = src.text().get(start..end)?.trim();
-    if text.is_empty() || crate::parser::parse_expr(text).as_ref() != Some(e) {
-        return None;
+    let (start, mut end) = (src.offset(span.start)?, src.offset(span.end)?);
+    // A call's span ends at its last argument, before the closing
+    // parenthesis: take the parentheses that follow until the text parses
+    // back to the same expression.
+    for _ in 0..8 {
+        let text = src.text().get(start..end)?.trim();
+        if text.is_empty() {
+            return None;
+        }
+        if crate::parser::parse_expr(text).as_ref() == Some(e) {
+            return Some(text.to_string());
+        }
+        let rest = src.text().get(end..)?;
+        let after_space = rest.len() - rest.trim_start().len();
+        if !rest[after_space..].starts_with(')') {
+            return None;
+        }
+        end += after_space + 1;
     }
-    Some(text.to_string())
+    None
 }
 
 pub(crate) fn display_name(e: &ast::Expr) -> String {

@@ -440,10 +440,14 @@ fn semi_anti_and_scalar_subqueries() {
         1241
     );
     assert_eq!(error_code("SELECT (SELECT a, c FROM u) FROM t"), 1241);
-    assert_eq!(
-        error_code("SELECT a FROM t WHERE a > (SELECT MAX(c) FROM u WHERE u.a < t.a)"),
-        1235
-    );
+    // Correlated by an inequality: the subquery is joined to the distinct
+    // outer values it depends on, then to the outer rows by them.
+    let p = catalog()
+        .bind("SELECT a FROM t WHERE a > (SELECT MAX(c) FROM u WHERE u.a < t.a)")
+        .unwrap();
+    let tree = p.display_tree();
+    assert!(tree.contains("Join Single"), "{tree}");
+    assert!(tree.contains("filter=(#2 < #5)"), "{tree}");
 }
 
 #[test]
