@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
@@ -23,6 +24,8 @@ pub struct Table {
     distinct: RwLock<Vec<usize>>,
     stored: RwLock<Stored>,
     dir: Option<PathBuf>,
+    /// The database's catalog generation, moved on when the contents change.
+    generation: Arc<AtomicU64>,
 }
 
 /// What of a table is in memory.
@@ -243,6 +246,7 @@ impl Table {
         *self.stored.write().expect("table lock") = stored;
         *self.rows.write().expect("table lock") = rows;
         *self.distinct.write().expect("table lock") = distinct;
+        self.generation.fetch_add(1, Ordering::Release);
         Ok(())
     }
 }
@@ -278,6 +282,9 @@ pub struct Database {
     dir: Option<PathBuf>,
     tables: RwLock<BTreeMap<String, Arc<Table>>>,
     views: RwLock<BTreeMap<String, (String, String)>>,
+    /// Moves on whenever a table or view is created, dropped or rewritten,
+    /// so that a plan made before (a session's plan cache) is known stale.
+    generation: Arc<AtomicU64>,
 }
 
 fn key(name: &str) -> String {
@@ -287,11 +294,22 @@ fn key(name: &str) -> String {
 const MARKER: &str = "quiver.db";
 
 impl Database {
+    /// The catalog generation: equal values mean no table or view was
+    /// created, dropped or written in between.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    fn bump(&self) {
+        self.generation.fetch_add(1, Ordering::Release);
+    }
+
     pub fn in_memory() -> Arc<Database> {
         Arc::new(Database {
             dir: None,
             tables: Default::default(),
             views: Default::default(),
+            generation: Default::default(),
         })
     }
 
@@ -306,6 +324,7 @@ impl Database {
             fs::write(&marker, "quiver database 1\n").map_err(io)?;
         }
         let mut tables = BTreeMap::new();
+        let generation = Arc::new(AtomicU64::new(0));
         for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
             let entry = entry.map_err(io)?;
             let path = entry.path();
@@ -323,6 +342,7 @@ impl Database {
                     distinct: RwLock::new(meta.distinct.clone()),
                     stored: RwLock::new(Stored::default()),
                     dir: Some(path),
+                    generation: generation.clone(),
                 }),
             );
         }
@@ -343,6 +363,7 @@ impl Database {
             dir: Some(dir.to_path_buf()),
             tables: RwLock::new(tables),
             views: RwLock::new(views),
+            generation,
         }))
     }
 
@@ -412,12 +433,14 @@ impl Database {
             distinct: RwLock::new(vec![]),
             stored: RwLock::new(Stored::default()),
             dir,
+            generation: self.generation.clone(),
         });
         table.replace(batches)?;
         self.tables
             .write()
             .expect("catalog lock")
             .insert(key(name), table);
+        self.bump();
         Ok(true)
     }
 
@@ -429,6 +452,7 @@ impl Database {
             .remove(&key(name));
         match removed {
             Some(t) => {
+                self.bump();
                 if let Some(dir) = &t.dir {
                     fs::remove_dir_all(dir)
                         .map_err(|e| QuiverError::io("dropping table files", e))?;
@@ -455,6 +479,7 @@ impl Database {
             .write()
             .expect("catalog lock")
             .insert(key(name), (name.to_string(), sql.to_string()));
+        self.bump();
         Ok(())
     }
 
@@ -462,6 +487,7 @@ impl Database {
         let removed = self.views.write().expect("catalog lock").remove(&key(name));
         match removed {
             Some((n, _)) => {
+                self.bump();
                 if let Some(dir) = &self.dir {
                     let _ = fs::remove_file(dir.join("views").join(format!("{n}.sql")));
                 }

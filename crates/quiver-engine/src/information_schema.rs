@@ -105,6 +105,9 @@ pub(crate) struct SessionCatalog<'a> {
     pub session: &'a Session,
     /// Extra tables by name (a SHOW statement's rows, filtered by a query).
     pub extra: Option<Arc<MemTable>>,
+    /// Set once a table made for this statement (information_schema, the
+    /// SHOW rows) was handed out: the plan holds contents of this moment.
+    pub read_snapshot: std::sync::atomic::AtomicBool,
 }
 
 const PREFIX: &str = "information_schema.";
@@ -113,10 +116,14 @@ impl quiver_sql::Catalog for SessionCatalog<'_> {
     fn table(&self, name: &str) -> Option<Arc<dyn TableSource>> {
         if let Some(t) = &self.extra {
             if t.name.eq_ignore_ascii_case(name) {
+                self.read_snapshot
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
                 return Some(t.clone());
             }
         }
         if let Some(view) = name.strip_prefix(PREFIX) {
+            self.read_snapshot
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             // Unknown names were refused when the query was renamed.
             return info_table(self.session, view)
                 .ok()

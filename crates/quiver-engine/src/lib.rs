@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod format;
 pub mod information_schema;
+mod plan_cache;
 pub mod process;
 pub mod session;
 mod show;

@@ -25,6 +25,7 @@ use quiver_sql::{
 
 use crate::catalog::Database;
 use crate::information_schema::{rewrite_query, MemTable, SessionCatalog, SessionInfo};
+use crate::plan_cache::{Conditions, PlanCache};
 use crate::process::{Process, ProcessList};
 
 #[derive(Debug, Clone)]
@@ -110,6 +111,8 @@ pub struct Session {
     process: Arc<Process>,
     /// A server's connections (None for a session of its own).
     processes: Option<Arc<ProcessList>>,
+    /// Plans of the queries run, by their text, for when they come again.
+    plan_cache: PlanCache,
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -145,6 +148,7 @@ impl Session {
             source: Default::default(),
             process: Arc::new(Process::new(0, "root", "localhost")),
             processes: None,
+            plan_cache: PlanCache::default(),
         }
     }
 
@@ -395,6 +399,17 @@ impl Session {
         query: &Query,
         extra: Option<Arc<MemTable>>,
     ) -> Result<LogicalPlan> {
+        self.bind_query(query, extra).map(|(plan, _)| plan)
+    }
+
+    /// [`Session::logical_plan_with`], and whether the plan holds tables made
+    /// for this statement (information_schema, SHOW rows), which a later run
+    /// must make again.
+    fn bind_query(
+        &self,
+        query: &Query,
+        extra: Option<Arc<MemTable>>,
+    ) -> Result<(LogicalPlan, bool)> {
         let mut query = query.clone();
         let database = self.current_database();
         let info = SessionInfo {
@@ -406,12 +421,51 @@ impl Session {
         let catalog = SessionCatalog {
             session: self,
             extra,
+            read_snapshot: Default::default(),
         };
         let mut binder = Binder::with_vars(&catalog, self.vars());
         if let Some(src) = self.source.lock().expect("session lock").clone() {
             binder = binder.with_source(src);
         }
-        optimize(binder.bind_query(&query)?)
+        let plan = optimize(binder.bind_query(&query)?)?;
+        let snapshot = catalog
+            .read_snapshot
+            .load(std::sync::atomic::Ordering::Relaxed);
+        Ok((plan, snapshot))
+    }
+
+    /// What a plan bound now depends on besides its text.
+    fn plan_conditions(&self) -> Conditions {
+        Conditions {
+            generation: self.db.generation(),
+            vars: self.vars(),
+            database: self.current_database(),
+        }
+    }
+
+    /// Binds and optimizes `query`, whose whole text is `source`'s, keeping
+    /// the plan for the next time that text comes (see [`PlanCache`]).
+    pub(crate) fn logical_plan_kept(
+        &self,
+        query: &Query,
+        source: &Arc<SqlSource>,
+    ) -> Result<Arc<LogicalPlan>> {
+        // Read before binding: a change during it leaves the entry stale.
+        let conditions = self.plan_conditions();
+        let (plan, snapshot) = self.with_source(source, || self.bind_query(query, None))?;
+        let plan = Arc::new(plan);
+        if !snapshot {
+            self.plan_cache.put(source.text(), conditions, plan.clone());
+        }
+        Ok(plan)
+    }
+
+    /// The kept plan of the query whose text is `sql`, if it is still valid.
+    pub(crate) fn kept_plan(&self, sql: &str) -> Option<Arc<LogicalPlan>> {
+        if sql.len() > crate::plan_cache::MAX_TEXT {
+            return None;
+        }
+        self.plan_cache.get(sql, &self.plan_conditions())
     }
 
     pub(crate) fn run_query_with(

@@ -22,7 +22,7 @@ use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
 use quiver_exec::context::CancelToken;
 use quiver_exec::operators::BatchStream;
-use quiver_exec::{ExecContext, ExecutionPlan};
+use quiver_exec::{create_physical_plan, ExecContext, ExecutionPlan};
 use quiver_sql::sqlparser::ast::Statement;
 use quiver_sql::SqlSource;
 
@@ -192,6 +192,38 @@ impl Session {
             return self.execute_statement_from(stmt, source).map(Into::into);
         };
         let plan = self.with_source(source, || self.physical_plan(q))?;
+        Ok(StreamedResult::Rows(RowStream::start(
+            plan,
+            self.context(),
+        )?))
+    }
+
+    /// [`Session::execute_streaming`] of a statement that is the whole of
+    /// `source`'s text: a query's plan is kept, and
+    /// [`Session::execute_kept`] runs the same text again without parsing,
+    /// binding or optimizing it.
+    pub fn execute_streaming_keeping_plan(
+        &self,
+        stmt: &Statement,
+        source: &Arc<SqlSource>,
+    ) -> Result<StreamedResult> {
+        let Statement::Query(q) = stmt else {
+            return self.execute_statement_from(stmt, source).map(Into::into);
+        };
+        let logical = self.logical_plan_kept(q, source)?;
+        self.stream_plan(&logical)
+    }
+
+    /// Runs the query whose text is `sql` from its kept plan; None when there
+    /// is none valid now (never run, or the catalog, the session variables
+    /// or the current database changed since): then parse and run it.
+    pub fn execute_kept(&self, sql: &str) -> Option<Result<StreamedResult>> {
+        let logical = self.kept_plan(sql)?;
+        Some(self.stream_plan(&logical))
+    }
+
+    fn stream_plan(&self, logical: &quiver_plan::LogicalPlan) -> Result<StreamedResult> {
+        let plan = create_physical_plan(logical, self.config().threads)?;
         Ok(StreamedResult::Rows(RowStream::start(
             plan,
             self.context(),

@@ -557,6 +557,15 @@ impl<S: Stream> Conn<S> {
     /// `more_after`: whether results of further pieces follow. The engine
     /// runs under a last guard against panics.
     fn run_and_send(&mut self, sql: &str, binary: bool, more_after: bool) -> io::Result<bool> {
+        // A query this connection ran before, under the same conditions, runs
+        // from its kept plan: no parsing, binding or optimizing.
+        let kept = match catch_unwind(AssertUnwindSafe(|| self.session.execute_kept(sql))) {
+            Ok(r) => r,
+            Err(panic) => Some(Err(internal(panic))),
+        };
+        if let Some(result) = kept {
+            return self.send_result(result, binary, more_after);
+        }
         let parsed = match catch_unwind(AssertUnwindSafe(|| self.parse_piece(sql))) {
             Ok(r) => r,
             Err(panic) => Err(internal(panic)),
@@ -581,25 +590,41 @@ impl<S: Stream> Conn<S> {
         for (j, stmt) in stmts.iter().enumerate() {
             let more = more_after || j + 1 < n;
             let result = match catch_unwind(AssertUnwindSafe(|| {
-                self.session.execute_streaming(stmt, &source)
+                if n == 1 {
+                    // The statement is the whole text: its plan can be kept.
+                    self.session.execute_streaming_keeping_plan(stmt, &source)
+                } else {
+                    self.session.execute_streaming(stmt, &source)
+                }
             })) {
                 Ok(r) => r,
                 Err(panic) => Err(internal(panic)),
             };
-            match result {
-                Ok(StreamedResult::Done { affected }) => self.send_ok(affected, more),
-                Ok(StreamedResult::Rows(rows)) => {
-                    if !self.send_rows(rows, binary, more)? {
-                        return Ok(false);
-                    }
-                }
-                Err(e) => {
-                    self.io.write_payload(&proto::err_packet(&e));
-                    return Ok(false);
-                }
+            if !self.send_result(result, binary, more)? {
+                return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Sends one statement's result (OK, rows or ERR); false if it failed.
+    fn send_result(
+        &mut self,
+        result: Result<StreamedResult>,
+        binary: bool,
+        more: bool,
+    ) -> io::Result<bool> {
+        match result {
+            Ok(StreamedResult::Done { affected }) => {
+                self.send_ok(affected, more);
+                Ok(true)
+            }
+            Ok(StreamedResult::Rows(rows)) => self.send_rows(rows, binary, more),
+            Err(e) => {
+                self.io.write_payload(&proto::err_packet(&e));
+                Ok(false)
+            }
+        }
     }
 
     fn account_statement(&mut self, stmt: AccountStmt) -> Result<()> {

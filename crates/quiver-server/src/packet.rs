@@ -7,6 +7,10 @@ use std::io::{self, Read, Write};
 /// The largest payload one packet carries; a payload this long continues.
 pub const MAX_CHUNK: usize = 0xFF_FFFF;
 
+/// The most read from the socket at once into the input buffer; longer
+/// payloads are read straight into their own memory.
+const INPUT_BUFFER: usize = 16 * 1024;
+
 /// Why reading a packet failed.
 #[derive(Debug)]
 pub enum ReadError {
@@ -28,6 +32,11 @@ impl From<io::Error> for ReadError {
 pub struct PacketIo<S> {
     stream: S,
     out: Vec<u8>,
+    /// Bytes received and not yet taken: one `recv` usually brings a whole
+    /// command (header and payload), where two exact reads took two calls.
+    input: Vec<u8>,
+    /// Where the untaken bytes of `input` start.
+    input_at: usize,
     /// The sequence id of the next packet, read or written.
     pub seq: u8,
     /// The longest payload accepted from the client.
@@ -39,6 +48,8 @@ impl<S: Read + Write> PacketIo<S> {
         PacketIo {
             stream,
             out: Vec::with_capacity(16 * 1024),
+            input: Vec::with_capacity(INPUT_BUFFER),
+            input_at: 0,
             seq: 0,
             max_payload,
         }
@@ -59,7 +70,7 @@ impl<S: Read + Write> PacketIo<S> {
         let mut payload = Vec::new();
         loop {
             let mut header = [0u8; 4];
-            self.stream.read_exact(&mut header)?;
+            self.read_exact(&mut header)?;
             let len = u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize;
             if header[3] != self.seq {
                 return Err(ReadError::OutOfOrder {
@@ -73,9 +84,46 @@ impl<S: Read + Write> PacketIo<S> {
             }
             let start = payload.len();
             payload.resize(start + len, 0);
-            self.stream.read_exact(&mut payload[start..])?;
+            self.read_exact(&mut payload[start..])?;
             if len < MAX_CHUNK {
                 return Ok(payload);
+            }
+        }
+    }
+
+    /// Fills `dst` from the input buffer, then from the socket: small reads
+    /// through the buffer (one `recv` for what has arrived), a large rest
+    /// straight into `dst`.
+    fn read_exact(&mut self, mut dst: &mut [u8]) -> io::Result<()> {
+        loop {
+            let buffered = &self.input[self.input_at..];
+            let n = buffered.len().min(dst.len());
+            dst[..n].copy_from_slice(&buffered[..n]);
+            self.input_at += n;
+            dst = &mut dst[n..];
+            if dst.is_empty() {
+                return Ok(());
+            }
+            // The buffer is empty here.
+            if dst.len() >= INPUT_BUFFER {
+                return self.stream.read_exact(dst);
+            }
+            self.input.resize(INPUT_BUFFER, 0);
+            let got = loop {
+                match self.stream.read(&mut self.input) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.input.clear();
+                        self.input_at = 0;
+                        return Err(e);
+                    }
+                }
+            };
+            self.input.truncate(got);
+            self.input_at = 0;
+            if got == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
             }
         }
     }
@@ -188,5 +236,67 @@ mod tests {
                 got: 5
             })
         ));
+    }
+
+    /// A reader that hands out at most `step` bytes per call.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+        calls: usize,
+    }
+    impl Read for Trickle {
+        fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+            self.calls += 1;
+            let n = self.step.min(b.len()).min(self.data.len() - self.at);
+            b[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+    impl Write for Trickle {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Packets split anywhere by the network, or several in one read, or
+    /// longer than the input buffer: each payload comes out whole, in order.
+    #[test]
+    fn buffered_reads_join_split_packets_and_separate_pipelined_ones() {
+        let payloads: Vec<Vec<u8>> = [3usize, 0, 70_000, 1, 16 * 1024 - 4, 16 * 1024, 9]
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| (0..n).map(|i| (i * 7 + k) as u8).collect())
+            .collect();
+        let mut bytes = vec![];
+        for p in &payloads {
+            let mut w = pipe(vec![]);
+            w.write_payload(p);
+            bytes.extend_from_slice(&w.out);
+        }
+        for step in [1, 3, 4, 5, 1000, 1 << 20] {
+            let mut r = PacketIo::new(
+                Trickle {
+                    data: bytes.clone(),
+                    at: 0,
+                    step,
+                    calls: 0,
+                },
+                64 << 20,
+            );
+            for p in &payloads {
+                r.seq = 0;
+                assert_eq!(&r.read_payload().unwrap(), p, "step {step}");
+            }
+            assert!(matches!(r.read_payload(), Err(ReadError::Io(_))));
+            if step == 1 << 20 {
+                // Whole reads: the small packets came with earlier calls.
+                assert!(r.stream.calls < payloads.len(), "{} calls", r.stream.calls);
+            }
+        }
     }
 }

@@ -39,7 +39,7 @@ const MAX_VIEW_DEPTH: usize = 32;
 
 /// Binds SQL statements against a catalog.
 /// The session variables binding depends on.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionVars {
     /// The collation of string literals (`SET NAMES`, `collation_connection`).
     pub collation_connection: Collation,
