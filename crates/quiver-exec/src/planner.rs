@@ -13,6 +13,8 @@ use quiver_plan::{ColumnInfo, Expr, JoinKind, LogicalPlan};
 /// How much larger the right side of a semi or anti join must be estimated
 /// for the join to index its left side instead.
 const LEFT_BUILD_RATIO: f64 = 8.0;
+/// The same for a left outer join (see `HashJoinExec::with_left_build`).
+const LEFT_OUTER_BUILD_RATIO: f64 = 3.0;
 
 use crate::expr::{Layout, PhysicalExpr};
 use crate::operators::*;
@@ -142,9 +144,15 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
                 schema,
                 text,
             );
-            // A small preserved side against a large one: index the small side.
-            let small_left = matches!(kind, JoinKind::Semi | JoinKind::Anti)
-                && estimate_rows(left) * LEFT_BUILD_RATIO < estimate_rows(right);
+            // A small preserved side against a large one: index the small
+            // side. A left outer join materializes its pairs that way, so it
+            // asks for a clearer difference than building's cost alone.
+            let (l_rows, r_rows) = (estimate_rows(left), estimate_rows(right));
+            let small_left = match kind {
+                JoinKind::Semi | JoinKind::Anti => l_rows * LEFT_BUILD_RATIO < r_rows,
+                JoinKind::Left => l_rows * LEFT_OUTER_BUILD_RATIO < r_rows,
+                _ => false,
+            };
             Arc::new(if small_left {
                 join.with_left_build()
             } else {
