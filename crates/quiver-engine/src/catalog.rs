@@ -282,6 +282,10 @@ pub struct Database {
     dir: Option<PathBuf>,
     tables: RwLock<BTreeMap<String, Arc<Table>>>,
     views: RwLock<BTreeMap<String, (String, String)>>,
+    /// Tables whose manifest could not be read when the folder was opened:
+    /// name, folder and the error a statement using them gets. The other
+    /// tables stay usable; DROP TABLE removes such a table's files.
+    damaged: RwLock<BTreeMap<String, (String, PathBuf, QuiverError)>>,
     /// Moves on whenever a table or view is created, dropped or rewritten,
     /// so that a plan made before (a session's plan cache) is known stale.
     generation: Arc<AtomicU64>,
@@ -309,6 +313,7 @@ impl Database {
             dir: None,
             tables: Default::default(),
             views: Default::default(),
+            damaged: Default::default(),
             generation: Default::default(),
         })
     }
@@ -324,6 +329,7 @@ impl Database {
             fs::write(&marker, "quiver database 1\n").map_err(io)?;
         }
         let mut tables = BTreeMap::new();
+        let mut damaged = BTreeMap::new();
         let generation = Arc::new(AtomicU64::new(0));
         for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
             let entry = entry.map_err(io)?;
@@ -331,8 +337,23 @@ impl Database {
             if !path.join("table.meta").exists() {
                 continue;
             }
-            let meta = quiver_storage::table_file::read_meta(&path)?;
             let name = entry.file_name().to_string_lossy().to_string();
+            let meta = match quiver_storage::table_file::read_meta(&path) {
+                Ok(m) => m,
+                Err(e) => {
+                    let e = if e.code == 1877 || e.code == 1812 {
+                        e
+                    } else {
+                        QuiverError::new(
+                            e.code,
+                            e.sqlstate,
+                            format!("table '{name}': {}", e.message),
+                        )
+                    };
+                    damaged.insert(key(&name), (name, path, e));
+                    continue;
+                }
+            };
             tables.insert(
                 key(&name),
                 Arc::new(Table {
@@ -363,6 +384,7 @@ impl Database {
             dir: Some(dir.to_path_buf()),
             tables: RwLock::new(tables),
             views: RwLock::new(views),
+            damaged: RwLock::new(damaged),
             generation,
         }))
     }
@@ -379,6 +401,16 @@ impl Database {
             .cloned()
     }
 
+    /// The error of a table whose files could not be opened, if `name` is one.
+    pub fn damaged(&self, name: &str) -> Option<QuiverError> {
+        self.damaged
+            .read()
+            .expect("catalog lock")
+            .get(&key(name))
+            .map(|(_, _, e)| e.clone())
+    }
+
+    /// Tables (damaged ones too) and views.
     pub fn table_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self
             .tables
@@ -387,6 +419,13 @@ impl Database {
             .values()
             .map(|t| t.name.clone())
             .collect();
+        v.extend(
+            self.damaged
+                .read()
+                .expect("catalog lock")
+                .values()
+                .map(|(n, _, _)| n.clone()),
+        );
         v.extend(
             self.views
                 .read()
@@ -407,7 +446,7 @@ impl Database {
     }
 
     fn exists(&self, name: &str) -> bool {
-        self.table(name).is_some() || self.view_sql(name).is_some()
+        self.table(name).is_some() || self.view_sql(name).is_some() || self.damaged(name).is_some()
     }
 
     /// Creates a table with `batches` as its contents.
@@ -459,8 +498,22 @@ impl Database {
                 }
                 Ok(())
             }
-            None if if_exists => Ok(()),
-            None => Err(QuiverError::unknown_table_drop(name)),
+            None => {
+                let damaged = self
+                    .damaged
+                    .write()
+                    .expect("catalog lock")
+                    .remove(&key(name));
+                match damaged {
+                    Some((_, dir, _)) => {
+                        self.bump();
+                        fs::remove_dir_all(dir)
+                            .map_err(|e| QuiverError::io("dropping table files", e))
+                    }
+                    None if if_exists => Ok(()),
+                    None => Err(QuiverError::unknown_table_drop(name)),
+                }
+            }
         }
     }
 
@@ -502,6 +555,10 @@ impl Database {
 impl quiver_sql::Catalog for Database {
     fn table(&self, name: &str) -> Option<Arc<dyn TableSource>> {
         Database::table(self, name).map(|t| t as Arc<dyn TableSource>)
+    }
+
+    fn damaged(&self, name: &str) -> Option<QuiverError> {
+        Database::damaged(self, name)
     }
 
     fn view(&self, name: &str) -> Option<Query> {

@@ -132,6 +132,10 @@ impl quiver_sql::Catalog for SessionCatalog<'_> {
         quiver_sql::Catalog::table(self.session.database().as_ref(), name)
     }
 
+    fn damaged(&self, name: &str) -> Option<QuiverError> {
+        self.session.database().damaged(name)
+    }
+
     fn view(&self, name: &str) -> Option<Query> {
         if name.starts_with(PREFIX) {
             return None;
@@ -323,6 +327,7 @@ fn relations(session: &Session) -> Vec<(String, bool, Option<SchemaRef>)> {
         .into_iter()
         .map(|n| match db.table(&n) {
             Some(t) => (n, false, Some(t.schema())),
+            None if db.damaged(&n).is_some() => (n, false, None),
             None => {
                 let schema = quiver_sql::Catalog::view(db.as_ref(), &n)
                     .and_then(|q| session.physical_plan(&q).ok())

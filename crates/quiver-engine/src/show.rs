@@ -130,7 +130,7 @@ impl Session {
                     db.table_names()
                         .into_iter()
                         .map(|n| {
-                            let kind = if db.table(&n).is_some() {
+                            let kind = if db.table(&n).is_some() || db.damaged(&n).is_some() {
                                 "BASE TABLE"
                             } else {
                                 "VIEW"

@@ -32,6 +32,11 @@ pub trait Catalog {
     fn table(&self, name: &str) -> Option<Arc<dyn quiver_plan::TableSource>>;
     /// A view's defining query, parsed.
     fn view(&self, name: &str) -> Option<sqlparser::ast::Query>;
+    /// Why table `name` cannot be read, if it exists but its files are
+    /// damaged: statements using it fail with this, not "doesn't exist".
+    fn damaged(&self, _name: &str) -> Option<quiver_common::QuiverError> {
+        None
+    }
 }
 
 /// Wraps a view's query so that its output columns get the names of a

@@ -119,6 +119,9 @@ impl Binder<'_> {
             return self.view(table, &query, qualifier, &alias_columns);
         }
         let Some(source) = self.catalog.table(table) else {
+            if let Some(e) = self.catalog.damaged(table) {
+                return Err(e);
+            }
             return Err(QuiverError::unknown_table(&format!(
                 "{}.{table}",
                 db.unwrap_or("quiver")
