@@ -21,6 +21,10 @@ pub const COLUMN_TYPE_KEY: &str = "quiver.column_type";
 
 /// Field metadata key holding a string column's collation name.
 pub const COLUMN_COLLATION_KEY: &str = "quiver.collation";
+/// Field metadata of a query result column that can never be NULL (the
+/// protocol's NOT_NULL flag). Result fields stay nullable for Arrow: this
+/// is what the binder knows, not a checked constraint.
+pub const COLUMN_NOT_NULL_KEY: &str = "quiver.not_null";
 
 /// A string column's declared kind and length in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,9 @@ use std::time::Instant;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_collation::Collation;
-use quiver_common::types::{CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
+use quiver_common::types::{
+    CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_NOT_NULL_KEY, COLUMN_TYPE_KEY,
+};
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
 use quiver_exec::operators::display_plan;
@@ -660,6 +662,28 @@ impl Session {
             }
             let (schema, batches) = self.run_query(q)?;
             check_unique_names(&schema)?;
+            // What the binder knew of the query's NULLs is not the table's.
+            let schema = Arc::new(Schema::new(
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        let mut meta = f.metadata().clone();
+                        meta.remove(COLUMN_NOT_NULL_KEY);
+                        f.as_ref().clone().with_metadata(meta)
+                    })
+                    .collect::<Vec<_>>(),
+            ));
+            let batches = batches
+                .into_iter()
+                .map(|b| {
+                    RecordBatch::try_new_with_options(
+                        schema.clone(),
+                        b.columns().to_vec(),
+                        &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                    )
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?;
             let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
             self.db
                 .create_table(&name, schema, batches, ct.if_not_exists)?;

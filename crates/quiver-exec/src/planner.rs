@@ -25,13 +25,24 @@ pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
             .iter()
             .map(|c| {
                 let f = Field::new(&c.name, c.data_type.clone(), true);
+                let mut meta = std::collections::HashMap::new();
                 // The collation travels with result columns (CREATE TABLE ... AS keeps it).
-                match c.collation {
-                    Some(coll) => f.with_metadata(std::collections::HashMap::from([(
+                if let Some(coll) = c.collation {
+                    meta.insert(
                         quiver_common::types::COLUMN_COLLATION_KEY.to_string(),
                         coll.name().to_string(),
-                    )])),
-                    None => f,
+                    );
+                }
+                if !c.nullable {
+                    meta.insert(
+                        quiver_common::types::COLUMN_NOT_NULL_KEY.to_string(),
+                        "1".to_string(),
+                    );
+                }
+                if meta.is_empty() {
+                    f
+                } else {
+                    f.with_metadata(meta)
                 }
             })
             .collect::<Vec<_>>(),

@@ -6,7 +6,7 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field};
 use quiver_collation::Collation;
-use quiver_common::types::{civil_from_days, COLUMN_COLLATION_KEY};
+use quiver_common::types::{civil_from_days, COLUMN_COLLATION_KEY, COLUMN_NOT_NULL_KEY};
 use quiver_common::{Result, ScalarValue};
 
 use crate::proto::{put_lenenc_bytes, put_lenenc_int};
@@ -129,7 +129,7 @@ pub fn column_meta(
             (ty::VAR_STRING, length, 0, 0, sent.id())
         }
     };
-    if !f.is_nullable() {
+    if !f.is_nullable() || f.metadata().contains_key(COLUMN_NOT_NULL_KEY) {
         flags |= flag::NOT_NULL;
     }
     if ty != ty::NULL && charset == BINARY_COLLATION {

@@ -88,6 +88,22 @@ fn handshake_queries_and_column_definitions() {
     let r = c.query("SELECT s, name, 'x' FROM b, t");
     let charsets: Vec<u16> = r.columns().iter().map(|c| c.charset).collect();
     assert_eq!(charsets, [46, 45, 224]);
+    // NOT_NULL (flag 1) as MariaDB 10.11 sets it on these result columns:
+    // the same tables and SELECT against the oracle, read through PyMySQL's
+    // cursor.description (null_ok), gave NN N NN N NN NN N NN N N N NN N NN.
+    c.query("CREATE TABLE nn (a INT NOT NULL, b INT, s VARCHAR(5) NOT NULL)");
+    c.query("INSERT INTO nn VALUES (1, 2, 'x')");
+    let r = c.query(
+        "SELECT 1, NULL, nn.a, nn.b, nn.s, COUNT(*), SUM(nn.a), nn.a+1, nn.b+1, nn.a/2, \
+         CONCAT(nn.s,'y'), COALESCE(nn.b,0), x.a, 'lit' \
+         FROM nn LEFT JOIN nn x ON nn.a = x.b GROUP BY nn.a, nn.b, nn.s, x.a",
+    );
+    let not_null: String = r
+        .columns()
+        .iter()
+        .map(|c| if c.flags & 1 != 0 { 'N' } else { '-' })
+        .collect();
+    assert_eq!(not_null, "N-N-NN-N---N-N");
 }
 
 #[test]

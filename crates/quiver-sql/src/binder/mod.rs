@@ -495,21 +495,17 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
             args,
             ..
         } => args.iter().all(|a| nullable(a, input)),
+        // String results (CONCAT, UPPER, TRIM, SUBSTRING, ...) and EXTRACT
+        // may be NULL in MySQL even from non-NULL arguments (a result longer
+        // than max_allowed_packet, an invalid date): MariaDB declares them
+        // nullable, and clients see that flag.
         Expr::Function {
             func:
-                ScalarFunc::Concat
-                | ScalarFunc::Length
+                ScalarFunc::Length
                 | ScalarFunc::CharLength
-                | ScalarFunc::Upper
-                | ScalarFunc::Lower
-                | ScalarFunc::Trim
-                | ScalarFunc::LTrim
-                | ScalarFunc::RTrim
                 | ScalarFunc::Abs
                 | ScalarFunc::Floor
-                | ScalarFunc::Ceil
-                | ScalarFunc::Extract(_)
-                | ScalarFunc::Substring,
+                | ScalarFunc::Ceil,
             args,
             ..
         } => args.iter().any(|a| nullable(a, input)),
