@@ -167,6 +167,10 @@ pub enum ScalarFunc {
     /// AVG), rounded half away from zero to its declared scale: the value
     /// clients see and tables store. Arithmetic looks through it.
     DeclaredScale,
+    /// CAST(x AS type) / CONVERT(x, type) where SQL's CAST converts unlike a
+    /// stored value: SIGNED / UNSIGNED wrap, strings read as integers,
+    /// DECIMAL clamps to its range, numbers read as YYYYMMDD dates.
+    SqlCast,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -469,8 +469,40 @@ pub fn negate(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
         DataType::Decimal128(p, s) => DataType::Decimal128(p, s),
         _ => DataType::Float64,
     };
+    if v.data_type() == DataType::UInt64 {
+        return negate_unsigned(v, rows);
+    }
     let zero = ColumnarValue::Scalar(ScalarValue::Int64(0), DataType::Int64);
     arithmetic(BinaryOp::Sub, zero, v, &t, rows)
+}
+
+/// -x of a BIGINT UNSIGNED is a BIGINT: MySQL's error 1690 above 2^63
+/// (the cast to BIGINT would clamp it into a wrong value).
+fn negate_unsigned(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+    let a = v.into_array(rows)?;
+    let u = a.as_primitive::<UInt64Type>();
+    let mut of = false;
+    let out: Vec<i64> = u
+        .values()
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let n = -(*x as i128);
+            if n < i64::MIN as i128 {
+                of |= u.is_valid(i);
+                0
+            } else {
+                n as i64
+            }
+        })
+        .collect();
+    if of {
+        return Err(QuiverError::out_of_range("BIGINT", "-x"));
+    }
+    Ok(ColumnarValue::Array(Arc::new(Int64Array::new(
+        out.into(),
+        u.nulls().cloned(),
+    ))))
 }
 
 #[cfg(test)]

@@ -225,6 +225,7 @@ pub fn call(
         })?,
         // Decimal rescaling rounds half away from zero, as MySQL shows values.
         ScalarFunc::DeclaredScale => cast_array(arg(0)?, t)?,
+        ScalarFunc::SqlCast => super::cast::sql_cast(arg(0)?, t)?,
         ScalarFunc::Abs
         | ScalarFunc::Round
         | ScalarFunc::Truncate
