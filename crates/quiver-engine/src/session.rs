@@ -493,7 +493,7 @@ impl Session {
             {
                 self.show_warnings()
             }
-            Statement::ExplainTable { table_name, .. } => self.describe(&object_name(table_name)?),
+            Statement::ExplainTable { table_name, .. } => self.describe(table_name),
             Statement::Explain {
                 analyze, statement, ..
             } => {
@@ -545,66 +545,13 @@ impl Session {
         }
     }
 
-    fn describe(&self, name: &str) -> Result<StatementResult> {
-        let table = self
-            .db
-            .table(name)
-            .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
-        let schema = table.schema();
-        let fields: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        let types: Vec<String> = schema
-            .fields()
-            .iter()
-            .map(|f| match f.metadata().get(COLUMN_TYPE_KEY) {
-                Some(t) => t.clone(),
-                None => quiver_common::types::mysql_type_name(f.data_type()),
-            })
-            .collect();
-        let nulls: Vec<&str> = schema
-            .fields()
-            .iter()
-            .map(|f| if f.is_nullable() { "YES" } else { "NO" })
-            .collect();
-        let empty = vec![""; fields.len()];
-        let out = Arc::new(Schema::new(
-            ["Field", "Type", "Null", "Key", "Default", "Extra"]
-                .iter()
-                .map(|n| Field::new(*n, DataType::Utf8, true))
-                .collect::<Vec<_>>(),
-        ));
-        let defaults: StringArray = schema
-            .fields()
-            .iter()
-            .map(|f| {
-                f.metadata()
-                    .get(COLUMN_DEFAULT_KEY)
-                    .map(|d| d.trim_matches('\'').to_string())
-            })
-            .collect();
-        let batch = RecordBatch::try_new(
-            out.clone(),
-            vec![
-                Arc::new(StringArray::from(fields)),
-                Arc::new(StringArray::from(types)),
-                Arc::new(StringArray::from(nulls)),
-                Arc::new(StringArray::from(empty.clone())),
-                Arc::new(defaults),
-                Arc::new(StringArray::from(empty)),
-            ],
-        )?;
-        Ok(StatementResult::Rows {
-            schema: out,
-            batches: vec![batch],
-        })
-    }
-
     fn create_table(&self, ct: &CreateTable) -> Result<StatementResult> {
         let name = object_name(&ct.name)?;
         if let Some(q) = &ct.query {
             if ct.if_not_exists && self.db.table(&name).is_some() {
                 return Ok(StatementResult::Done { affected: 0 });
             }
-            let (schema, batches) = self.run_query(q)?;
+            let (schema, batches) = self.run_written_query(q)?;
             check_unique_names(&schema)?;
             let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
             self.db
