@@ -420,6 +420,33 @@ fn decimal_arith(
     ))
 }
 
+/// `l op r` for `/`, DIV and `%` where division by zero is error 1365
+/// (strict mode with ERROR_FOR_DIVISION_BY_ZERO) instead of NULL: a NULL
+/// result from two non-NULL operands.
+pub fn strict_division(
+    op: BinaryOp,
+    l: ArrayRef,
+    r: ArrayRef,
+    t: &DataType,
+    rows: usize,
+) -> Result<ArrayRef> {
+    let out = arithmetic(
+        op,
+        ColumnarValue::Array(l.clone()),
+        ColumnarValue::Array(r.clone()),
+        t,
+        rows,
+    )?
+    .into_array(rows)?;
+    if out.null_count() > 0 {
+        let zero_division = (0..rows).any(|i| out.is_null(i) && l.is_valid(i) && r.is_valid(i));
+        if zero_division {
+            return Err(QuiverError::new(1365, "22012", "Division by 0"));
+        }
+    }
+    Ok(out)
+}
+
 /// 10^38: the first value a Decimal128 of precision 38 cannot hold.
 const DECIMAL_LIMIT: u128 = 10u128.pow(MAX_DECIMAL_PRECISION as u32);
 /// MySQL's largest DECIMAL scale (the binder caps result scales there).

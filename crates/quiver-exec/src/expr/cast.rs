@@ -505,3 +505,56 @@ fn number_to_datetime(n: i64) -> Option<i64> {
     let days = types::days_from_civil(y as i32, m, d) as i64;
     Some(days * 86_400_000_000 + (hh * 3600 + mm * 60 + ss) * 1_000_000)
 }
+
+/// What is wrong with a string stored into a numeric column, as MySQL's
+/// strict mode sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumericText {
+    /// No number at all (`'abc'`, `''`): error 1366.
+    Invalid,
+    /// A number followed by other characters (`'12abc'`): error 1265.
+    Truncated,
+}
+
+/// Checks a string stored into a numeric column: spaces, a sign, digits with
+/// an optional fraction and exponent, then only spaces. None when it is fine.
+pub fn numeric_text_problem(s: &str) -> Option<NumericText> {
+    let b = s.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let mut i = 0;
+    while i < b.len() && space(b[i]) {
+        i += 1;
+    }
+    if i < b.len() && matches!(b[i], b'+' | b'-') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut n = digits(&mut i);
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        n += digits(&mut i);
+    }
+    if n == 0 {
+        return Some(NumericText::Invalid);
+    }
+    if i < b.len() && matches!(b[i], b'e' | b'E') {
+        let mut j = i + 1;
+        if j < b.len() && matches!(b[j], b'+' | b'-') {
+            j += 1;
+        }
+        if digits(&mut j) > 0 {
+            i = j;
+        }
+    }
+    if b[i..].iter().all(|c| space(*c)) {
+        None
+    } else {
+        Some(NumericText::Truncated)
+    }
+}

@@ -226,6 +226,9 @@ pub fn call(
         // Decimal rescaling rounds half away from zero, as MySQL shows values.
         ScalarFunc::DeclaredScale => cast_array(arg(0)?, t)?,
         ScalarFunc::SqlCast => super::cast::sql_cast(arg(0)?, t)?,
+        ScalarFunc::StrictDivision(op) => {
+            super::arith::strict_division(op, arg(0)?.clone(), arg(1)?.clone(), t, n)?
+        }
         ScalarFunc::Abs
         | ScalarFunc::Round
         | ScalarFunc::Truncate
