@@ -793,8 +793,13 @@ fn fold_date_add(
             (total.div_euclid(DAY_MICROS), total.rem_euclid(DAY_MICROS))
         }
     };
-    // MySQL's date range: 0000-01-01 ..= 9999-12-31.
-    if !(-719_528..=2_932_896).contains(&days) {
+    // MySQL's date range: 0000-01-01 ..= 9999-12-31, but counting days or
+    // time reaches no date before 0001-01-01 (left to the executor: NULL).
+    let first = match part {
+        DatePart::Month | DatePart::Quarter | DatePart::Year => -719_528,
+        _ => -719_162,
+    };
+    if !(first..=2_932_896).contains(&days) {
         return None;
     }
     Some(match result {
