@@ -30,7 +30,7 @@ struct Cli {
     #[arg(long, global = true)]
     db: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Memory the operators of a query may hold, e.g. 4G or 512M (default: 60% of RAM).
     #[arg(long, global = true, value_parser = parse_size)]
@@ -77,6 +77,15 @@ enum Command {
     Check(check::CheckArgs),
     /// Serve the database over the MySQL wire protocol, so MySQL clients work unchanged.
     Serve(serve::ServeArgs),
+}
+
+/// `--threads`: a whole number of at least 1 (0 would run nothing).
+fn parse_threads(s: &str) -> std::result::Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{s}' is not a number of threads")),
+    }
 }
 
 fn parse_size(s: &str) -> std::result::Result<usize, String> {

@@ -94,6 +94,19 @@ fn errors_are_mysql_lines_with_exit_status_1() {
 }
 
 #[test]
+fn zero_threads_is_refused() {
+    let o = quiver(&["--threads", "0", "sql", "-e", "SELECT 1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("invalid value '0' for '--threads <THREADS>': must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
+    let o = quiver(&["sql", "--threads", "1", "-e", "SELECT 1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
 fn database_folder_persists_between_runs() {
     let dir = temp_dir("persist");
     let db = dir.to_str().unwrap();

@@ -8,10 +8,11 @@ use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray}
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_collation::Collation;
 use quiver_common::types::{
-    CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_NOT_NULL_KEY, COLUMN_TYPE_KEY,
+    is_numeric, CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_NOT_NULL_KEY,
+    COLUMN_TYPE_KEY,
 };
 use quiver_common::{QuiverError, Result};
-use quiver_exec::expr::{cast_array, PhysicalExpr};
+use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText, PhysicalExpr};
 use quiver_exec::operators::display_plan;
 use quiver_exec::{collect, create_physical_plan, ExecContext, ExecutionPlan};
 use quiver_plan::optimizer::optimize;
@@ -485,6 +486,15 @@ impl Session {
         create_physical_plan(&self.logical_plan(query)?, self.config.threads)
     }
 
+    /// The rows of a query whose result a statement stores (INSERT ... SELECT,
+    /// CREATE TABLE ... SELECT): strict mode makes division by zero error 1365.
+    fn run_written_query(&self, query: &Query) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+        let logical = quiver_sql::strict_division(self.logical_plan(query)?);
+        let plan = create_physical_plan(&logical, self.config.threads)?;
+        let batches = collect(&plan, &self.context())?;
+        Ok((plan.schema(), batches))
+    }
+
     fn run_query(&self, query: &Query) -> Result<(SchemaRef, Vec<RecordBatch>)> {
         let plan = self.physical_plan(query)?;
         let batches = collect(&plan, &self.context())?;
@@ -549,7 +559,7 @@ impl Session {
             {
                 self.show_warnings()
             }
-            Statement::ExplainTable { table_name, .. } => self.describe(&object_name(table_name)?),
+            Statement::ExplainTable { table_name, .. } => self.describe(table_name),
             Statement::Explain {
                 analyze, statement, ..
             } => {
@@ -601,66 +611,13 @@ impl Session {
         }
     }
 
-    fn describe(&self, name: &str) -> Result<StatementResult> {
-        let table = self
-            .db
-            .table(name)
-            .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
-        let schema = table.schema();
-        let fields: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        let types: Vec<String> = schema
-            .fields()
-            .iter()
-            .map(|f| match f.metadata().get(COLUMN_TYPE_KEY) {
-                Some(t) => t.clone(),
-                None => quiver_common::types::mysql_type_name(f.data_type()),
-            })
-            .collect();
-        let nulls: Vec<&str> = schema
-            .fields()
-            .iter()
-            .map(|f| if f.is_nullable() { "YES" } else { "NO" })
-            .collect();
-        let empty = vec![""; fields.len()];
-        let out = Arc::new(Schema::new(
-            ["Field", "Type", "Null", "Key", "Default", "Extra"]
-                .iter()
-                .map(|n| Field::new(*n, DataType::Utf8, true))
-                .collect::<Vec<_>>(),
-        ));
-        let defaults: StringArray = schema
-            .fields()
-            .iter()
-            .map(|f| {
-                f.metadata()
-                    .get(COLUMN_DEFAULT_KEY)
-                    .map(|d| d.trim_matches('\'').to_string())
-            })
-            .collect();
-        let batch = RecordBatch::try_new(
-            out.clone(),
-            vec![
-                Arc::new(StringArray::from(fields)),
-                Arc::new(StringArray::from(types)),
-                Arc::new(StringArray::from(nulls)),
-                Arc::new(StringArray::from(empty.clone())),
-                Arc::new(defaults),
-                Arc::new(StringArray::from(empty)),
-            ],
-        )?;
-        Ok(StatementResult::Rows {
-            schema: out,
-            batches: vec![batch],
-        })
-    }
-
     fn create_table(&self, ct: &CreateTable) -> Result<StatementResult> {
         let name = object_name(&ct.name)?;
         if let Some(q) = &ct.query {
             if ct.if_not_exists && self.db.table(&name).is_some() {
                 return Ok(StatementResult::Done { affected: 0 });
             }
-            let (schema, batches) = self.run_query(q)?;
+            let (schema, batches) = self.run_written_query(q)?;
             check_unique_names(&schema)?;
             // What the binder knew of the query's NULLs is not the table's.
             let schema = Arc::new(Schema::new(
@@ -735,12 +692,20 @@ impl Session {
 
     /// A constant expression's value as a one-row array.
     pub(crate) fn constant_value(&self, e: &SqlExpr) -> Result<ArrayRef> {
+        self.constant_value_with(e, false)
+    }
+
+    /// `strict`: a value INSERT stores, where division by zero is error 1365.
+    fn constant_value_with(&self, e: &SqlExpr, strict: bool) -> Result<ArrayRef> {
         let one = RecordBatch::try_new_with_options(
             Arc::new(Schema::empty()),
             vec![],
             &RecordBatchOptions::new().with_row_count(Some(1)),
         )?;
-        let bound = Binder::with_vars(self.db.as_ref(), self.vars()).bind_constant(e)?;
+        let mut bound = Binder::with_vars(self.db.as_ref(), self.vars()).bind_constant(e)?;
+        if strict {
+            bound = quiver_sql::strict_division_expr(bound);
+        }
         PhysicalExpr::compile(&bound, &Default::default())?.evaluate_array(&one)
     }
 
@@ -814,7 +779,7 @@ impl Session {
                             {
                                 self.column_default(schema.field(targets[c]), 1)?
                             }
-                            _ => self.constant_value(e)?,
+                            _ => self.constant_value_with(e, true)?,
                         };
                         cols[c].push(v);
                     }
@@ -847,7 +812,7 @@ impl Session {
                     .collect::<Result<_>>()?
             }
             _ => {
-                let (s, batches) = self.run_query(source)?;
+                let (s, batches) = self.run_written_query(source)?;
                 if s.fields().len() != targets.len() {
                     return Err(QuiverError::column_count_mismatch(1));
                 }
@@ -1004,6 +969,9 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
     if a.data_type() == &DataType::Null {
         return Ok(arrow_array::new_null_array(t, a.len()));
     }
+    if let (Some(s), true) = (a.as_any().downcast_ref::<StringArray>(), is_numeric(t)) {
+        check_numeric_text(s, f, first_row)?;
+    }
     let out = cast_array(a, t)?;
     let out_of_range = || {
         QuiverError::new(
@@ -1055,6 +1023,41 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
         ));
     }
     Ok(out)
+}
+
+/// A string stored into a numeric column must be a number (else 1366),
+/// with nothing but spaces after it (else 1265), as in MySQL's strict mode.
+fn check_numeric_text(s: &StringArray, f: &Field, first_row: usize) -> Result<()> {
+    for (row, v) in s.iter().enumerate() {
+        let Some(v) = v else { continue };
+        let at = first_row + row + 1;
+        match numeric_text_problem(v) {
+            None => {}
+            Some(NumericText::Truncated) => {
+                return Err(QuiverError::new(
+                    1265,
+                    "01000",
+                    format!("Data truncated for column '{}' at row {at}", f.name()),
+                ))
+            }
+            Some(NumericText::Invalid) => {
+                let kind = match f.data_type() {
+                    DataType::Decimal128(..) => "decimal",
+                    t if t.is_floating() => "double",
+                    _ => "integer",
+                };
+                return Err(QuiverError::new(
+                    1366,
+                    "22007",
+                    format!(
+                        "Incorrect {kind} value: '{v}' for column `{}` at row {at}",
+                        f.name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `DEFAULT CHARSET=... COLLATE=...` of CREATE TABLE; the database's

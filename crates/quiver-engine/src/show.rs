@@ -296,6 +296,17 @@ impl Session {
         }
     }
 
+    /// DESCRIBE / DESC / EXPLAIN t: what SHOW COLUMNS FROM t shows, also for a view.
+    pub(crate) fn describe(&self, name: &ObjectName) -> Result<StatementResult> {
+        if let [schema, _] = name.0.as_slice() {
+            if let Some(s) = schema.as_ident() {
+                self.check_schema(&s.value)?;
+            }
+        }
+        let table = self.show_columns(&last_name(name), false)?;
+        self.filter_show(table, None)
+    }
+
     fn show_columns(&self, table: &str, full: bool) -> Result<Arc<MemTable>> {
         let db = self.database();
         let schema = match db.table(table) {

@@ -167,6 +167,14 @@ pub enum ScalarFunc {
     /// AVG), rounded half away from zero to its declared scale: the value
     /// clients see and tables store. Arithmetic looks through it.
     DeclaredScale,
+    /// CAST(x AS type) / CONVERT(x, type) where SQL's CAST converts unlike a
+    /// stored value: SIGNED / UNSIGNED wrap, strings read as integers,
+    /// DECIMAL clamps to its range, numbers read as YYYYMMDD dates.
+    SqlCast,
+    /// `l / r`, `l DIV r`, `l % r` (args [l, r]) in a statement that writes a
+    /// table: division by zero is error 1365 (MySQL's strict mode with
+    /// ERROR_FOR_DIVISION_BY_ZERO) instead of NULL.
+    StrictDivision(BinaryOp),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

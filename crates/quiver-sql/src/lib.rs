@@ -18,8 +18,8 @@ mod tests;
 use std::sync::Arc;
 
 pub use binder::{
-    charset_default, collation_by_name, column_charset_default, column_collation_by_name, Binder,
-    SessionVars,
+    charset_default, collation_by_name, column_charset_default, column_collation_by_name,
+    strict_division, strict_division_expr, Binder, SessionVars,
 };
 pub use parser::parse_sql;
 pub use script::{placeholders, split_statements};

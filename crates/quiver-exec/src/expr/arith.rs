@@ -7,9 +7,11 @@ use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, Decimal128Array, Float64Array, Int64Array,
     UInt64Array,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow_buffer::{i256, BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::DataType;
-use quiver_common::types::{decimal_shape, rescale};
+use quiver_common::types::{
+    decimal_shape, division_internal_scale, rescale, DIV_PRECISION_INCREMENT, MAX_DECIMAL_PRECISION,
+};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::BinaryOp;
 
@@ -370,10 +372,16 @@ fn decimal_arith(
             let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (&tl, &tr) else {
                 unreachable!()
             };
-            // a / b at scale s: a * 10^(s - s1 + s2) / b, truncated as MySQL
-            // truncates a quotient at its internal digits (the binder chose s).
+            // a / b at scale s: a * 10^(s - s1 + s2) / b. MySQL truncates the
+            // quotient at its internal digits and rounds that to the declared
+            // scale when shown. The binder gives s = those internal digits
+            // (truncate here) or, where they do not fit in 38, the declared
+            // scale s1 + 4: then rounding the exact quotient half away from
+            // zero gives what MySQL's truncated digits round to.
+            let round = s < division_internal_scale(*s1, *s2)
+                && s == (*s1 + DIV_PRECISION_INCREMENT).min(MAX_DECIMAL_SCALE);
             let shift = (s - s1 + s2) as u32;
-            let factor = 10i128.pow(shift);
+            let factor = 10i128.checked_pow(shift);
             let (Some(a), Some(b)) = (
                 operand::<Decimal128Type>(l, &tl)?,
                 operand::<Decimal128Type>(r, &tr)?,
@@ -384,9 +392,18 @@ fn decimal_arith(
                 if y == 0 {
                     return None;
                 }
-                let (num, o) = x.overflowing_mul(factor);
-                *of = o;
-                Some(num / y)
+                let q = match factor.and_then(|f| x.checked_mul(f)) {
+                    Some(num) => Some(divide(num, y, round)),
+                    None => wide_divide(x, shift, y, round),
+                };
+                // More than 38 digits: MySQL has room for 65, we do not.
+                match q {
+                    Some(q) if q.unsigned_abs() < DECIMAL_LIMIT => Some(q),
+                    _ => {
+                        *of = true;
+                        Some(0)
+                    }
+                }
             })
         }
         _ => {
@@ -403,6 +420,75 @@ fn decimal_arith(
     ))
 }
 
+/// `l op r` for `/`, DIV and `%` where division by zero is error 1365
+/// (strict mode with ERROR_FOR_DIVISION_BY_ZERO) instead of NULL: a NULL
+/// result from two non-NULL operands.
+pub fn strict_division(
+    op: BinaryOp,
+    l: ArrayRef,
+    r: ArrayRef,
+    t: &DataType,
+    rows: usize,
+) -> Result<ArrayRef> {
+    let out = arithmetic(
+        op,
+        ColumnarValue::Array(l.clone()),
+        ColumnarValue::Array(r.clone()),
+        t,
+        rows,
+    )?
+    .into_array(rows)?;
+    if out.null_count() > 0 {
+        let zero_division = (0..rows).any(|i| out.is_null(i) && l.is_valid(i) && r.is_valid(i));
+        if zero_division {
+            return Err(QuiverError::new(1365, "22012", "Division by 0"));
+        }
+    }
+    Ok(out)
+}
+
+/// 10^38: the first value a Decimal128 of precision 38 cannot hold.
+const DECIMAL_LIMIT: u128 = 10u128.pow(MAX_DECIMAL_PRECISION as u32);
+/// MySQL's largest DECIMAL scale (the binder caps result scales there).
+const MAX_DECIMAL_SCALE: i8 = 30;
+
+/// num / y, truncated or rounded half away from zero.
+#[inline(always)]
+fn divide(num: i128, y: i128, round: bool) -> i128 {
+    let q = num / y;
+    if round && (num % y).unsigned_abs() >= y.unsigned_abs() - (num % y).unsigned_abs() {
+        // Remainder at least half of the divisor: away from zero.
+        if (num < 0) != (y < 0) {
+            q - 1
+        } else {
+            q + 1
+        }
+    } else {
+        q
+    }
+}
+
+/// x * 10^shift / y when x * 10^shift does not fit in i128; None when the
+/// quotient does not either.
+#[cold]
+fn wide_divide(x: i128, shift: u32, y: i128, round: bool) -> Option<i128> {
+    let ten = i256::from_i128(10);
+    let num = i256::from_i128(x).checked_mul(ten.checked_pow(shift)?)?;
+    let y = i256::from_i128(y);
+    let mut q = num.checked_div(y)?;
+    if round {
+        let r = num.checked_rem(y)?.wrapping_abs();
+        if r >= y.wrapping_abs().wrapping_sub(r) {
+            q = if num.is_negative() != y.is_negative() {
+                q.wrapping_sub(i256::ONE)
+            } else {
+                q.wrapping_add(i256::ONE)
+            };
+        }
+    }
+    q.to_i128()
+}
+
 pub fn negate(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
     let t = match v.data_type() {
         t if t.is_unsigned_integer() || t.is_integer() || t == DataType::Boolean => DataType::Int64,
@@ -410,8 +496,40 @@ pub fn negate(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
         DataType::Decimal128(p, s) => DataType::Decimal128(p, s),
         _ => DataType::Float64,
     };
+    if v.data_type() == DataType::UInt64 {
+        return negate_unsigned(v, rows);
+    }
     let zero = ColumnarValue::Scalar(ScalarValue::Int64(0), DataType::Int64);
     arithmetic(BinaryOp::Sub, zero, v, &t, rows)
+}
+
+/// -x of a BIGINT UNSIGNED is a BIGINT: MySQL's error 1690 above 2^63
+/// (the cast to BIGINT would clamp it into a wrong value).
+fn negate_unsigned(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+    let a = v.into_array(rows)?;
+    let u = a.as_primitive::<UInt64Type>();
+    let mut of = false;
+    let out: Vec<i64> = u
+        .values()
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let n = -(*x as i128);
+            if n < i64::MIN as i128 {
+                of |= u.is_valid(i);
+                0
+            } else {
+                n as i64
+            }
+        })
+        .collect();
+    if of {
+        return Err(QuiverError::out_of_range("BIGINT", "-x"));
+    }
+    Ok(ColumnarValue::Array(Arc::new(Int64Array::new(
+        out.into(),
+        u.nulls().cloned(),
+    ))))
 }
 
 #[cfg(test)]
@@ -427,9 +545,22 @@ mod tests {
     }
 
     #[test]
-    fn decimal_division_truncates_at_its_scale() {
-        // MariaDB: 2.00000 / 3 = 0.666666666 (truncated at its internal digits).
-        // 1.00 / 3.00 at scale 6 = 0.333333; 2.00 / 3.00 = 0.666666; -2/3 = -0.666666
+    fn decimal_division_truncates_at_internal_digits_rounds_at_declared_scale() {
+        // 2.00000 / 3: MySQL's 9 internal digits are the declared scale, truncated.
+        let out = arithmetic(
+            BinaryOp::Div,
+            dec(vec![200_000, -200_000], 15, 5),
+            dec(vec![3, 3], 1, 0),
+            &DataType::Decimal128(19, 9),
+            2,
+        )
+        .unwrap()
+        .into_array(2)
+        .unwrap();
+        let d = out.as_primitive::<Decimal128Type>();
+        assert_eq!(d.values().to_vec(), vec![666_666_666, -666_666_666]);
+        // 1.00 / 3.00 at the declared scale 6 (MySQL: 18 digits inside, then
+        // rounded): 0.333333, 0.666667, -0.666667.
         let out = arithmetic(
             BinaryOp::Div,
             dec(vec![100, 200, -200], 15, 2),
@@ -441,7 +572,33 @@ mod tests {
         .into_array(3)
         .unwrap();
         let d = out.as_primitive::<Decimal128Type>();
-        assert_eq!(d.values().to_vec(), vec![333_333, 666_666, -666_666]);
+        assert_eq!(d.values().to_vec(), vec![333_333, 666_667, -666_667]);
+    }
+
+    #[test]
+    fn decimal_division_beyond_i128_inside() {
+        // 10^37 / 3 at scale 4: the dividend needs 41 digits at that scale.
+        let big = 10i128.pow(37);
+        let out = arithmetic(
+            BinaryOp::Div,
+            dec(vec![big, 2 * big], 38, 0),
+            dec(vec![big, 3], 38, 0),
+            &DataType::Decimal128(38, 4),
+            2,
+        );
+        // 2 * 10^37 / 3 = 6.7e36 at scale 4 needs 41 digits: error 1690.
+        assert_eq!(out.unwrap_err().code, 1690);
+        let out = arithmetic(
+            BinaryOp::Div,
+            dec(vec![big], 38, 0),
+            dec(vec![3 * big], 38, 0),
+            &DataType::Decimal128(38, 4),
+            1,
+        )
+        .unwrap()
+        .into_array(1)
+        .unwrap();
+        assert_eq!(out.as_primitive::<Decimal128Type>().value(0), 3333);
     }
 
     #[test]

@@ -279,3 +279,282 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
         other => return Err(QuiverError::not_supported(format!("cast to {other}"))),
     })
 }
+
+/// CAST(x AS type) / CONVERT(x, type) as the SQL operator converts, where
+/// that differs from the conversion of a value stored into a column
+/// ([`cast_array`]): between SIGNED and UNSIGNED integers wrap around, a
+/// string is read as an integer (digits up to the first other character, no
+/// exponent), a DECIMAL(p, s) clamps to its largest value (MySQL warns), and
+/// a number is read as a YYYYMMDD[hhmmss] date.
+pub fn sql_cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
+    let from = a.data_type();
+    if from == to || from == &DataType::Null {
+        return cast_array(a, to);
+    }
+    let nulls = a.logical_nulls();
+    Ok(match (from, to) {
+        (DataType::UInt64, DataType::Int64) => {
+            let v: Vec<i64> = a
+                .as_primitive::<UInt64Type>()
+                .values()
+                .iter()
+                .map(|x| *x as i64)
+                .collect();
+            Arc::new(with_nulls::<Int64Type>(v, nulls))
+        }
+        (f, DataType::UInt64) if f.is_signed_integer() || f == &DataType::Boolean => {
+            let v: Vec<u64> = ints(a.as_ref())
+                .expect("integer")
+                .into_iter()
+                .map(|x| x as i64 as u64)
+                .collect();
+            Arc::new(with_nulls::<UInt64Type>(v, nulls))
+        }
+        (DataType::Utf8, DataType::Int64 | DataType::UInt64) => {
+            let v: Vec<u64> = a
+                .as_string::<i32>()
+                .iter()
+                .map(|s| s.map(string_to_u64).unwrap_or(0))
+                .collect();
+            if to == &DataType::Int64 {
+                let v = v.into_iter().map(|x| x as i64).collect();
+                Arc::new(with_nulls::<Int64Type>(v, nulls))
+            } else {
+                Arc::new(with_nulls::<UInt64Type>(v, nulls))
+            }
+        }
+        (_, DataType::Decimal128(p, s)) => clamp_decimal(a, *p, *s)?,
+        (f, DataType::Date32 | DataType::Timestamp(TimeUnit::Microsecond, _))
+            if types::is_numeric(f) =>
+        {
+            let date = to == &DataType::Date32;
+            let v: Vec<Option<i64>> = number_parts(a)?
+                .into_iter()
+                .map(|n| {
+                    let micros = number_to_datetime(n?)?;
+                    Some(if date {
+                        micros.div_euclid(86_400_000_000)
+                    } else {
+                        micros
+                    })
+                })
+                .collect();
+            if date {
+                Arc::new(
+                    v.into_iter()
+                        .map(|d| d.map(|d| d as i32))
+                        .collect::<Date32Array>(),
+                )
+            } else {
+                Arc::new(v.into_iter().collect::<TimestampMicrosecondArray>())
+            }
+        }
+        _ => cast_array(a, to)?,
+    })
+}
+
+/// A string read as MySQL's CAST reads an integer: leading spaces, a sign,
+/// then digits up to the first other character. Beyond the range a positive
+/// value is 2^64 - 1 and a negative one -2^63; a negative value is kept as
+/// its two's complement (CAST('-1' AS UNSIGNED) is 2^64 - 1).
+fn string_to_u64(s: &str) -> u64 {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: u128 = 0;
+    for b in digits.bytes().take_while(|b| b.is_ascii_digit()) {
+        v = (v * 10 + (b - b'0') as u128).min(u64::MAX as u128 + 1);
+    }
+    if neg {
+        (-(v.min(1 << 63) as i128)) as i64 as u64
+    } else {
+        v.min(u64::MAX as u128) as u64
+    }
+}
+
+/// Values at scale `s`, clamped to the largest DECIMAL(p, s) of their sign.
+fn clamp_decimal(a: &ArrayRef, p: u8, s: i8) -> Result<ArrayRef> {
+    let max = 10i128.pow(p as u32) - 1;
+    let clamp = |v: i128| v.clamp(-max, max);
+    let saturated = |neg: bool| if neg { -max } else { max };
+    let nulls = a.logical_nulls();
+    let v: Vec<i128> = match a.data_type() {
+        DataType::Decimal128(_, s0) => a
+            .as_primitive::<Decimal128Type>()
+            .values()
+            .iter()
+            .map(|x| rescale(*x, *s0, s).map_or(saturated(*x < 0), clamp))
+            .collect(),
+        DataType::Float64 | DataType::Float32 => {
+            let m = 10f64.powi(s as i32);
+            floats(a)?
+                .into_iter()
+                .map(|f| {
+                    let x = (f * m).round();
+                    if x.abs() >= 1e38 {
+                        saturated(x < 0.0)
+                    } else {
+                        clamp(x as i128)
+                    }
+                })
+                .collect()
+        }
+        DataType::Utf8 => a
+            .as_string::<i32>()
+            .iter()
+            .map(|x| {
+                let Some(t) = x else { return 0 };
+                match types::to_decimal(&ScalarValue::Utf8(t.to_string()), s) {
+                    Ok(v) => clamp(v),
+                    Err(_) => saturated(t.trim_start().starts_with('-')),
+                }
+            })
+            .collect(),
+        f if ints(a.as_ref()).is_some() && f != &DataType::Date32 => {
+            let m = 10i128.pow(s as u32);
+            ints(a.as_ref())
+                .expect("integer")
+                .into_iter()
+                .map(|x| x.checked_mul(m).map_or(saturated(x < 0), clamp))
+                .collect()
+        }
+        _ => {
+            let wide = cast_array(a, &DataType::Decimal128(38, s))?;
+            wide.as_primitive::<Decimal128Type>()
+                .values()
+                .iter()
+                .map(|x| clamp(*x))
+                .collect()
+        }
+    };
+    Ok(Arc::new(
+        Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
+    ))
+}
+
+/// The integer part of each number (None for a NULL or a value beyond i64).
+fn number_parts(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
+    let valid = |i: usize| a.is_valid(i);
+    Ok(match a.data_type() {
+        DataType::Decimal128(_, s) => {
+            let d = 10i128.pow(*s as u32);
+            a.as_primitive::<Decimal128Type>()
+                .values()
+                .iter()
+                .enumerate()
+                .map(|(i, x)| valid(i).then(|| i64::try_from(x / d).ok()).flatten())
+                .collect()
+        }
+        DataType::Float64 | DataType::Float32 => floats(a)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| (valid(i) && f.abs() < 9e18).then_some(f.trunc() as i64))
+            .collect(),
+        _ => match ints(a.as_ref()) {
+            Some(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| valid(i).then(|| i64::try_from(x).ok()).flatten())
+                .collect(),
+            None => {
+                return Err(QuiverError::not_supported(format!(
+                    "cast of {} to a date",
+                    a.data_type()
+                )))
+            }
+        },
+    })
+}
+
+/// MySQL's number_to_datetime: YYMMDD, YYYYMMDD, YYMMDDhhmmss or
+/// YYYYMMDDhhmmss (two-digit years 70-99 are 19xx, 00-69 20xx), as
+/// microseconds since the epoch; None for what is no valid date.
+fn number_to_datetime(n: i64) -> Option<i64> {
+    let n = match n {
+        101..=691_231 => n + 20_000_000,
+        700_101..=991_231 => n + 19_000_000,
+        10_000_101..=99_991_231 => n,
+        101_000_000..=691_231_235_959 => n + 20_000_000_000_000,
+        700_101_000_000..=991_231_235_959 => n + 19_000_000_000_000,
+        10_000_101_000_000..=99_991_231_235_959 => n,
+        _ => return None,
+    };
+    let (date, time) = if n > 99_991_231 {
+        (n / 1_000_000, n % 1_000_000)
+    } else {
+        (n, 0)
+    };
+    let (y, m, d) = (
+        date / 10_000,
+        (date / 100 % 100) as u32,
+        (date % 100) as u32,
+    );
+    let (hh, mm, ss) = (time / 10_000, time / 100 % 100, time % 100);
+    if !(1..=12).contains(&m)
+        || d == 0
+        || d > types::days_in_month(y as i32, m)
+        || hh > 23
+        || mm > 59
+        || ss > 59
+    {
+        return None;
+    }
+    let days = types::days_from_civil(y as i32, m, d) as i64;
+    Some(days * 86_400_000_000 + (hh * 3600 + mm * 60 + ss) * 1_000_000)
+}
+
+/// What is wrong with a string stored into a numeric column, as MySQL's
+/// strict mode sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumericText {
+    /// No number at all (`'abc'`, `''`): error 1366.
+    Invalid,
+    /// A number followed by other characters (`'12abc'`): error 1265.
+    Truncated,
+}
+
+/// Checks a string stored into a numeric column: spaces, a sign, digits with
+/// an optional fraction and exponent, then only spaces. None when it is fine.
+pub fn numeric_text_problem(s: &str) -> Option<NumericText> {
+    let b = s.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let mut i = 0;
+    while i < b.len() && space(b[i]) {
+        i += 1;
+    }
+    if i < b.len() && matches!(b[i], b'+' | b'-') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut n = digits(&mut i);
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        n += digits(&mut i);
+    }
+    if n == 0 {
+        return Some(NumericText::Invalid);
+    }
+    if i < b.len() && matches!(b[i], b'e' | b'E') {
+        let mut j = i + 1;
+        if j < b.len() && matches!(b[j], b'+' | b'-') {
+            j += 1;
+        }
+        if digits(&mut j) > 0 {
+            i = j;
+        }
+    }
+    if b[i..].iter().all(|c| space(*c)) {
+        None
+    } else {
+        Some(NumericText::Truncated)
+    }
+}

@@ -225,6 +225,10 @@ pub fn call(
         })?,
         // Decimal rescaling rounds half away from zero, as MySQL shows values.
         ScalarFunc::DeclaredScale => cast_array(arg(0)?, t)?,
+        ScalarFunc::SqlCast => super::cast::sql_cast(arg(0)?, t)?,
+        ScalarFunc::StrictDivision(op) => {
+            super::arith::strict_division(op, arg(0)?.clone(), arg(1)?.clone(), t, n)?
+        }
         ScalarFunc::Abs
         | ScalarFunc::Round
         | ScalarFunc::Truncate
@@ -570,6 +574,9 @@ fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
     Ok(Arc::new(Int64Array::new(v.into(), a.logical_nulls())))
 }
 
+/// 0001-01-01 as days since 1970-01-01.
+const FIRST_DAY_NUMBER: i64 = -719_162;
+
 fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<ArrayRef> {
     let (days, micros) = days_and_micros(a)?;
     let n = cast_array(n, &DataType::Int64)?;
@@ -601,8 +608,14 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
                 )
             }
         };
+        // MySQL: counting days or time reaches no date before 0001-01-01
+        // (a day number in year 0 is invalid); months and years reach 0000.
+        let first = match part {
+            DatePart::Month | DatePart::Quarter | DatePart::Year => -719_528,
+            _ => FIRST_DAY_NUMBER,
+        };
         match d {
-            Some(d) if (-719_528..=2_932_896).contains(&d) => {
+            Some(d) if (first..=2_932_896).contains(&d) => {
                 out_days.push(d as i32);
                 out_us.push(us);
             }

@@ -20,7 +20,7 @@ use quiver_common::scalar::scalar_to_array;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp, ColumnId, Expr, ScalarFunc, UnaryOp};
 
-pub use cast::cast_array;
+pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
 
 /// A value produced by an expression: a whole column, or one value for all rows.

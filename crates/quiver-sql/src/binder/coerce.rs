@@ -202,6 +202,49 @@ pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
     }
 }
 
+/// CAST(e AS to) / CONVERT(e, to) written in SQL. Where the operator's rules
+/// differ from the conversion of a stored value (integers wrapping between
+/// SIGNED and UNSIGNED, strings read as integers, DECIMAL clamping to its
+/// range, numbers read as dates) and a literal does not settle it here, the
+/// executor's SqlCast applies them.
+pub(crate) fn sql_cast(e: Expr, to: &DataType) -> Expr {
+    let from = e.data_type();
+    if &from == to {
+        return e;
+    }
+    if let Expr::Literal(v, _) = &e {
+        if let Some(v) = cast_literal(v, to) {
+            return Expr::Literal(v, to.clone());
+        }
+    }
+    let special = match to {
+        DataType::Int64 => from == DataType::UInt64 || is_string(&from),
+        DataType::UInt64 => {
+            from.is_signed_integer() || from == DataType::Boolean || is_string(&from)
+        }
+        DataType::Decimal128(p, s) => {
+            let (p0, s0) = decimal_shape(&from);
+            let room = *p as i32 - *s as i32;
+            // Exact values whose integer digits always fit need no clamping.
+            let fits = (matches!(from, DataType::Decimal128(..)) || from.is_integer())
+                && p0 as i32 - s0 as i32 <= room;
+            !fits
+        }
+        DataType::Date32 | DataType::Timestamp(..) => {
+            from.is_integer() || matches!(from, DataType::Decimal128(..) | DataType::Float64)
+        }
+        _ => false,
+    };
+    if !special {
+        return cast(e, to);
+    }
+    Expr::Function {
+        func: ScalarFunc::SqlCast,
+        args: vec![e],
+        data_type: to.clone(),
+    }
+}
+
 /// `l op r` for a comparison operator, both sides brought to MySQL's comparison type.
 pub(crate) fn compare(op: BinaryOp, l: Expr, r: Expr) -> Expr {
     // Computed decimals are compared at their declared scale (MariaDB, a = 100.00:
@@ -750,8 +793,13 @@ fn fold_date_add(
             (total.div_euclid(DAY_MICROS), total.rem_euclid(DAY_MICROS))
         }
     };
-    // MySQL's date range: 0000-01-01 ..= 9999-12-31.
-    if !(-719_528..=2_932_896).contains(&days) {
+    // MySQL's date range: 0000-01-01 ..= 9999-12-31, but counting days or
+    // time reaches no date before 0001-01-01 (left to the executor: NULL).
+    let first = match part {
+        DatePart::Month | DatePart::Quarter | DatePart::Year => -719_528,
+        _ => -719_162,
+    };
+    if !(first..=2_932_896).contains(&days) {
         return None;
     }
     Some(match result {

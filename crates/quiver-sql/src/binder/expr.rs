@@ -9,7 +9,9 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr};
 use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
 
-use super::coerce::{self, and, arith, bool_lit, cast, is_null, not, null_lit, or, to_bool};
+use super::coerce::{
+    self, and, arith, bool_lit, cast, is_null, not, null_lit, or, sql_cast, to_bool,
+};
 use super::collation::{self, compare};
 use super::{Binder, Ctx, Lookup, MAX_EXPR_DEPTH};
 use crate::sql_type;
@@ -104,7 +106,7 @@ impl Binder<'_> {
                     return Err(QuiverError::not_supported(format!("{e}")));
                 }
                 let x = self.expr(expr, ctx)?;
-                Ok(char_length_limit(cast(x, &sql_type(data_type)?), data_type))
+                Ok(char_length_limit(sql_cast(x, &sql_type(data_type)?), data_type))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
                 if !styles.is_empty() {
@@ -112,7 +114,7 @@ impl Binder<'_> {
                 }
                 let x = self.expr(expr, ctx)?;
                 match (data_type, charset) {
-                    (Some(t), None) => Ok(char_length_limit(cast(x, &sql_type(t)?), t)),
+                    (Some(t), None) => Ok(char_length_limit(sql_cast(x, &sql_type(t)?), t)),
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
                         let c = collation::column_charset_default(&cs.to_string())?;

@@ -19,7 +19,9 @@ mod from;
 mod functions;
 mod query;
 mod scope;
+mod strict;
 mod subquery;
+pub use strict::{strict_division, strict_division_expr};
 
 use std::collections::{HashMap, HashSet};
 

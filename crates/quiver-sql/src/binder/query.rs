@@ -189,10 +189,16 @@ impl Binder<'_> {
     fn union(&mut self, body: &ast::SetExpr, nesting: Nesting) -> Result<BoundQuery> {
         let mut operands = Vec::new();
         flatten_union(body, &mut operands)?;
+        let mut plans = Vec::with_capacity(operands.len());
+        for (operand, _) in &operands {
+            plans.push(self.set_expr(operand, nesting)?);
+        }
+        // MySQL types each column from all operands at once: in
+        // `1 UNION 1.5 UNION 'x'` the 1 becomes '1', not the text of 1.0.
+        let plans = self.cast_to_common_types(plans);
         let mut acc: Vec<LogicalPlan> = Vec::new();
         let mut width = None;
-        for (i, (operand, distinct)) in operands.into_iter().enumerate() {
-            let b = self.set_expr(operand, nesting)?;
+        for (i, (b, (_, distinct))) in plans.into_iter().zip(operands).enumerate() {
             if !b.correlation.is_empty() {
                 return Err(QuiverError::not_supported(
                     "correlated subqueries with UNION",
@@ -228,6 +234,72 @@ impl Binder<'_> {
             always_one_row: false,
             empty_row: vec![],
         })
+    }
+
+    /// Union operands with each column cast to the common type of all of
+    /// them (operands of another width are left for `union` to reject).
+    fn cast_to_common_types(&mut self, operands: Vec<BoundQuery>) -> Vec<BoundQuery> {
+        let schemas: Vec<Vec<ColumnInfo>> = operands.iter().map(|b| b.plan.schema()).collect();
+        let width = schemas[0].len();
+        if schemas.iter().any(|s| s.len() != width) {
+            return operands;
+        }
+        let types: Vec<DataType> = (0..width)
+            .map(|j| {
+                common_type(
+                    &schemas
+                        .iter()
+                        .map(|s| s[j].data_type.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        operands
+            .into_iter()
+            .zip(schemas)
+            .map(|(mut b, schema)| {
+                if schema.iter().zip(&types).all(|(c, t)| &c.data_type == t) {
+                    return b;
+                }
+                let plan = std::mem::replace(
+                    &mut b.plan,
+                    LogicalPlan::Values {
+                        columns: vec![],
+                        rows: vec![],
+                    },
+                );
+                // A projection is cast in place, so a literal stays visible
+                // to the collation rules of the union.
+                let LogicalPlan::Project { input, exprs } = plan else {
+                    let exprs = schema
+                        .iter()
+                        .zip(&types)
+                        .map(|(c, t)| {
+                            let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
+                            n.collation = c.collation;
+                            (n, cast(c.expr(), t))
+                        })
+                        .collect();
+                    b.plan = project(plan, exprs);
+                    return b;
+                };
+                let exprs = exprs
+                    .into_iter()
+                    .zip(&types)
+                    .map(|((c, e), t)| {
+                        if &c.data_type == t {
+                            (c, e)
+                        } else {
+                            let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
+                            n.collation = c.collation;
+                            (n, cast(e, t))
+                        }
+                    })
+                    .collect();
+                b.plan = project(*input, exprs);
+                b
+            })
+            .collect()
     }
 
     /// UNION ALL of inputs with the same width: column types unified with
