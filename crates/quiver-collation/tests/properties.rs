@@ -187,6 +187,60 @@ proptest! {
         }
     }
 
+    /// The column form of `LIKE` (one search for the first `%piece%` over
+    /// the whole values buffer) gives every row `matches`' answer; patterns
+    /// are `prefix%piece%...%suffix` of strings from the chunks, and rows
+    /// sometimes contain the pieces (in other cases too).
+    #[test]
+    fn like_column_agrees_with_matches(
+        rows in prop::collection::vec((string(), 0..4u8), 0..120),
+        prefix in prop::collection::vec(0..CHUNKS.len(), 0..2),
+        pieces in prop::collection::vec(prop::collection::vec(0..CHUNKS.len(), 1..3), 1..3),
+        suffix in prop::collection::vec(0..CHUNKS.len(), 0..2),
+        skip in 0usize..3,
+    ) {
+        let text = |ix: &[usize]| -> Vec<u8> {
+            ix.iter()
+                .flat_map(|&i| CHUNKS[i].to_vec())
+                .filter(|&b| b != b'%' && b != b'_' && b != b'\\')
+                .collect()
+        };
+        let pieces: Vec<Vec<u8>> = pieces.iter().map(|p| text(p)).collect();
+        let mut pattern = text(&prefix);
+        for p in &pieces {
+            pattern.push(b'%');
+            pattern.extend_from_slice(p);
+        }
+        pattern.push(b'%');
+        pattern.extend(text(&suffix));
+        let rows: Vec<Vec<u8>> = rows
+            .into_iter()
+            .map(|(mut r, how)| {
+                match how {
+                    0 => r.extend(pieces.concat()),
+                    1 => r.extend(pieces.concat().to_ascii_lowercase()),
+                    _ => {}
+                }
+                r
+            })
+            .collect();
+        // Some bytes before the first row: offsets need not start at 0.
+        let mut values = vec![b'x'; skip];
+        let mut offsets = vec![skip as i32];
+        for r in &rows {
+            values.extend_from_slice(r);
+            offsets.push(values.len() as i32);
+        }
+        for c in Collation::all() {
+            let m = LikePattern::new(c, &pattern, None).unwrap();
+            let mut out = vec![u64::MAX; rows.len().div_ceil(64)];
+            m.matches_column(&offsets, &values, &mut out).unwrap();
+            for (i, r) in rows.iter().enumerate() {
+                prop_assert_eq!(out[i / 64] >> (i % 64) & 1 == 1, m.matches(r), "{} row {:?} LIKE {:?}", c, r, pattern);
+            }
+        }
+    }
+
     #[test]
     fn locate_and_case_mapping(needle in string(), hay in string()) {
         for c in Collation::all() {
