@@ -506,8 +506,8 @@ impl LikePattern {
     /// piece cannot match, so rows between two hits cost nothing beyond the
     /// search, and only a row holding a hit runs the whole matcher. Under
     /// `_ci` the search also says whether the bytes it passed were ASCII;
-    /// rows it passed over non-ASCII bytes (a character such as 'é' may
-    /// weigh as a letter) run the whole matcher too.
+    /// from the first row it passed over non-ASCII bytes (a character such
+    /// as 'é' may weigh as a letter), rows run the whole matcher one by one.
     ///
     /// Errors if `out` is too short or the offsets are not a column over
     /// `values` (then `out` is unspecified).
@@ -565,10 +565,13 @@ impl LikePattern {
             };
             if !clean {
                 // Somewhere before the hit the search passed bytes that
-                // may weigh as the piece's letters: those rows one by one.
-                for r in row..hit_row {
+                // may weigh as the piece's letters. A column with such
+                // bytes likely has more: its remaining rows go one by one
+                // (searching ahead would read them twice).
+                for r in row..rows {
                     set(r, self.matches(value(r)));
                 }
+                break;
             }
             if hit_row == rows {
                 break;
