@@ -363,6 +363,7 @@ fn main() {
         // An existing value, so that some rows match (like TPC-H's
         // `l_comment = 'zzle? slyly regular instruc '`).
         let konst = col.get(col.len() / 2).to_vec();
+        let offsets64: Vec<i64> = col.offsets.iter().map(|&o| o as i64).collect();
         let prepared = CollatedConstant::new(&konst);
         let sol_eq = time(runs, || {
             (0..col.len())
@@ -463,6 +464,24 @@ fn main() {
                     sol,
                     naive: Some(naive_secs),
                 });
+                if pattern.starts_with('%') && pattern.ends_with('%') {
+                    // The column form the executor calls: one search for
+                    // the first piece over the whole values buffer.
+                    let mut out = vec![0u64; col.len().div_ceil(64)];
+                    let secs = time(runs, || {
+                        p.matches_column(&offsets64, &col.values, &mut out)
+                            .expect("valid column");
+                        out.iter().map(|w| w.count_ones()).sum::<u32>()
+                    });
+                    rows.push(Row {
+                        set,
+                        collation: name,
+                        op: format!("LIKE '{pattern}' (column)"),
+                        secs,
+                        sol,
+                        naive: Some(naive_secs),
+                    });
+                }
             }
         }
     }

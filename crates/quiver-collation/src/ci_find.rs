@@ -8,6 +8,11 @@
 //! last bytes (both folded in registers) and verifies candidates with the
 //! scalar comparison; [`find_scalar`] is the plain version it is tested
 //! against. Any bytes are accepted (bytes from 0x80 fold to themselves).
+//!
+//! [`CiFinder::find_ascii`] also says whether the bytes the answer rests on
+//! are ASCII, from the loads the search makes anyway (the `LIKE` plans
+//! need that, and a separate pass over the value cost as much as the
+//! search).
 
 /// The plain version: the first `i` where `hay[i..i + needle.len()]`
 /// folds to `needle`.
@@ -47,27 +52,46 @@ impl CiFinder {
 
     /// Byte offset of the first position of `hay` that folds to the needle.
     #[inline]
+    #[cfg(test)]
     pub(crate) fn find(&self, hay: &[u8]) -> Option<usize> {
+        self.find_ascii(hay).0
+    }
+
+    /// [`CiFinder::find`]'s answer, and whether the bytes it depends on
+    /// are ASCII: `true` means every byte of `hay` is below 0x80 when the
+    /// needle is not found, and every byte of `hay[..at + needle.len()]`
+    /// when it is found at `at`. `false` means a byte of 0x80 or more was
+    /// seen (possibly past the match). The needle must be ASCII.
+    #[inline]
+    pub(crate) fn find_ascii(&self, hay: &[u8]) -> (Option<usize>, bool) {
         let n = self.needle.len();
         if n == 0 {
-            return Some(0);
+            return (Some(0), true);
         }
         if hay.len() < n {
-            return None;
+            return (None, hay.is_ascii());
         }
         #[cfg(target_arch = "x86_64")]
         {
             let starts = hay.len() - n + 1;
-            if starts >= 32 && std::is_x86_feature_detected!("avx2") {
+            let found = if starts >= 32 && std::is_x86_feature_detected!("avx2") {
                 // SAFETY: AVX2 is available (checked just above); the
                 // kernel only reads inside `hay` (see its loop bounds).
-                return unsafe { avx2::find(&self.needle, hay) };
-            }
-            if starts >= 16 {
-                return sse2::find(&self.needle, hay);
+                Some(unsafe { avx2::find(&self.needle, hay) })
+            } else if starts >= 16 {
+                Some(sse2::find(&self.needle, hay))
+            } else {
+                None
+            };
+            if let Some((at, ascii)) = found {
+                // The kernels' loads cover `hay[..starts]` and
+                // `hay[n - 1..]` on a miss: a long needle leaves a gap.
+                let gap_ascii = at.is_some() || n - 1 <= starts || hay[starts..n - 1].is_ascii();
+                return (at, ascii && gap_ascii);
             }
         }
-        find_scalar(&self.needle, hay)
+        let at = find_scalar(&self.needle, hay);
+        (at, hay[..at.map_or(hay.len(), |a| a + n)].is_ascii())
     }
 }
 
@@ -92,12 +116,15 @@ mod avx2 {
     }
 
     /// [`super::CiFinder::find`] with AVX2; `needle` non-empty, at most
-    /// `hay.len()` bytes.
+    /// `hay.len()` bytes. Also whether every byte loaded was ASCII: the
+    /// loads at the candidate starts cover `hay[..=at]` before a hit at
+    /// `at` (whose `n` bytes matched the ASCII needle, so are ASCII), and
+    /// on a miss `hay[..starts]` and `hay[n - 1..]`.
     ///
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn find(needle: &[u8], hay: &[u8]) -> Option<usize> {
+    pub(super) unsafe fn find(needle: &[u8], hay: &[u8]) -> (Option<usize>, bool) {
         let n = needle.len();
         let first = _mm256_set1_epi8(needle[0] as i8);
         let last = _mm256_set1_epi8(needle[n - 1] as i8);
@@ -105,6 +132,8 @@ mod avx2 {
         // hay[i..i + 32] and hay[i + n - 1..i + n + 31], inside hay while
         // i + 32 <= starts = hay.len() - n + 1.
         let starts = hay.len() - n + 1;
+        let mut seen = _mm256_setzero_si256();
+        let ascii = |seen: __m256i| _mm256_movemask_epi8(seen) == 0;
         let mut i = 0;
         while i + 32 <= starts {
             // SAFETY: i + 32 <= hay.len() and i + n - 1 + 32 <= hay.len()
@@ -115,6 +144,7 @@ mod avx2 {
                     _mm256_loadu_si256(hay.as_ptr().add(i + n - 1).cast::<__m256i>()),
                 )
             };
+            seen = _mm256_or_si256(seen, _mm256_or_si256(a, b));
             // SAFETY: this function requires AVX2, as `fold` does.
             let (a, b) = unsafe { (fold(a), fold(b)) };
             let hits = _mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last));
@@ -122,7 +152,7 @@ mod avx2 {
             while mask != 0 {
                 let at = i + mask.trailing_zeros() as usize;
                 if folded_eq(&hay[at..at + n], needle) {
-                    return Some(at);
+                    return (Some(at), ascii(seen));
                 }
                 mask &= mask - 1;
             }
@@ -140,6 +170,7 @@ mod avx2 {
                     _mm256_loadu_si256(hay.as_ptr().add(j + n - 1).cast::<__m256i>()),
                 )
             };
+            seen = _mm256_or_si256(seen, _mm256_or_si256(a, b));
             // SAFETY: this function requires AVX2, as `fold` does.
             let (a, b) = unsafe { (fold(a), fold(b)) };
             let hits = _mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last));
@@ -147,12 +178,12 @@ mod avx2 {
             while mask != 0 {
                 let at = j + mask.trailing_zeros() as usize;
                 if folded_eq(&hay[at..at + n], needle) {
-                    return Some(at);
+                    return (Some(at), ascii(seen));
                 }
                 mask &= mask - 1;
             }
         }
-        None
+        (None, ascii(seen))
     }
 }
 
@@ -176,29 +207,30 @@ mod sse2 {
         }
     }
 
-    /// Candidate mask of the 16 starts from `i` (lane k: start i + k).
+    /// Candidate mask of the 16 starts from `i` (lane k: start i + k), and
+    /// the top bits of the 32 bytes loaded.
     #[inline]
-    fn block(needle: &[u8], hay: &[u8], i: usize) -> u32 {
+    fn block(needle: &[u8], hay: &[u8], i: usize) -> (u32, u32) {
         let n = needle.len();
         assert!(i + n - 1 + 16 <= hay.len());
         // SAFETY: SSE2 is baseline; the two unaligned 16-byte loads end at
         // i + 16 <= i + n - 1 + 16 <= hay.len() (asserted above).
         unsafe {
-            let a = fold(_mm_loadu_si128(hay.as_ptr().add(i).cast::<__m128i>()));
-            let b = fold(_mm_loadu_si128(
-                hay.as_ptr().add(i + n - 1).cast::<__m128i>(),
-            ));
+            let a = _mm_loadu_si128(hay.as_ptr().add(i).cast::<__m128i>());
+            let b = _mm_loadu_si128(hay.as_ptr().add(i + n - 1).cast::<__m128i>());
+            let high = _mm_movemask_epi8(_mm_or_si128(a, b)) as u32;
             let hits = _mm_and_si128(
-                _mm_cmpeq_epi8(a, _mm_set1_epi8(needle[0] as i8)),
-                _mm_cmpeq_epi8(b, _mm_set1_epi8(needle[n - 1] as i8)),
+                _mm_cmpeq_epi8(fold(a), _mm_set1_epi8(needle[0] as i8)),
+                _mm_cmpeq_epi8(fold(b), _mm_set1_epi8(needle[n - 1] as i8)),
             );
-            _mm_movemask_epi8(hits) as u32
+            (_mm_movemask_epi8(hits) as u32, high)
         }
     }
 
     /// [`super::CiFinder::find`] for `hay.len() - needle.len() + 1 >= 16`
-    /// starts (`needle` non-empty).
-    pub(super) fn find(needle: &[u8], hay: &[u8]) -> Option<usize> {
+    /// starts (`needle` non-empty), with whether the loaded bytes were
+    /// ASCII, as [`super::avx2`]'s `find`.
+    pub(super) fn find(needle: &[u8], hay: &[u8]) -> (Option<usize>, bool) {
         let n = needle.len();
         let starts = hay.len() - n + 1;
         let verify = |base: usize, mut mask: u32| {
@@ -211,18 +243,23 @@ mod sse2 {
             }
             None
         };
+        let mut high = 0;
         let mut i = 0;
         while i + 16 <= starts {
-            if let Some(at) = verify(i, block(needle, hay, i)) {
-                return Some(at);
+            let (mask, h) = block(needle, hay, i);
+            high |= h;
+            if let Some(at) = verify(i, mask) {
+                return (Some(at), high == 0);
             }
             i += 16;
         }
         if i < starts {
             let j = starts - 16;
-            return verify(j, block(needle, hay, j) >> (i - j) << (i - j));
+            let (mask, h) = block(needle, hay, j);
+            high |= h;
+            return (verify(j, mask >> (i - j) << (i - j)), high == 0);
         }
-        None
+        (None, high == 0)
     }
 }
 
@@ -265,13 +302,39 @@ mod tests {
             let needle: Vec<u8> = needle.iter().map(u8::to_ascii_uppercase).collect();
             let f = CiFinder::new(&needle);
             prop_assert_eq!(f.find(&hay), find_scalar(&needle, &hay));
+            // The ASCII report: never true when a byte it covers is not
+            // ASCII, and always true for ASCII input.
+            if needle.is_ascii() {
+                let (at, ascii) = f.find_ascii(&hay);
+                let covered = &hay[..at.map_or(hay.len(), |a| a + needle.len())];
+                prop_assert!(!ascii || covered.is_ascii(), "ascii claimed over {:?}", covered);
+                prop_assert!(ascii || !hay.is_ascii());
+                // ASCII input, then one non-ASCII byte planted in it; long
+                // needles too (their loads leave a gap the check must fill).
+                let ascii_hay: Vec<u8> = hay.iter().map(|&b| b & 0x7F).collect();
+                let mut one_odd = ascii_hay.clone();
+                if !one_odd.is_empty() {
+                    let at = plant.index(one_odd.len());
+                    one_odd[at] = 0xC3;
+                }
+                for n in [&needle[..], &needle.repeat(8)[..]] {
+                    let f = CiFinder::new(n);
+                    for h in [&hay[..], &ascii_hay[..], &one_odd[..]] {
+                        let (at, ascii) = f.find_ascii(h);
+                        prop_assert_eq!(at, find_scalar(n, h));
+                        let covered = &h[..at.map_or(h.len(), |a| a + n.len())];
+                        prop_assert!(!ascii || covered.is_ascii(), "ascii claimed over {:?}", covered);
+                        prop_assert!(ascii || !h.is_ascii());
+                    }
+                }
+            }
             // Each SIMD kernel on its own, where its length rule allows it.
             #[cfg(target_arch = "x86_64")]
             if !needle.is_empty() && hay.len() + 1 >= needle.len() + 16 {
-                prop_assert_eq!(sse2::find(&needle, &hay), find_scalar(&needle, &hay));
+                prop_assert_eq!(sse2::find(&needle, &hay).0, find_scalar(&needle, &hay));
                 if hay.len() + 1 >= needle.len() + 32 && std::is_x86_feature_detected!("avx2") {
                     // SAFETY: AVX2 checked just above.
-                    let got = unsafe { avx2::find(&needle, &hay) };
+                    let got = unsafe { avx2::find(&needle, &hay) }.0;
                     prop_assert_eq!(got, find_scalar(&needle, &hay));
                 }
             }

@@ -120,6 +120,36 @@ pub trait Collator: Copy + Default + Send + Sync + 'static {
         self.eq(v, c.bytes())
     }
 
+    /// Whether [`Collator::prefix_key_of_head`] gives keys at all.
+    const PREFIX_KEYS: bool = false;
+
+    /// An order-preserving summary of the start of a value, where the
+    /// collation and the value allow one: whenever both keys exist,
+    /// `key(a) < key(b)` implies `compare(a, b) == Less` (equal keys say
+    /// nothing). `MIN`/`MAX` test most values with one integer compare
+    /// against the best so far this way. `head` holds the value's first
+    /// `min(len, 8)` bytes in little-endian order (byte 0 lowest); the bytes
+    /// of `head` from `len` on are ignored, so a caller may load 8 bytes
+    /// from where the value starts whatever follows it. Two values of the
+    /// same length, at most 8 bytes, with equal keys compare `Equal`.
+    /// `None` by default.
+    #[inline(always)]
+    fn prefix_key_of_head(&self, _head: u64, _len: usize) -> Option<u64> {
+        None
+    }
+
+    /// [`Collator::prefix_key_of_head`] of the value `s`.
+    #[inline]
+    fn prefix_key(&self, s: &[u8]) -> Option<u64> {
+        if !Self::PREFIX_KEYS {
+            return None;
+        }
+        let mut head = [0u8; 8];
+        let n = s.len().min(8);
+        head[..n].copy_from_slice(&s[..n]);
+        self.prefix_key_of_head(u64::from_le_bytes(head), s.len())
+    }
+
     /// `MIN` of two values: the smaller; on a tie the first (MariaDB keeps the
     /// first value seen: `MIN` over `'a'`, `'A'` under `_ci` returns `'a'`).
     #[inline]

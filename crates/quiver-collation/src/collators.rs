@@ -47,6 +47,30 @@ pub(crate) fn find_bytes(needle: &[u8], hay: &[u8]) -> Option<usize> {
     None
 }
 
+/// [`Collator::prefix_key_of_head`] for collations in which every ASCII
+/// byte is a character ordering (against any character) as its byte, after
+/// uppercasing when `fold`: the first 8 bytes, padded with spaces under PAD
+/// SPACE (the padding is what the shorter value compares as) or with NULs
+/// (a value ending first is less, and a NUL ties, leaving it to
+/// `compare`), read as a big-endian number. Only for values whose first 8
+/// bytes are ASCII: there bytes are whole characters.
+#[inline(always)]
+fn ascii_prefix_key<const PAD: bool>(head: u64, len: usize, fold: bool) -> Option<u64> {
+    // The value's bytes, and the padding above them (no branch: a select).
+    let mask = if len >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * len)) - 1
+    };
+    let pad = if PAD { 0x2020_2020_2020_2020 } else { 0 };
+    let w = (head & mask) | (pad & !mask);
+    if !word_is_ascii(w) {
+        return None;
+    }
+    let w = if fold { ascii_upper_word(w) } else { w };
+    Some(w.swap_bytes())
+}
+
 /// The first bytes of `a` and `b` when both are non-empty and differ: most
 /// unequal values differ there, and a byte test is far cheaper than a
 /// kernel call.
@@ -521,6 +545,11 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8Bin<MB4, PAD> {
     };
     const BINARY_EQ: bool = true;
 
+    const PREFIX_KEYS: bool = true;
+    #[inline(always)]
+    fn prefix_key_of_head(&self, head: u64, len: usize) -> Option<u64> {
+        ascii_prefix_key::<PAD>(head, len, false)
+    }
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
         if let Some((x, y)) = first_bytes_differ(a, b) {
@@ -738,6 +767,11 @@ impl<const MB4: bool, const PAD: bool> Collator for Utf8GeneralCi<MB4, PAD> {
     };
     const ASCII_CI: bool = true;
 
+    const PREFIX_KEYS: bool = true;
+    #[inline(always)]
+    fn prefix_key_of_head(&self, head: u64, len: usize) -> Option<u64> {
+        ascii_prefix_key::<PAD>(head, len, true)
+    }
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
         Self::cmp_weights(a, b)

@@ -217,19 +217,29 @@ impl Pieces {
                 None
             };
         }
-        if !sk::is_ascii(middle) {
-            return None;
-        }
         // The middle pieces are found in place by the SIMD case-insensitive
-        // ASCII kernel, in order.
+        // ASCII kernel, in order; it also says whether what it read was
+        // ASCII (a non-ASCII character could weigh as a letter, so only
+        // then is a miss final).
         let mut rest = middle;
         for m in &self.ci_middles {
-            match m.find(rest) {
+            let (at, ascii) = m.find_ascii(rest);
+            if !ascii {
+                return None;
+            }
+            match at {
                 Some(at) => rest = &rest[at + m.needle().len()..],
                 None => return Some(false),
             }
         }
-        Some(true)
+        // Matched through ASCII characters. What follows the last piece is
+        // read only by a `%` before a suffix: an invalid byte there makes
+        // the LIKE false (a trailing `%` reads nothing).
+        if s == 0 || no_invalid_bytes(charset, rest) {
+            Some(true)
+        } else {
+            None
+        }
     }
 }
 
@@ -481,6 +491,143 @@ impl LikePattern {
             Plan::Chars { tokens, chars } => chars(tokens, value),
         }
     }
+}
+
+impl LikePattern {
+    /// [`LikePattern::matches`] for every row of a string column
+    /// (`offsets[i]..offsets[i + 1]` into `values`), into a bitmask: bit
+    /// `i % 64` of word `i / 64` for row `i` (the words covering the rows
+    /// are overwritten).
+    ///
+    /// A pattern with a `%middle%` piece under a byte-comparing collation,
+    /// or an ASCII `_ci` one, first looks for its first middle piece in
+    /// the whole values buffer at once rather than row by row (as
+    /// [`quiver_string_kernels::contains_offsets`] does): a row without the
+    /// piece cannot match, so rows between two hits cost nothing beyond the
+    /// search, and only a row holding a hit runs the whole matcher. Under
+    /// `_ci` the search also says whether the bytes it passed were ASCII;
+    /// from the first row it passed over non-ASCII bytes (a character such
+    /// as 'é' may weigh as a letter), rows run the whole matcher one by one.
+    ///
+    /// Errors if `out` is too short or the offsets are not a column over
+    /// `values` (then `out` is unspecified).
+    pub fn matches_column<O: sk::Offset>(
+        &self,
+        offsets: &[O],
+        values: &[u8],
+        out: &mut [u64],
+    ) -> Result<(), sk::OffsetsError> {
+        let rows = offsets.len().saturating_sub(1);
+        let needed_words = rows.div_ceil(64);
+        if out.len() < needed_words {
+            return Err(sk::OffsetsError::OutputTooShort {
+                needed_words,
+                words: out.len(),
+            });
+        }
+        let out = &mut out[..needed_words];
+        out.fill(0);
+        check_offsets(offsets, values.len())?;
+        let value = |r: usize| &values[offsets[r].index()..offsets[r + 1].index()];
+        let mut set = |r: usize, hit: bool| out[r / 64] |= u64::from(hit) << (r % 64);
+        // How the first middle piece is found: its position, and whether
+        // the bytes passed are known not to hide a match (see `find_ascii`).
+        type Search<'a> = Box<dyn Fn(&[u8]) -> (Option<usize>, bool) + 'a>;
+        let search: Option<Search<'_>> = match &self.plan {
+            Plan::Bytes(p) if p.exact.is_none() && !p.middles.is_empty() => {
+                let f = &p.middles[0];
+                Some(Box::new(move |h| (f.find(h), true)))
+            }
+            Plan::FoldedCi { pieces: p, .. } if p.exact.is_none() && !p.ci_middles.is_empty() => {
+                let f = &p.ci_middles[0];
+                Some(Box::new(move |h| f.find_ascii(h)))
+            }
+            _ => None,
+        };
+        let Some(find) = search else {
+            for r in 0..rows {
+                set(r, self.matches(value(r)));
+            }
+            return Ok(());
+        };
+        if rows == 0 {
+            return Ok(());
+        }
+        let end = offsets[rows].index();
+        let mut row = 0;
+        while row < rows {
+            let pos = offsets[row].index();
+            let (at, clean) = find(&values[pos..end]);
+            // The row holding the hit, or `rows` when there is none.
+            let hit_row = match at {
+                Some(at) => row_containing(offsets, row, pos + at),
+                None => rows,
+            };
+            if !clean {
+                // Somewhere before the hit the search passed bytes that
+                // may weigh as the piece's letters. A column with such
+                // bytes likely has more: its remaining rows go one by one
+                // (searching ahead would read them twice).
+                for r in row..rows {
+                    set(r, self.matches(value(r)));
+                }
+                break;
+            }
+            if hit_row == rows {
+                break;
+            }
+            // A hit may still straddle into the next row or fail the rest
+            // of the pattern: the whole matcher decides.
+            set(hit_row, self.matches(value(hit_row)));
+            row = hit_row + 1;
+        }
+        Ok(())
+    }
+}
+
+/// Checks that `offsets` are a column over `values_len` bytes: in range and
+/// non-decreasing. One branch-free pass; only a bad column looks for the
+/// row to blame.
+fn check_offsets<O: sk::Offset>(offsets: &[O], values_len: usize) -> Result<(), sk::OffsetsError> {
+    let in_order = offsets
+        .windows(2)
+        .fold(true, |ok, w| ok & (w[0].into() <= w[1].into()));
+    let first_ok = offsets.first().is_none_or(|&o| o.into() >= 0);
+    let last_ok = offsets
+        .last()
+        .is_none_or(|&o| o.to_index().is_some_and(|e| e <= values_len));
+    if in_order && first_ok && last_ok {
+        return Ok(());
+    }
+    for (row, w) in offsets.windows(2).enumerate() {
+        match (w[0].to_index(), w[1].to_index()) {
+            (Some(s), Some(e)) if s <= e && e <= values_len => {}
+            _ => {
+                return Err(sk::OffsetsError::BadRange {
+                    row,
+                    start: w[0].into(),
+                    end: w[1].into(),
+                    values_len,
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The row `r >= from` with `offsets[r] <= at < offsets[r + 1]` (`at`
+/// inside the rows' bytes, `offsets[from] <= at`): galloping forward, then
+/// bisecting, so close hits cost a step or two.
+fn row_containing<O: sk::Offset>(offsets: &[O], from: usize, at: usize) -> usize {
+    let rows = offsets.len() - 1;
+    let mut lo = from;
+    let mut step = 1;
+    while lo + step < rows && offsets[lo + step].index() <= at {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(rows);
+    lo + offsets[lo + 1..=hi].partition_point(|o| o.index() <= at)
 }
 
 thread_local! {

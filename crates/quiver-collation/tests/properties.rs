@@ -187,6 +187,91 @@ proptest! {
         }
     }
 
+    /// Where a collation gives prefix keys, their order is never the
+    /// opposite of `compare`'s (equal keys decide nothing). Strings of
+    /// short ASCII runs (controls, spaces, NUL, letters of both cases) with
+    /// an occasional non-ASCII chunk, so both keys exist often.
+    #[test]
+    fn prefix_keys_agree_with_compare(
+        a in prop::collection::vec(0..PREFIX_CHUNKS.len(), 0..6),
+        b in prop::collection::vec(0..PREFIX_CHUNKS.len(), 0..6),
+        shared in 0usize..6,
+    ) {
+        let build = |ix: &[usize]| ix.iter().flat_map(|&i| PREFIX_CHUNKS[i].to_vec()).collect::<Vec<u8>>();
+        let mut a = build(&a);
+        let mut b = build(&b);
+        // A common start, so that keys differ late or not at all.
+        let head = a[..shared.min(a.len())].to_vec();
+        b.splice(0..0, head.iter().copied());
+        if shared % 2 == 1 {
+            a = a.to_ascii_uppercase();
+        }
+        for c in Collation::all() {
+            let (ka, kb) = c.dispatch(PrefixKeys(&a, &b));
+            if let (Some(ka), Some(kb)) = (ka, kb) {
+                let want = c.compare(&a, &b);
+                prop_assert!(ka == kb || ka.cmp(&kb) == want, "{} {:?} vs {:?}: keys {:x} {:x}, compare {:?}", c, a, b, ka, kb, want);
+                if ka == kb && a.len() == b.len() && a.len() <= 8 {
+                    prop_assert!(want.is_eq(), "{} {:?} vs {:?}: equal short keys", c, a, b);
+                }
+            }
+        }
+    }
+
+    /// The column form of `LIKE` (one search for the first `%piece%` over
+    /// the whole values buffer) gives every row `matches`' answer; patterns
+    /// are `prefix%piece%...%suffix` of strings from the chunks, and rows
+    /// sometimes contain the pieces (in other cases too).
+    #[test]
+    fn like_column_agrees_with_matches(
+        rows in prop::collection::vec((string(), 0..4u8), 0..120),
+        prefix in prop::collection::vec(0..CHUNKS.len(), 0..2),
+        pieces in prop::collection::vec(prop::collection::vec(0..CHUNKS.len(), 1..3), 1..3),
+        suffix in prop::collection::vec(0..CHUNKS.len(), 0..2),
+        skip in 0usize..3,
+    ) {
+        let text = |ix: &[usize]| -> Vec<u8> {
+            ix.iter()
+                .flat_map(|&i| CHUNKS[i].to_vec())
+                .filter(|&b| b != b'%' && b != b'_' && b != b'\\')
+                .collect()
+        };
+        let pieces: Vec<Vec<u8>> = pieces.iter().map(|p| text(p)).collect();
+        let mut pattern = text(&prefix);
+        for p in &pieces {
+            pattern.push(b'%');
+            pattern.extend_from_slice(p);
+        }
+        pattern.push(b'%');
+        pattern.extend(text(&suffix));
+        let rows: Vec<Vec<u8>> = rows
+            .into_iter()
+            .map(|(mut r, how)| {
+                match how {
+                    0 => r.extend(pieces.concat()),
+                    1 => r.extend(pieces.concat().to_ascii_lowercase()),
+                    _ => {}
+                }
+                r
+            })
+            .collect();
+        // Some bytes before the first row: offsets need not start at 0.
+        let mut values = vec![b'x'; skip];
+        let mut offsets = vec![skip as i32];
+        for r in &rows {
+            values.extend_from_slice(r);
+            offsets.push(values.len() as i32);
+        }
+        for c in Collation::all() {
+            let m = LikePattern::new(c, &pattern, None).unwrap();
+            let mut out = vec![u64::MAX; rows.len().div_ceil(64)];
+            m.matches_column(&offsets, &values, &mut out).unwrap();
+            for (i, r) in rows.iter().enumerate() {
+                prop_assert_eq!(out[i / 64] >> (i % 64) & 1 == 1, m.matches(r), "{} row {:?} LIKE {:?}", c, r, pattern);
+            }
+        }
+    }
+
     #[test]
     fn locate_and_case_mapping(needle in string(), hay in string()) {
         for c in Collation::all() {
@@ -198,6 +283,49 @@ proptest! {
             prop_assert_eq!(lo.len(), c.lower_len(&hay));
             prop_assert!(c.char_length(&hay) <= hay.len());
         }
+    }
+}
+
+/// Chunks for the prefix keys: ASCII mostly.
+const PREFIX_CHUNKS: &[&[u8]] = &[
+    b"a",
+    b"A",
+    b"b",
+    b"Z",
+    b"z",
+    b"_",
+    b" ",
+    b"  ",
+    b"\t",
+    b"\x00",
+    b"\x1f",
+    b"~",
+    b"\x7f",
+    b"abc",
+    b"AIR",
+    b"REG AIR",
+    b"0123456789",
+    "é".as_bytes(),
+    b"\xff",
+    b"\xc0\xaf",
+];
+
+/// Both values' [`Collator::prefix_key`](quiver_collation::Collator::prefix_key).
+struct PrefixKeys<'a>(&'a [u8], &'a [u8]);
+
+impl quiver_collation::CollatorFn for PrefixKeys<'_> {
+    type Output = (Option<u64>, Option<u64>);
+    fn call<C: quiver_collation::Collator>(self, c: C) -> Self::Output {
+        // Keys from a head word whose bytes past the value are garbage (as
+        // an 8-byte load from a values buffer gives) are the same.
+        for s in [self.0, self.1] {
+            let mut head = [0xA5u8; 8];
+            let n = s.len().min(8);
+            head[..n].copy_from_slice(&s[..n]);
+            let garbage = c.prefix_key_of_head(u64::from_le_bytes(head), s.len());
+            assert_eq!(garbage, c.prefix_key(s), "{:?} head with garbage", s);
+        }
+        (c.prefix_key(self.0), c.prefix_key(self.1))
     }
 }
 

@@ -851,6 +851,24 @@ pub(crate) unsafe fn length_bits_i64(block: &[i64], k: usize, at_least: bool) ->
     bits
 }
 
+/// Two 32-byte compares per half and `movemask`s: where the byte is `x` or
+/// `y`, and the bytes' top bits.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn eq2_masks64(s: &[u8; 64], x: u8, y: u8) -> [u64; 2] {
+    let (vx, vy) = (_mm256_set1_epi8(x as i8), _mm256_set1_epi8(y as i8));
+    let (lo, hi) = (load(s, 0), load(s, 32));
+    let eq_lo = _mm256_or_si256(_mm256_cmpeq_epi8(lo, vx), _mm256_cmpeq_epi8(lo, vy));
+    let eq_hi = _mm256_or_si256(_mm256_cmpeq_epi8(hi, vx), _mm256_cmpeq_epi8(hi, vy));
+    let bits = |lo: i32, hi: i32| u64::from(lo as u32) | (u64::from(hi as u32) << 32);
+    [
+        bits(_mm256_movemask_epi8(eq_lo), _mm256_movemask_epi8(eq_hi)),
+        bits(_mm256_movemask_epi8(lo), _mm256_movemask_epi8(hi)),
+    ]
+}
+
 /// Hints the CPU to start loading the cache line holding `s[i]` (nothing if
 /// `i` is out of range). Not an AVX2 kernel: `prefetcht0` is SSE, which every
 /// x86_64 CPU has, so this needs no runtime check.

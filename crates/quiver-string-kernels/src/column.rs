@@ -199,6 +199,10 @@ pub fn eq_const_offsets<O: Offset>(
     } else {
         c.bytes().len()
     };
+    // A one-byte constant: 64 one-byte rows are one vector compare.
+    let byte = c.bytes().first().copied().unwrap_or(0);
+    let isa = c.isa();
+    let dense = |b: &[u8; 64]| Some(crate::run_on!(isa, eq2_masks64(b, byte, byte))[0]);
     if pad_space {
         // Longer rows rarely start with the constant, so branching on that
         // is cheap and skips the trailing-space check.
@@ -207,10 +211,11 @@ pub fn eq_const_offsets<O: Offset>(
             values,
             k,
             pad_space,
-            c.isa(),
+            isa,
             out,
             |v| c.trimmed_eq_same_len(v),
             |v| c.pad_space_eq_longer(v),
+            dense,
         )
     } else {
         eq_by_length(
@@ -218,10 +223,11 @@ pub fn eq_const_offsets<O: Offset>(
             values,
             k,
             false,
-            c.isa(),
+            isa,
             out,
             |v| c.eq_same_len(v),
             |_| false,
+            dense,
         )
     }
 }
@@ -262,12 +268,20 @@ pub fn eq_const_folded_offsets<O: Offset>(
     let first = upper.first().copied();
     // Both row kinds may need `not_ascii`; they run one after the other.
     let not_ascii = std::cell::RefCell::new(&mut not_ascii);
+    // A one-byte constant: 64 one-byte ASCII rows are one vector compare
+    // with both cases of the byte (rows with other bytes take the row path).
+    let isa = c.isa();
+    let byte = first.unwrap_or(0);
+    let dense = |b: &[u8; 64]| {
+        let [eq, high] = crate::run_on!(isa, eq2_masks64(b, byte, byte.to_ascii_lowercase()));
+        (high == 0).then_some(eq)
+    };
     eq_by_length(
         offsets,
         values,
         k,
         true,
-        c.isa(),
+        isa,
         out,
         |v| match c.match_same_len(v, pad_space) {
             FoldedMatch::Equal => true,
@@ -287,6 +301,7 @@ pub fn eq_const_folded_offsets<O: Offset>(
                 FoldedMatch::NotAscii => (not_ascii.borrow_mut())(v),
             }
         },
+        dense,
     )
 }
 
@@ -297,7 +312,11 @@ fn is_all_spaces_on(isa: Isa, s: &[u8]) -> bool {
 
 /// The loop of the equality helpers: rows of exactly `k` bytes go to
 /// `same_row`, longer rows (only when `longer_rows`) to `longer_row`, and
-/// shorter rows are unequal.
+/// shorter rows are unequal. When `k == 1` and all 64 rows of a block are
+/// one byte long, the block's rows are 64 consecutive bytes: `dense` gets
+/// them and answers the block (`None`: row by row after all). A column of
+/// one-character codes (`l_returnflag = 'R'`) is then a vector compare per
+/// 64 rows instead of 64 row compares.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn eq_by_length<O: Offset>(
@@ -309,6 +328,7 @@ fn eq_by_length<O: Offset>(
     out: &mut [u64],
     same_row: impl Fn(&[u8]) -> bool,
     longer_row: impl Fn(&[u8]) -> bool,
+    dense: impl Fn(&[u8; 64]) -> Option<u64>,
 ) -> Result<(), OffsetsError> {
     validated(offsets, values.len())?;
     let rows = row_count(offsets);
@@ -317,7 +337,8 @@ fn eq_by_length<O: Offset>(
     let lengths_of = |w: usize| {
         let block = block_of(w);
         let same = O::length_bits(block, k, false, isa);
-        let longer = if longer_rows {
+        // A block of rows all `k` long has no longer ones.
+        let longer = if longer_rows && same != u64::MAX {
             O::length_bits(block, k, true, isa) & !same
         } else {
             0
@@ -343,6 +364,14 @@ fn eq_by_length<O: Offset>(
             ring[w % AHEAD] = next;
         }
         let block = block_of(w);
+        if k == 1 && lens.same == u64::MAX {
+            // 64 rows of one byte each: `values[start..start + 64]`.
+            let start = block[0].index();
+            if let Some(bits) = dense(block_bytes(values, start)) {
+                *word = bits;
+                continue;
+            }
+        }
         let row = |i: usize| &values[block[i].index()..block[i + 1].index()];
         let mut bits = lens.same | lens.longer;
         // Clear bits without a branch where the outcome is data (a
@@ -356,6 +385,14 @@ fn eq_by_length<O: Offset>(
         *word = bits;
     }
     Ok(())
+}
+
+/// The 64 bytes of `values` at `start` (bounds-checked).
+#[inline(always)]
+fn block_bytes(values: &[u8], start: usize) -> &[u8; 64] {
+    values[start..start + 64]
+        .try_into()
+        .expect("64 one-byte rows are 64 bytes")
 }
 
 /// Rows of one 64-row block by length: of exactly the compared length, and

@@ -140,11 +140,13 @@ impl PreparedConstant {
     }
 
     /// The constant's bytes, as given.
+    #[inline]
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
 
     /// The constant without its trailing 0x20s (what PAD SPACE compares).
+    #[inline]
     pub fn trimmed(&self) -> &[u8] {
         &self.bytes[..self.trimmed_len]
     }
@@ -173,6 +175,7 @@ impl PreparedConstant {
     }
 
     /// The code path the compares run on.
+    #[inline]
     pub fn isa(&self) -> Isa {
         self.isa
     }

@@ -162,6 +162,12 @@ kernels! {
     /// PAD SPACE compare of the uppercased bytes, for case-insensitive
     /// PAD SPACE collations over ASCII data.
     fn ascii_pad_space_cmp_ignore_case(a: &[u8], b: &[u8]) -> Ordering;
+
+    /// Two bitmasks of 64 bytes (bit `i` for byte `i`): where the byte is
+    /// `x` or `y`, and where it is 0x80 or more. A column of one-byte
+    /// values compared with a one-byte constant is this, 64 rows at a time
+    /// (`x == y` for a byte compare, the two cases of a letter under `_ci`).
+    fn eq2_masks64(s: &[u8; 64], x: u8, y: u8) -> [u64; 2];
 }
 
 /// `ascii_pad_space_cmp_ignore_case(a, b) == Equal`.

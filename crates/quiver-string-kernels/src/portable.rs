@@ -384,3 +384,14 @@ pub(crate) fn find_pair(hay: &[u8], needle: &[u8], i1: usize, i2: usize) -> Opti
         (0..starts).find(|&j| hay[j + i1] == b1 && hay[j + i2] == b2 && verify(j))
     }
 }
+
+/// A branch-free loop over the 64 bytes (the compiler vectorizes it).
+#[inline]
+pub(crate) fn eq2_masks64(s: &[u8; 64], x: u8, y: u8) -> [u64; 2] {
+    let (mut eq, mut hi) = (0u64, 0u64);
+    for (i, &b) in s.iter().enumerate() {
+        eq |= u64::from((b == x) | (b == y)) << i;
+        hi |= u64::from(b >> 7) << i;
+    }
+    [eq, hi]
+}

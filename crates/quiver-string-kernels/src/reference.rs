@@ -157,3 +157,14 @@ pub fn find(needle: &[u8], hay: &[u8]) -> Option<usize> {
     }
     (0..=hay.len() - needle.len()).find(|&i| bytes_eq(&hay[i..i + needle.len()], needle))
 }
+
+/// `eq2_masks64`: bit `i` of the first mask where `s[i]` is `x` or `y`, of
+/// the second where `s[i] >= 0x80`.
+pub fn eq2_masks64(s: &[u8; 64], x: u8, y: u8) -> [u64; 2] {
+    let mut m = [0u64; 2];
+    for (i, &b) in s.iter().enumerate() {
+        m[0] |= u64::from(b == x || b == y) << i;
+        m[1] |= u64::from(b >= 0x80) << i;
+    }
+    m
+}

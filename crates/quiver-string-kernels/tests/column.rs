@@ -211,6 +211,68 @@ proptest! {
         }
     }
 
+    /// Columns of mostly one-byte rows (`l_returnflag`), so that whole
+    /// 64-row blocks take the one-vector compare; a few longer or empty
+    /// rows and non-ASCII bytes break some blocks. The constant is one byte
+    /// (with trailing spaces sometimes), compared as bytes and folded.
+    #[test]
+    fn eq_const_one_byte_columns(
+        picks in vec((0usize..8, 0u16..1000), 100..700),
+        rate in 5u16..1000,
+        c in proptest::sample::select(vec![b'R', b'r', b'A', b'1', b' ', 0xC3]),
+        trailing in 0usize..2,
+        pad in any::<bool>(),
+    ) {
+        const BYTES: [u8; 8] = [b'R', b'r', b'A', b'N', b'1', b' ', 0xC3, 0xFF];
+        let rows: Vec<Vec<u8>> = picks
+            .iter()
+            // One row in `rate` is odd (empty, longer, or maybe non-ASCII).
+            .map(|&(b, odd)| match odd % rate {
+                0 => Vec::new(),
+                1 => vec![BYTES[b], b' '],
+                2 => vec![BYTES[b], b'x'],
+                3 => vec![BYTES[b]],
+                _ => vec![BYTES[b % 6]],
+            })
+            .collect();
+        let mut c = vec![c];
+        c.extend(std::iter::repeat_n(b' ', trailing));
+        let (o32, o64, values) = offsets_of(&rows);
+        let words = rows.len().div_ceil(64);
+        let want = expected(&rows, words, |v| {
+            if pad { reference::pad_space_eq(v, &c) } else { v == &c[..] }
+        });
+        for isa in Isa::supported() {
+            let p = PreparedConstant::with_isa(&c, isa);
+            let mut out = vec![0u64; words];
+            eq_const_offsets(&o32, &values, &p, pad, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i32", isa);
+            eq_const_offsets(&o64, &values, &p, pad, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i64", isa);
+        }
+        if c[0] < 0x80 {
+            // Folded: a row equals when its bytes fold to the constant's;
+            // rows with non-ASCII bytes answer through `not_ascii` (here:
+            // never equal).
+            let upper = c.to_ascii_uppercase();
+            let k_const = if pad { reference::trim_end_spaces(&upper) } else { &upper[..] };
+            let want = expected(&rows, words, |v| {
+                reference::is_ascii(v)
+                    && v.len() >= k_const.len()
+                    && v[..k_const.len()].to_ascii_uppercase() == k_const
+                    && (v.len() == k_const.len() || (pad && reference::is_all_spaces(&v[k_const.len()..])))
+            });
+            for isa in Isa::supported() {
+                let p = PreparedFoldedConstant::with_isa(&c, isa).unwrap();
+                let mut out = vec![0u64; words];
+                eq_const_folded_offsets(&o32, &values, &p, pad, &mut out, |_| false).unwrap();
+                prop_assert_eq!(&out, &want, "{:?} folded i32", isa);
+                eq_const_folded_offsets(&o64, &values, &p, pad, &mut out, |_| false).unwrap();
+                prop_assert_eq!(&out, &want, "{:?} folded i64", isa);
+            }
+        }
+    }
+
     /// The vector length filter of a 64-row block against a per-row loop,
     /// for both offset widths, exact and at-least tests, and lengths that
     /// do not fit the offset type.

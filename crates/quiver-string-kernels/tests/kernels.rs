@@ -177,6 +177,16 @@ proptest! {
         }
     }
 
+    /// The 64-byte two-value compare, with the values often present.
+    #[test]
+    fn eq2_masks64_matches_reference(s in vec(byte(), 64), x in byte(), y in byte()) {
+        let s: &[u8; 64] = s.as_slice().try_into().unwrap();
+        for isa in isas() {
+            prop_assert_eq!(isa.eq2_masks64(s, x, y), reference::eq2_masks64(s, x, y), "{:?}", isa);
+            prop_assert_eq!(isa.eq2_masks64(s, x, x), reference::eq2_masks64(s, x, x), "{:?}", isa);
+        }
+    }
+
     /// All-space and all-ASCII inputs with at most one odd byte, so the
     /// "everything matches" paths run to the end.
     #[test]

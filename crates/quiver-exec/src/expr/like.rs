@@ -4,7 +4,7 @@
 //! matcher where the collation needs one. MySQL semantics: no padding.
 
 use arrow_array::{cast::AsArray, Array, ArrayRef, BooleanArray};
-use arrow_buffer::BooleanBuffer;
+use arrow_buffer::{BooleanBuffer, Buffer};
 use arrow_schema::DataType;
 use quiver_collation::{Collation, LikePattern};
 use quiver_common::{QuiverError, Result};
@@ -28,10 +28,15 @@ fn strings(a: &ArrayRef) -> Result<ArrayRef> {
     }
 }
 
+/// A constant pattern over a column, through the collation crate's column
+/// matcher (which searches the whole values buffer for a `%piece%`).
 pub fn like_array(a: &ArrayRef, m: &LikePattern) -> Result<BooleanArray> {
     let a = strings(a)?;
     let s = a.as_string::<i32>();
-    let bits = BooleanBuffer::collect_bool(s.len(), |i| m.matches(s.value(i).as_bytes()));
+    let mut words = vec![0u64; s.len().div_ceil(64)];
+    m.matches_column(s.value_offsets(), s.value_data(), &mut words)
+        .map_err(|e| QuiverError::internal(format!("LIKE column kernel: {e}")))?;
+    let bits = BooleanBuffer::new(Buffer::from_vec(words), 0, s.len());
     Ok(BooleanArray::new(bits, s.logical_nulls()))
 }
 

@@ -461,6 +461,26 @@ fn beats(x: &str, current: Option<&str>, min: bool, collation: Collation) -> boo
 /// is only copied when a row beats it (ties keep the value seen first), and
 /// one group over the whole batch (no GROUP BY) first finds the batch's best
 /// row by index, comparing with the slot once.
+/// Row `i`'s [`Collator::prefix_key_of_head`] and length, its first bytes
+/// loaded as one word from the values buffer (bytes past the value are
+/// ignored by the key).
+#[inline(always)]
+fn prefix_key_at<C: Collator>(
+    k: C,
+    s: &arrow_array::StringArray,
+    i: usize,
+) -> Option<(u64, usize)> {
+    let offsets = s.value_offsets();
+    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+    let len = end.saturating_sub(start);
+    let key = match s.value_data().get(start..start + 8) {
+        Some(w) => k.prefix_key_of_head(u64::from_le_bytes(w.try_into().ok()?), len),
+        // The last few bytes of the buffer.
+        None => k.prefix_key(s.value(i).as_bytes()),
+    };
+    key.map(|key| (key, len))
+}
+
 fn min_max_strs<C: Collator>(
     k: C,
     s: &arrow_array::StringArray,
@@ -489,13 +509,42 @@ fn min_max_strs<C: Collator>(
     };
     if let [g, ..] = ids {
         if vals.len() == 1 && *g == 0 {
-            // Every id is 0: the slot is the only group.
+            // Every id is 0: the slot is the only group. Where the
+            // collation has prefix keys, most values lose (or win) against
+            // the best so far on one integer compare of their first bytes
+            // (loaded as one word from the values buffer); only ties of
+            // the keys are compared in full.
             let mut best: Option<&str> = None;
+            // The best value's key and length.
+            let mut best_key: Option<(u64, usize)> = None;
             for i in 0..ids.len() {
                 if valid(i) {
+                    let xk = if C::PREFIX_KEYS {
+                        prefix_key_at(k, s, i)
+                    } else {
+                        None
+                    };
+                    if let (Some((bk, blen)), Some((xk, xlen))) = (best_key, xk) {
+                        // One branch, rarely taken: a value repeating the
+                        // best (same key and length, within 8 bytes: the
+                        // same value under the collation) keeps the first,
+                        // and which values tie is data (1 in 7 shipmodes),
+                        // so it must not be a branch of its own.
+                        let better = if min { xk < bk } else { xk > bk };
+                        let same = (xk == bk) & (xlen == blen) & (xlen <= 8);
+                        if !better & ((xk != bk) | same) {
+                            continue;
+                        }
+                        if better {
+                            best = Some(s.value(i));
+                            best_key = Some((xk, xlen));
+                            continue;
+                        }
+                    }
                     let x = s.value(i);
                     if best.is_none_or(|b| beats(x.as_bytes(), b.as_bytes())) {
                         best = Some(x);
+                        best_key = xk;
                     }
                 }
             }
