@@ -55,7 +55,8 @@ check(
     [d[1] for d in cur.description],
     [3, 253, 246, 5, 10, 12, 8],
 )
-check("pymysql null_ok of NOT NULL id", cur.description[0][6], True)  # result columns do not carry NOT NULL yet
+check("pymysql null_ok of NOT NULL id", cur.description[0][6], False)  # NOT_NULL_FLAG, as MariaDB sends it
+check("pymysql null_ok of nullable name", cur.description[1][6], True)
 cur.execute("SELECT name FROM items WHERE name = %s", ("a'b\\c \"q\" ;--",))
 check("pymysql escaping round trip", cur.fetchall(), (("a'b\\c \"q\" ;--",),))
 expect_error("pymysql 1146", 1146, lambda: cur.execute("SELECT * FROM nope"))
