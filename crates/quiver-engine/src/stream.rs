@@ -188,14 +188,7 @@ impl Session {
         stmt: &Statement,
         source: &Arc<SqlSource>,
     ) -> Result<StreamedResult> {
-        let Statement::Query(q) = stmt else {
-            return self.execute_statement_from(stmt, source).map(Into::into);
-        };
-        let plan = self.with_source(source, || self.physical_plan(q))?;
-        Ok(StreamedResult::Rows(RowStream::start(
-            plan,
-            self.context(),
-        )?))
+        self.stream_statement(stmt, source, false)
     }
 
     /// [`Session::execute_streaming`] of a statement that is the whole of
@@ -207,10 +200,23 @@ impl Session {
         stmt: &Statement,
         source: &Arc<SqlSource>,
     ) -> Result<StreamedResult> {
+        self.stream_statement(stmt, source, true)
+    }
+
+    fn stream_statement(
+        &self,
+        stmt: &Statement,
+        source: &Arc<SqlSource>,
+        keep_plan: bool,
+    ) -> Result<StreamedResult> {
         let Statement::Query(q) = stmt else {
             return self.execute_statement_from(stmt, source).map(Into::into);
         };
-        let logical = self.logical_plan_kept(q, source)?;
+        let logical = if keep_plan {
+            self.logical_plan_kept(q, source)?
+        } else {
+            Arc::new(self.with_source(source, || self.logical_plan(q))?)
+        };
         self.stream_plan(&logical)
     }
 

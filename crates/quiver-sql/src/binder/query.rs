@@ -244,16 +244,7 @@ impl Binder<'_> {
         if schemas.iter().any(|s| s.len() != width) {
             return operands;
         }
-        let types: Vec<DataType> = (0..width)
-            .map(|j| {
-                common_type(
-                    &schemas
-                        .iter()
-                        .map(|s| s[j].data_type.clone())
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .collect();
+        let types = column_common_types(&schemas, width);
         operands
             .into_iter()
             .zip(schemas)
@@ -326,16 +317,7 @@ impl Binder<'_> {
                 super::collation::union_collation(&operands)
             })
             .collect::<Result<Vec<_>>>()?;
-        let types: Vec<DataType> = (0..width)
-            .map(|j| {
-                common_type(
-                    &schemas
-                        .iter()
-                        .map(|s| s[j].data_type.clone())
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .collect();
+        let types = column_common_types(&schemas, width);
         let inputs = inputs
             .into_iter()
             .zip(&schemas)
@@ -987,4 +969,18 @@ fn check_select(s: &ast::Select) -> Result<()> {
         return Err(QuiverError::not_supported(format!("{s}")));
     }
     Ok(())
+}
+
+/// Per column position, the type all operands' columns there convert to.
+fn column_common_types(schemas: &[Vec<ColumnInfo>], width: usize) -> Vec<DataType> {
+    (0..width)
+        .map(|j| {
+            common_type(
+                &schemas
+                    .iter()
+                    .map(|s| s[j].data_type.clone())
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect()
 }
