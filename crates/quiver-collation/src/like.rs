@@ -527,7 +527,7 @@ impl LikePattern {
         }
         let out = &mut out[..needed_words];
         out.fill(0);
-        check_offsets(offsets, values.len())?;
+        sk::validate_offsets(offsets, values.len())?;
         let value = |r: usize| &values[offsets[r].index()..offsets[r + 1].index()];
         let mut set = |r: usize, hit: bool| out[r / 64] |= u64::from(hit) << (r % 64);
         // How the first middle piece is found: its position, and whether
@@ -583,36 +583,6 @@ impl LikePattern {
         }
         Ok(())
     }
-}
-
-/// Checks that `offsets` are a column over `values_len` bytes: in range and
-/// non-decreasing. One branch-free pass; only a bad column looks for the
-/// row to blame.
-fn check_offsets<O: sk::Offset>(offsets: &[O], values_len: usize) -> Result<(), sk::OffsetsError> {
-    let in_order = offsets
-        .windows(2)
-        .fold(true, |ok, w| ok & (w[0].into() <= w[1].into()));
-    let first_ok = offsets.first().is_none_or(|&o| o.into() >= 0);
-    let last_ok = offsets
-        .last()
-        .is_none_or(|&o| o.to_index().is_some_and(|e| e <= values_len));
-    if in_order && first_ok && last_ok {
-        return Ok(());
-    }
-    for (row, w) in offsets.windows(2).enumerate() {
-        match (w[0].to_index(), w[1].to_index()) {
-            (Some(s), Some(e)) if s <= e && e <= values_len => {}
-            _ => {
-                return Err(sk::OffsetsError::BadRange {
-                    row,
-                    start: w[0].into(),
-                    end: w[1].into(),
-                    values_len,
-                })
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The row `r >= from` with `offsets[r] <= at < offsets[r + 1]` (`at`

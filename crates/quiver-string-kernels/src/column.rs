@@ -142,7 +142,7 @@ fn prepare_out(rows: usize, out: &mut [u64]) -> Result<&mut [u64], OffsetsError>
 /// non-decreasing, and at most `values.len()`. One branch-free pass (the
 /// common case, valid offsets, costs a compare per row); only a bad column
 /// pays for finding which row is wrong.
-fn validated<O: Offset>(offsets: &[O], values_len: usize) -> Result<(), OffsetsError> {
+pub fn validated<O: Offset>(offsets: &[O], values_len: usize) -> Result<(), OffsetsError> {
     let in_order = offsets
         .windows(2)
         .fold(true, |ok, w| ok & (w[0].into() <= w[1].into()));
