@@ -25,6 +25,20 @@ pub const COLUMN_COLLATION_KEY: &str = "quiver.collation";
 /// protocol's NOT_NULL flag). Result fields stay nullable for Arrow: this
 /// is what the binder knows, not a checked constraint.
 pub const COLUMN_NOT_NULL_KEY: &str = "quiver.not_null";
+/// Field metadata of a query result column read unchanged from a table or
+/// derived table: schema, table (as the query named it), original table and
+/// original column, NUL-separated (what a MySQL column definition names).
+pub const COLUMN_ORIGIN_KEY: &str = "quiver.origin";
+/// Field metadata of a result column read from a NOT NULL table column
+/// without a DEFAULT (the protocol's NO_DEFAULT_VALUE flag).
+pub const COLUMN_NO_DEFAULT_KEY: &str = "quiver.no_default";
+
+/// The four names of `COLUMN_ORIGIN_KEY`'s value.
+pub fn split_origin(value: &str) -> Option<[&str; 4]> {
+    let mut parts = value.split('\0');
+    let names = [parts.next()?, parts.next()?, parts.next()?, parts.next()?];
+    parts.next().is_none().then_some(names)
+}
 
 /// A string column's declared kind and length in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_collation::Collation;
 use quiver_common::types::{
     is_numeric, CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_NOT_NULL_KEY,
-    COLUMN_TYPE_KEY,
+    COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
 };
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText, PhysicalExpr};
@@ -627,6 +627,8 @@ impl Session {
                     .map(|f| {
                         let mut meta = f.metadata().clone();
                         meta.remove(COLUMN_NOT_NULL_KEY);
+                        meta.remove(COLUMN_ORIGIN_KEY);
+                        meta.remove(COLUMN_NO_DEFAULT_KEY);
                         f.as_ref().clone().with_metadata(meta)
                     })
                     .collect::<Vec<_>>(),

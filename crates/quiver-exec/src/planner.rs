@@ -39,6 +39,15 @@ pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
                         "1".to_string(),
                     );
                 }
+                if let Some(o) = &c.origin {
+                    origin_metadata(o, &mut meta);
+                }
+                if let Some(t) = &c.column_type {
+                    meta.insert(
+                        quiver_common::types::COLUMN_TYPE_KEY.to_string(),
+                        t.to_string(),
+                    );
+                }
                 if meta.is_empty() {
                     f
                 } else {
@@ -47,6 +56,25 @@ pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
             })
             .collect::<Vec<_>>(),
     ))
+}
+
+/// What a client is told of a column read unchanged from a table: its
+/// names, and whether the stored column is NOT NULL without a DEFAULT.
+fn origin_metadata(
+    o: &quiver_plan::ColumnOrigin,
+    meta: &mut std::collections::HashMap<String, String>,
+) {
+    use quiver_common::types::*;
+    let names = [&o.schema, &o.table, &o.org_table, &o.org_name];
+    if names.iter().all(|n| !n.contains('\0')) {
+        let value = names.map(|n| n.as_str()).join("\0");
+        meta.insert(COLUMN_ORIGIN_KEY.to_string(), value);
+    }
+    if let Some(f) = &o.field {
+        if !f.is_nullable() && !f.metadata().contains_key(COLUMN_DEFAULT_KEY) {
+            meta.insert(COLUMN_NO_DEFAULT_KEY.to_string(), "1".to_string());
+        }
+    }
 }
 
 fn layout(columns: &[ColumnInfo]) -> Layout {

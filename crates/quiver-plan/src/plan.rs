@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::DataType;
+use arrow_schema::{DataType, FieldRef};
 use quiver_common::Result;
 
 use quiver_collation::Collation;
@@ -19,6 +19,25 @@ pub struct ColumnInfo {
     pub nullable: bool,
     /// A string column's collation when it is not the default.
     pub collation: Option<Collation>,
+    /// The table column this one reads unchanged, if any: what a MySQL
+    /// client is told in the result's column definitions.
+    pub origin: Option<Arc<ColumnOrigin>>,
+    /// A string column's declared type where its Arrow type does not say
+    /// it all (`varchar(25)`, `char(5)`, `text`), as `COLUMN_TYPE_KEY` holds it.
+    pub column_type: Option<Arc<str>>,
+}
+
+/// A result column read straight from a table or derived table: the names a
+/// MySQL column definition carries (schema, table as the query named it,
+/// original table and column) and, for a stored column, its field with the
+/// declared type, default and NOT NULL.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnOrigin {
+    pub schema: String,
+    pub table: String,
+    pub org_table: String,
+    pub org_name: String,
+    pub field: Option<FieldRef>,
 }
 
 impl ColumnInfo {
@@ -141,6 +160,8 @@ pub fn mark_column(mark: ColumnId, null_aware: usize) -> ColumnInfo {
         data_type: DataType::Boolean,
         nullable: null_aware > 0,
         collation: None,
+        origin: None,
+        column_type: None,
     }
 }
 

@@ -940,7 +940,9 @@ impl<S: Stream> Conn<S> {
         if !placeholders.is_empty() {
             let param = ColumnMeta {
                 name: "?".into(),
+                org_name: String::new(),
                 table: String::new(),
+                org_table: String::new(),
                 schema: String::new(),
                 charset: resultset::BINARY_COLLATION,
                 length: 0,

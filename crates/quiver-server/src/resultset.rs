@@ -6,7 +6,10 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field};
 use quiver_collation::Collation;
-use quiver_common::types::{civil_from_days, COLUMN_COLLATION_KEY, COLUMN_NOT_NULL_KEY};
+use quiver_common::types::{
+    civil_from_days, split_origin, CharLength, COLUMN_COLLATION_KEY, COLUMN_NOT_NULL_KEY,
+    COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
+};
 use quiver_common::{Result, ScalarValue};
 
 use crate::proto::{put_lenenc_bytes, put_lenenc_int};
@@ -47,6 +50,7 @@ pub mod flag {
     pub const BLOB: u16 = 16;
     pub const UNSIGNED: u16 = 32;
     pub const BINARY: u16 = 128;
+    pub const NO_DEFAULT_VALUE: u16 = 4096;
 }
 
 /// The `binary` pseudo-collation: numbers, dates and byte strings.
@@ -56,7 +60,11 @@ pub const BINARY_COLLATION: u16 = 63;
 #[derive(Debug, Clone)]
 pub struct ColumnMeta {
     pub name: String,
+    /// The table column's own name ("" for a computed column).
+    pub org_name: String,
+    /// The table as the query named it (its alias), and its own name.
     pub table: String,
+    pub org_table: String,
     pub schema: String,
     pub charset: u16,
     pub length: u32,
@@ -67,12 +75,17 @@ pub struct ColumnMeta {
 
 /// "Not a fixed number of decimals" (floats).
 const NOT_FIXED_DEC: u8 = 31;
+/// What MariaDB sends as the decimals of a computed string.
+const NOT_FIXED_STRING_DEC: u8 = 39;
 
 /// The string types' declared length in characters when unknown: MySQL's
 /// longest VARCHAR in utf8mb4 (the length sent is in bytes of the charset).
 const STRING_CHARS: u32 = 16383;
 
-/// A column definition for `f`. `fraction`: whether a DATETIME column holds
+/// A column definition for `f`, a result column: a column read unchanged
+/// from a table names it (and its declared type gives the length); else it
+/// is named as `schema`.`table` (COM_FIELD_LIST) or not at all (an
+/// expression). `fraction`: whether a DATETIME column holds
 /// fractional seconds (then it is declared DATETIME(6); the engine's
 /// datetimes carry microseconds without a declared precision). `results`:
 /// the session's `character_set_results` collation, which strings are named
@@ -84,6 +97,12 @@ pub fn column_meta(
     fraction: bool,
     results: Option<Collation>,
 ) -> ColumnMeta {
+    let declared = f.metadata().get(COLUMN_TYPE_KEY).map(String::as_str);
+    let origin = f
+        .metadata()
+        .get(COLUMN_ORIGIN_KEY)
+        .and_then(|o| split_origin(o));
+    let table_column = origin.is_some() || !table.is_empty();
     let (ty, length, mut flags, decimals, charset) = match f.data_type() {
         DataType::Null => (ty::NULL, 0, flag::BINARY, 0, BINARY_COLLATION),
         DataType::Boolean => (ty::TINY, 1, 0, 0, BINARY_COLLATION),
@@ -125,19 +144,50 @@ pub fn column_meta(
                 .and_then(|n| Collation::from_name(n))
                 .unwrap_or_else(Collation::utf8mb4_bin);
             let sent = results.unwrap_or(own);
-            let length = STRING_CHARS * sent.charset().max_char_len() as u32;
-            (ty::VAR_STRING, length, 0, 0, sent.id())
+            let per_char = sent.charset().max_char_len() as u32;
+            let (ty, chars, flags) = match declared.and_then(DeclaredString::of) {
+                Some(DeclaredString::Char(n)) => (ty::STRING, n, 0),
+                Some(DeclaredString::Varchar(n)) => (ty::VAR_STRING, n, 0),
+                Some(DeclaredString::Text(bytes)) => (ty::BLOB, bytes, flag::BLOB),
+                None => (ty::VAR_STRING, STRING_CHARS, 0),
+            };
+            // A computed string has "no fixed decimals" (MariaDB's items).
+            let decimals = if table_column {
+                0
+            } else {
+                NOT_FIXED_STRING_DEC
+            };
+            (
+                ty,
+                chars.saturating_mul(per_char),
+                flags,
+                decimals,
+                sent.id(),
+            )
         }
     };
     if !f.is_nullable() || f.metadata().contains_key(COLUMN_NOT_NULL_KEY) {
         flags |= flag::NOT_NULL;
     }
-    if ty != ty::NULL && charset == BINARY_COLLATION {
+    // MariaDB leaves BINARY off the numbers of table columns (a field's
+    // flags), and sets it on computed ones (an item's).
+    let numeric_column = table_column && !matches!(ty, ty::DATE | ty::DATETIME);
+    if ty != ty::NULL && charset == BINARY_COLLATION && !numeric_column {
         flags |= flag::BINARY;
     }
+    if f.metadata().contains_key(COLUMN_NO_DEFAULT_KEY) {
+        flags |= flag::NO_DEFAULT_VALUE;
+    }
+    let (schema, table, org_table, org_name) = match origin {
+        Some([schema, table, org_table, org_name]) => (schema, table, org_table, org_name),
+        None if table.is_empty() => ("", "", "", ""),
+        None => (schema, table, table, f.name().as_str()),
+    };
     ColumnMeta {
         name: f.name().clone(),
+        org_name: org_name.to_string(),
         table: table.to_string(),
+        org_table: org_table.to_string(),
         schema: schema.to_string(),
         charset,
         length,
@@ -153,9 +203,9 @@ pub fn column_definition(c: &ColumnMeta, field_list_default: bool) -> Vec<u8> {
     put_lenenc_bytes(&mut p, b"def");
     put_lenenc_bytes(&mut p, c.schema.as_bytes());
     put_lenenc_bytes(&mut p, c.table.as_bytes());
-    put_lenenc_bytes(&mut p, c.table.as_bytes());
+    put_lenenc_bytes(&mut p, c.org_table.as_bytes());
     put_lenenc_bytes(&mut p, c.name.as_bytes());
-    put_lenenc_bytes(&mut p, c.name.as_bytes());
+    put_lenenc_bytes(&mut p, c.org_name.as_bytes());
     p.push(0x0C);
     p.extend_from_slice(&c.charset.to_le_bytes());
     p.extend_from_slice(&c.length.to_le_bytes());
@@ -168,6 +218,32 @@ pub fn column_definition(c: &ColumnMeta, field_list_default: bool) -> Vec<u8> {
         p.push(0xFB);
     }
     p
+}
+
+/// A string column's declared type, as its length travels: CHAR and VARCHAR
+/// in characters, the TEXT types in bytes (MySQL counts those in bytes and
+/// multiplies them by the charset's width all the same).
+enum DeclaredString {
+    Char(u32),
+    Varchar(u32),
+    Text(u32),
+}
+
+impl DeclaredString {
+    fn of(column_type: &str) -> Option<DeclaredString> {
+        let text = |bytes| Some(DeclaredString::Text(bytes));
+        match column_type {
+            "tinytext" => return text(255),
+            "text" => return text(65_535),
+            "mediumtext" => return text(16_777_215),
+            "longtext" => return text(u32::MAX),
+            _ => {}
+        }
+        Some(match CharLength::of(column_type)? {
+            CharLength::Char(n) => DeclaredString::Char(n.try_into().ok()?),
+            CharLength::Varchar(n) => DeclaredString::Varchar(n.try_into().ok()?),
+        })
+    }
 }
 
 /// Each cell of row `r` as the text protocol sends it, appended to `out`.

@@ -42,7 +42,11 @@ pub fn default_server() -> (ServerHandle, Arc<Database>) {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
+    pub schema: String,
+    pub table: String,
+    pub org_table: String,
     pub name: String,
+    pub org_name: String,
     pub charset: u16,
     pub length: u32,
     pub ty: u8,
@@ -583,14 +587,18 @@ pub fn parse_err(p: &[u8]) -> Outcome {
 pub fn parse_column(p: &[u8]) -> Column {
     let mut r = Cur { b: p, i: 0 };
     assert_eq!(r.lenenc_str(), "def");
-    r.lenenc_str();
-    r.lenenc_str();
-    r.lenenc_str();
+    let schema = r.lenenc_str();
+    let table = r.lenenc_str();
+    let org_table = r.lenenc_str();
     let name = r.lenenc_str();
-    r.lenenc_str();
+    let org_name = r.lenenc_str();
     assert_eq!(r.lenenc(), 0x0C);
     Column {
+        schema,
+        table,
+        org_table,
         name,
+        org_name,
         charset: r.u16(),
         length: r.u32(),
         ty: r.u8(),

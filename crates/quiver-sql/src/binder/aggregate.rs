@@ -186,6 +186,8 @@ impl Binder<'_> {
             .as_ref()
             .filter(|_| matches!(agg.func, AggFunc::Min | AggFunc::Max))
             .and_then(super::collation::column_collation);
+        let declared = self.declared_aggregate(agg.func, agg.arg.as_ref());
+        self.set_declared(&mut c, declared);
         self.block.aggs.push((c.clone(), agg));
         shown(c.expr())
     }
@@ -497,7 +499,28 @@ pub(crate) struct GroupRewrite<'s> {
 
 impl GroupRewrite<'_> {
     pub fn rewrite(&self, e: &Expr) -> Expr {
-        replace_exprs(e, &self.from, &self.to)
+        let r = replace_exprs(e, &self.from, &self.to);
+        // A grouped column under its own collation may also appear bare, or
+        // under another collation an operation imposed on it (CONCAT of a
+        // _bin and a _ci column): it still reads the group's value.
+        let bare = |e: &Expr| match e {
+            Expr::Collate { expr, .. } => match expr.as_ref() {
+                c @ Expr::Column(..) => Some(c.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (from, to): (Vec<Expr>, Vec<Expr>) = self
+            .from
+            .iter()
+            .zip(&self.to)
+            .filter_map(|(f, t)| Some((bare(f)?, bare(t).unwrap_or_else(|| t.clone()))))
+            .unzip();
+        if from.is_empty() {
+            r
+        } else {
+            replace_exprs(&r, &from, &to)
+        }
     }
 
     /// Rewrites and checks an expression; `what` names it for the error (e.g. "SELECT list").

@@ -1,13 +1,17 @@
 //! FROM: tables, views, CTEs, derived tables and joins.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
+use quiver_common::types::COLUMN_TYPE_KEY;
 use quiver_common::{QuiverError, Result};
-use quiver_plan::{BinaryOp, Expr, JoinKind, LogicalPlan};
+use quiver_plan::{BinaryOp, ColumnOrigin, Expr, JoinKind, LogicalPlan};
 use sqlparser::ast;
 
 use super::coerce::{and, compare, to_bool};
-use super::{Binder, Clause, CteDef, Ctx, Lookup, Nesting, Scope, ScopeColumn, MAX_VIEW_DEPTH};
+use super::{
+    Binder, Clause, CteDef, Ctx, Lookup, Nesting, Scope, ScopeColumn, MAX_VIEW_DEPTH, SCHEMA,
+};
 
 /// One row, no columns: MySQL's DUAL, the input of SELECT without FROM.
 pub(crate) fn dual() -> LogicalPlan {
@@ -65,7 +69,7 @@ impl Binder<'_> {
                 };
                 let columns: Vec<String> =
                     alias.columns.iter().map(|c| c.name.value.clone()).collect();
-                self.derived(subquery, &alias.name.value, &columns)
+                self.derived(subquery, &alias.name.value, None, &columns)
             }
             ast::TableFactor::NestedJoin {
                 table_with_joins,
@@ -124,7 +128,7 @@ impl Binder<'_> {
             }
             return Err(QuiverError::unknown_table(&format!(
                 "{}.{table}",
-                db.unwrap_or("quiver")
+                db.unwrap_or(SCHEMA)
             )));
         };
         if !alias_columns.is_empty() {
@@ -147,6 +151,19 @@ impl Binder<'_> {
                     // latin1 / ascii columns hold UTF-8 text too.
                     .map(quiver_collation::Collation::over_utf8)
                     .filter(|c| *c != quiver_plan::default_collation());
+                let declared = f
+                    .metadata()
+                    .get(COLUMN_TYPE_KEY)
+                    .map(|t| Arc::from(t.as_str()));
+                self.set_declared(&mut c, declared);
+                let origin = ColumnOrigin {
+                    schema: db.unwrap_or(SCHEMA).to_string(),
+                    table: qualifier.to_string(),
+                    org_table: source.name().to_string(),
+                    org_name: f.name().clone(),
+                    field: Some(f.clone()),
+                };
+                self.set_origin(&mut c, Arc::new(origin));
                 (i, c)
             })
             .collect();
@@ -179,7 +196,7 @@ impl Binder<'_> {
         } else {
             alias_columns
         };
-        let r = self.derived(&cte.query, qualifier, columns);
+        let r = self.derived(&cte.query, qualifier, Some(&cte.name), columns);
         self.ctes.extend(hidden);
         r
     }
@@ -203,7 +220,7 @@ impl Binder<'_> {
         }
         self.views.push(name.to_string());
         let ctes = std::mem::take(&mut self.ctes);
-        let r = self.derived(query, qualifier, columns);
+        let r = self.derived(query, qualifier, Some(name), columns);
         self.ctes = ctes;
         self.views.pop();
         r
@@ -215,6 +232,7 @@ impl Binder<'_> {
         &mut self,
         query: &ast::Query,
         qualifier: &str,
+        org_table: Option<&str>,
         names: &[String],
     ) -> Result<(LogicalPlan, Scope)> {
         let outer = std::mem::take(&mut self.outer);
@@ -238,6 +256,20 @@ impl Binder<'_> {
             if !seen.insert(n.to_lowercase()) {
                 return Err(QuiverError::duplicate_column(n));
             }
+        }
+        // The outer query sees the derived table's columns as its own (as
+        // MySQL names them to clients), declared as the inner ones were.
+        for (name, c) in names.iter().zip(&schema) {
+            let field = c.origin.as_ref().and_then(|o| o.field.clone());
+            let origin = ColumnOrigin {
+                // MariaDB names no schema for a computed column of one.
+                schema: if field.is_some() { SCHEMA } else { "" }.to_string(),
+                table: qualifier.to_string(),
+                org_table: org_table.unwrap_or(qualifier).to_string(),
+                org_name: name.clone(),
+                field,
+            };
+            self.origins.insert(c.id, Arc::new(origin));
         }
         let columns = names
             .into_iter()

@@ -11,6 +11,7 @@
 mod aggregate;
 mod coerce;
 mod collation;
+mod declared;
 pub use collation::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
 };
@@ -28,7 +29,9 @@ use std::collections::{HashMap, HashSet};
 use arrow_schema::DataType;
 use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result};
-use quiver_plan::{AggExpr, ColumnId, ColumnInfo, Expr, JoinKind, LogicalPlan, WindowExpr};
+use quiver_plan::{
+    AggExpr, ColumnId, ColumnInfo, ColumnOrigin, Expr, JoinKind, LogicalPlan, WindowExpr,
+};
 use sqlparser::ast;
 
 use crate::Catalog;
@@ -59,6 +62,9 @@ impl Default for SessionVars {
     }
 }
 
+/// The one database of a Quiver folder, as clients see it.
+pub(crate) const SCHEMA: &str = "quiver";
+
 pub struct Binder<'a> {
     catalog: &'a dyn Catalog,
     pub(crate) vars: SessionVars,
@@ -75,6 +81,10 @@ pub struct Binder<'a> {
     /// The SQL text the statement was parsed from: unaliased select items are
     /// named by their text as written, as MySQL names them.
     source: Option<std::sync::Arc<crate::SqlSource>>,
+    /// The table or derived-table column each column id reads unchanged.
+    origins: HashMap<ColumnId, std::sync::Arc<ColumnOrigin>>,
+    /// The declared string type of each column id that has one.
+    declared: HashMap<ColumnId, std::sync::Arc<str>>,
 }
 
 #[derive(Debug, Clone)]
@@ -221,6 +231,8 @@ impl<'a> Binder<'a> {
             views: vec![],
             depth: 0,
             source: None,
+            origins: HashMap::new(),
+            declared: HashMap::new(),
         }
     }
 
@@ -281,6 +293,8 @@ impl<'a> Binder<'a> {
         self.block = BlockState::default();
         self.views.clear();
         self.depth = 0;
+        self.origins.clear();
+        self.declared.clear();
     }
 
     pub(crate) fn new_column(
@@ -297,6 +311,8 @@ impl<'a> Binder<'a> {
             data_type,
             nullable,
             collation: None,
+            origin: None,
+            column_type: None,
         }
     }
 
@@ -309,7 +325,34 @@ impl<'a> Binder<'a> {
     ) -> ColumnInfo {
         let mut c = self.new_column(name, e.data_type(), nullable);
         c.collation = collation::column_collation(e);
+        let declared = self.declared_type(e);
+        self.set_declared(&mut c, declared);
+        // A column passed on unchanged (by a projection, GROUP BY, DISTINCT)
+        // keeps its origin; a computed one has none, as in MySQL.
+        let bare = match e {
+            Expr::Collate { expr, .. } => expr.as_ref(),
+            e => e,
+        };
+        if let Expr::Column(id, _) = bare {
+            if let Some(o) = self.origins.get(id).cloned() {
+                self.set_origin(&mut c, o);
+            }
+        }
         c
+    }
+
+    /// Records column `c`'s declared string type.
+    pub(crate) fn set_declared(&mut self, c: &mut ColumnInfo, t: Option<std::sync::Arc<str>>) {
+        if let Some(t) = &t {
+            self.declared.insert(c.id, t.clone());
+        }
+        c.column_type = t;
+    }
+
+    /// Records that column `c` reads `origin` unchanged.
+    pub(crate) fn set_origin(&mut self, c: &mut ColumnInfo, origin: std::sync::Arc<ColumnOrigin>) {
+        self.origins.insert(c.id, origin.clone());
+        c.origin = Some(origin);
     }
 
     /// Ids of all columns of the enclosing blocks.

@@ -1,0 +1,25 @@
+-- Statements whose result sets' column definitions are compared with
+-- MariaDB's (scripts/server/column_definitions_from_mariadb.py writes
+-- column_definitions.txt from them). One statement per line.
+CREATE TABLE t (i INT NOT NULL, ti TINYINT, si SMALLINT, bi BIGINT, ui INT UNSIGNED, ubi BIGINT UNSIGNED, d DECIMAL(10,2), f DOUBLE, dt DATE, ts DATETIME, c CHAR(5), v VARCHAR(20), vb VARCHAR(7) COLLATE utf8mb4_bin, tx TEXT, b BOOLEAN)
+INSERT INTO t VALUES (1,2,3,4,5,6,7.5,8.5,'2024-01-02','2024-01-02 03:04:05','ab','cd','ef','gh',1)
+CREATE TABLE u (k INT NOT NULL DEFAULT 7, name VARCHAR(10) NOT NULL, l1 VARCHAR(6) CHARACTER SET latin1, ci CHAR(3) COLLATE utf8mb4_general_ci NOT NULL)
+INSERT INTO u VALUES (1, 'x', 'y', 'z')
+CREATE VIEW vw AS SELECT i, v, i + 1 AS j FROM t
+SELECT * FROM t
+SELECT * FROM u
+SELECT i AS x, v AS y FROM t AS a
+SELECT t.i, u.name, u.k FROM t JOIN u ON t.i = u.k
+SELECT a.i, b.i FROM t a, t b
+SELECT x.i, x.v FROM (SELECT i, v FROM t) x
+SELECT x.s FROM (SELECT i + 1 AS s FROM t) x
+SELECT i, v FROM vw
+WITH w AS (SELECT i, c FROM t) SELECT i, c FROM w
+SELECT i, v FROM t GROUP BY i, v
+SELECT DISTINCT v, c FROM t
+SELECT v FROM t ORDER BY v LIMIT 1
+SELECT 1, 100000, 10000000000, 1.5, -2.25, 'abc', NULL, 2.5e0, TRUE
+SELECT i+1, bi+1, d*2, d/3, f+1, COUNT(*), SUM(i), SUM(d), AVG(i), AVG(d), MIN(v), MAX(c) FROM t GROUP BY i, bi, d, f
+SELECT CONCAT(v,c), UPPER(v), SUBSTRING(v,1,2), LENGTH(v), dt + INTERVAL 1 DAY, YEAR(dt), CAST(i AS CHAR), CAST(v AS SIGNED), CASE WHEN i>0 THEN v ELSE c END FROM t
+SELECT i FROM t UNION SELECT bi FROM t
+SELECT name, l1, ci FROM u

@@ -1,0 +1,187 @@
+//! Declared string types of computed columns: the length in characters MySQL
+//! derives for a string expression (CONCAT adds its arguments' lengths,
+//! SUBSTRING with a constant length keeps at most that many, ...). Clients
+//! read it in a result's column definitions, CREATE TABLE ... AS SELECT
+//! declares its columns with it, DESCRIBE shows it for a view's columns.
+//!
+//! The text is what `COLUMN_TYPE_KEY` holds (`char(5)`, `varchar(25)`,
+//! `text`); where MySQL's length depends on rules not modelled here the
+//! type stays undeclared (the longest VARCHAR), never a wrong bound.
+
+use std::sync::Arc;
+
+use quiver_common::types::{is_string, CharLength};
+use quiver_common::ScalarValue;
+use quiver_plan::{AggFunc, Expr, ScalarFunc};
+
+use super::Binder;
+
+/// MySQL's longest VARCHAR in utf8mb4 characters: a derived length beyond it
+/// is no longer a VARCHAR (and is left undeclared).
+const MAX_VARCHAR: u64 = 16_383;
+
+/// A string expression's declared kind and length in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Declared {
+    Char(u64),
+    Varchar(u64),
+}
+
+impl Declared {
+    fn parse(text: &str) -> Option<Declared> {
+        Some(match CharLength::of(text)? {
+            CharLength::Char(n) => Declared::Char(n as u64),
+            CharLength::Varchar(n) => Declared::Varchar(n as u64),
+        })
+    }
+
+    fn chars(self) -> u64 {
+        match self {
+            Declared::Char(n) | Declared::Varchar(n) => n,
+        }
+    }
+
+    fn text(self) -> Option<Arc<str>> {
+        match self {
+            Declared::Char(n) => Some(format!("char({n})").into()),
+            Declared::Varchar(n) if n <= MAX_VARCHAR => Some(format!("varchar({n})").into()),
+            Declared::Varchar(_) => None,
+        }
+    }
+}
+
+/// An integer constant (a SUBSTRING position or length).
+fn constant(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Literal(v, _) => match v {
+            ScalarValue::Int64(n) => Some(*n),
+            ScalarValue::UInt64(n) => i64::try_from(*n).ok(),
+            _ => None,
+        },
+        Expr::Cast { expr, .. } => constant(expr),
+        Expr::Unary {
+            op: quiver_plan::UnaryOp::Neg,
+            expr,
+        } => constant(expr)?.checked_neg(),
+        _ => None,
+    }
+}
+
+impl Binder<'_> {
+    /// The declared type text of string expression `e`, if MySQL's rules
+    /// for it are modelled here and its operands' lengths are known.
+    pub(crate) fn declared_type(&self, e: &Expr) -> Option<Arc<str>> {
+        if !is_string(&e.data_type()) {
+            return None;
+        }
+        match e {
+            // A column keeps its own type, TEXT included.
+            Expr::Column(id, _) => self.declared.get(id).cloned(),
+            Expr::Collate { expr, .. } => self.declared_type(expr),
+            _ => self.declared_string(e)?.text(),
+        }
+    }
+
+    /// MIN / MAX of a string keep their argument's declared type.
+    pub(crate) fn declared_aggregate(&self, func: AggFunc, arg: Option<&Expr>) -> Option<Arc<str>> {
+        match func {
+            AggFunc::Min | AggFunc::Max => self.declared_type(arg?),
+            _ => None,
+        }
+    }
+
+    fn declared_string(&self, e: &Expr) -> Option<Declared> {
+        let varchar = Declared::Varchar;
+        match e {
+            Expr::Column(id, _) => Declared::parse(self.declared.get(id)?),
+            Expr::Collate { expr, .. } => self.declared_string(expr),
+            Expr::Literal(ScalarValue::Utf8(s), _) => Some(varchar(s.chars().count() as u64)),
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => {
+                let mut n = 0;
+                for v in branches.iter().map(|(_, v)| v).chain(else_expr.as_deref()) {
+                    n = n.max(self.string_operand(v)?);
+                }
+                Some(varchar(n))
+            }
+            Expr::Function { func, args, .. } => {
+                use ScalarFunc as F;
+                match func {
+                    F::Concat => {
+                        let mut n: u64 = 0;
+                        for a in args {
+                            n = n.checked_add(self.declared_string(a)?.chars())?;
+                        }
+                        Some(varchar(n))
+                    }
+                    F::Upper | F::Lower | F::Trim | F::LTrim | F::RTrim => {
+                        Some(varchar(self.declared_string(args.first()?)?.chars()))
+                    }
+                    F::Substring => self.declared_substring(args),
+                    F::Left | F::Right => {
+                        let whole = self.declared_string(args.first()?)?.chars();
+                        match constant(args.get(1)?)? {
+                            n if n <= 0 => Some(Declared::Char(0)),
+                            n => Some(varchar(whole.min(n as u64))),
+                        }
+                    }
+                    F::Coalesce | F::NullIf => {
+                        let operands = if *func == F::NullIf {
+                            &args[..1]
+                        } else {
+                            &args[..]
+                        };
+                        let mut n = 0;
+                        for a in operands {
+                            n = n.max(self.string_operand(a)?);
+                        }
+                        Some(varchar(n))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// SUBSTRING(s, pos [, len]) as MariaDB derives it: from `s`'s length
+    /// in bytes, less `pos - 1` for a constant positive `pos` (so that
+    /// SUBSTRING(VARCHAR(20), 2) of utf8mb4 is VARCHAR(79)), at most `len`.
+    fn declared_substring(&self, args: &[Expr]) -> Option<Declared> {
+        let s = args.first()?;
+        if matches!(s, Expr::Literal(..)) {
+            // Literals are measured in the connection charset there.
+            return None;
+        }
+        let width = super::collation::column_collation(s)
+            .unwrap_or_else(quiver_plan::default_collation)
+            .charset()
+            .max_char_len() as u64;
+        let bytes = self.declared_string(s)?.chars().checked_mul(width)?;
+        let mut n = match args.get(1).and_then(constant) {
+            Some(0) => return Some(Declared::Char(0)),
+            Some(pos) if pos < 0 => bytes.min(pos.unsigned_abs()),
+            Some(pos) => bytes - bytes.min(pos as u64 - 1),
+            None => bytes,
+        };
+        if let Some(len) = args.get(2) {
+            match constant(len) {
+                Some(l) if l <= 0 => return Some(Declared::Char(0)),
+                Some(l) => n = n.min(l as u64),
+                None => {}
+            }
+        }
+        Some(Declared::Varchar(n))
+    }
+
+    /// The length of a CASE / COALESCE operand: NULL adds nothing.
+    fn string_operand(&self, e: &Expr) -> Option<u64> {
+        match e {
+            Expr::Literal(v, _) if v.is_null() => Some(0),
+            e => Some(self.declared_string(e)?.chars()),
+        }
+    }
+}
