@@ -32,11 +32,12 @@ impl From<io::Error> for ReadError {
 pub struct PacketIo<S> {
     stream: S,
     out: Vec<u8>,
-    /// Bytes received and not yet taken: one `recv` usually brings a whole
-    /// command (header and payload), where two exact reads took two calls.
-    input: Vec<u8>,
-    /// Where the untaken bytes of `input` start.
+    /// Bytes received: one `recv` usually brings a whole command (header and
+    /// payload), where two exact reads took two calls. Allocated once, never
+    /// cleared: `input[input_at..input_end]` are the bytes not yet taken.
+    input: Box<[u8]>,
     input_at: usize,
+    input_end: usize,
     /// The sequence id of the next packet, read or written.
     pub seq: u8,
     /// The longest payload accepted from the client.
@@ -48,8 +49,9 @@ impl<S: Read + Write> PacketIo<S> {
         PacketIo {
             stream,
             out: Vec::with_capacity(16 * 1024),
-            input: Vec::with_capacity(INPUT_BUFFER),
+            input: vec![0; INPUT_BUFFER].into_boxed_slice(),
             input_at: 0,
+            input_end: 0,
             seq: 0,
             max_payload,
         }
@@ -96,7 +98,7 @@ impl<S: Read + Write> PacketIo<S> {
     /// straight into `dst`.
     fn read_exact(&mut self, mut dst: &mut [u8]) -> io::Result<()> {
         loop {
-            let buffered = &self.input[self.input_at..];
+            let buffered = &self.input[self.input_at..self.input_end];
             let n = buffered.len().min(dst.len());
             dst[..n].copy_from_slice(&buffered[..n]);
             self.input_at += n;
@@ -108,20 +110,19 @@ impl<S: Read + Write> PacketIo<S> {
             if dst.len() >= INPUT_BUFFER {
                 return self.stream.read_exact(dst);
             }
-            self.input.resize(INPUT_BUFFER, 0);
             let got = loop {
                 match self.stream.read(&mut self.input) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => {
-                        self.input.clear();
                         self.input_at = 0;
+                        self.input_end = 0;
                         return Err(e);
                     }
                 }
             };
-            self.input.truncate(got);
             self.input_at = 0;
+            self.input_end = got;
             if got == 0 {
                 return Err(io::ErrorKind::UnexpectedEof.into());
             }
