@@ -2,6 +2,7 @@
 """`quiver serve` against MariaDB on the same machine and data.
 
 Usage: bench/.venv/bin/python bench/server.py [--sf 0.1] [--stream-sf 1] [--seconds 10] [--clients 1,8,32]
+       [--rounds 3]
 
 - Data: TPC-H `lineitem` and `orders` at --sf (queries/s) and --stream-sf (streaming). Quiver: `quiver tpch gen` into
   bench/data/server-sf<SF> (made once). MariaDB 10.11: a private mariadbd with
@@ -11,14 +12,16 @@ Usage: bench/.venv/bin/python bench/server.py [--sf 0.1] [--stream-sf 1] [--seco
 - qps: for `SELECT 1`, TPC-H Q1 and Q6, N client *processes* (PyMySQL, one
   connection each, so the GIL is not shared) run the query back to back for
   --seconds; each finishes the query it is in, and qps = completed queries /
-  time until the last one finished. Client processes' CPU time is recorded, and
-  a COM_PING rate (the cheapest thing a server does) is measured as the load
+  time until the last one finished. Both servers run side by side; each cell is
+  measured --rounds times, alternating between the servers, and the median is
+  reported (all rounds are in the CSV). Client processes' CPU time is recorded,
+  and a COM_PING rate (the cheapest thing a server does) is measured as the load
   generator's ceiling on this machine.
 - streaming: `SELECT l_orderkey, l_quantity FROM lineitem` (6M rows at SF1) read
   by the `mariadb` C client with --quick (rows as they come, nothing kept),
   piped into `wc -l`; once to warm up, then timed: rows/s = rows / wall time.
   The client side's CPU time and the server's RSS (at start, and its peak over
-  both reads) are recorded (Quiver computes the whole result before sending).
+  both reads) are recorded.
 - Writes bench/results/server.csv and server.png; bench/results/server.md discusses a run.
 """
 
@@ -280,6 +283,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--clients", default="1,8,32")
     ap.add_argument("--queries", default="select1,q1,q6")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="alternating rounds per cell; the median is reported")
     args = ap.parse_args()
     clients = [int(c) for c in args.clients.split(",")]
     os.makedirs(DATA, exist_ok=True)
@@ -303,26 +308,37 @@ def main():
 
     rows = Rows()
     print(f"load average at start {os.getloadavg()[0]:.2f}", flush=True)
-    for name, srv, port in servers(args.sf):
-        srv.start()
-        try:
+    # Both servers run side by side and each cell is measured in rounds that
+    # alternate between them (which one goes first alternates too): a noisy
+    # minute then touches both, and the median of the rounds is reported.
+    running = servers(args.sf)
+    try:
+        for name, srv, port in running:
+            srv.start()
             # Warm-up: each query once (MariaDB's buffer pool, Quiver's page cache).
             for q in args.queries.split(","):
                 qps(port, QUERIES[q], 1, 0.01)
-            r, n, wall, cpu = qps(port, "PING", 8, args.seconds / 2)
-            print(f"{name:8} ping      8 clients {r:9.1f}/s  (client CPU {cpu / wall:.2f} cores)", flush=True)
-            rows.append(dict(server=name, sf=args.sf, test="ping", clients=8, value=round(r, 2),
-                             unit="ops/s", count=n, seconds=round(wall, 3),
-                             client_cpu_cores=round(cpu / wall, 2)))
-            for q in args.queries.split(","):
-                for k in clients:
-                    r, n, wall, cpu = qps(port, QUERIES[q], k, args.seconds)
-                    print(f"{name:8} {q:9} {k:2} clients {r:9.1f} q/s  ({n} in {wall:.1f} s, "
-                          f"client CPU {cpu / wall:.2f} cores)", flush=True)
-                    rows.append(dict(server=name, sf=args.sf, test=q, clients=k, value=round(r, 2),
-                                     unit="q/s", count=n, seconds=round(wall, 3),
-                                     client_cpu_cores=round(cpu / wall, 2)))
-        finally:
+        cells = [("ping", "PING", 8, args.seconds / 2)]
+        cells += [(q, QUERIES[q], k, args.seconds) for q in args.queries.split(",") for k in clients]
+        for test, sql, k, seconds in cells:
+            results = {name: [] for name, _, _ in running}
+            for rnd in range(args.rounds):
+                order = running if rnd % 2 == 0 else running[::-1]
+                for name, _, port in order:
+                    results[name].append(qps(port, sql, k, seconds))
+            for name, _, _ in running:
+                runs = sorted(results[name], key=lambda x: x[0])
+                r, n, wall, cpu = runs[len(runs) // 2]
+                each = " ".join(f"{x[0]:.0f}" for x in results[name])
+                unit = "ops/s" if test == "ping" else "q/s"
+                print(f"{name:8} {test:9} {k:2} clients {r:9.1f} {unit} median of [{each}] "
+                      f"(client CPU {cpu / wall:.2f} cores)", flush=True)
+                rows.append(dict(server=name, sf=args.sf, test=test, clients=k, value=round(r, 2),
+                                 unit=unit, count=n, seconds=round(wall, 3),
+                                 client_cpu_cores=round(cpu / wall, 2),
+                                 rounds=" ".join(f"{x[0]:.2f}" for x in results[name])))
+    finally:
+        for _, srv, _ in running:
             srv.stop()
     for name, srv, port in servers(args.stream_sf):
         srv.start()
@@ -342,7 +358,7 @@ def main():
             srv.stop()
 
     fields = ["server", "sf", "test", "clients", "value", "unit", "count", "seconds", "client_cpu_cores",
-              "server_rss_start_mib", "server_rss_peak_mib", "load1"]
+              "rounds", "server_rss_start_mib", "server_rss_peak_mib", "load1"]
     with open(os.path.join(RESULTS, "server.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
