@@ -170,6 +170,79 @@ impl Binder<'_> {
         })
     }
 
+    /// MariaDB's default sql_mode has no ONLY_FULL_GROUP_BY: a column of an
+    /// aggregated block that is neither grouped nor aggregated reads the value
+    /// of some row of its group (MySQL's ANY_VALUE). MIN gives such a value
+    /// (the value, where the column depends on the group keys). Adds each such
+    /// column, and the aggregate standing in for it, to the group rewrite.
+    pub(crate) fn any_values(
+        &mut self,
+        input: &[ColumnInfo],
+        input_ids: &HashSet<ColumnId>,
+        (from, to): (&mut Vec<Expr>, &mut Vec<Expr>),
+        (items, having, order): (&[SelectItem], &Option<Expr>, &[SortExpr]),
+        (windows, pending): (&[(ColumnInfo, WindowExpr)], &[PendingJoin]),
+    ) -> Result<()> {
+        let mut exprs: Vec<&Expr> = items.iter().map(|i| &i.expr).collect();
+        exprs.extend(order.iter().map(|k| &k.expr));
+        for (_, w) in windows {
+            exprs.extend(w.arg.iter());
+            exprs.extend(w.partition_by.iter());
+            exprs.extend(w.order_by.iter().map(|k| &k.expr));
+        }
+        for j in pending {
+            exprs.extend(j.on.iter().map(|(l, _)| l));
+            exprs.extend(j.filter.iter());
+        }
+        let grouped = GroupRewrite {
+            from: from.clone(),
+            to: to.clone(),
+            input: HashSet::new(),
+            scope: &Scope::default(),
+            has_group_by: true,
+        };
+        let loose_in = |e: &Expr| -> Vec<ColumnId> {
+            let mut ids: Vec<ColumnId> = grouped
+                .rewrite(e)
+                .columns()
+                .into_iter()
+                .filter(|id| input_ids.contains(id))
+                .collect();
+            ids.sort_by_key(|id| id.0);
+            ids
+        };
+        let mut loose: Vec<ColumnId> = exprs.iter().flat_map(|e| loose_in(e)).collect();
+        loose.sort_by_key(|id| id.0);
+        loose.dedup();
+        // HAVING sees grouped columns, aggregates and the select list only.
+        if let Some(h) = having {
+            if let Some(id) = loose_in(h).into_iter().find(|id| !loose.contains(id)) {
+                let name = input.iter().find(|c| c.id == id).map_or("?", |c| &c.name);
+                return Err(QuiverError::new(
+                    1054,
+                    "42S22",
+                    format!("Unknown column '{name}' in 'HAVING'"),
+                ));
+            }
+        }
+        for id in loose {
+            let Some(c) = input.iter().find(|c| c.id == id) else {
+                continue;
+            };
+            let agg = AggExpr {
+                func: AggFunc::Min,
+                arg: Some(c.expr()),
+                distinct: false,
+                data_type: c.data_type.clone(),
+            };
+            let value = self.register_agg(agg, None, c.name.clone());
+            // The rewrite also finds the column bare or under another collation.
+            from.push(c.expr());
+            to.push(value);
+        }
+        Ok(())
+    }
+
     fn register_agg(&mut self, agg: AggExpr, declared: Option<DataType>, name: String) -> Expr {
         let shown = |e: Expr| match &declared {
             Some(t) => super::coerce::with_declared_scale(e, t),

@@ -651,10 +651,19 @@ impl Binder<'_> {
                     )
                 })
                 .collect();
+            let mut from = group_exprs;
+            let mut to: Vec<Expr> = group.iter().map(|(c, _)| c.expr()).collect();
+            self.any_values(
+                &schema,
+                &input_ids,
+                (&mut from, &mut to),
+                (&items, &having, &order),
+                (&windows, &pending),
+            )?;
             let aggs = std::mem::take(&mut self.block.aggs);
             let rw = GroupRewrite {
-                from: group_exprs,
-                to: group.iter().map(|(c, _)| c.expr()).collect(),
+                from,
+                to,
                 input: input_ids.clone(),
                 scope: &scope,
                 has_group_by: !group_asts.is_empty(),
