@@ -105,7 +105,20 @@ impl Binder<'_> {
                 if format.is_some() || !matches!(kind, ast::CastKind::Cast) {
                     return Err(QuiverError::not_supported(format!("{e}")));
                 }
+                // sqlparser reads MySQL's `BINARY a = b` as `CAST(a = b AS
+                // BINARY)` (BINARY binds tighter in MySQL): refused rather
+                // than answered wrong until the parser reads it right.
+                if matches!(data_type, ast::DataType::Binary(_))
+                    && matches!(expr.as_ref(), A::BinaryOp { .. } | A::Like { .. } | A::ILike { .. } | A::InList { .. } | A::Between { .. } | A::IsNull(_) | A::IsNotNull(_))
+                {
+                    return Err(QuiverError::not_supported(
+                        "BINARY before a comparison (write CAST(x AS BINARY) = y)",
+                    ));
+                }
                 let x = self.expr(expr, ctx)?;
+                if let Some(b) = binary_string(&x, data_type) {
+                    return b;
+                }
                 Ok(char_length_limit(sql_cast(x, &sql_type(data_type)?), data_type))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
@@ -114,7 +127,10 @@ impl Binder<'_> {
                 }
                 let x = self.expr(expr, ctx)?;
                 match (data_type, charset) {
-                    (Some(t), None) => Ok(char_length_limit(sql_cast(x, &sql_type(t)?), t)),
+                    (Some(t), None) => match binary_string(&x, t) {
+                        Some(b) => b,
+                        None => Ok(char_length_limit(sql_cast(x, &sql_type(t)?), t)),
+                    },
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
                         let c = collation::column_charset_default(&cs.to_string())?;
@@ -666,11 +682,33 @@ fn number(s: &str) -> Expr {
 }
 
 /// `DATE '...'`, `TIMESTAMP '...'` and other typed string literals.
+/// `CAST(x AS BINARY)`, `CONVERT(x, BINARY)`, `BINARY 'x'`: x's bytes as a
+/// binary string, which compares byte by byte without padding (collation
+/// `binary`, coercibility IMPLICIT as MySQL gives a cast). None for other
+/// types. A length (`BINARY(4)` pads with NUL bytes or cuts bytes) is
+/// refused: cutting may split a character the engine keeps as UTF-8.
+fn binary_string(x: &Expr, to: &ast::DataType) -> Option<Result<Expr>> {
+    match to {
+        ast::DataType::Binary(None) => {}
+        ast::DataType::Binary(Some(_)) => {
+            return Some(Err(QuiverError::not_supported("BINARY(n) casts")))
+        }
+        _ => return None,
+    }
+    Some(
+        collation::column_charset_default("binary")
+            .map(|c| string_arg(x.clone()).with_collation(c, quiver_plan::Coercibility::Implicit)),
+    )
+}
+
 fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
     let s = match &ts.value.value {
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
         other => return Err(QuiverError::not_supported(format!("the literal {other}"))),
     };
+    if let Some(b) = binary_string(&Expr::lit(ScalarValue::Utf8(s.clone())), &ts.data_type) {
+        return b;
+    }
     let incorrect =
         |kind: &str| QuiverError::new(1525, "HY000", format!("Incorrect {kind} value: '{s}'"));
     match &ts.data_type {
