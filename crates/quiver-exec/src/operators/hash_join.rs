@@ -569,19 +569,17 @@ impl HashJoinExec {
                         return Ok(());
                     }
                     ctx.check_cancelled()?;
-                    let mut pairs = pair_batch(&pair_schema, &build.batch, li, &right, ri)?;
-                    match &self.filter {
-                        Some(f) => {
-                            let mask = f.evaluate_mask(&pairs)?;
-                            for (k, j) in li.iter().enumerate() {
-                                if mask.value(k) {
-                                    matched[*j as usize] = true;
-                                }
-                            }
-                            pairs = arrow_select::filter::filter_record_batch(&pairs, &mask)?;
-                        }
-                        None => li.iter().for_each(|j| matched[*j as usize] = true),
-                    }
+                    let pairs = check_pairs(
+                        &pair_schema,
+                        &build.batch,
+                        li,
+                        &right,
+                        ri,
+                        self.filter.as_ref(),
+                        true,
+                        |j| matched[j as usize] = true,
+                    )?
+                    .expect("kept pairs");
                     if pairs.num_rows() > 0 {
                         memory.grow(pairs.get_array_memory_size())?;
                         out.push(pairs);
@@ -658,13 +656,17 @@ impl HashJoinExec {
                 return Ok(());
             }
             ctx.check_cancelled()?;
-            let pairs = pair_batch(&pair_schema, &build.batch, li, right, ri)?;
-            let mask = f.evaluate_mask(&pairs)?;
-            for (k, j) in li.iter().enumerate() {
-                if mask.value(k) {
-                    matched[*j as usize] = true;
-                }
-            }
+            let mark = |j: u32| matched[j as usize] = true;
+            check_pairs(
+                &pair_schema,
+                &build.batch,
+                li,
+                right,
+                ri,
+                Some(f),
+                false,
+                mark,
+            )?;
             li.clear();
             ri.clear();
             Ok(())
@@ -787,6 +789,39 @@ fn build_table(
 }
 
 /// Columns of `left` rows `li` next to `right` rows `ri` (None = NULLs).
+/// Candidate pairs (row `li[k]` of `left` with row `ri[k]` of `right`, or
+/// NULLs) through the join's non-equi `filter`: calls `passed(li[k])` for
+/// each pair that passes (all of them without a filter) and, when `keep`,
+/// returns the passing pairs as one batch of `schema`.
+#[allow(clippy::too_many_arguments)]
+fn check_pairs(
+    schema: &SchemaRef,
+    left: &RecordBatch,
+    li: &[u32],
+    right: &RecordBatch,
+    ri: &[Option<u32>],
+    filter: Option<&PhysicalExpr>,
+    keep: bool,
+    mut passed: impl FnMut(u32),
+) -> Result<Option<RecordBatch>> {
+    if filter.is_none() && !keep {
+        li.iter().for_each(|&i| passed(i));
+        return Ok(None);
+    }
+    let pairs = pair_batch(schema, left, li, right, ri)?;
+    let mask = filter.map(|f| f.evaluate_mask(&pairs)).transpose()?;
+    for (k, &i) in li.iter().enumerate() {
+        if mask.as_ref().is_none_or(|m| m.value(k)) {
+            passed(i);
+        }
+    }
+    Ok(match (keep, mask) {
+        (false, _) => None,
+        (true, Some(m)) => Some(arrow_select::filter::filter_record_batch(&pairs, &m)?),
+        (true, None) => Some(pairs),
+    })
+}
+
 fn pair_batch(
     schema: &SchemaRef,
     left: &RecordBatch,
@@ -869,30 +904,22 @@ impl Prober {
                         return Ok(());
                     }
                     self.cancel.check()?;
-                    let mut pairs = pair_batch(&self.pair_schema, &left, li, &build.batch, ri)?;
-                    if let Some(f) = &self.filter {
-                        let mask = f.evaluate_mask(&pairs)?;
-                        for (k, i) in li.iter().enumerate() {
-                            if mask.value(k) {
-                                matched[*i as usize] += 1;
-                            }
-                        }
-                        if matches!(
-                            self.kind,
-                            JoinKind::Inner | JoinKind::Left | JoinKind::Single
-                        ) {
-                            pairs = arrow_select::filter::filter_record_batch(&pairs, &mask)?;
-                        }
-                    } else {
-                        for i in li.iter() {
-                            matched[*i as usize] += 1;
-                        }
-                    }
-                    if matches!(
+                    // Only these kinds output the pairs; the others count matches.
+                    let keep = matches!(
                         self.kind,
                         JoinKind::Inner | JoinKind::Left | JoinKind::Single
-                    ) && pairs.num_rows() > 0
-                    {
+                    );
+                    let pairs = check_pairs(
+                        &self.pair_schema,
+                        &left,
+                        li,
+                        &build.batch,
+                        ri,
+                        self.filter.as_ref(),
+                        keep,
+                        |i| matched[i as usize] += 1,
+                    )?;
+                    if let Some(pairs) = pairs.filter(|p| p.num_rows() > 0) {
                         out.push(pairs);
                     }
                     li.clear();
@@ -1089,23 +1116,19 @@ impl Prober {
             return Ok(());
         }
         self.cancel.check()?;
-        let batch = pair_batch(
+        check_pairs(
             &self.pair_schema,
             left,
             &pairs.li,
             &self.build.batch,
             &pairs.ri,
-        )?;
-        let mask = match &self.filter {
-            Some(f) => Some(f.evaluate_mask(&batch)?),
-            None => None,
-        };
-        for (k, i) in pairs.li.iter().enumerate() {
-            if mask.as_ref().is_none_or(|m| m.value(k)) {
-                let s = &mut state[*i as usize];
+            self.filter.as_ref(),
+            false,
+            |i| {
+                let s = &mut state[i as usize];
                 *s = (*s).max(to);
-            }
-        }
+            },
+        )?;
         pairs.li.clear();
         pairs.ri.clear();
         Ok(())
