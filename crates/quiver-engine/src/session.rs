@@ -536,12 +536,18 @@ impl Session {
                 ..
             }) => {
                 let name = object_name(name)?;
-                let names: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
-                if !names.is_empty() {
-                    let plan = self.logical_plan(query)?;
-                    if plan.schema().len() != names.len() {
-                        return Err(QuiverError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
-                    }
+                let mut names: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
+                let plan = self.logical_plan(query)?;
+                if names.is_empty() {
+                    // The view keeps the names its items have here, taken from
+                    // this text (`(1/3)*3`), not from the stored, reprinted query.
+                    names = plan
+                        .schema()
+                        .iter()
+                        .map(|f| sqlparser::ast::Ident::with_quote('`', f.name.clone()))
+                        .collect();
+                } else if plan.schema().len() != names.len() {
+                    return Err(QuiverError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
                 }
                 let query =
                     quiver_sql::view_query_with_columns(&name, query.as_ref().clone(), &names);

@@ -141,17 +141,72 @@ fn parse_unit(parser: &mut Parser) -> std::result::Result<DateTimeField, ParserE
     })
 }
 
-/// Parses `text` as one whole expression, with the same rewrites as
-/// statements; None if it is not exactly one expression.
-pub(crate) fn parse_expr(text: &str) -> Option<sqlparser::ast::Expr> {
+/// The tokens of `text` with the same rewrites as statements get.
+pub(crate) fn tokenize(text: &str) -> Option<Vec<TokenWithSpan>> {
     let dialect = QuiverDialect::default();
     let tokens = Tokenizer::new(&dialect, text)
         .tokenize_with_location()
         .ok()?;
-    check_chain_length(&tokens).ok()?;
-    let mut parser = Parser::new(&dialect).with_tokens_with_locations(rewrite_tokens(tokens));
-    let e = parser.parse_expr().ok()?;
-    (parser.peek_token().token == Token::EOF).then_some(e)
+    Some(rewrite_tokens(tokens))
+}
+
+/// Where the select item `e` is written among `tokens`: the range of its
+/// first and last token. sqlparser's span of an expression leaves out
+/// leading and trailing keywords and parentheses (`CAST(`, `-`, `(`,
+/// `IS NULL`, `INTERVAL`'s unit), so the expression is parsed again from
+/// the token at its span's start and from the few before it, until one
+/// gives back the same expression; the parser then says where it ended.
+pub(crate) fn expr_tokens(tokens: &[TokenWithSpan], e: &Expr) -> Option<(usize, usize)> {
+    use sqlparser::ast::Spanned;
+    let start = e.span().start;
+    let first = tokens.partition_point(|t| t.span.start < start);
+    if tokens.get(first)?.span.start != start {
+        return None;
+    }
+    let dialect = QuiverDialect::default();
+    let mut from = first;
+    for _ in 0..12 {
+        // The item ends at the latest at a comma or a parenthesis that
+        // closes one opened before it.
+        let mut depth = 0usize;
+        let end = tokens[from..]
+            .iter()
+            .position(|t| match &t.token {
+                Token::LParen => {
+                    depth += 1;
+                    false
+                }
+                Token::RParen if depth > 0 => {
+                    depth -= 1;
+                    false
+                }
+                Token::RParen | Token::SemiColon => true,
+                Token::Comma => depth == 0,
+                _ => false,
+            })
+            .map_or(tokens.len(), |k| from + k);
+        let mut parser =
+            Parser::new(&dialect).with_tokens_with_locations(tokens[from..end].to_vec());
+        if parser.parse_expr().ok().as_ref() == Some(e) {
+            // The index of the last token read (or, after the parser stepped
+            // back, of one just before the next).
+            let read = from + parser.get_current_index().min(end - from - 1);
+            let last = (from..=read)
+                .rev()
+                .find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))?;
+            return Some((from, last));
+        }
+        // One more token before: stop at what ends a previous item.
+        from = (0..from)
+            .rev()
+            .find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))?;
+        match &tokens[from].token {
+            Token::Comma | Token::SemiColon => return None,
+            t if is_keyword(Some(t), Keyword::SELECT) => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Parses one or more `;`-separated statements.
