@@ -998,6 +998,31 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
             return Err(out_of_range());
         }
     }
+    // MEDIUMINT is stored as INT; its own range is checked here.
+    let medium = match f.metadata().get(COLUMN_TYPE_KEY).map(String::as_str) {
+        Some("mediumint") => Some((-8_388_608, 8_388_607)),
+        Some("mediumint unsigned") => Some((0, 16_777_215)),
+        _ => None,
+    };
+    if let Some((lo, hi)) = medium {
+        let v = cast_array(&out, &DataType::Int64)?;
+        let v = v
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .ok_or_else(|| QuiverError::internal("MEDIUMINT values as BIGINT"))?;
+        if let Some(row) = (0..v.len()).find(|&i| v.is_valid(i) && !(lo..=hi).contains(&v.value(i)))
+        {
+            return Err(QuiverError::new(
+                1264,
+                "22003",
+                format!(
+                    "Out of range value for column '{}' at row {}",
+                    f.name(),
+                    first_row + row + 1
+                ),
+            ));
+        }
+    }
     if let DataType::Decimal128(p, _) = t {
         let d = out
             .as_any()
