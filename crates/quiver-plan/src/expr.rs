@@ -613,5 +613,8 @@ pub struct WindowExpr {
     pub arg: Option<Expr>,
     pub partition_by: Vec<Expr>,
     pub order_by: Vec<SortExpr>,
+    /// `ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`: an aggregate runs
+    /// up to the row itself, not to its last peer (MySQL's default RANGE).
+    pub rows: bool,
     pub data_type: DataType,
 }
