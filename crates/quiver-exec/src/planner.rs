@@ -33,6 +33,17 @@ pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
                         coll.name().to_string(),
                     );
                 }
+                // So is a string's length (`varchar(15)`).
+                if let Some(l) = c.char_length {
+                    let (kind, n) = match l {
+                        quiver_common::types::CharLength::Char(n) => ("char", n),
+                        quiver_common::types::CharLength::Varchar(n) => ("varchar", n),
+                    };
+                    meta.insert(
+                        quiver_common::types::COLUMN_TYPE_KEY.to_string(),
+                        format!("{kind}({n})"),
+                    );
+                }
                 if !c.nullable {
                     meta.insert(
                         quiver_common::types::COLUMN_NOT_NULL_KEY.to_string(),

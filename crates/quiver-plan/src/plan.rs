@@ -8,6 +8,7 @@ use arrow_schema::DataType;
 use quiver_common::Result;
 
 use quiver_collation::Collation;
+use quiver_common::types::CharLength;
 
 use crate::expr::{AggExpr, Coercibility, ColumnId, Expr, SortExpr, WindowExpr};
 
@@ -19,6 +20,10 @@ pub struct ColumnInfo {
     pub nullable: bool,
     /// A string column's collation when it is not the default.
     pub collation: Option<Collation>,
+    /// A string column's declared length (CHAR(n) / VARCHAR(n)), or the one
+    /// MySQL derives for a string expression (CONCAT adds them up); None
+    /// when not known. CREATE TABLE ... AS and DESCRIBE of a view show it.
+    pub char_length: Option<CharLength>,
 }
 
 impl ColumnInfo {
@@ -141,6 +146,7 @@ pub fn mark_column(mark: ColumnId, null_aware: usize) -> ColumnInfo {
         data_type: DataType::Boolean,
         nullable: null_aware > 0,
         collation: None,
+        char_length: None,
     }
 }
 

@@ -147,6 +147,11 @@ impl Binder<'_> {
                     // latin1 / ascii columns hold UTF-8 text too.
                     .map(quiver_collation::Collation::over_utf8)
                     .filter(|c| *c != quiver_plan::default_collation());
+                c.char_length = f
+                    .metadata()
+                    .get(quiver_common::types::COLUMN_TYPE_KEY)
+                    .and_then(|t| quiver_common::types::CharLength::of(t));
+                self.note_length(&c);
                 (i, c)
             })
             .collect();

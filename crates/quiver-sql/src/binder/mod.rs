@@ -27,7 +27,8 @@ use std::collections::{HashMap, HashSet};
 
 use arrow_schema::DataType;
 use quiver_collation::Collation;
-use quiver_common::{QuiverError, Result};
+use quiver_common::types::CharLength;
+use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggExpr, ColumnId, ColumnInfo, Expr, JoinKind, LogicalPlan, WindowExpr};
 use sqlparser::ast;
 
@@ -75,6 +76,8 @@ pub struct Binder<'a> {
     /// The SQL text the statement was parsed from: unaliased select items are
     /// named by their text as written, as MySQL names them.
     source: Option<std::sync::Arc<crate::SqlSource>>,
+    /// Declared or derived lengths of the string columns bound so far.
+    char_lengths: HashMap<ColumnId, CharLength>,
 }
 
 #[derive(Debug, Clone)]
@@ -221,6 +224,7 @@ impl<'a> Binder<'a> {
             views: vec![],
             depth: 0,
             source: None,
+            char_lengths: HashMap::new(),
         }
     }
 
@@ -330,6 +334,7 @@ impl<'a> Binder<'a> {
             data_type,
             nullable,
             collation: None,
+            char_length: None,
         }
     }
 
@@ -342,7 +347,77 @@ impl<'a> Binder<'a> {
     ) -> ColumnInfo {
         let mut c = self.new_column(name, e.data_type(), nullable);
         c.collation = collation::column_collation(e);
+        c.char_length = self.derived_length(e);
+        self.note_length(&c);
         c
+    }
+
+    /// Remembers a string column's length for the expressions over it.
+    pub(crate) fn note_length(&mut self, c: &ColumnInfo) {
+        if let Some(l) = c.char_length {
+            self.char_lengths.insert(c.id, l);
+        }
+    }
+
+    /// The length MySQL gives a string expression's type, from its columns'
+    /// declared lengths: CONCAT adds its arguments' lengths (a number counts
+    /// its display width), UPPER / TRIM keep theirs, LEFT(s, n) is at most
+    /// n, CASE / COALESCE take the longest. A column keeps CHAR or VARCHAR;
+    /// anything computed is VARCHAR.
+    pub(crate) fn derived_length(&self, e: &Expr) -> Option<CharLength> {
+        if !quiver_common::types::is_string(&e.data_type()) {
+            return None;
+        }
+        match e {
+            Expr::Column(id, _) => self.char_lengths.get(id).copied(),
+            Expr::Collate { expr, .. } => self.derived_length(expr),
+            // A folded NULL (`CONCAT(a, NULL)`) no longer says how long it was.
+            Expr::Literal(ScalarValue::Null, _) => None,
+            _ => self.chars(e).map(CharLength::Varchar),
+        }
+    }
+
+    /// The most characters `e` (any type) prints as, if known.
+    fn chars(&self, e: &Expr) -> Option<usize> {
+        use quiver_plan::ScalarFunc as F;
+        let t = e.data_type();
+        if matches!(e, Expr::Literal(ScalarValue::Null, _)) {
+            return Some(0);
+        }
+        if !quiver_common::types::is_string(&t) {
+            return display_width(&t);
+        }
+        match e {
+            Expr::Column(id, _) => self.char_lengths.get(id).map(|l| l.max_chars()),
+            Expr::Literal(ScalarValue::Utf8(s), _) => Some(s.chars().count()),
+            Expr::Collate { expr, .. } => self.chars(expr),
+            Expr::Cast { expr, .. } => self.chars(expr),
+            Expr::Function { func, args, .. } => match func {
+                F::Concat => args.iter().map(|a| self.chars(a)).sum(),
+                F::Upper | F::Lower | F::Trim | F::LTrim | F::RTrim => self.chars(args.first()?),
+                F::Left | F::Right => {
+                    let n = match args.get(1)? {
+                        Expr::Literal(v, _) => v.as_i64()?.max(0) as usize,
+                        _ => return self.chars(args.first()?),
+                    };
+                    Some(self.chars(args.first()?).map_or(n, |l| l.min(n)))
+                }
+                F::Coalesce => longest(args.iter().map(|a| self.chars(a))),
+                _ => None,
+            },
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => longest(
+                branches
+                    .iter()
+                    .map(|(_, t)| t)
+                    .chain(else_expr.as_deref())
+                    .map(|x| self.chars(x)),
+            ),
+            _ => None,
+        }
     }
 
     /// Ids of all columns of the enclosing blocks.
@@ -606,4 +681,27 @@ mod name_tests {
         // 127 two-byte characters: the 128th would pass 255 bytes.
         assert_eq!(mysql_item_name("é".repeat(300)), "é".repeat(127));
     }
+}
+
+/// How many characters MySQL counts for a number or date in string
+/// context (CONCAT(n, d)): INT is 11, DECIMAL(5,2) is 7.
+fn display_width(t: &DataType) -> Option<usize> {
+    Some(match t {
+        DataType::Int8 => 4,
+        DataType::UInt8 => 3,
+        DataType::Int16 => 6,
+        DataType::UInt16 => 5,
+        DataType::Int32 => 11,
+        DataType::UInt32 => 10,
+        DataType::Int64 | DataType::UInt64 => 20,
+        DataType::Decimal128(p, s) => *p as usize + 1 + usize::from(*s > 0),
+        DataType::Date32 => 10,
+        DataType::Timestamp(..) => 19,
+        _ => return None,
+    })
+}
+
+/// The longest of some lengths; unknown if any is.
+fn longest(lengths: impl Iterator<Item = Option<usize>>) -> Option<usize> {
+    lengths.collect::<Option<Vec<_>>>()?.into_iter().max()
 }

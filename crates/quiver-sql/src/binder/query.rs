@@ -268,6 +268,8 @@ impl Binder<'_> {
                         .map(|(c, t)| {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             n.collation = c.collation;
+                            n.char_length = c.char_length.filter(|_| &c.data_type == t);
+                            self.note_length(&n);
                             (n, cast(c.expr(), t))
                         })
                         .collect();
@@ -283,6 +285,8 @@ impl Binder<'_> {
                         } else {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             n.collation = c.collation;
+                            n.char_length = c.char_length.filter(|_| &c.data_type == t);
+                            self.note_length(&n);
                             (n, cast(e, t))
                         }
                     })
@@ -343,6 +347,14 @@ impl Binder<'_> {
                 let nullable = schemas.iter().any(|s| s[j].nullable);
                 let mut c = self.new_column(schemas[0][j].name.clone(), types[j].clone(), nullable);
                 c.collation = collations[j];
+                // The longest of the inputs' lengths.
+                c.char_length = schemas
+                    .iter()
+                    .map(|s| s[j].char_length)
+                    .collect::<Option<Vec<_>>>()
+                    .and_then(|l| l.into_iter().max_by_key(|l| l.max_chars()))
+                    .map(|l| quiver_common::types::CharLength::Varchar(l.max_chars()));
+                self.note_length(&c);
                 c
             })
             .collect();
@@ -451,10 +463,10 @@ impl Binder<'_> {
         let exprs = schema
             .iter()
             .map(|c| {
-                (
-                    self.new_column(c.name.clone(), c.data_type.clone(), c.nullable),
-                    c.expr(),
-                )
+                let mut n = self.new_column(c.name.clone(), c.data_type.clone(), c.nullable);
+                n.char_length = c.char_length;
+                self.note_length(&n);
+                (n, c.expr())
             })
             .collect();
         Ok(BoundQuery {
