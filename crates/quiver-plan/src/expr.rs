@@ -136,6 +136,9 @@ pub enum ScalarFunc {
     /// (`'1-2'` YEAR_MONTH, `'1 2:03:04.5'` DAY_MICROSECOND): an Int64 count
     /// of [`DatePart::interval_base`] units, NULL for a malformed string.
     Interval(DatePart),
+    /// TIMESTAMPDIFF(part, a, b); args [a, b] as DATETIME: whole parts
+    /// from a to b (months, quarters and years count whole calendar months).
+    TimestampDiff(DatePart),
     Coalesce,
     /// IF(cond, a, b) is planned as CASE; NULLIF(a, b):
     NullIf,

@@ -119,6 +119,7 @@ pub fn call(
         ScalarFunc::Extract(part) => extract(arg(0)?, part)?,
         ScalarFunc::DateAdd(part) => date_add(arg(0)?, arg(1)?, part, t)?,
         ScalarFunc::Interval(part) => interval_amount(arg(0)?, part)?,
+        ScalarFunc::TimestampDiff(part) => timestamp_diff(arg(0)?, arg(1)?, part)?,
         ScalarFunc::Coalesce => {
             let mut acc = cast_array(arg(0)?, t)?;
             for next in &arrays[1..] {
@@ -609,6 +610,50 @@ fn week_mode0(day: i32, year: i32) -> i64 {
     } else {
         (doy - first_sunday) / 7 + 1
     }
+}
+
+/// TIMESTAMPDIFF as MariaDB computes it: the time between a and b in
+/// whole units, negative when b is earlier; months (and quarters, years)
+/// count calendar months, one less when b's day and time of month have not
+/// reached a's.
+fn timestamp_diff(a: &ArrayRef, b: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    const DAY: i64 = 86_400_000_000;
+    let (da, ua) = days_and_micros(a)?;
+    let (db, ub) = days_and_micros(b)?;
+    let nulls = NullBuffer::union(a.logical_nulls().as_ref(), b.logical_nulls().as_ref());
+    let v: Vec<i64> = (0..da.len())
+        .map(|i| {
+            let (ta, tb) = (da[i] as i64 * DAY + ua[i], db[i] as i64 * DAY + ub[i]);
+            // Counted from the earlier to the later, then signed.
+            let (neg, beg, end) = if tb < ta {
+                (-1, (db[i], ub[i]), (da[i], ua[i]))
+            } else {
+                (1, (da[i], ua[i]), (db[i], ub[i]))
+            };
+            let diff = (tb - ta).abs();
+            let months = || {
+                let (y1, m1, d1) = civil_from_days(beg.0);
+                let (y2, m2, d2) = civil_from_days(end.0);
+                let mut months = (y2 as i64 * 12 + m2 as i64) - (y1 as i64 * 12 + m1 as i64);
+                if d2 < d1 || (d2 == d1 && end.1 < beg.1) {
+                    months -= 1;
+                }
+                months
+            };
+            neg * match part {
+                DatePart::Year => months() / 12,
+                DatePart::Quarter => months() / 3,
+                DatePart::Month => months(),
+                DatePart::Week => diff / DAY / 7,
+                DatePart::Day => diff / DAY,
+                DatePart::Hour => diff / 3_600_000_000,
+                DatePart::Minute => diff / 60_000_000,
+                DatePart::Second => diff / 1_000_000,
+                _ => diff,
+            }
+        })
+        .collect();
+    Ok(Arc::new(Int64Array::new(v.into(), nulls)))
 }
 
 /// `ScalarFunc::Interval`: each string read as an interval of `part`.
