@@ -60,6 +60,37 @@ fn unaliased_columns_are_named_by_their_text() {
     );
 }
 
+/// The item's text runs from its first token to its last, though
+/// sqlparser's spans leave out leading and trailing keywords and
+/// parentheses; literals are named as MariaDB names them, and a view keeps
+/// the names its query's items had. Expected headers from MariaDB 10.11.
+#[test]
+fn unaliased_columns_are_named_from_first_to_last_token() {
+    let o = quiver(&[
+        "sql",
+        "--format",
+        "csv",
+        "-e",
+        "CREATE TABLE t (a INT)",
+        "-e",
+        "SELECT (1/3)*3, - 1, +1, ((1+2)), null, true, 1.0e3, x'41', 0x41, CAST(a AS CHAR), a IS NOT NULL, EXTRACT(YEAR_MONTH FROM '2020-01-01'), '2020-01-01' + INTERVAL 1 DAY, 2 /* c */ + 3, (SELECT 1), '   x', -(1), CASE WHEN a THEN 2 END, a -- trailing comment\n FROM t",
+        "-e",
+        "CREATE VIEW v AS SELECT (1/3)*3, a  +  1 FROM t",
+        "-e",
+        "SELECT * FROM v",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let headers: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        headers,
+        [
+            "(1/3)*3,- 1,1,((1+2)),NULL,TRUE,1.0e3,x'41',0x41,CAST(a AS CHAR),a IS NOT NULL,EXTRACT(YEAR_MONTH FROM '2020-01-01'),'2020-01-01' + INTERVAL 1 DAY,2 /* c */ + 3,(SELECT 1),x,-(1),CASE WHEN a THEN 2 END,a",
+            "(1/3)*3,a  +  1",
+        ]
+    );
+}
+
 #[test]
 fn several_statements_print_each_result() {
     let o = quiver(&[

@@ -417,6 +417,9 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
             .unwrap_or_else(Collation::utf8mb4_bin)
     });
     let precision = match f.data_type() {
+        _ if data_type == "mediumint" => {
+            Some((7 + u64::from(column_type.ends_with("unsigned")), Some(0)))
+        }
         DataType::Int8 | DataType::UInt8 => Some((3, Some(0))),
         DataType::Int16 | DataType::UInt16 => Some((5, Some(0))),
         DataType::Int32 | DataType::UInt32 => Some((10, Some(0))),

@@ -536,12 +536,18 @@ impl Session {
                 ..
             }) => {
                 let name = object_name(name)?;
-                let names: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
-                if !names.is_empty() {
-                    let plan = self.logical_plan(query)?;
-                    if plan.schema().len() != names.len() {
-                        return Err(QuiverError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
-                    }
+                let mut names: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
+                let plan = self.logical_plan(query)?;
+                if names.is_empty() {
+                    // The view keeps the names its items have here, taken from
+                    // this text (`(1/3)*3`), not from the stored, reprinted query.
+                    names = plan
+                        .schema()
+                        .iter()
+                        .map(|f| sqlparser::ast::Ident::with_quote('`', f.name.clone()))
+                        .collect();
+                } else if plan.schema().len() != names.len() {
+                    return Err(QuiverError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
                 }
                 let query =
                     quiver_sql::view_query_with_columns(&name, query.as_ref().clone(), &names);
@@ -992,6 +998,31 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
         let orig = cast_array(a, &DataType::Decimal128(38, 0))?;
         if back.as_ref() != orig.as_ref() {
             return Err(out_of_range());
+        }
+    }
+    // MEDIUMINT is stored as INT; its own range is checked here.
+    let medium = match f.metadata().get(COLUMN_TYPE_KEY).map(String::as_str) {
+        Some("mediumint") => Some((-8_388_608, 8_388_607)),
+        Some("mediumint unsigned") => Some((0, 16_777_215)),
+        _ => None,
+    };
+    if let Some((lo, hi)) = medium {
+        let v = cast_array(&out, &DataType::Int64)?;
+        let v = v
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .ok_or_else(|| QuiverError::internal("MEDIUMINT values as BIGINT"))?;
+        if let Some(row) = (0..v.len()).find(|&i| v.is_valid(i) && !(lo..=hi).contains(&v.value(i)))
+        {
+            return Err(QuiverError::new(
+                1264,
+                "22003",
+                format!(
+                    "Out of range value for column '{}' at row {}",
+                    f.name(),
+                    first_row + row + 1
+                ),
+            ));
         }
     }
     if let DataType::Decimal128(p, _) = t {

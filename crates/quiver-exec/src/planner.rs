@@ -261,6 +261,7 @@ pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dy
                                 })
                             })
                             .collect::<Result<_>>()?,
+                        rows: w.rows,
                         output_type: c.data_type.clone(),
                     })
                 })

@@ -129,8 +129,16 @@ pub enum ScalarFunc {
     Substring,
     /// EXTRACT(unit FROM d): args are [d]; the unit is in the variant.
     Extract(DatePart),
-    /// d + INTERVAL n unit; args [d, n].
+    /// d + INTERVAL n unit; args [d, n]; the unit is a single one (a
+    /// compound INTERVAL is counted in months or microseconds first).
     DateAdd(DatePart),
+    /// The value of `INTERVAL s unit` read from the string s as MySQL does
+    /// (`'1-2'` YEAR_MONTH, `'1 2:03:04.5'` DAY_MICROSECOND): an Int64 count
+    /// of [`DatePart::interval_base`] units, NULL for a malformed string.
+    Interval(DatePart),
+    /// TIMESTAMPDIFF(part, a, b); args [a, b] as DATETIME: whole parts
+    /// from a to b (months, quarters and years count whole calendar months).
+    TimestampDiff(DatePart),
     Coalesce,
     /// IF(cond, a, b) is planned as CASE; NULLIF(a, b):
     NullIf,
@@ -178,6 +186,7 @@ pub enum ScalarFunc {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// MySQL's INTERVAL / EXTRACT units, the compound ones included.
 pub enum DatePart {
     Year,
     Quarter,
@@ -188,6 +197,17 @@ pub enum DatePart {
     Minute,
     Second,
     Microsecond,
+    SecondMicrosecond,
+    MinuteMicrosecond,
+    MinuteSecond,
+    HourMicrosecond,
+    HourSecond,
+    HourMinute,
+    DayMicrosecond,
+    DaySecond,
+    DayMinute,
+    DayHour,
+    YearMonth,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -596,5 +616,8 @@ pub struct WindowExpr {
     pub arg: Option<Expr>,
     pub partition_by: Vec<Expr>,
     pub order_by: Vec<SortExpr>,
+    /// `ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`: an aggregate runs
+    /// up to the row itself, not to its last peer (MySQL's default RANGE).
+    pub rows: bool,
     pub data_type: DataType,
 }

@@ -7,6 +7,7 @@
 
 pub mod copy;
 pub mod expr;
+pub mod interval;
 pub mod optimizer;
 pub mod plan;
 

@@ -1,30 +1,217 @@
-//! Parsing with sqlparser's MySQL dialect, plus the two MySQL forms it lacks
-//! (`a MOD b` and `TRIM(LEADING FROM s)`), and sqlparser's errors mapped to
-//! MySQL's 1064 with the statement text from the error position.
+//! Parsing with sqlparser's MySQL dialect, plus the MySQL forms it lacks
+//! (`a MOD b`, `TRIM(LEADING FROM s)`, the compound INTERVAL units), and
+//! sqlparser's errors mapped to MySQL's 1064 with the statement text from
+//! the error position.
+
+use std::any::TypeId;
 
 use quiver_common::{QuiverError, Result};
-use sqlparser::ast::Statement;
-use sqlparser::dialect::MySqlDialect;
+use quiver_plan::DatePart;
+use sqlparser::ast::{DateTimeField, Expr, Ident, Interval, Statement};
+use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
-/// Parses `text` as one whole expression, with the same rewrites as
-/// statements; None if it is not exactly one expression.
-pub(crate) fn parse_expr(text: &str) -> Option<sqlparser::ast::Expr> {
-    let dialect = MySqlDialect {};
+/// sqlparser's MySQL dialect, with MySQL's own INTERVAL and EXTRACT units.
+/// sqlparser reads `INTERVAL v unit` with the SQL standard's units
+/// (`YEAR TO MONTH`, `SECOND(p, s)`, plurals) and not MySQL's compound
+/// `YEAR_MONTH`, `DAY_HOUR`, ...; this dialect parses both forms itself,
+/// each unit being one of MySQL's (a compound one as a custom field), so
+/// anything else is a syntax error as in MySQL. Everything else is
+/// MySqlDialect's: it reports MySqlDialect's type id, so sqlparser's
+/// dialect checks treat it as MySQL.
+#[derive(Debug, Default)]
+pub(crate) struct QuiverDialect(MySqlDialect);
+
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(fn $name(&self, $($arg: $ty),*) -> $ret { self.0.$name($($arg),*) })*
+    };
+}
+
+impl Dialect for QuiverDialect {
+    fn dialect(&self) -> TypeId {
+        TypeId::of::<MySqlDialect>()
+    }
+
+    // Every method MySqlDialect overrides (sqlparser 0.63).
+    forward! {
+        is_identifier_start(ch: char) -> bool;
+        is_identifier_part(ch: char) -> bool;
+        is_delimited_identifier_start(ch: char) -> bool;
+        identifier_quote_style(identifier: &str) -> Option<char>;
+        supports_string_literal_backslash_escape() -> bool;
+        supports_string_literal_concatenation() -> bool;
+        ignores_wildcard_escapes() -> bool;
+        supports_numeric_prefix() -> bool;
+        supports_bitwise_shift_operators() -> bool;
+        supports_multiline_comment_hints() -> bool;
+        parse_infix(parser: &mut Parser, expr: &Expr, precedence: u8) -> Option<std::result::Result<Expr, ParserError>>;
+        parse_statement(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>>;
+        require_interval_qualifier() -> bool;
+        supports_limit_comma() -> bool;
+        supports_create_table_select() -> bool;
+        supports_insert_set() -> bool;
+        supports_user_host_grantee() -> bool;
+        is_table_factor_alias(explicit: bool, kw: &Keyword, parser: &mut Parser) -> bool;
+        supports_table_hints() -> bool;
+        requires_single_line_comment_whitespace() -> bool;
+        supports_match_against() -> bool;
+        supports_select_modifiers() -> bool;
+        supports_set_names() -> bool;
+        supports_comma_separated_set_assignments() -> bool;
+        supports_update_order_by() -> bool;
+        supports_data_type_signed_suffix() -> bool;
+        supports_cross_join_constraint() -> bool;
+        supports_double_ampersand_operator() -> bool;
+        supports_binary_kw_as_cast() -> bool;
+        supports_comment_optimizer_hint() -> bool;
+        supports_constraint_keyword_without_name() -> bool;
+        supports_key_column_option() -> bool;
+        supports_group_by_with_modifier() -> bool;
+        supports_left_associative_joins_without_parens() -> bool;
+    }
+
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<std::result::Result<Expr, ParserError>> {
+        if parser.parse_keyword(Keyword::INTERVAL) {
+            return Some(parse_interval(parser));
+        }
+        if parser.peek_keyword(Keyword::EXTRACT)
+            && parser.peek_nth_token_ref(1).token == Token::LParen
+        {
+            parser.next_token();
+            return Some(parse_extract(parser));
+        }
+        self.0.parse_prefix(parser)
+    }
+}
+
+/// `INTERVAL expr unit`, after the INTERVAL keyword.
+fn parse_interval(parser: &mut Parser) -> std::result::Result<Expr, ParserError> {
+    let value = parser.parse_expr()?;
+    let unit = parse_unit(parser)?;
+    // `YEAR TO MONTH` is the SQL standard's; MySQL stops at TO (reserved).
+    if parser.peek_keyword(Keyword::TO) {
+        return parser.expected("end of INTERVAL", parser.peek_token());
+    }
+    Ok(Expr::Interval(Interval {
+        value: Box::new(value),
+        leading_field: Some(unit),
+        leading_precision: None,
+        last_field: None,
+        fractional_seconds_precision: None,
+    }))
+}
+
+/// `EXTRACT(unit FROM expr)`, after the EXTRACT keyword.
+fn parse_extract(parser: &mut Parser) -> std::result::Result<Expr, ParserError> {
+    parser.expect_token(&Token::LParen)?;
+    let field = parse_unit(parser)?;
+    parser.expect_keyword(Keyword::FROM)?;
+    let expr = parser.parse_expr()?;
+    parser.expect_token(&Token::RParen)?;
+    Ok(Expr::Extract {
+        field,
+        syntax: sqlparser::ast::ExtractSyntax::From,
+        expr: Box::new(expr),
+    })
+}
+
+/// One of MySQL's INTERVAL units; a compound one (`DAY_HOUR`) becomes a
+/// custom field named as MySQL spells it.
+fn parse_unit(parser: &mut Parser) -> std::result::Result<DateTimeField, ParserError> {
+    let t = parser.next_token();
+    let part = match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => DatePart::from_name(&w.value),
+        _ => None,
+    };
+    Ok(match part {
+        Some(DatePart::Year) => DateTimeField::Year,
+        Some(DatePart::Quarter) => DateTimeField::Quarter,
+        Some(DatePart::Month) => DateTimeField::Month,
+        Some(DatePart::Week) => DateTimeField::Week(None),
+        Some(DatePart::Day) => DateTimeField::Day,
+        Some(DatePart::Hour) => DateTimeField::Hour,
+        Some(DatePart::Minute) => DateTimeField::Minute,
+        Some(DatePart::Second) => DateTimeField::Second,
+        Some(DatePart::Microsecond) => DateTimeField::Microsecond,
+        Some(p) => DateTimeField::Custom(Ident::with_span(t.span, p.name())),
+        None => return parser.expected("an INTERVAL unit", t),
+    })
+}
+
+/// The tokens of `text` with the same rewrites as statements get.
+pub(crate) fn tokenize(text: &str) -> Option<Vec<TokenWithSpan>> {
+    let dialect = QuiverDialect::default();
     let tokens = Tokenizer::new(&dialect, text)
         .tokenize_with_location()
         .ok()?;
-    check_chain_length(&tokens).ok()?;
-    let mut parser = Parser::new(&dialect).with_tokens_with_locations(rewrite_tokens(tokens));
-    let e = parser.parse_expr().ok()?;
-    (parser.peek_token().token == Token::EOF).then_some(e)
+    Some(rewrite_tokens(tokens))
+}
+
+/// Where the select item `e` is written among `tokens`: the range of its
+/// first and last token. sqlparser's span of an expression leaves out
+/// leading and trailing keywords and parentheses (`CAST(`, `-`, `(`,
+/// `IS NULL`, `INTERVAL`'s unit), so the expression is parsed again from
+/// the token at its span's start and from the few before it, until one
+/// gives back the same expression; the parser then says where it ended.
+pub(crate) fn expr_tokens(tokens: &[TokenWithSpan], e: &Expr) -> Option<(usize, usize)> {
+    use sqlparser::ast::Spanned;
+    let start = e.span().start;
+    let first = tokens.partition_point(|t| t.span.start < start);
+    if tokens.get(first)?.span.start != start {
+        return None;
+    }
+    let dialect = QuiverDialect::default();
+    let mut from = first;
+    for _ in 0..12 {
+        // The item ends at the latest at a comma or a parenthesis that
+        // closes one opened before it.
+        let mut depth = 0usize;
+        let end = tokens[from..]
+            .iter()
+            .position(|t| match &t.token {
+                Token::LParen => {
+                    depth += 1;
+                    false
+                }
+                Token::RParen if depth > 0 => {
+                    depth -= 1;
+                    false
+                }
+                Token::RParen | Token::SemiColon => true,
+                Token::Comma => depth == 0,
+                _ => false,
+            })
+            .map_or(tokens.len(), |k| from + k);
+        let mut parser =
+            Parser::new(&dialect).with_tokens_with_locations(tokens[from..end].to_vec());
+        if parser.parse_expr().ok().as_ref() == Some(e) {
+            // The index of the last token read (or, after the parser stepped
+            // back, of one just before the next).
+            let read = from + parser.get_current_index().min(end - from - 1);
+            let last = (from..=read)
+                .rev()
+                .find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))?;
+            return Some((from, last));
+        }
+        // One more token before: stop at what ends a previous item.
+        from = (0..from)
+            .rev()
+            .find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))?;
+        match &tokens[from].token {
+            Token::Comma | Token::SemiColon => return None,
+            t if is_keyword(Some(t), Keyword::SELECT) => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Parses one or more `;`-separated statements.
 pub fn parse_sql(sql: &str) -> Result<Vec<Statement>> {
-    let dialect = MySqlDialect {};
+    let dialect = QuiverDialect::default();
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| syntax_error(sql, &e.to_string()))?;

@@ -6,13 +6,18 @@
 //! source, built once: turning a location into an offset costs one line's
 //! length, not the text before it.
 
-use sqlparser::tokenizer::Location;
+use std::sync::OnceLock;
+
+use sqlparser::tokenizer::{Location, TokenWithSpan};
 
 #[derive(Debug)]
 pub struct SqlSource {
     text: String,
     /// Byte offset where each line starts; line 1 starts at 0.
     line_starts: Vec<usize>,
+    /// The text's tokens as the parser saw them, made when first asked
+    /// for (to name a select item); None if the text does not tokenize.
+    tokens: OnceLock<Option<Vec<TokenWithSpan>>>,
 }
 
 impl SqlSource {
@@ -23,7 +28,14 @@ impl SqlSource {
         SqlSource {
             text: text.to_string(),
             line_starts,
+            tokens: OnceLock::new(),
         }
+    }
+
+    pub(crate) fn tokens(&self) -> Option<&[TokenWithSpan]> {
+        self.tokens
+            .get_or_init(|| crate::parser::tokenize(&self.text))
+            .as_deref()
     }
 
     pub fn text(&self) -> &str {

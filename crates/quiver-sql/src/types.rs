@@ -64,7 +64,7 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
 }
 
 /// The declared type as SHOW COLUMNS prints it, for the types whose Arrow
-/// type loses something (the length of CHAR and VARCHAR).
+/// type loses something (the length of CHAR and VARCHAR, MEDIUMINT).
 pub fn column_type_text(dt: &SqlType) -> Option<String> {
     use sqlparser::ast::CharacterLength;
     use SqlType as T;
@@ -82,6 +82,9 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         T::TinyText => Some("tinytext".into()),
         T::MediumText => Some("mediumtext".into()),
         T::LongText => Some("longtext".into()),
+        // Stored as INT: the type text keeps MEDIUMINT's narrower range.
+        T::MediumInt(_) => Some("mediumint".into()),
+        T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),
         _ => None,
     }
 }

@@ -118,6 +118,8 @@ pub fn call(
         }
         ScalarFunc::Extract(part) => extract(arg(0)?, part)?,
         ScalarFunc::DateAdd(part) => date_add(arg(0)?, arg(1)?, part, t)?,
+        ScalarFunc::Interval(part) => interval_amount(arg(0)?, part)?,
+        ScalarFunc::TimestampDiff(part) => timestamp_diff(arg(0)?, arg(1)?, part)?,
         ScalarFunc::Coalesce => {
             let mut acc = cast_array(arg(0)?, t)?;
             for next in &arrays[1..] {
@@ -558,20 +560,116 @@ fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
         .zip(&micros)
         .map(|(d, us)| {
             let (y, m, dd) = civil_from_days(*d);
+            let (h, mi, s, f) = (
+                us / 3_600_000_000,
+                us / 60_000_000 % 60,
+                us / 1_000_000 % 60,
+                us % 1_000_000,
+            );
+            let day = dd as i64;
+            // The compound units concatenate their fields' decimal digits.
             match part {
                 DatePart::Year => y as i64,
                 DatePart::Quarter => ((m - 1) / 3 + 1) as i64,
                 DatePart::Month => m as i64,
-                DatePart::Week => ((d - quiver_common::types::days_from_civil(y, 1, 1)) / 7) as i64,
-                DatePart::Day => dd as i64,
-                DatePart::Hour => us / 3_600_000_000,
-                DatePart::Minute => us / 60_000_000 % 60,
-                DatePart::Second => us / 1_000_000 % 60,
-                DatePart::Microsecond => us % 1_000_000,
+                DatePart::Week => week_mode0(*d, y),
+                DatePart::Day => day,
+                DatePart::Hour => h,
+                DatePart::Minute => mi,
+                DatePart::Second => s,
+                DatePart::Microsecond => f,
+                DatePart::YearMonth => y as i64 * 100 + m as i64,
+                DatePart::DayHour => day * 100 + h,
+                DatePart::DayMinute => (day * 100 + h) * 100 + mi,
+                DatePart::DaySecond => ((day * 100 + h) * 100 + mi) * 100 + s,
+                DatePart::DayMicrosecond => {
+                    (((day * 100 + h) * 100 + mi) * 100 + s) * 1_000_000 + f
+                }
+                DatePart::HourMinute => h * 100 + mi,
+                DatePart::HourSecond => (h * 100 + mi) * 100 + s,
+                DatePart::HourMicrosecond => ((h * 100 + mi) * 100 + s) * 1_000_000 + f,
+                DatePart::MinuteSecond => mi * 100 + s,
+                DatePart::MinuteMicrosecond => (mi * 100 + s) * 1_000_000 + f,
+                DatePart::SecondMicrosecond => s * 1_000_000 + f,
             }
         })
         .collect();
     Ok(Arc::new(Int64Array::new(v.into(), a.logical_nulls())))
+}
+
+/// EXTRACT(WEEK ...) is WEEK(d, 0) under the default default_week_format:
+/// weeks start on Sunday, and days before the year's first Sunday are week 0.
+fn week_mode0(day: i32, year: i32) -> i64 {
+    let jan1 = quiver_common::types::days_from_civil(year, 1, 1);
+    // 1970-01-01 was a Thursday: weekday 4 counting from Sunday.
+    let jan1_weekday = (jan1 as i64 + 4).rem_euclid(7);
+    let first_sunday = (7 - jan1_weekday) % 7;
+    let doy = (day - jan1) as i64;
+    if doy < first_sunday {
+        0
+    } else {
+        (doy - first_sunday) / 7 + 1
+    }
+}
+
+/// TIMESTAMPDIFF as MariaDB computes it: the time between a and b in
+/// whole units, negative when b is earlier; months (and quarters, years)
+/// count calendar months, one less when b's day and time of month have not
+/// reached a's.
+fn timestamp_diff(a: &ArrayRef, b: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    const DAY: i64 = 86_400_000_000;
+    let (da, ua) = days_and_micros(a)?;
+    let (db, ub) = days_and_micros(b)?;
+    let nulls = NullBuffer::union(a.logical_nulls().as_ref(), b.logical_nulls().as_ref());
+    let v: Vec<i64> = (0..da.len())
+        .map(|i| {
+            let (ta, tb) = (da[i] as i64 * DAY + ua[i], db[i] as i64 * DAY + ub[i]);
+            // Counted from the earlier to the later, then signed.
+            let (neg, beg, end) = if tb < ta {
+                (-1, (db[i], ub[i]), (da[i], ua[i]))
+            } else {
+                (1, (da[i], ua[i]), (db[i], ub[i]))
+            };
+            let diff = (tb - ta).abs();
+            let months = || {
+                let (y1, m1, d1) = civil_from_days(beg.0);
+                let (y2, m2, d2) = civil_from_days(end.0);
+                let mut months = (y2 as i64 * 12 + m2 as i64) - (y1 as i64 * 12 + m1 as i64);
+                if d2 < d1 || (d2 == d1 && end.1 < beg.1) {
+                    months -= 1;
+                }
+                months
+            };
+            neg * match part {
+                DatePart::Year => months() / 12,
+                DatePart::Quarter => months() / 3,
+                DatePart::Month => months(),
+                DatePart::Week => diff / DAY / 7,
+                DatePart::Day => diff / DAY,
+                DatePart::Hour => diff / 3_600_000_000,
+                DatePart::Minute => diff / 60_000_000,
+                DatePart::Second => diff / 1_000_000,
+                _ => diff,
+            }
+        })
+        .collect();
+    Ok(Arc::new(Int64Array::new(v.into(), nulls)))
+}
+
+/// `ScalarFunc::Interval`: each string read as an interval of `part`.
+fn interval_amount(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    let a = strings(a)?;
+    let s = a.as_string::<i32>();
+    let v: Int64Array = (0..s.len())
+        .map(|i| {
+            if s.is_null(i) {
+                None
+            } else {
+                part.parse_interval(s.value(i))
+            }
+        })
+        .collect();
+    Ok(Arc::new(v))
 }
 
 /// 0001-01-01 as days since 1970-01-01.
@@ -588,24 +686,48 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
     let mut bad = Vec::new();
     for i in 0..len {
         let k = nv.value(i);
+        let day = days[i] as i64;
+        // A count too large for the arithmetic is out of range (NULL) too.
         let (d, us) = match part {
-            DatePart::Day => (Some(days[i] as i64 + k), micros[i]),
-            DatePart::Week => (Some(days[i] as i64 + 7 * k), micros[i]),
+            DatePart::Day => (day.checked_add(k), micros[i]),
+            DatePart::Week => (k.checked_mul(7).and_then(|k| day.checked_add(k)), micros[i]),
             DatePart::Month => (add_months(days[i], k).map(|d| d as i64), micros[i]),
-            DatePart::Quarter => (add_months(days[i], 3 * k).map(|d| d as i64), micros[i]),
-            DatePart::Year => (add_months(days[i], 12 * k).map(|d| d as i64), micros[i]),
-            _ => {
+            DatePart::Quarter => (
+                k.checked_mul(3)
+                    .and_then(|k| add_months(days[i], k))
+                    .map(|d| d as i64),
+                micros[i],
+            ),
+            DatePart::Year => (
+                k.checked_mul(12)
+                    .and_then(|k| add_months(days[i], k))
+                    .map(|d| d as i64),
+                micros[i],
+            ),
+            DatePart::Hour | DatePart::Minute | DatePart::Second | DatePart::Microsecond => {
                 let unit = match part {
                     DatePart::Hour => 3_600_000_000i64,
                     DatePart::Minute => 60_000_000,
                     DatePart::Second => 1_000_000,
                     _ => 1,
                 };
-                let total = days[i] as i64 * 86_400_000_000 + micros[i] + k.saturating_mul(unit);
-                (
-                    Some(total.div_euclid(86_400_000_000)),
-                    total.rem_euclid(86_400_000_000),
-                )
+                match k
+                    .checked_mul(unit)
+                    .and_then(|k| (day * 86_400_000_000 + micros[i]).checked_add(k))
+                {
+                    Some(total) => (
+                        Some(total.div_euclid(86_400_000_000)),
+                        total.rem_euclid(86_400_000_000),
+                    ),
+                    None => (None, 0),
+                }
+            }
+            // The binder counts a compound interval in months or microseconds.
+            other => {
+                return Err(QuiverError::internal(format!(
+                    "DateAdd of a compound unit {}",
+                    other.name()
+                )))
             }
         };
         // MySQL: counting days or time reaches no date before 0001-01-01

@@ -19,7 +19,9 @@ use quiver_collation::with_collator;
 use quiver_common::{QuiverError, Result};
 use quiver_plan::{default_collation, AggFunc, WindowFunc};
 
-use super::sort::sort_keys::{batch_offsets, par_ranges, sort_batches, SortedRows, NEW_PARTITION};
+use super::sort::sort_keys::{
+    batch_offsets, par_ranges, sort_batches, SortedRows, NEW_PARTITION, NEW_PEERS, SAME,
+};
 use super::sort::{drain_counted, locate, SortKey};
 use super::{metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
@@ -32,6 +34,8 @@ pub struct WindowSpec {
     pub arg: Option<PhysicalExpr>,
     pub partition_by: Vec<PhysicalExpr>,
     pub order_by: Vec<SortKey>,
+    /// ROWS UNBOUNDED PRECEDING .. CURRENT ROW: every row its own peer group.
+    pub rows: bool,
     pub output_type: DataType,
 }
 
@@ -151,6 +155,19 @@ fn compute(
         None => None,
     };
     let n = breaks.len();
+    if n == 0 {
+        return Ok(arrow_array::new_empty_array(&spec.output_type));
+    }
+    let rows_breaks: Vec<u8>;
+    let breaks: &[u8] = if spec.rows {
+        rows_breaks = breaks
+            .iter()
+            .map(|b| if *b == SAME { NEW_PEERS } else { *b })
+            .collect();
+        &rows_breaks
+    } else {
+        breaks
+    };
     let pieces = ctx.threads.max(1);
     let mut cuts = vec![0];
     for p in 1..pieces {

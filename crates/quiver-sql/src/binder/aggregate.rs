@@ -331,12 +331,19 @@ impl Binder<'_> {
                 )))
             }
         };
-        let whole_partition = match &spec.window_frame {
-            None => false,
-            Some(frame) => {
-                frame_covers_partition(frame, !spec.order_by.is_empty(), ranking.is_some())?
+        let frame = match &spec.window_frame {
+            None => Frame::Default,
+            // MariaDB refuses a frame on a ranking function (MySQL ignores it).
+            Some(_) if ranking.is_some() => {
+                return Err(QuiverError::new(
+                    4017,
+                    "HY000",
+                    format!("Window frame is not allowed with '{name}'"),
+                ))
             }
+            Some(frame) => window_frame(frame, !spec.order_by.is_empty())?,
         };
+        let whole_partition = frame == Frame::WholePartition;
         let partition_by = spec
             .partition_by
             .iter()
@@ -360,6 +367,7 @@ impl Binder<'_> {
             arg,
             partition_by,
             order_by,
+            rows: frame == Frame::RowsToCurrent,
             data_type,
         };
         let shown = |e: Expr| match &window_declared {
@@ -441,7 +449,7 @@ pub(crate) fn order_asc(o: &ast::OrderByExpr) -> Result<bool> {
     match &o.options.sort {
         None | Some(ast::OrderBySort::Asc) => Ok(true),
         Some(ast::OrderBySort::Desc) => Ok(false),
-        Some(other) => Err(QuiverError::not_supported(format!("ORDER BY {other:?}"))),
+        Some(_) => Err(QuiverError::not_supported(format!("ORDER BY {o}"))),
     }
 }
 
@@ -508,22 +516,37 @@ fn resolve_named(
     }
 }
 
-/// Frames Quiver runs: MySQL's default (RANGE UNBOUNDED PRECEDING to CURRENT ROW)
-/// and the whole partition. Returns whether the frame is the whole partition.
-fn frame_covers_partition(frame: &ast::WindowFrame, ordered: bool, ranking: bool) -> Result<bool> {
+/// The window frames Quiver runs.
+#[derive(Debug, PartialEq, Eq)]
+enum Frame {
+    /// MySQL's default: RANGE UNBOUNDED PRECEDING to CURRENT ROW (the whole
+    /// partition without ORDER BY).
+    Default,
+    WholePartition,
+    /// ROWS UNBOUNDED PRECEDING to CURRENT ROW.
+    RowsToCurrent,
+}
+
+fn window_frame(frame: &ast::WindowFrame, ordered: bool) -> Result<Frame> {
     use ast::WindowFrameBound as Bound;
-    if ranking {
-        // Ranking functions ignore frames.
-        return Ok(false);
-    }
     let unbounded_start = matches!(frame.start_bound, Bound::Preceding(None));
     let end = frame.end_bound.as_ref().unwrap_or(&Bound::CurrentRow);
     match (frame.units, unbounded_start, end) {
-        (_, true, Bound::Following(None)) => Ok(true),
-        (ast::WindowFrameUnits::Range, true, Bound::CurrentRow) => Ok(!ordered),
-        _ => Err(QuiverError::not_supported(format!(
-            "the window frame {frame:?}"
-        ))),
+        (_, true, Bound::Following(None)) => Ok(Frame::WholePartition),
+        (ast::WindowFrameUnits::Range, true, Bound::CurrentRow) if !ordered => {
+            Ok(Frame::WholePartition)
+        }
+        (ast::WindowFrameUnits::Range, true, Bound::CurrentRow) => Ok(Frame::Default),
+        (ast::WindowFrameUnits::Rows, true, Bound::CurrentRow) => Ok(Frame::RowsToCurrent),
+        _ => {
+            let text = match &frame.end_bound {
+                Some(end) => format!("{} BETWEEN {} AND {end}", frame.units, frame.start_bound),
+                None => format!("{} {}", frame.units, frame.start_bound),
+            };
+            Err(QuiverError::not_supported(format!(
+                "the window frame {text}"
+            )))
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use arrow_schema::DataType;
 use quiver_common::types::{is_string, CharLength};
 use quiver_common::ScalarValue;
 use quiver_plan::{AggFunc, Expr, ScalarFunc};
@@ -96,6 +97,8 @@ impl Binder<'_> {
             Expr::Column(id, _) => Declared::parse(self.declared.get(id)?),
             Expr::Collate { expr, .. } => self.declared_string(expr),
             Expr::Literal(ScalarValue::Utf8(s), _) => Some(varchar(s.chars().count() as u64)),
+            // CAST(x AS CHAR): as many characters as x prints as.
+            Expr::Cast { expr, .. } => Some(varchar(self.chars(expr)?)),
             Expr::Case {
                 branches,
                 else_expr,
@@ -113,7 +116,7 @@ impl Binder<'_> {
                     F::Concat => {
                         let mut n: u64 = 0;
                         for a in args {
-                            n = n.checked_add(self.declared_string(a)?.chars())?;
+                            n = n.checked_add(self.chars(a)?)?;
                         }
                         Some(varchar(n))
                     }
@@ -181,7 +184,51 @@ impl Binder<'_> {
     fn string_operand(&self, e: &Expr) -> Option<u64> {
         match e {
             Expr::Literal(v, _) if v.is_null() => Some(0),
-            e => Some(self.declared_string(e)?.chars()),
+            e => self.chars(e),
         }
     }
+
+    /// The most characters `e` prints as, if known: a string's declared
+    /// length, a number's or date's display width (CONCAT(n, d)).
+    fn chars(&self, e: &Expr) -> Option<u64> {
+        let t = e.data_type();
+        if is_string(&t) {
+            return Some(self.declared_string(e)?.chars());
+        }
+        if matches!(e, Expr::Literal(v, _) if v.is_null()) {
+            // A folded NULL no longer says how long it would have been.
+            return None;
+        }
+        display_width(&t)
+    }
+}
+
+/// How many characters MySQL counts for a number or date in string context:
+/// INT is 11, DECIMAL(5,2) is 7.
+fn display_width(t: &DataType) -> Option<u64> {
+    Some(match t {
+        DataType::Int8 => 4,
+        DataType::UInt8 => 3,
+        DataType::Int16 => 6,
+        DataType::UInt16 => 5,
+        DataType::Int32 => 11,
+        DataType::UInt32 => 10,
+        DataType::Int64 | DataType::UInt64 => 20,
+        DataType::Decimal128(p, s) => *p as u64 + 1 + u64::from(*s > 0),
+        DataType::Date32 => 10,
+        DataType::Timestamp(..) => 19,
+        _ => return None,
+    })
+}
+
+/// A UNION column's declared type: the longest of its inputs' (a VARCHAR),
+/// known only if every input's is.
+pub(crate) fn declared_union<'a>(
+    inputs: impl Iterator<Item = Option<&'a str>>,
+) -> Option<Arc<str>> {
+    let mut n = 0;
+    for t in inputs {
+        n = n.max(Declared::parse(t?)?.chars());
+    }
+    Declared::Varchar(n).text()
 }

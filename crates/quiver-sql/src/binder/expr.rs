@@ -2,9 +2,7 @@
 //! `functions.rs`, subqueries in `subquery.rs`.
 
 use arrow_schema::DataType;
-use quiver_common::types::{
-    datetime_type, is_string, parse_date, parse_datetime, parse_decimal, parse_f64_prefix,
-};
+use quiver_common::types::{datetime_type, is_string, parse_date, parse_datetime, parse_decimal};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr};
 use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
@@ -550,28 +548,16 @@ impl Binder<'_> {
         negate: bool,
         ctx: &Ctx,
     ) -> Result<Expr> {
-        if iv.last_field.is_some() {
-            return Err(QuiverError::not_supported("compound INTERVAL units"));
-        }
         let part = match &iv.leading_field {
-            Some(f) => date_part(f)?,
-            None => {
+            Some(f) if iv.last_field.is_none() => date_part(f)?,
+            _ => {
                 return Err(QuiverError::syntax_msg(
                     "You have an error in your SQL syntax: INTERVAL needs a unit",
                 ))
             }
         };
-        let n = match self.expr(&iv.value, ctx)? {
-            // INTERVAL '90' DAY: the count may be written as a string.
-            Expr::Literal(ScalarValue::Utf8(s), _) => {
-                let s = s.trim();
-                let n = s
-                    .parse::<i64>()
-                    .unwrap_or_else(|_| parse_f64_prefix(s).round() as i64);
-                Expr::lit(ScalarValue::Int64(n))
-            }
-            other => other,
-        };
+        let value = self.expr(&iv.value, ctx)?;
+        let (n, part) = interval_count(value, part);
         let n = if negate { coerce::negate(n)? } else { n };
         if !coerce::is_date_like(&date.data_type()) {
             return Err(QuiverError::not_supported(format!(
@@ -581,6 +567,37 @@ impl Binder<'_> {
         }
         coerce::date_add(date, n, part)
     }
+}
+
+/// The count of `INTERVAL value part` in a single unit, and that unit.
+/// As in MySQL, a number counts whole units (DECIMAL and DOUBLE rounded),
+/// except that SECOND keeps a fraction; a string is read by
+/// `DatePart::parse_interval`, and a compound unit reads any value as a
+/// string (`INTERVAL 1.5 DAY_HOUR` is 1 day 5 hours).
+fn interval_count(value: Expr, part: DatePart) -> (Expr, DatePart) {
+    let t = value.data_type();
+    let whole = match &t {
+        DataType::Decimal128(_, scale) => *scale <= 0,
+        DataType::Float64 | DataType::Float32 => false,
+        t => !is_string(t),
+    };
+    if !part.is_compound() && (whole || (!is_string(&t) && part != DatePart::Second)) {
+        return (value, part);
+    }
+    let s = string_arg(value);
+    let base = part.interval_base();
+    let n = match &s {
+        Expr::Literal(ScalarValue::Utf8(s), _) => match part.parse_interval(s) {
+            Some(n) => Expr::lit(ScalarValue::Int64(n)),
+            None => null_lit(DataType::Int64),
+        },
+        _ => Expr::Function {
+            func: quiver_plan::ScalarFunc::Interval(part),
+            args: vec![s],
+            data_type: DataType::Int64,
+        },
+    };
+    (n, base)
 }
 
 fn is_row(e: &ast::Expr) -> bool {
@@ -601,19 +618,22 @@ pub(crate) fn string_arg(e: Expr) -> Expr {
     }
 }
 
-/// The part named by an INTERVAL unit or EXTRACT field.
+/// The part named by an INTERVAL unit or EXTRACT field; the compound
+/// units (`DAY_HOUR`) come from the parser as custom fields.
 pub(crate) fn date_part(f: &DateTimeField) -> Result<DatePart> {
     use DateTimeField as F;
     Ok(match f {
-        F::Year | F::Years => DatePart::Year,
+        F::Year => DatePart::Year,
         F::Quarter => DatePart::Quarter,
-        F::Month | F::Months => DatePart::Month,
-        F::Week(None) | F::Weeks => DatePart::Week,
-        F::Day | F::Days => DatePart::Day,
-        F::Hour | F::Hours => DatePart::Hour,
-        F::Minute | F::Minutes => DatePart::Minute,
-        F::Second | F::Seconds => DatePart::Second,
-        F::Microsecond | F::Microseconds => DatePart::Microsecond,
+        F::Month => DatePart::Month,
+        F::Week(None) => DatePart::Week,
+        F::Day => DatePart::Day,
+        F::Hour => DatePart::Hour,
+        F::Minute => DatePart::Minute,
+        F::Second => DatePart::Second,
+        F::Microsecond => DatePart::Microsecond,
+        F::Custom(name) if name.quote_style.is_none() => DatePart::from_name(&name.value)
+            .ok_or_else(|| QuiverError::not_supported(format!("the unit {f}")))?,
         other => return Err(QuiverError::not_supported(format!("the unit {other}"))),
     })
 }

@@ -295,7 +295,7 @@ impl Binder<'_> {
             O::Join(c) | O::Inner(c) | O::StraightJoin(c) | O::CrossJoin(c) => (Side::Inner, c),
             O::Left(c) | O::LeftOuter(c) => (Side::Left, c),
             O::Right(c) | O::RightOuter(c) => (Side::Right, c),
-            other => return Err(QuiverError::not_supported(format!("the join {other:?}"))),
+            other => return Err(QuiverError::not_supported(join_kind(other))),
         };
         // Columns of the side an outer join may fill with NULLs become nullable.
         let (lscope, rscope) = match side {
@@ -456,4 +456,23 @@ fn using(
         columns.push(ScopeColumn { merged_away, ..c });
     }
     Ok((cond, Scope { columns }))
+}
+
+/// An unsupported join as SQL names it (`FULL OUTER JOIN`, `CROSS APPLY`),
+/// from its variant's name: the message shows no parser internals.
+fn join_kind(o: &ast::JoinOperator) -> String {
+    let debug = format!("{o:?}");
+    let variant = debug.split(['(', ' ', '{']).next().unwrap_or_default();
+    let mut words = String::new();
+    for c in variant.chars() {
+        if c.is_uppercase() && !words.is_empty() {
+            words.push(' ');
+        }
+        words.push(c.to_ascii_uppercase());
+    }
+    if words.ends_with("APPLY") || words.ends_with("JOIN") {
+        words
+    } else {
+        words + " JOIN"
+    }
 }

@@ -208,6 +208,30 @@ impl Binder<'_> {
                 ))),
             };
         }
+        // TIMESTAMPADD(unit, n, d) / TIMESTAMPDIFF(unit, a, b): a single unit
+        // (SQL_TSI_ prefix allowed), written as a bare word.
+        if name == "timestampadd" || name == "timestampdiff" {
+            let unit = match exprs.first() {
+                Some(ast::Expr::Identifier(u)) if u.quote_style.is_none() => {
+                    let u = u.value.to_ascii_uppercase();
+                    DatePart::from_name(u.strip_prefix("SQL_TSI_").unwrap_or(&u))
+                        .filter(|p| !p.is_compound())
+                }
+                _ => None,
+            };
+            let (Some(part), 3) = (unit, exprs.len()) else {
+                return Err(QuiverError::syntax_msg(format!(
+                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{display}'"
+                )));
+            };
+            let a = self.expr(exprs[1], ctx)?;
+            let b = self.expr(exprs[2], ctx)?;
+            return if name == "timestampadd" {
+                coerce::date_add(b, a, part)
+            } else {
+                timestamp_diff(part, a, b)
+            };
+        }
         let args = exprs
             .iter()
             .map(|e| self.expr(e, ctx))
@@ -566,6 +590,28 @@ pub(crate) fn trim(side: Option<&ast::TrimWhereField>, s: Expr, what: Option<Exp
     // Trimming spaces is the default form the executor implements directly.
     args.extend(what.filter(|w| !matches!(w, Expr::Literal(ScalarValue::Utf8(s), _) if s == " ")));
     string_fn(func, args, DataType::Utf8)
+}
+
+/// TIMESTAMPDIFF(part, a, b): whole parts from a to b, a BIGINT.
+fn timestamp_diff(part: DatePart, a: Expr, b: Expr) -> Result<Expr> {
+    let as_datetime = |x: Expr| match x.data_type() {
+        DataType::Timestamp(..) => Ok(x),
+        DataType::Date32 => Ok(cast(x, &datetime_type())),
+        DataType::Null => Ok(x),
+        t if is_string(&t) => Ok(cast(x, &datetime_type())),
+        other => Err(QuiverError::not_supported(format!(
+            "TIMESTAMPDIFF of {other}"
+        ))),
+    };
+    let (a, b) = (as_datetime(a)?, as_datetime(b)?);
+    if a.data_type() == DataType::Null || b.data_type() == DataType::Null {
+        return Ok(null_lit(DataType::Int64));
+    }
+    Ok(Expr::Function {
+        func: ScalarFunc::TimestampDiff(part),
+        args: vec![a, b],
+        data_type: DataType::Int64,
+    })
 }
 
 /// EXTRACT(part FROM d): a BIGINT.

@@ -249,21 +249,54 @@ impl<'a> Binder<'a> {
     /// spans into its own text, not this one).
     pub(crate) fn item_name(&self, e: &ast::Expr) -> String {
         // `((a))` is named `a`, as a plain column or literal is; `(a+1)` keeps
-        // its parentheses.
+        // its parentheses. MySQL's parser drops a unary plus before a
+        // literal: `+1` is named `1` (but `+(1+2)` keeps it).
+        let mut e = e;
+        while let ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Plus,
+            expr,
+        } = e
+        {
+            if !matches!(**expr, ast::Expr::Value(_)) {
+                break;
+            }
+            e = expr;
+        }
         let mut inner = e;
         while let ast::Expr::Nested(n) = inner {
             inner = n;
         }
-        let plain = matches!(
+        // Strings are named by their value, NULL / TRUE / FALSE in capitals.
+        let string = matches!(
             inner,
-            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) | ast::Expr::Value(_)
+            ast::Expr::Value(v) if matches!(
+                v.value,
+                ast::Value::SingleQuotedString(_)
+                    | ast::Value::DoubleQuotedString(_)
+                    | ast::Value::NationalStringLiteral(_)
+                    | ast::Value::EscapedStringLiteral(_)
+                    | ast::Value::Null
+                    | ast::Value::Boolean(_)
+            )
         );
-        if !plain {
-            if let Some(text) = self.source.as_deref().and_then(|src| source_text(src, e)) {
-                return text;
-            }
-        }
-        display_name(if plain { inner } else { e })
+        let plain = string
+            || matches!(
+                inner,
+                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+            );
+        // Other literals are named as written (`0x41`, `x'41'`, `1.0e3`).
+        let source = if plain {
+            None
+        } else {
+            let e = if matches!(inner, ast::Expr::Value(_)) {
+                inner
+            } else {
+                e
+            };
+            self.source.as_deref().and_then(|src| source_text(src, e))
+        };
+        let name = source.unwrap_or_else(|| display_name(if plain { inner } else { e }));
+        mysql_item_name(name)
     }
 
     /// Binds a query; the plan's schema() gives the output columns with their
@@ -558,30 +591,25 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
     }
 }
 
-/// The name MySQL shows for a select-list expression without an alias.
+/// The name MySQL shows for a select-list expression without an alias:
+/// its text from its first token to its last (comments inside kept).
 fn source_text(src: &crate::SqlSource, e: &ast::Expr) -> Option<String> {
-    use sqlparser::ast::Spanned;
-    let span = e.span();
-    let (start, mut end) = (src.offset(span.start)?, src.offset(span.end)?);
-    // A call's span ends at its last argument, before the closing
-    // parenthesis: take the parentheses that follow until the text parses
-    // back to the same expression.
-    for _ in 0..8 {
-        let text = src.text().get(start..end)?.trim();
-        if text.is_empty() {
-            return None;
-        }
-        if crate::parser::parse_expr(text).as_ref() == Some(e) {
-            return Some(text.to_string());
-        }
-        let rest = src.text().get(end..)?;
-        let after_space = rest.len() - rest.trim_start().len();
-        if !rest[after_space..].starts_with(')') {
-            return None;
-        }
-        end += after_space + 1;
+    let tokens = src.tokens()?;
+    let (first, last) = crate::parser::expr_tokens(tokens, e)?;
+    let start = src.offset(tokens[first].span.start)?;
+    let end = src.offset(tokens[last].span.end)?;
+    src.text().get(start..end).map(str::to_string)
+}
+
+/// MySQL's limits on a select item's name: no leading spaces (`' x'` is
+/// named `x`), at most 255 bytes (cut at a character boundary).
+fn mysql_item_name(name: String) -> String {
+    let name = name.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let mut end = name.len().min(255);
+    while !name.is_char_boundary(end) {
+        end -= 1;
     }
-    None
+    name[..end].to_string()
 }
 
 pub(crate) fn display_name(e: &ast::Expr) -> String {
@@ -591,7 +619,10 @@ pub(crate) fn display_name(e: &ast::Expr) -> String {
             parts.last().map(|i| i.value.clone()).unwrap_or_default()
         }
         ast::Expr::Value(v) => match &v.value {
-            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            ast::Value::SingleQuotedString(s)
+            | ast::Value::DoubleQuotedString(s)
+            | ast::Value::NationalStringLiteral(s)
+            | ast::Value::EscapedStringLiteral(s) => s.clone(),
             ast::Value::Boolean(b) => (if *b { "TRUE" } else { "FALSE" }).to_string(),
             other => other.to_string(),
         },
@@ -604,5 +635,18 @@ pub(crate) fn display_name(e: &ast::Expr) -> String {
             display_name(inner)
         }
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::mysql_item_name;
+
+    #[test]
+    fn item_names_lose_leading_spaces_and_stop_at_255_bytes() {
+        assert_eq!(mysql_item_name("  x ".into()), "x ");
+        assert_eq!(mysql_item_name("1".repeat(300)), "1".repeat(255));
+        // 127 two-byte characters: the 128th would pass 255 bytes.
+        assert_eq!(mysql_item_name("é".repeat(300)), "é".repeat(127));
     }
 }

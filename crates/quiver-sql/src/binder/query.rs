@@ -268,6 +268,8 @@ impl Binder<'_> {
                         .map(|(c, t)| {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             n.collation = c.collation;
+                            let declared = c.column_type.clone().filter(|_| &c.data_type == t);
+                            self.set_declared(&mut n, declared);
                             (n, cast(c.expr(), t))
                         })
                         .collect();
@@ -283,6 +285,8 @@ impl Binder<'_> {
                         } else {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             n.collation = c.collation;
+                            let declared = c.column_type.clone().filter(|_| &c.data_type == t);
+                            self.set_declared(&mut n, declared);
                             (n, cast(e, t))
                         }
                     })
@@ -343,6 +347,11 @@ impl Binder<'_> {
                 let nullable = schemas.iter().any(|s| s[j].nullable);
                 let mut c = self.new_column(schemas[0][j].name.clone(), types[j].clone(), nullable);
                 c.collation = collations[j];
+                // The longest of the inputs' lengths.
+                let declared = super::declared::declared_union(
+                    schemas.iter().map(|s| s[j].column_type.as_deref()),
+                );
+                self.set_declared(&mut c, declared);
                 c
             })
             .collect();
@@ -451,10 +460,9 @@ impl Binder<'_> {
         let exprs = schema
             .iter()
             .map(|c| {
-                (
-                    self.new_column(c.name.clone(), c.data_type.clone(), c.nullable),
-                    c.expr(),
-                )
+                let mut n = self.new_column(c.name.clone(), c.data_type.clone(), c.nullable);
+                self.set_declared(&mut n, c.column_type.clone());
+                (n, c.expr())
             })
             .collect();
         Ok(BoundQuery {

@@ -686,3 +686,36 @@ fn view_with_column_list_survives_a_text_round_trip() {
         .unwrap();
     assert_eq!(names(&plan), ["a", "b"]);
 }
+
+/// Joins and window frames Quiver does not run are 1235 naming them as
+/// written, with no parser internals in the message.
+#[test]
+fn unsupported_joins_and_frames_are_named_as_sql() {
+    let c = catalog();
+    for (sql, what) in [
+        (
+            "SELECT * FROM t FULL OUTER JOIN u ON t.a = u.c",
+            "'FULL OUTER JOIN'",
+        ),
+        ("SELECT * FROM t CROSS APPLY u", "'CROSS APPLY'"),
+        (
+            "SELECT SUM(a) OVER (ORDER BY a ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
+            "'the window frame ROWS BETWEEN 1 PRECEDING AND CURRENT ROW'",
+        ),
+        (
+            "SELECT SUM(a) OVER (ORDER BY a RANGE 2 PRECEDING) FROM t",
+            "'the window frame RANGE 2 PRECEDING'",
+        ),
+    ] {
+        let e = c.bind(sql).unwrap_err();
+        assert_eq!(e.code, 1235, "{sql}: {e}");
+        assert!(e.message.ends_with(what), "{sql}: {e}");
+    }
+    for sql in [
+        "SELECT SUM(a) OVER (ORDER BY a ROWS UNBOUNDED PRECEDING) FROM t",
+        "SELECT SUM(a) OVER (ORDER BY a ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
+        "SELECT SUM(a) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM t",
+    ] {
+        c.bind(sql).unwrap();
+    }
+}
