@@ -156,6 +156,57 @@ where
     a.with_precision_and_scale(precision, out_scale).ok()
 }
 
+/// [`sum_exact`] for a Decimal256 result: values (any integer or decimal
+/// already cast to Decimal256 at `in_scale`) summed in i256.
+pub(super) fn sum_exact_wide(
+    breaks: &[u8],
+    values: &PrimitiveArray<arrow_array::types::Decimal256Type>,
+    in_scale: i8,
+    precision: u8,
+    out_scale: i8,
+    avg: bool,
+) -> Option<arrow_array::Decimal256Array> {
+    use arrow_buffer::i256;
+    let n = breaks.len();
+    let raw = values.values();
+    let nulls = values.nulls();
+    let shift = (out_scale - in_scale).max(0) as u32;
+    let limit = quiver_common::types::pow10(precision as u32)?;
+    let mut out = vec![i256::ZERO; n];
+    let mut valid = vec![false; n];
+    let overflow = std::cell::Cell::new(false);
+    running(
+        breaks,
+        (i256::ZERO, 0i64),
+        |s, r| {
+            if nulls.is_none_or(|v| v.is_valid(r)) {
+                s.0 = s.0.wrapping_add(raw[r]);
+                s.1 += 1;
+            }
+        },
+        |s, r| {
+            if s.1 == 0 {
+                return;
+            }
+            valid[r] = true;
+            let value = if avg {
+                crate::expr::scaled_div(s.0, shift, i256::from(s.1), true)
+            } else {
+                quiver_common::types::rescale256(s.0, in_scale, out_scale)
+            };
+            match value.filter(|v| v.wrapping_abs() < limit) {
+                Some(v) => out[r] = v,
+                None => overflow.set(true),
+            }
+        },
+    );
+    if overflow.get() {
+        return None;
+    }
+    let a = arrow_array::Decimal256Array::new(out.into(), Some(NullBuffer::from(valid)));
+    a.with_precision_and_scale(precision, out_scale).ok()
+}
+
 /// `total * up / count`, rounded half away from zero, by long division so
 /// that a sum near the i128 limit still averages.
 #[inline]
