@@ -415,9 +415,21 @@ pub fn float_to_decimal256(f: f64, scale: i8) -> Option<i256> {
     }
 }
 
+/// 10^0 ..= 10^76, the powers an i256 holds.
+static POW10: [i256; 77] = {
+    let mut t = [i256::ONE; 77];
+    let mut i = 1;
+    while i < 77 {
+        t[i] = t[i - 1].wrapping_mul(i256::from_i128(10));
+        i += 1;
+    }
+    t
+};
+
 /// 10^n as an i256 (None past 10^76).
+#[inline]
 pub fn pow10(n: u32) -> Option<i256> {
-    i256::from_i128(10).checked_pow(n)
+    POW10.get(n as usize).copied()
 }
 
 /// An i256 as the nearest double.
@@ -449,6 +461,10 @@ pub fn rescale(v: i128, from: i8, to: i8) -> Option<i128> {
 
 /// [`rescale`] of an i256.
 pub fn rescale256(v: i256, from: i8, to: i8) -> Option<i256> {
+    // Most values and results fit an i128, whose arithmetic is much cheaper.
+    if let Some(r) = v.to_i128().and_then(|x| rescale(x, from, to)) {
+        return Some(i256::from_i128(r));
+    }
     match to.cmp(&from) {
         Ordering::Equal => Some(v),
         Ordering::Greater => v.checked_mul(pow10((to - from) as u32)?),

@@ -504,6 +504,16 @@ pub(crate) fn scaled_div(x: i256, shift: u32, y: i256, round: bool) -> Option<i2
     Some(if negative { q.wrapping_neg() } else { q })
 }
 
+#[cold]
+fn wide_product(
+    x: i128,
+    y: i128,
+    finish: &impl Fn(Option<i256>, &mut bool) -> Option<i256>,
+    of: &mut bool,
+) -> Option<i256> {
+    finish(i256::from_i128(x).checked_mul(i256::from_i128(y)), of)
+}
+
 /// `l op r` for a Decimal256 result DECIMAL(p, s) (p up to 65, or 76 for a
 /// wide intermediate). Products of two Decimal128 operands multiply in i128
 /// and widen only on overflow; a result of more than p digits is error 1690.
@@ -580,13 +590,24 @@ fn wide_decimal_arith(
                 ) else {
                     return null();
                 };
-                run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
-                    let v = match x.checked_mul(y) {
-                        Some(v) => Some(i256::from_i128(v)),
-                        None => i256::from_i128(x).checked_mul(i256::from_i128(y)),
-                    };
-                    finish(v, of)
-                })
+                if natural == s {
+                    // An i128 product is below 2^127 < 10^39 <= 10^p: it fits,
+                    // and only the rare wider product takes the checked path.
+                    run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
+                        match x.checked_mul(y) {
+                            Some(v) => Some(i256::from_i128(v)),
+                            None => wide_product(x, y, &finish, of),
+                        }
+                    })
+                } else {
+                    run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
+                        let v = match x.checked_mul(y) {
+                            Some(v) => Some(i256::from_i128(v)),
+                            None => i256::from_i128(x).checked_mul(i256::from_i128(y)),
+                        };
+                        finish(v, of)
+                    })
+                }
             } else {
                 let (tl, tr) = (DataType::Decimal256(76, s1), DataType::Decimal256(76, s2));
                 let (Some(a), Some(b)) = (

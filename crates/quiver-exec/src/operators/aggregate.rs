@@ -569,6 +569,13 @@ fn min_max_strs<C: Collator>(
     }
 }
 
+/// Whether AVG of values at `scale` computed at `out_scale` rounds: MySQL
+/// truncates the quotient at its internal digits (the binder rounds that to
+/// the declared scale later) and rounds where only the declared scale is kept.
+fn avg_rounds(scale: i8, out_scale: i8) -> bool {
+    out_scale < quiver_common::types::division_internal_scale(scale, 0)
+}
+
 /// Adds `x` to group `g`'s exact sum; what would overflow the i128 sum
 /// moves to the group's i256 part.
 #[inline(always)]
@@ -641,6 +648,9 @@ enum Acc {
         /// Added to `sums` where a group's i128 sum would overflow, and the
         /// sums of Decimal256 inputs; empty until first needed.
         wide: Vec<i256>,
+        /// A bound on every |sum| from the input types' digits and the rows
+        /// added: while it is below i128::MAX, adds need no overflow check.
+        bound: u128,
         seen: Vec<bool>,
         scale: i8,
         avg: Option<Vec<i64>>,
@@ -764,6 +774,7 @@ impl Acc {
                     Acc::SumExact {
                         sums: vec![],
                         wide: vec![],
+                        bound: 0,
                         seen: vec![],
                         scale: 0,
                         avg,
@@ -867,6 +878,7 @@ impl Acc {
             Acc::SumExact {
                 sums,
                 wide,
+                bound,
                 seen,
                 scale,
                 avg,
@@ -894,13 +906,38 @@ impl Acc {
                         .expect("decimal"),
                 };
                 *scale = s;
-                for (i, g) in ids.iter().enumerate() {
-                    if is_valid(i) {
-                        let g = *g as usize;
-                        add_exact(sums, wide, g, v[i]);
-                        seen[g] = true;
-                        if let Some(c) = avg {
-                            c[g] += 1;
+                // Values of p digits over n rows move a sum by less than n * 10^p.
+                let digits = match a.data_type() {
+                    DataType::Decimal128(p, _) => *p as u32,
+                    _ => 20,
+                };
+                let grown = bound.saturating_add(
+                    10u128
+                        .saturating_pow(digits)
+                        .saturating_mul(ids.len() as u128),
+                );
+                if grown <= i128::MAX as u128 {
+                    *bound = grown;
+                    for (i, g) in ids.iter().enumerate() {
+                        if is_valid(i) {
+                            let g = *g as usize;
+                            sums[g] = sums[g].wrapping_add(v[i]);
+                            seen[g] = true;
+                            if let Some(c) = avg {
+                                c[g] += 1;
+                            }
+                        }
+                    }
+                } else {
+                    *bound = u128::MAX;
+                    for (i, g) in ids.iter().enumerate() {
+                        if is_valid(i) {
+                            let g = *g as usize;
+                            add_exact(sums, wide, g, v[i]);
+                            seen[g] = true;
+                            if let Some(c) = avg {
+                                c[g] += 1;
+                            }
                         }
                     }
                 }
@@ -1057,6 +1094,7 @@ impl Acc {
                 Acc::SumExact {
                     sums,
                     wide,
+                    bound,
                     seen,
                     scale,
                     avg,
@@ -1064,11 +1102,13 @@ impl Acc {
                 Acc::SumExact {
                     sums: os,
                     wide: owide,
+                    bound: obound,
                     seen: oseen,
                     scale: oscale,
                     avg: oavg,
                 },
             ) => {
+                *bound = bound.saturating_add(obound);
                 if oseen.iter().any(|s| *s) {
                     *scale = oscale;
                 }
@@ -1248,6 +1288,7 @@ impl Acc {
                 seen,
                 scale,
                 avg,
+                ..
             } if !wide.is_empty() || matches!(t, DataType::Decimal256(..)) => {
                 let mut totals: Vec<i256> = sums.iter().map(|x| i256::from_i128(*x)).collect();
                 for (t, w) in totals.iter_mut().zip(&wide) {
@@ -1262,6 +1303,7 @@ impl Acc {
                             _ => scale,
                         };
                         let shift = (out_scale - scale).max(0) as u32;
+                        let round = avg_rounds(scale, out_scale);
                         let v = totals
                             .iter()
                             .zip(&counts)
@@ -1269,7 +1311,7 @@ impl Acc {
                                 if *c == 0 {
                                     return Ok(i256::ZERO);
                                 }
-                                scaled_div(*x, shift, i256::from(*c), true)
+                                scaled_div(*x, shift, i256::from(*c), round)
                                     .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "AVG"))
                             })
                             .collect::<Result<Vec<_>>>()?;
@@ -1291,29 +1333,40 @@ impl Acc {
                 avg: Some(counts),
                 ..
             } => {
-                // AVG = SUM / COUNT at the output scale, rounded half away from zero.
+                // AVG = SUM / COUNT at the output scale (see avg_rounds).
                 let out_scale = match t {
                     DataType::Decimal128(_, s) => *s,
                     _ => scale,
                 };
-                let f = 10i128.pow((out_scale - scale).max(0) as u32);
+                let round = avg_rounds(scale, out_scale);
+                let shift = (out_scale - scale).max(0) as u32;
+                let f = 10i128.pow(shift);
                 let v: Vec<i128> = sums
                     .iter()
                     .zip(&counts)
                     .map(|(s, c)| {
                         if *c == 0 {
-                            return 0;
+                            return Ok(0);
                         }
-                        let num = s * f;
                         let c = *c as i128;
+                        let Some(num) = s.checked_mul(f) else {
+                            return scaled_div(
+                                i256::from_i128(*s),
+                                shift,
+                                i256::from_i128(c),
+                                round,
+                            )
+                            .and_then(|q| q.to_i128())
+                            .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "AVG"));
+                        };
                         let q = num / c;
-                        if (num % c).abs() * 2 >= c {
+                        Ok(if round && (num % c).abs() * 2 >= c {
                             q + num.signum()
                         } else {
                             q
-                        }
+                        })
                     })
-                    .collect();
+                    .collect::<Result<_>>()?;
                 decimal(v, seen, out_scale)?
             }
             Acc::SumFloat { sums, seen, avg } => {
@@ -1430,6 +1483,7 @@ impl Acc {
                             let mut acc = Acc::SumExact {
                                 sums: vec![],
                                 wide: vec![],
+                                bound: u128::MAX,
                                 seen: vec![],
                                 scale,
                                 avg: avg.then(Vec::new),

@@ -113,6 +113,7 @@ where
     let raw = values.values();
     let nulls = values.nulls();
     let up = 10i128.checked_pow((out_scale - in_scale).max(0) as u32)?;
+    let round = avg_rounds(in_scale, out_scale);
     let mut out = vec![0i128; n];
     let mut valid = vec![false; n];
     let overflow = std::cell::Cell::new(false);
@@ -139,7 +140,7 @@ where
             }
             valid[r] = true;
             let value = if avg {
-                avg_rounded(s.total, s.count as i128, up)
+                avg_rounded(s.total, s.count as i128, up, round)
             } else {
                 quiver_common::types::rescale(s.total, in_scale, out_scale)
             };
@@ -190,7 +191,12 @@ pub(super) fn sum_exact_wide(
             }
             valid[r] = true;
             let value = if avg {
-                crate::expr::scaled_div(s.0, shift, i256::from(s.1), true)
+                crate::expr::scaled_div(
+                    s.0,
+                    shift,
+                    i256::from(s.1),
+                    avg_rounds(in_scale, out_scale),
+                )
             } else {
                 quiver_common::types::rescale256(s.0, in_scale, out_scale)
             };
@@ -207,14 +213,20 @@ pub(super) fn sum_exact_wide(
     a.with_precision_and_scale(precision, out_scale).ok()
 }
 
-/// `total * up / count`, rounded half away from zero, by long division so
+/// MySQL truncates an average at its internal digits (the declared scale is
+/// rounded to later) and rounds where only the declared scale is kept.
+fn avg_rounds(in_scale: i8, out_scale: i8) -> bool {
+    out_scale < quiver_common::types::division_internal_scale(in_scale, 0)
+}
+
+/// `total * up / count`, truncated or (`round`) rounded half away from zero, by long division so
 /// that a sum near the i128 limit still averages.
 #[inline]
-fn avg_rounded(total: i128, count: i128, up: i128) -> Option<i128> {
+fn avg_rounded(total: i128, count: i128, up: i128, round: bool) -> Option<i128> {
     let (q, r) = (total / count, total % count);
     let scaled = r.checked_mul(up)?;
     let (q2, r2) = (scaled / count, scaled % count);
-    let round = if r2.abs() * 2 >= count {
+    let round = if round && r2.abs() * 2 >= count {
         total.signum()
     } else {
         0
