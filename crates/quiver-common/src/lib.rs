@@ -6,5 +6,7 @@ pub mod error;
 pub mod scalar;
 pub mod types;
 
+/// The unscaled value of a DECIMAL scalar (and of Decimal256 columns).
+pub use arrow_buffer::i256;
 pub use error::{QuiverError, Result};
 pub use scalar::ScalarValue;

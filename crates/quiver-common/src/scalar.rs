@@ -4,9 +4,10 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
+use arrow_buffer::i256;
 use arrow_schema::{DataType, TimeUnit};
 
-use crate::types::{format_date, format_datetime, format_decimal};
+use crate::types::{decimal_type, format_date, format_datetime, format_decimal256, i256_to_f64};
 use crate::{QuiverError, Result};
 
 /// One SQL value. Integers keep their signedness because MySQL's
@@ -17,8 +18,9 @@ pub enum ScalarValue {
     Boolean(bool),
     Int64(i64),
     UInt64(u64),
-    /// Unscaled value, precision, scale.
-    Decimal(i128, u8, i8),
+    /// Unscaled value, precision, scale (a Decimal128 column up to
+    /// precision 38, Decimal256 beyond).
+    Decimal(i256, u8, i8),
     Float64(f64),
     /// Days since 1970-01-01.
     Date(i32),
@@ -28,6 +30,11 @@ pub enum ScalarValue {
 }
 
 impl ScalarValue {
+    /// A DECIMAL(p, s) scalar of an i128 unscaled value.
+    pub fn decimal(v: i128, p: u8, s: i8) -> ScalarValue {
+        ScalarValue::Decimal(i256::from_i128(v), p, s)
+    }
+
     pub fn is_null(&self) -> bool {
         matches!(self, ScalarValue::Null)
     }
@@ -39,7 +46,7 @@ impl ScalarValue {
             ScalarValue::Boolean(_) => DataType::Boolean,
             ScalarValue::Int64(_) => DataType::Int64,
             ScalarValue::UInt64(_) => DataType::UInt64,
-            ScalarValue::Decimal(_, p, s) => DataType::Decimal128(*p, *s),
+            ScalarValue::Decimal(_, p, s) => decimal_type(*p, *s),
             ScalarValue::Float64(_) => DataType::Float64,
             ScalarValue::Date(_) => DataType::Date32,
             ScalarValue::DateTime(_) => DataType::Timestamp(TimeUnit::Microsecond, None),
@@ -78,7 +85,10 @@ impl ScalarValue {
             }
             DataType::Float64 => ScalarValue::Float64(array.as_primitive::<Float64Type>().value(i)),
             DataType::Decimal128(p, s) => {
-                ScalarValue::Decimal(array.as_primitive::<Decimal128Type>().value(i), *p, *s)
+                ScalarValue::decimal(array.as_primitive::<Decimal128Type>().value(i), *p, *s)
+            }
+            DataType::Decimal256(p, s) => {
+                ScalarValue::Decimal(array.as_primitive::<Decimal256Type>().value(i), *p, *s)
             }
             DataType::Date32 => ScalarValue::Date(array.as_primitive::<Date32Type>().value(i)),
             DataType::Timestamp(TimeUnit::Microsecond, _) => {
@@ -97,7 +107,7 @@ impl ScalarValue {
             ScalarValue::Boolean(b) => Some(*b as i64 as f64),
             ScalarValue::Int64(v) => Some(*v as f64),
             ScalarValue::UInt64(v) => Some(*v as f64),
-            ScalarValue::Decimal(v, _, s) => Some(*v as f64 / 10f64.powi(*s as i32)),
+            ScalarValue::Decimal(v, _, s) => Some(i256_to_f64(*v) / 10f64.powi(*s as i32)),
             ScalarValue::Float64(v) => Some(*v),
             ScalarValue::Date(d) => Some(*d as f64),
             ScalarValue::DateTime(t) => Some(*t as f64),
@@ -111,14 +121,10 @@ impl ScalarValue {
             ScalarValue::Boolean(b) => Some(*b as i64),
             ScalarValue::Int64(v) => Some(*v),
             ScalarValue::UInt64(v) => i64::try_from(*v).ok(),
-            ScalarValue::Decimal(v, _, s) => {
-                let d = 10i128.pow(*s as u32);
-                // MySQL rounds half away from zero when converting to an integer.
-                let q = v / d;
-                let r = (v % d).abs() * 2;
-                let q = if r >= d { q + v.signum() } else { q };
-                i64::try_from(q).ok()
-            }
+            // MySQL rounds half away from zero when converting to an integer.
+            ScalarValue::Decimal(v, _, s) => crate::types::rescale256(*v, *s, 0)?
+                .to_i128()
+                .and_then(|q| i64::try_from(q).ok()),
             ScalarValue::Float64(f) => Some(f.round_ties_even() as i64),
             ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s).round() as i64),
             ScalarValue::Date(d) => Some(*d as i64),
@@ -151,8 +157,8 @@ impl ScalarValue {
             (DateTime(a), DateTime(b)) => Some(a.cmp(b)),
             (Decimal(a, _, sa), Decimal(b, _, sb)) => {
                 let s = (*sa).max(*sb);
-                let a = a.checked_mul(10i128.pow((s - sa) as u32))?;
-                let b = b.checked_mul(10i128.pow((s - sb) as u32))?;
+                let a = crate::types::rescale256(*a, *sa, s)?;
+                let b = crate::types::rescale256(*b, *sb, s)?;
                 Some(a.cmp(&b))
             }
             (a, b) => a.as_f64()?.partial_cmp(&b.as_f64()?),
@@ -168,7 +174,7 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Boolean(b) => write!(f, "{}", *b as i32),
             ScalarValue::Int64(v) => write!(f, "{v}"),
             ScalarValue::UInt64(v) => write!(f, "{v}"),
-            ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal(*v, *s)),
+            ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal256(*v, *s)),
             ScalarValue::Float64(v) => write!(f, "{}", crate::types::format_double(*v)),
             ScalarValue::Date(d) => write!(f, "{}", format_date(*d)),
             ScalarValue::DateTime(t) => write!(f, "{}", format_datetime(*t)),
@@ -210,6 +216,10 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
         DataType::Decimal128(p, s) => {
             let unscaled = crate::types::to_decimal(v, *s)?;
             Arc::new(Decimal128Array::from_value(unscaled, n).with_precision_and_scale(*p, *s)?)
+        }
+        DataType::Decimal256(p, s) => {
+            let unscaled = crate::types::to_decimal256(v, *s)?;
+            Arc::new(Decimal256Array::from_value(unscaled, n).with_precision_and_scale(*p, *s)?)
         }
         DataType::Date32 => {
             let d = match v {

@@ -3,13 +3,20 @@
 
 use std::cmp::Ordering;
 
+use arrow_buffer::i256;
 use arrow_schema::{DataType, TimeUnit};
 
 use crate::{QuiverError, Result, ScalarValue};
 
-/// Largest decimal precision Quiver computes with (Arrow's Decimal128).
-/// MySQL allows 65; results that would need more are capped here.
-pub const MAX_DECIMAL_PRECISION: u8 = 38;
+/// MySQL's largest DECIMAL precision; results that would need more are capped here.
+pub const MAX_DECIMAL_PRECISION: u8 = 65;
+/// Largest precision kept in Arrow's Decimal128 (and its i128 kernels);
+/// wider decimals are Decimal256.
+pub const MAX_DECIMAL128_PRECISION: u8 = 38;
+/// Digits of a quotient kept inside an expression (Decimal256's 76).
+pub const MAX_INTERNAL_PRECISION: u8 = 76;
+/// MariaDB's largest DECIMAL scale (declared and computed).
+pub const MAX_DECIMAL_SCALE: i8 = 38;
 /// MySQL's `div_precision_increment` default: `/` adds this many digits of scale.
 pub const DIV_PRECISION_INCREMENT: i8 = 4;
 
@@ -82,7 +89,20 @@ pub fn is_unsigned(t: &DataType) -> bool {
 }
 
 pub fn is_numeric(t: &DataType) -> bool {
-    t.is_integer() || t.is_floating() || matches!(t, DataType::Decimal128(..) | DataType::Boolean)
+    t.is_integer() || t.is_floating() || is_decimal(t) || matches!(t, DataType::Boolean)
+}
+
+pub fn is_decimal(t: &DataType) -> bool {
+    matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..))
+}
+
+/// The Arrow type of DECIMAL(p, s): Decimal128 up to 38 digits, Decimal256 beyond.
+pub fn decimal_type(p: u8, s: i8) -> DataType {
+    if p <= MAX_DECIMAL128_PRECISION {
+        DataType::Decimal128(p, s)
+    } else {
+        DataType::Decimal256(p, s)
+    }
 }
 
 pub fn is_string(t: &DataType) -> bool {
@@ -109,15 +129,15 @@ pub fn integer_digits(t: &DataType) -> u8 {
 /// (precision, scale) of a numeric type seen as a decimal.
 pub fn decimal_shape(t: &DataType) -> (u8, i8) {
     match t {
-        DataType::Decimal128(p, s) => (*p, *s),
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => (*p, *s),
         other => (integer_digits(other), 0),
     }
 }
 
 fn capped(p: i32, s: i8) -> DataType {
-    let s = s.clamp(0, 30);
+    let s = s.clamp(0, MAX_DECIMAL_SCALE);
     let p = p.clamp(s.max(1) as i32, MAX_DECIMAL_PRECISION as i32) as u8;
-    DataType::Decimal128(p, s)
+    decimal_type(p, s)
 }
 
 /// Arithmetic operators whose result type MySQL defines.
@@ -148,17 +168,23 @@ pub fn division_internal_scale(s1: i8, s2: i8) -> i8 {
 /// scale where the value leaves the expression.
 pub fn arithmetic_result_type(op: ArithOp, l: &DataType, r: &DataType) -> Result<DataType> {
     let declared = declared_arithmetic_type(op, l, r)?;
-    if let (ArithOp::Div, DataType::Decimal128(_, s)) = (op, &declared) {
+    if let (ArithOp::Div, DataType::Decimal128(_, s) | DataType::Decimal256(_, s)) = (op, &declared)
+    {
         let (p1, s1) = decimal_shape(l);
         let (_, s2) = decimal_shape(r);
         let integer_digits = p1 as i32 - s1 as i32 + s2 as i32;
-        // Keep as many internal digits as fit next to the integer part.
-        let room = MAX_DECIMAL_PRECISION as i32 - integer_digits;
+        // Keep as many internal digits as fit next to the integer part: up
+        // to 76 (Decimal256), as MySQL's intermediate words hold more than 65.
+        let room = MAX_INTERNAL_PRECISION as i32 - integer_digits;
         let internal = (division_internal_scale(s1, s2) as i32)
             .min(room)
-            .min(30)
+            .min(MAX_DECIMAL_SCALE as i32)
             .max(*s as i32) as i8;
-        return Ok(capped(integer_digits + internal as i32, internal));
+        if integer_digits + internal as i32 <= MAX_DECIMAL_PRECISION as i32 {
+            return Ok(capped(integer_digits + internal as i32, internal));
+        }
+        let p = (integer_digits + internal as i32).min(MAX_INTERNAL_PRECISION as i32) as u8;
+        return Ok(decimal_type(p, internal));
     }
     Ok(declared)
 }
@@ -187,7 +213,7 @@ pub fn declared_arithmetic_type(op: ArithOp, l: &DataType, r: &DataType) -> Resu
             DataType::Float64
         });
     }
-    let both_int = !matches!(l, DataType::Decimal128(..)) && !matches!(r, DataType::Decimal128(..));
+    let both_int = !is_decimal(l) && !is_decimal(r);
     if op == ArithOp::IntDiv {
         return Ok(if is_unsigned(l) || is_unsigned(r) {
             DataType::UInt64
@@ -212,7 +238,7 @@ pub fn declared_arithmetic_type(op: ArithOp, l: &DataType, r: &DataType) -> Resu
         }
         ArithOp::Mul => capped(p1 + p2, s1 + s2),
         ArithOp::Div => {
-            let s = s1 + DIV_PRECISION_INCREMENT;
+            let s = (s1 + DIV_PRECISION_INCREMENT).min(MAX_DECIMAL_SCALE);
             capped(p1 - s1 as i32 + s2 as i32 + s as i32, s)
         }
         ArithOp::Mod => {
@@ -236,7 +262,7 @@ pub fn comparison_type(l: &DataType, r: &DataType) -> DataType {
         (t, s) | (s, t) if is_temporal(t) && is_string(s) => t.clone(),
         (a, b) if a.is_floating() || b.is_floating() => Float64,
         (a, b) if is_string(a) || is_string(b) => Float64,
-        (a, b) if matches!(a, Decimal128(..)) || matches!(b, Decimal128(..)) => {
+        (a, b) if is_decimal(a) || is_decimal(b) => {
             let (p1, s1) = decimal_shape(a);
             let (p2, s2) = decimal_shape(b);
             let s = s1.max(s2);
@@ -273,10 +299,7 @@ pub fn common_type(types: &[DataType]) -> DataType {
             | (DataType::Timestamp(..), DataType::Date32) => datetime_type(),
             (a, b) if is_temporal(a) || is_temporal(b) => DataType::Utf8,
             (a, b) if a.is_floating() || b.is_floating() => DataType::Float64,
-            (a, b)
-                if matches!(a, DataType::Decimal128(..))
-                    || matches!(b, DataType::Decimal128(..)) =>
-            {
+            (a, b) if is_decimal(a) || is_decimal(b) => {
                 let (p1, s1) = decimal_shape(a);
                 let (p2, s2) = decimal_shape(b);
                 let s = s1.max(s2);
@@ -326,11 +349,12 @@ pub fn avg_internal_type(t: &DataType) -> DataType {
         return DataType::Float64;
     }
     let (p, s) = decimal_shape(t);
-    let internal = division_internal_scale(s, 0).min(30);
-    capped(
-        (p as i32 - s as i32 + internal as i32).min(MAX_DECIMAL_PRECISION as i32),
-        internal,
-    )
+    let internal = division_internal_scale(s, 0).min(MAX_DECIMAL_SCALE);
+    // At least AVG's declared precision (which it keeps when the scales agree).
+    let p = (p as i32 - s as i32 + internal as i32)
+        .max((p as i32 + 4).min(MAX_DECIMAL_PRECISION as i32))
+        .min(MAX_INTERNAL_PRECISION as i32);
+    decimal_type(p.max(internal.max(1) as i32) as u8, internal)
 }
 
 /// The MySQL name of a type, as DESCRIBE shows it.
@@ -348,7 +372,7 @@ pub fn mysql_type_name(t: &DataType) -> String {
         DataType::UInt64 => "bigint unsigned".into(),
         DataType::Float32 => "float".into(),
         DataType::Float64 => "double".into(),
-        DataType::Decimal128(p, s) => format!("decimal({p},{s})"),
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => format!("decimal({p},{s})"),
         DataType::Date32 => "date".into(),
         DataType::Timestamp(..) => "datetime".into(),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "varchar".into(),
@@ -358,35 +382,90 @@ pub fn mysql_type_name(t: &DataType) -> String {
 
 /// Converts a value to an unscaled decimal at `scale`, rounding half away from zero.
 pub fn to_decimal(v: &ScalarValue, scale: i8) -> Result<i128> {
+    to_decimal256(v, scale)?
+        .to_i128()
+        .ok_or_else(|| QuiverError::out_of_range("DECIMAL", &v.to_string()))
+}
+
+/// [`to_decimal`] with room for 76 digits.
+pub fn to_decimal256(v: &ScalarValue, scale: i8) -> Result<i256> {
     let overflow = || QuiverError::out_of_range("DECIMAL", &v.to_string());
+    let m = pow10(scale.max(0) as u32).ok_or_else(overflow)?;
     match v {
-        ScalarValue::Decimal(u, _, s) => rescale(*u, *s, scale).ok_or_else(overflow),
-        ScalarValue::Int64(i) => (*i as i128)
-            .checked_mul(10i128.pow(scale as u32))
+        ScalarValue::Decimal(u, _, s) => rescale256(*u, *s, scale).ok_or_else(overflow),
+        ScalarValue::Int64(i) => i256::from(*i).checked_mul(m).ok_or_else(overflow),
+        ScalarValue::UInt64(i) => i256::from_i128(*i as i128)
+            .checked_mul(m)
             .ok_or_else(overflow),
-        ScalarValue::UInt64(i) => (*i as i128)
-            .checked_mul(10i128.pow(scale as u32))
-            .ok_or_else(overflow),
-        ScalarValue::Boolean(b) => Ok((*b as i128) * 10i128.pow(scale as u32)),
-        ScalarValue::Utf8(s) => match parse_decimal(s.trim()) {
-            Some((u, s0)) => rescale(u, s0, scale).ok_or_else(overflow),
-            None => Ok(float_to_decimal(parse_f64_prefix(s), scale)),
+        ScalarValue::Boolean(b) => Ok(if *b { m } else { i256::ZERO }),
+        ScalarValue::Utf8(s) => match parse_decimal256(s.trim()) {
+            Some((u, s0)) => rescale256(u, s0, scale).ok_or_else(overflow),
+            None => float_to_decimal256(parse_f64_prefix(s), scale).ok_or_else(overflow),
         },
-        other => Ok(float_to_decimal(other.as_f64().unwrap_or(0.0), scale)),
+        other => float_to_decimal256(other.as_f64().unwrap_or(0.0), scale).ok_or_else(overflow),
     }
 }
 
-fn float_to_decimal(f: f64, scale: i8) -> i128 {
-    (f * 10f64.powi(scale as i32)).round() as i128
+/// A double at `scale`, rounded half away from zero; None beyond i256.
+pub fn float_to_decimal256(f: f64, scale: i8) -> Option<i256> {
+    let x = (f * 10f64.powi(scale as i32)).round();
+    if x.abs() < 1e38 {
+        return Some(i256::from_i128(x as i128));
+    }
+    if !f.is_finite() {
+        return None;
+    }
+    // Large values from the double's shortest decimal text, as MySQL reads
+    // them (1e65 is 10^65, not the binary value just below it).
+    let text = format!("{f:e}");
+    let (mantissa, exp) = text.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let (m, frac) = parse_decimal256(mantissa)?;
+    let shift = exp + scale as i32 - frac as i32;
+    if shift >= 0 {
+        m.checked_mul(pow10(shift as u32)?)
+    } else {
+        rescale256(m, (-shift).min(76) as i8, 0)
+    }
+}
+
+/// 10^0 ..= 10^76, the powers an i256 holds.
+static POW10: [i256; 77] = {
+    let mut t = [i256::ONE; 77];
+    let mut i = 1;
+    while i < 77 {
+        t[i] = t[i - 1].wrapping_mul(i256::from_i128(10));
+        i += 1;
+    }
+    t
+};
+
+/// 10^n as an i256 (None past 10^76).
+#[inline]
+pub fn pow10(n: u32) -> Option<i256> {
+    POW10.get(n as usize).copied()
+}
+
+/// An i256 as the nearest double.
+pub fn i256_to_f64(v: i256) -> f64 {
+    match v.to_i128() {
+        Some(x) => x as f64,
+        None => {
+            let (low, high) = v.to_parts();
+            high as f64 * 2f64.powi(128) + low as f64
+        }
+    }
 }
 
 /// Changes the scale of an unscaled decimal, rounding half away from zero.
 pub fn rescale(v: i128, from: i8, to: i8) -> Option<i128> {
     match to.cmp(&from) {
         Ordering::Equal => Some(v),
-        Ordering::Greater => v.checked_mul(10i128.pow((to - from) as u32)),
+        Ordering::Greater => v.checked_mul(10i128.checked_pow((to - from) as u32)?),
         Ordering::Less => {
-            let d = 10i128.pow((from - to) as u32);
+            let Some(d) = 10i128.checked_pow((from - to) as u32) else {
+                return Some(0);
+            };
             let q = v / d;
             let r = (v % d).abs() * 2;
             Some(if r >= d { q + v.signum() } else { q })
@@ -394,8 +473,41 @@ pub fn rescale(v: i128, from: i8, to: i8) -> Option<i128> {
     }
 }
 
+/// [`rescale`] of an i256.
+pub fn rescale256(v: i256, from: i8, to: i8) -> Option<i256> {
+    // Most values and results fit an i128, whose arithmetic is much cheaper.
+    if let Some(r) = v.to_i128().and_then(|x| rescale(x, from, to)) {
+        return Some(i256::from_i128(r));
+    }
+    match to.cmp(&from) {
+        Ordering::Equal => Some(v),
+        Ordering::Greater => v.checked_mul(pow10((to - from) as u32)?),
+        Ordering::Less => {
+            let Some(d) = pow10((from - to) as u32) else {
+                return Some(i256::ZERO);
+            };
+            let (q, r) = v.checked_div_rem(d)?;
+            let r2 = r.wrapping_abs().wrapping_mul(i256::from_i128(2));
+            Some(if r2 >= d {
+                q.wrapping_add(v.signum())
+            } else {
+                q
+            })
+        }
+    }
+}
+
 /// Parses `[-+]digits[.digits]` into (unscaled, scale).
 pub fn parse_decimal(s: &str) -> Option<(i128, i8)> {
+    let (v, scale) = parse_decimal256(s)?;
+    if scale > 30 {
+        return None;
+    }
+    Some((v.to_i128()?, scale))
+}
+
+/// [`parse_decimal`] with room for 76 digits (and a fraction of up to 76).
+pub fn parse_decimal256(s: &str) -> Option<(i256, i8)> {
     let (neg, body) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
@@ -408,23 +520,50 @@ pub fn parse_decimal(s: &str) -> Option<(i128, i8)> {
     if (int_part.is_empty() && frac.is_empty())
         || !int_part.bytes().all(|b| b.is_ascii_digit())
         || !frac.bytes().all(|b| b.is_ascii_digit())
-        || frac.len() > 30
+        || frac.len() > 76
     {
         return None;
     }
-    let mut v: i128 = 0;
-    for b in int_part.bytes().chain(frac.bytes()) {
-        v = v.checked_mul(10)?.checked_add((b - b'0') as i128)?;
+    // Digits in chunks of 18 through i128 before the slower i256 steps.
+    let mut v = i256::ZERO;
+    let digits: Vec<u8> = int_part.bytes().chain(frac.bytes()).collect();
+    for chunk in digits.chunks(18) {
+        let mut c: i128 = 0;
+        for b in chunk {
+            c = c * 10 + (b - b'0') as i128;
+        }
+        v = v
+            .checked_mul(pow10(chunk.len() as u32)?)?
+            .checked_add(i256::from_i128(c))?;
     }
-    Some((if neg { -v } else { v }, frac.len() as i8))
+    Some((if neg { v.wrapping_neg() } else { v }, frac.len() as i8))
 }
 
 pub fn format_decimal(v: i128, scale: i8) -> String {
     if scale <= 0 {
         return v.to_string();
     }
-    let neg = v < 0;
-    let digits = v.unsigned_abs().to_string();
+    place_point(v < 0, v.unsigned_abs().to_string(), scale)
+}
+
+/// [`format_decimal`] of an i256.
+pub fn format_decimal256(v: i256, scale: i8) -> String {
+    if let Some(x) = v.to_i128() {
+        return format_decimal(x, scale);
+    }
+    if scale <= 0 {
+        return v.to_string();
+    }
+    // i256::MIN has no absolute value, and no DECIMAL(65) holds it.
+    let digits = v.wrapping_abs().to_string();
+    place_point(
+        v.is_negative(),
+        digits.trim_start_matches('-').to_string(),
+        scale,
+    )
+}
+
+fn place_point(neg: bool, digits: String, scale: i8) -> String {
     let scale = scale as usize;
     let padded = if digits.len() <= scale {
         format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits)

@@ -427,7 +427,9 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         DataType::UInt64 => Some((20, Some(0))),
         DataType::Float32 => Some((12, None)),
         DataType::Float64 => Some((22, None)),
-        DataType::Decimal128(p, s) => Some((*p as u64, Some((*s).max(0) as u64))),
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+            Some((*p as u64, Some((*s).max(0) as u64)))
+        }
         _ => None,
     };
     ColumnFacts {

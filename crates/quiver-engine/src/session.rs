@@ -1035,6 +1035,14 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
             return Err(out_of_range());
         }
     }
+    if let DataType::Decimal256(p, _) = t {
+        let max = quiver_common::types::pow10(*p as u32).expect("precision <= 65");
+        let d =
+            arrow_array::cast::AsArray::as_primitive::<arrow_array::types::Decimal256Type>(&out);
+        if d.iter().flatten().any(|v| v.wrapping_abs() >= max) {
+            return Err(out_of_range());
+        }
+    }
     if out.null_count() > a.null_count() {
         let kind = match t {
             DataType::Date32 => "date",
@@ -1075,7 +1083,7 @@ fn check_numeric_text(s: &StringArray, f: &Field, first_row: usize) -> Result<()
             }
             Some(NumericText::Invalid) => {
                 let kind = match f.data_type() {
-                    DataType::Decimal128(..) => "decimal",
+                    DataType::Decimal128(..) | DataType::Decimal256(..) => "decimal",
                     t if t.is_floating() => "double",
                     _ => "integer",
                 };

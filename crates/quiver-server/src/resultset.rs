@@ -116,7 +116,7 @@ pub fn column_meta(
         DataType::UInt64 => (ty::LONGLONG, 20, flag::UNSIGNED, 0, BINARY_COLLATION),
         DataType::Float32 => (ty::FLOAT, 12, 0, NOT_FIXED_DEC, BINARY_COLLATION),
         DataType::Float64 => (ty::DOUBLE, 22, 0, NOT_FIXED_DEC, BINARY_COLLATION),
-        DataType::Decimal128(p, s) => {
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
             // Digits, a sign, and a point when there is a fraction.
             let len = *p as u32 + 1 + u32::from(*s > 0);
             (ty::NEWDECIMAL, len, 0, (*s).max(0) as u8, BINARY_COLLATION)

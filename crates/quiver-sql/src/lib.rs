@@ -25,7 +25,7 @@ pub use parser::parse_sql;
 pub use script::{placeholders, split_statements};
 pub use source::SqlSource;
 pub use sqlparser;
-pub use types::{column_type_text, sql_type};
+pub use types::{cast_type, column_type_text, sql_type};
 
 /// Tables and views by name, as the binder sees them.
 pub trait Catalog {

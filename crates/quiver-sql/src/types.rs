@@ -1,12 +1,9 @@
 //! SQL column types (CREATE TABLE, CAST) mapped to Arrow types.
 
 use arrow_schema::{DataType, TimeUnit};
-use quiver_common::types::MAX_DECIMAL_PRECISION;
+use quiver_common::types::{MAX_DECIMAL_PRECISION, MAX_DECIMAL_SCALE};
 use quiver_common::{QuiverError, Result};
 use sqlparser::ast::{DataType as SqlType, ExactNumberInfo};
-
-/// MySQL's largest DECIMAL scale.
-const MAX_DECIMAL_SCALE: u64 = 30;
 
 /// Maps a column type of CREATE TABLE or a CAST target to its Arrow type.
 pub fn sql_type(dt: &SqlType) -> Result<DataType> {
@@ -63,6 +60,31 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
     })
 }
 
+fn check_decimal_precision(p: u64) -> Result<()> {
+    if p > MAX_DECIMAL_PRECISION as u64 {
+        return Err(QuiverError::new(
+            1426,
+            "42000",
+            format!("Too big precision {p} specified. Maximum is {MAX_DECIMAL_PRECISION}."),
+        ));
+    }
+    Ok(())
+}
+
+/// The Arrow type of a CAST / CONVERT target: [`sql_type`], except that a
+/// DECIMAL's precision is checked before its scale (MariaDB: CAST(1 AS
+/// DECIMAL(100,50)) is 1426 where a column DECIMAL(100,50) is 1425).
+pub fn cast_type(dt: &SqlType) -> Result<DataType> {
+    use SqlType as T;
+    if let T::Decimal(ExactNumberInfo::PrecisionAndScale(p, _))
+    | T::Numeric(ExactNumberInfo::PrecisionAndScale(p, _))
+    | T::Dec(ExactNumberInfo::PrecisionAndScale(p, _)) = dt
+    {
+        check_decimal_precision(*p)?;
+    }
+    sql_type(dt)
+}
+
 /// The declared type as SHOW COLUMNS prints it, for the types whose Arrow
 /// type loses something (the length of CHAR and VARCHAR, MEDIUMINT).
 pub fn column_type_text(dt: &SqlType) -> Option<String> {
@@ -95,20 +117,17 @@ fn decimal_type(info: &ExactNumberInfo) -> Result<DataType> {
         ExactNumberInfo::Precision(p) => (p, 0),
         ExactNumberInfo::PrecisionAndScale(p, s) => (p, s.max(0) as u64),
     };
-    if s > MAX_DECIMAL_SCALE {
+    // A column definition (MariaDB) checks the scale first, then the
+    // precision, then scale <= precision; CAST checks the precision first
+    // ([`cast_type`]).
+    if s > MAX_DECIMAL_SCALE as u64 {
         return Err(QuiverError::new(
             1425,
             "42000",
             format!("Too big scale {s} specified. Maximum is {MAX_DECIMAL_SCALE}."),
         ));
     }
-    if p > MAX_DECIMAL_PRECISION as u64 {
-        return Err(QuiverError::new(
-            1426,
-            "42000",
-            format!("Too big precision {p} specified. Maximum is {MAX_DECIMAL_PRECISION}."),
-        ));
-    }
+    check_decimal_precision(p)?;
     if s > p {
         return Err(QuiverError::new(
             1427,
@@ -116,7 +135,7 @@ fn decimal_type(info: &ExactNumberInfo) -> Result<DataType> {
             "For float(M,D), double(M,D) or decimal(M,D), M must be >= D",
         ));
     }
-    Ok(DataType::Decimal128(p.max(1) as u8, s as i8))
+    Ok(quiver_common::types::decimal_type(p.max(1) as u8, s as i8))
 }
 
 #[cfg(test)]
@@ -171,10 +190,28 @@ mod tests {
                 UInt8
             ]
         );
-        let e = column_types("CREATE TABLE t (a DECIMAL(50, 2))")
+        assert_eq!(
+            column_types("CREATE TABLE t (a DECIMAL(50, 2), b DECIMAL(65, 38))")
+                .into_iter()
+                .map(|t| t.unwrap())
+                .collect::<Vec<_>>(),
+            vec![Decimal256(50, 2), Decimal256(65, 38)]
+        );
+        let e = column_types("CREATE TABLE t (a DECIMAL(66, 2))")
             .remove(0)
             .unwrap_err();
         assert_eq!(e.code, 1426);
+        let e = column_types("CREATE TABLE t (a DECIMAL(40, 39))")
+            .remove(0)
+            .unwrap_err();
+        assert_eq!(e.code, 1425);
+        // A column checks the scale first (MariaDB), CAST the precision.
+        let e = column_types("CREATE TABLE t (a DECIMAL(100, 50))")
+            .remove(0)
+            .unwrap_err();
+        assert_eq!(e.code, 1425);
+        let t = SqlType::Decimal(ExactNumberInfo::PrecisionAndScale(100, 50));
+        assert_eq!(cast_type(&t).unwrap_err().code, 1426);
         let e = column_types("CREATE TABLE t (a DECIMAL(5, 6))")
             .remove(0)
             .unwrap_err();

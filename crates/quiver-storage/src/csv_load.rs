@@ -7,7 +7,9 @@ use std::sync::Arc;
 use arrow_array::builder::*;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
-use quiver_common::types::{parse_date, parse_datetime, parse_decimal, rescale};
+use quiver_common::types::{
+    parse_date, parse_datetime, parse_decimal, parse_decimal256, pow10, rescale, rescale256,
+};
 use quiver_common::{QuiverError, Result};
 
 pub const LOAD_BATCH_ROWS: usize = 128 * 1024;
@@ -37,6 +39,7 @@ enum ColumnBuilder {
     UInt(UInt64Builder, DataType),
     Float(Float64Builder, DataType),
     Decimal(Decimal128Builder, u8, i8),
+    WideDecimal(Decimal256Builder, u8, i8),
     Date(Date32Builder),
     DateTime(TimestampMicrosecondBuilder),
     Bool(BooleanBuilder),
@@ -50,6 +53,9 @@ impl ColumnBuilder {
             t if t.is_unsigned_integer() => ColumnBuilder::UInt(UInt64Builder::new(), t.clone()),
             t if t.is_floating() => ColumnBuilder::Float(Float64Builder::new(), t.clone()),
             DataType::Decimal128(p, s) => ColumnBuilder::Decimal(Decimal128Builder::new(), *p, *s),
+            DataType::Decimal256(p, s) => {
+                ColumnBuilder::WideDecimal(Decimal256Builder::new(), *p, *s)
+            }
             DataType::Date32 => ColumnBuilder::Date(Date32Builder::new()),
             DataType::Timestamp(TimeUnit::Microsecond, _) => {
                 ColumnBuilder::DateTime(TimestampMicrosecondBuilder::new())
@@ -71,6 +77,7 @@ impl ColumnBuilder {
                 ColumnBuilder::UInt(b, _) => b.append_null(),
                 ColumnBuilder::Float(b, _) => b.append_null(),
                 ColumnBuilder::Decimal(b, ..) => b.append_null(),
+                ColumnBuilder::WideDecimal(b, ..) => b.append_null(),
                 ColumnBuilder::Date(b) => b.append_null(),
                 ColumnBuilder::DateTime(b) => b.append_null(),
                 ColumnBuilder::Bool(b) => b.append_null(),
@@ -93,6 +100,14 @@ impl ColumnBuilder {
             ColumnBuilder::Decimal(b, _, s) => {
                 let (u, s0) = parse_decimal(t).ok_or_else(|| format!("'{v}' is not a decimal"))?;
                 b.append_value(rescale(u, s0, *s).ok_or_else(|| format!("'{v}' is out of range"))?)
+            }
+            ColumnBuilder::WideDecimal(b, p, s) => {
+                let (u, s0) =
+                    parse_decimal256(t).ok_or_else(|| format!("'{v}' is not a decimal"))?;
+                let u = rescale256(u, s0, *s)
+                    .filter(|u| pow10(*p as u32).is_some_and(|m| u.wrapping_abs() < m))
+                    .ok_or_else(|| format!("'{v}' is out of range"))?;
+                b.append_value(u)
             }
             ColumnBuilder::Date(b) => {
                 b.append_value(parse_date(t).ok_or_else(|| format!("'{v}' is not a date"))?)
@@ -123,6 +138,9 @@ impl ColumnBuilder {
             ColumnBuilder::UInt(b, t) => cast(Arc::new(b.finish()), t)?,
             ColumnBuilder::Float(b, t) => cast(Arc::new(b.finish()), t)?,
             ColumnBuilder::Decimal(b, p, s) => {
+                Arc::new(b.finish().with_precision_and_scale(*p, *s)?)
+            }
+            ColumnBuilder::WideDecimal(b, p, s) => {
                 Arc::new(b.finish().with_precision_and_scale(*p, *s)?)
             }
             ColumnBuilder::Date(b) => Arc::new(b.finish()),

@@ -203,6 +203,7 @@ pub fn type_tag(t: &DataType) -> Option<u8> {
         DataType::Utf8 => 15,
         DataType::Binary => 16,
         DataType::Null => 17,
+        DataType::Decimal256(..) => 18,
         _ => return None,
     })
 }
@@ -321,7 +322,7 @@ impl RawStats {
                 DataType::Date32 => ScalarValue::Date(i64_of(4)? as i32),
                 DataType::Timestamp(..) => ScalarValue::DateTime(i64_of(8)?),
                 DataType::Decimal128(p, s) => {
-                    ScalarValue::Decimal(i128::from_le_bytes(b.try_into().ok()?), *p, *s)
+                    ScalarValue::decimal(i128::from_le_bytes(b.try_into().ok()?), *p, *s)
                 }
                 DataType::Float64 => ScalarValue::Float64(f64::from_le_bytes(b.try_into().ok()?)),
                 DataType::Utf8 => ScalarValue::Utf8(String::from_utf8(b.to_vec()).ok()?),
@@ -455,6 +456,19 @@ pub fn sketch_array(array: &ArrayRef, sketch: &mut DistinctSketch) {
         DataType::Date32 => integral!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, _) => integral!(TimestampMicrosecondType),
         DataType::Decimal128(..) => integral!(Decimal128Type),
+        DataType::Decimal256(..) => {
+            for (i, v) in array
+                .as_primitive::<Decimal256Type>()
+                .values()
+                .iter()
+                .enumerate()
+            {
+                if valid(i) {
+                    let (lo, hi) = v.to_parts();
+                    sketch.insert_hash(mix64(lo as u64 ^ (lo >> 64) as u64 ^ hi as u64));
+                }
+            }
+        }
         DataType::Float64 => {
             for (i, v) in array
                 .as_primitive::<Float64Type>()
@@ -582,6 +596,21 @@ pub fn encode_page_collated(
             integral!(TimestampMicrosecondType, i64)
         }
         DataType::Decimal128(..) => integral!(Decimal128Type, i128),
+        // DECIMAL(39..65): plain 32-byte values, without zone-map bounds.
+        DataType::Decimal256(..) => {
+            for (i, v) in array
+                .as_primitive::<Decimal256Type>()
+                .values()
+                .iter()
+                .enumerate()
+            {
+                if valid(i) {
+                    let (lo, hi) = v.to_parts();
+                    sketch.insert_hash(mix64(lo as u64 ^ (lo >> 64) as u64 ^ hi as u64));
+                }
+                body.extend_from_slice(&v.to_le_bytes());
+            }
+        }
         DataType::Float32 => {
             for v in array.as_primitive::<Float32Type>().values().iter() {
                 body.extend_from_slice(&v.to_le_bytes());
@@ -932,6 +961,18 @@ pub fn decode_page(h: &PageHeader, page: &[u8], t: &DataType) -> Result<ArrayRef
                 .with_precision_and_scale(*p, *s)
                 .map_err(|e| e.to_string())?,
         ),
+        DataType::Decimal256(p, s) => {
+            let v: Vec<arrow_buffer::i256> = cur
+                .take(rows * 32)?
+                .chunks_exact(32)
+                .map(|c| arrow_buffer::i256::from_le_bytes(c.try_into().expect("32")))
+                .collect();
+            Arc::new(
+                PrimitiveArray::<Decimal256Type>::new(v.into(), nulls)
+                    .with_precision_and_scale(*p, *s)
+                    .map_err(|e| e.to_string())?,
+            )
+        }
         DataType::Float32 => {
             let v: Vec<f32> = cur
                 .take(rows * 4)?

@@ -18,6 +18,8 @@ fn storable(t: &DataType) -> DataType {
         DataType::Float16 => DataType::Float32,
         DataType::Decimal32(p, s) | DataType::Decimal64(p, s) => DataType::Decimal128(*p, *s),
         DataType::Decimal256(p, s) if *p <= 38 => DataType::Decimal128(*p, *s),
+        // Beyond MySQL's 65 digits: kept as text rather than refused.
+        DataType::Decimal256(p, _) if *p > 65 => DataType::Utf8,
         other => other.clone(),
     }
 }

@@ -16,7 +16,7 @@ pub fn type_to_name(t: &DataType) -> Result<String> {
         DataType::UInt64 => "uint64".into(),
         DataType::Float32 => "float32".into(),
         DataType::Float64 => "float64".into(),
-        DataType::Decimal128(p, s) => format!("decimal({p},{s})"),
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => format!("decimal({p},{s})"),
         DataType::Date32 => "date".into(),
         DataType::Timestamp(TimeUnit::Microsecond, None) => "datetime".into(),
         DataType::Utf8 => "utf8".into(),
@@ -53,7 +53,8 @@ pub fn name_to_type(s: &str) -> Result<DataType> {
             let (p, sc) = inner
                 .split_once(',')
                 .ok_or_else(|| QuiverError::io("bad type in manifest", d))?;
-            DataType::Decimal128(
+            // The precision picks Decimal128 or Decimal256, as for CREATE TABLE.
+            quiver_common::types::decimal_type(
                 p.trim()
                     .parse()
                     .map_err(|e| QuiverError::io("bad precision in manifest", e))?,

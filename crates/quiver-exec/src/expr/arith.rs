@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, Decimal128Array, Float64Array, Int64Array,
-    UInt64Array,
+    cast::AsArray, types::*, Array, ArrayRef, Decimal128Array, Decimal256Array, Float64Array,
+    Int64Array, UInt64Array,
 };
 use arrow_buffer::{i256, BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 use quiver_common::types::{
-    decimal_shape, division_internal_scale, rescale, DIV_PRECISION_INCREMENT, MAX_DECIMAL_PRECISION,
+    decimal_shape, division_internal_scale, pow10, rescale, rescale256, DIV_PRECISION_INCREMENT,
+    MAX_DECIMAL128_PRECISION, MAX_DECIMAL_SCALE,
 };
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::BinaryOp;
@@ -258,7 +259,17 @@ pub fn arithmetic(
             }
             Arc::new(Float64Array::new(v.into(), nulls))
         }
+        DataType::Decimal128(p, s)
+            if matches!(l.data_type(), DataType::Decimal256(..))
+                || matches!(r.data_type(), DataType::Decimal256(..)) =>
+        {
+            // A narrow result of a wide operand (a small number divided by a
+            // DECIMAL(50)): computed wide, then narrowed.
+            let wide = wide_decimal_arith(op, &l, &r, 76, *s, n)?;
+            cast_array(&wide, t)?
+        }
         DataType::Decimal128(p, s) => decimal_arith(op, &l, &r, *p, *s, n)?,
+        DataType::Decimal256(p, s) => wide_decimal_arith(op, &l, &r, *p, *s, n)?,
         other => {
             return Err(QuiverError::not_supported(format!(
                 "arithmetic producing {other}"
@@ -278,7 +289,7 @@ pub fn arithmetic(
 fn is_fractional(v: &ColumnarValue) -> bool {
     matches!(
         v.data_type(),
-        DataType::Decimal128(..) | DataType::Float64 | DataType::Float32
+        DataType::Decimal128(..) | DataType::Decimal256(..) | DataType::Float64 | DataType::Float32
     )
 }
 
@@ -394,9 +405,11 @@ fn decimal_arith(
                 }
                 let q = match factor.and_then(|f| x.checked_mul(f)) {
                     Some(num) => Some(divide(num, y, round)),
-                    None => wide_divide(x, shift, y, round),
+                    None => scaled_div(i256::from_i128(x), shift, i256::from_i128(y), round)
+                        .and_then(|q| q.to_i128()),
                 };
-                // More than 38 digits: MySQL has room for 65, we do not.
+                // More than 38 digits: the binder gave a Decimal256 result
+                // where the declared precision allows more.
                 match q {
                     Some(q) if q.unsigned_abs() < DECIMAL_LIMIT => Some(q),
                     _ => {
@@ -448,9 +461,7 @@ pub fn strict_division(
 }
 
 /// 10^38: the first value a Decimal128 of precision 38 cannot hold.
-const DECIMAL_LIMIT: u128 = 10u128.pow(MAX_DECIMAL_PRECISION as u32);
-/// MySQL's largest DECIMAL scale (the binder caps result scales there).
-const MAX_DECIMAL_SCALE: i8 = 30;
+const DECIMAL_LIMIT: u128 = 10u128.pow(MAX_DECIMAL128_PRECISION as u32);
 
 /// num / y, truncated or rounded half away from zero.
 #[inline(always)]
@@ -468,25 +479,187 @@ fn divide(num: i128, y: i128, round: bool) -> i128 {
     }
 }
 
-/// x * 10^shift / y when x * 10^shift does not fit in i128; None when the
-/// quotient does not either.
-#[cold]
-fn wide_divide(x: i128, shift: u32, y: i128, round: bool) -> Option<i128> {
-    let ten = i256::from_i128(10);
-    let num = i256::from_i128(x).checked_mul(ten.checked_pow(shift)?)?;
-    let y = i256::from_i128(y);
-    let mut q = num.checked_div(y)?;
-    if round {
-        let r = num.checked_rem(y)?.wrapping_abs();
-        if r >= y.wrapping_abs().wrapping_sub(r) {
-            q = if num.is_negative() != y.is_negative() {
-                q.wrapping_sub(i256::ONE)
-            } else {
-                q.wrapping_add(i256::ONE)
-            };
-        }
+/// x * 10^shift / y, truncated or rounded half away from zero, for
+/// dividends beyond i128 and Decimal256 quotients. The dividend may need more
+/// than 76 digits (a DECIMAL(65,30) over itself shifts by 34): long division
+/// in steps of up to 10 digits keeps every intermediate below |y| * 10^10.
+/// None when the quotient does not fit an i256 (or |y| >= 10^66).
+pub(crate) fn scaled_div(x: i256, shift: u32, y: i256, round: bool) -> Option<i256> {
+    let negative = x.is_negative() != y.is_negative();
+    let (xa, ya) = (x.checked_abs()?, y.checked_abs()?);
+    let (mut q, mut r) = xa.checked_div_rem(ya)?;
+    let mut left = shift;
+    while left > 0 {
+        let k = left.min(10);
+        let m = pow10(k)?;
+        let (dq, dr) = r.checked_mul(m)?.checked_div_rem(ya)?;
+        q = q.checked_mul(m)?.checked_add(dq)?;
+        r = dr;
+        left -= k;
     }
-    q.to_i128()
+    // Remainder at least half of the divisor: away from zero.
+    if round && r >= ya.wrapping_sub(r) {
+        q = q.checked_add(i256::ONE)?;
+    }
+    Some(if negative { q.wrapping_neg() } else { q })
+}
+
+#[cold]
+fn wide_product(
+    x: i128,
+    y: i128,
+    finish: &impl Fn(Option<i256>, &mut bool) -> Option<i256>,
+    of: &mut bool,
+) -> Option<i256> {
+    finish(i256::from_i128(x).checked_mul(i256::from_i128(y)), of)
+}
+
+/// `l op r` for a Decimal256 result DECIMAL(p, s) (p up to 65, or 76 for a
+/// wide intermediate). Products of two Decimal128 operands multiply in i128
+/// and widen only on overflow; a result of more than p digits is error 1690.
+fn wide_decimal_arith(
+    op: BinaryOp,
+    l: &ColumnarValue,
+    r: &ColumnarValue,
+    p: u8,
+    s: i8,
+    n: usize,
+) -> Result<ArrayRef> {
+    let out_type = DataType::Decimal256(p, s);
+    let null = || Ok(arrow_array::new_null_array(&out_type, n));
+    let limit = pow10(p as u32).unwrap_or(i256::MAX);
+    let fits = move |v: i256| v.checked_abs().is_some_and(|a| a < limit);
+    // An operand at its own scale: Decimal128 stays narrow (the fast product).
+    let own = |v: &ColumnarValue| {
+        let t = v.data_type();
+        let (p0, s0) = decimal_shape(&t);
+        let narrow = !matches!(t, DataType::Decimal256(..)) && p0 <= MAX_DECIMAL128_PRECISION;
+        (narrow, s0)
+    };
+    let (v, nulls, of) = match op {
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mod => {
+            let t = DataType::Decimal256(76, s);
+            let (Some(a), Some(b)) = (
+                operand::<Decimal256Type>(l, &t)?,
+                operand::<Decimal256Type>(r, &t)?,
+            ) else {
+                return null();
+            };
+            run(&a, &b, n, |x: i256, y: i256, of: &mut bool| {
+                // MySQL keeps a sum of two 65-digit values (66 digits); only
+                // products and quotients beyond the precision are 1690.
+                let v = match op {
+                    BinaryOp::Add => x.checked_add(y),
+                    BinaryOp::Sub => x.checked_sub(y),
+                    _ if y == i256::ZERO => return None,
+                    _ => x.checked_rem(y),
+                };
+                match v {
+                    Some(v) => Some(v),
+                    _ => {
+                        *of = true;
+                        Some(i256::ZERO)
+                    }
+                }
+            })
+        }
+        BinaryOp::Mul => {
+            let ((nl, s1), (nr, s2)) = (own(l), own(r));
+            let natural = s1 + s2;
+            let finish = move |v: Option<i256>, of: &mut bool| {
+                let v = v.and_then(|v| {
+                    if natural == s {
+                        Some(v)
+                    } else {
+                        rescale256(v, natural, s)
+                    }
+                });
+                match v {
+                    Some(v) if fits(v) => Some(v),
+                    _ => {
+                        *of = true;
+                        Some(i256::ZERO)
+                    }
+                }
+            };
+            if nl && nr {
+                let (tl, tr) = (DataType::Decimal128(38, s1), DataType::Decimal128(38, s2));
+                let (Some(a), Some(b)) = (
+                    operand::<Decimal128Type>(l, &tl)?,
+                    operand::<Decimal128Type>(r, &tr)?,
+                ) else {
+                    return null();
+                };
+                if natural == s {
+                    // An i128 product is below 2^127 < 10^39 <= 10^p: it fits,
+                    // and only the rare wider product takes the checked path.
+                    run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
+                        match x.checked_mul(y) {
+                            Some(v) => Some(i256::from_i128(v)),
+                            None => wide_product(x, y, &finish, of),
+                        }
+                    })
+                } else {
+                    run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
+                        let v = match x.checked_mul(y) {
+                            Some(v) => Some(i256::from_i128(v)),
+                            None => i256::from_i128(x).checked_mul(i256::from_i128(y)),
+                        };
+                        finish(v, of)
+                    })
+                }
+            } else {
+                let (tl, tr) = (DataType::Decimal256(76, s1), DataType::Decimal256(76, s2));
+                let (Some(a), Some(b)) = (
+                    operand::<Decimal256Type>(l, &tl)?,
+                    operand::<Decimal256Type>(r, &tr)?,
+                ) else {
+                    return null();
+                };
+                run(&a, &b, n, |x: i256, y: i256, of: &mut bool| {
+                    finish(x.checked_mul(y), of)
+                })
+            }
+        }
+        BinaryOp::Div => {
+            let ((_, s1), (_, s2)) = (own(l), own(r));
+            // As in the Decimal128 path: truncated at MySQL's internal digits,
+            // rounded where only the declared scale is kept.
+            let round = s < division_internal_scale(s1, s2)
+                && s == (s1 + DIV_PRECISION_INCREMENT).min(MAX_DECIMAL_SCALE);
+            let shift = (s - s1 + s2).max(0) as u32;
+            let (tl, tr) = (DataType::Decimal256(76, s1), DataType::Decimal256(76, s2));
+            let (Some(a), Some(b)) = (
+                operand::<Decimal256Type>(l, &tl)?,
+                operand::<Decimal256Type>(r, &tr)?,
+            ) else {
+                return null();
+            };
+            run(&a, &b, n, |x: i256, y: i256, of: &mut bool| {
+                if y == i256::ZERO {
+                    return None;
+                }
+                match scaled_div(x, shift, y, round) {
+                    Some(q) if fits(q) => Some(q),
+                    _ => {
+                        *of = true;
+                        Some(i256::ZERO)
+                    }
+                }
+            })
+        }
+        _ => {
+            return Err(QuiverError::internal(
+                "integer division produces an integer",
+            ))
+        }
+    };
+    if of {
+        return Err(out_of_range("DECIMAL", op));
+    }
+    Ok(Arc::new(
+        Decimal256Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
+    ))
 }
 
 pub fn negate(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
@@ -494,6 +667,7 @@ pub fn negate(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
         t if t.is_unsigned_integer() || t.is_integer() || t == DataType::Boolean => DataType::Int64,
         DataType::Null => return Ok(v),
         DataType::Decimal128(p, s) => DataType::Decimal128(p, s),
+        DataType::Decimal256(p, s) => DataType::Decimal256(p, s),
         _ => DataType::Float64,
     };
     if v.data_type() == DataType::UInt64 {
@@ -599,6 +773,138 @@ mod tests {
         .into_array(1)
         .unwrap();
         assert_eq!(out.as_primitive::<Decimal128Type>().value(0), 3333);
+    }
+
+    /// A small deterministic generator for the reference tests.
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *state >> 11
+    }
+
+    #[test]
+    fn scaled_div_matches_a_direct_division() {
+        // Where x * 10^shift fits an i256, the long division must give the
+        // direct quotient, truncated or rounded half away from zero.
+        let mut st = 7u64;
+        for _ in 0..2000 {
+            let x = i256::from_i128(lcg(&mut st) as i128 * lcg(&mut st) as i128)
+                .wrapping_mul(i256::from_i128((lcg(&mut st) % 1000) as i128 - 500));
+            let y = i256::from_i128((lcg(&mut st) % 1_000_000_007) as i128 + 1).wrapping_mul(
+                i256::from_i128(if lcg(&mut st).is_multiple_of(2) {
+                    1
+                } else {
+                    -1
+                }),
+            );
+            let shift = (lcg(&mut st) % 30) as u32;
+            let num = x.wrapping_mul(pow10(shift).unwrap());
+            let (q, r) = num.checked_div_rem(y).unwrap();
+            assert_eq!(scaled_div(x, shift, y, false), Some(q));
+            let away = if num.is_negative() != y.is_negative() {
+                q.wrapping_sub(i256::ONE)
+            } else {
+                q.wrapping_add(i256::ONE)
+            };
+            let half = r.wrapping_abs().wrapping_mul(i256::from_i128(2)) >= y.wrapping_abs();
+            assert_eq!(
+                scaled_div(x, shift, y, true),
+                Some(if half { away } else { q })
+            );
+        }
+    }
+
+    #[test]
+    fn scaled_div_beyond_76_digits_inside() {
+        // x = y * k with 70 digits, shifted by 34: the dividend has 104 digits.
+        let y = pow10(60).unwrap().wrapping_add(i256::from_i128(7));
+        let k = i256::from_i128(123_456_789);
+        let x = y.wrapping_mul(k);
+        let want = k.wrapping_mul(pow10(34).unwrap());
+        assert_eq!(scaled_div(x, 34, y, false), Some(want));
+        assert_eq!(
+            scaled_div(x.wrapping_neg(), 34, y, true),
+            Some(want.wrapping_neg())
+        );
+        // A quotient beyond i256 is None (error 1690 for the caller).
+        assert_eq!(scaled_div(x, 76, i256::ONE, false), None);
+    }
+
+    fn dec256(v: Vec<i256>, p: u8, s: i8) -> ColumnarValue {
+        ColumnarValue::Array(Arc::new(
+            Decimal256Array::from(v)
+                .with_precision_and_scale(p, s)
+                .unwrap(),
+        ))
+    }
+
+    #[test]
+    fn wide_products_of_narrow_operands_match_i256_products() {
+        // DECIMAL(38,2) * DECIMAL(20,3) is DECIMAL(58,5): the i128 fast path
+        // and its i256 fallback against products of i256 operands.
+        let mut st = 11u64;
+        let (mut xs, mut ys) = (vec![], vec![]);
+        for i in 0..500 {
+            let big = (lcg(&mut st) as i128) * (lcg(&mut st) as i128) * 1000;
+            xs.push(if i % 2 == 0 { big } else { -(big % 1_000_000) });
+            ys.push((lcg(&mut st) as i128 % 10i128.pow(20)) - 10i128.pow(19));
+        }
+        let t = DataType::Decimal256(58, 5);
+        let out = arithmetic(
+            BinaryOp::Mul,
+            dec(xs.clone(), 38, 2),
+            dec(ys.clone(), 20, 3),
+            &t,
+            500,
+        )
+        .unwrap()
+        .into_array(500)
+        .unwrap();
+        let wide = arithmetic(
+            BinaryOp::Mul,
+            dec256(xs.iter().map(|x| i256::from_i128(*x)).collect(), 38, 2),
+            dec256(ys.iter().map(|y| i256::from_i128(*y)).collect(), 20, 3),
+            &t,
+            500,
+        )
+        .unwrap()
+        .into_array(500)
+        .unwrap();
+        let got = out.as_primitive::<Decimal256Type>();
+        assert_eq!(got, wide.as_primitive::<Decimal256Type>());
+        for i in 0..500 {
+            let want = i256::from_i128(xs[i]).wrapping_mul(i256::from_i128(ys[i]));
+            assert_eq!(got.value(i), want);
+        }
+    }
+
+    #[test]
+    fn wide_results_beyond_their_precision_are_error_1690() {
+        let nines = pow10(65).unwrap().wrapping_sub(i256::ONE);
+        let e = arithmetic(
+            BinaryOp::Mul,
+            dec256(vec![nines], 65, 0),
+            dec256(vec![nines], 65, 0),
+            &DataType::Decimal256(65, 0),
+            1,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, 1690);
+        // 1 / 3 of a DECIMAL(65,30): 34 digits of scale, truncated inside.
+        let one = pow10(30).unwrap();
+        let out = arithmetic(
+            BinaryOp::Div,
+            dec256(vec![one], 65, 30),
+            ColumnarValue::Scalar(ScalarValue::Int64(3), DataType::Int64),
+            &DataType::Decimal256(71, 36),
+            1,
+        )
+        .unwrap()
+        .into_array(1)
+        .unwrap();
+        let third = pow10(36).unwrap().wrapping_div(i256::from_i128(3));
+        assert_eq!(out.as_primitive::<Decimal256Type>().value(0), third);
     }
 
     #[test]

@@ -6,11 +6,13 @@ use std::sync::Arc;
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Decimal128Array,
-    Float64Array, PrimitiveArray, TimestampMicrosecondArray,
+    Decimal256Array, Float64Array, PrimitiveArray, TimestampMicrosecondArray,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_buffer::{i256, BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
-use quiver_common::types::{self, parse_date, parse_datetime, parse_f64_prefix, rescale};
+use quiver_common::types::{
+    self, i256_to_f64, parse_date, parse_datetime, parse_f64_prefix, pow10, rescale, rescale256,
+};
 use quiver_common::{QuiverError, Result, ScalarValue};
 
 /// Exact integer view of an integer-like array as i128, or None if not integer-like.
@@ -53,6 +55,14 @@ fn floats(a: &dyn Array) -> Result<Vec<f64>> {
                 .values()
                 .iter()
                 .map(|v| *v as f64 / d)
+                .collect()
+        }
+        DataType::Decimal256(_, s) => {
+            let d = 10f64.powi(*s as i32);
+            a.as_primitive::<Decimal256Type>()
+                .values()
+                .iter()
+                .map(|v| i256_to_f64(*v) / d)
                 .collect()
         }
         DataType::Utf8 => a
@@ -106,6 +116,20 @@ where
             .iter()
             .map(|v| conv(rescale(*v, *s, 0).unwrap_or(0)))
             .collect(),
+        // Beyond i128 the integer targets saturate anyway.
+        DataType::Decimal256(_, s) => a
+            .as_primitive::<Decimal256Type>()
+            .values()
+            .iter()
+            .map(|v| {
+                let q = rescale256(*v, *s, 0).unwrap_or(i256::ZERO);
+                conv(q.to_i128().unwrap_or(if q.is_negative() {
+                    i128::MIN
+                } else {
+                    i128::MAX
+                }))
+            })
+            .collect(),
         // A DOUBLE rounds half to even (rint), a numeric string half away from zero.
         DataType::Float64 | DataType::Float32 => floats(a)?
             .into_iter()
@@ -156,6 +180,20 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
         DataType::Float32 => {
             let v: Vec<f32> = floats(a)?.into_iter().map(|f| f as f32).collect();
             Arc::new(with_nulls::<Float32Type>(v, nulls))
+        }
+        DataType::Decimal256(p, s) => {
+            let v = wide_decimals(a, *s, &mut |_| None)?;
+            Arc::new(Decimal256Array::new(v.into(), nulls).with_precision_and_scale(*p, *s)?)
+        }
+        DataType::Decimal128(p, s) if matches!(from, DataType::Decimal256(..)) => {
+            let v = wide_decimals(a, *s, &mut |_| None)?
+                .into_iter()
+                .map(|x| {
+                    x.to_i128()
+                        .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "cast"))
+                })
+                .collect::<Result<Vec<i128>>>()?;
+            Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(*p, *s)?)
         }
         DataType::Decimal128(p, s) => {
             let v: Vec<i128> = match from {
@@ -323,6 +361,8 @@ pub fn sql_cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                 Arc::new(with_nulls::<UInt64Type>(v, nulls))
             }
         }
+        (DataType::Decimal256(..), DataType::Decimal128(p, s))
+        | (_, DataType::Decimal256(p, s)) => clamp_wide_decimal(a, *p, *s)?,
         (_, DataType::Decimal128(p, s)) => clamp_decimal(a, *p, *s)?,
         (f, DataType::Date32 | DataType::Timestamp(TimeUnit::Microsecond, _))
             if types::is_numeric(f) =>
@@ -435,10 +475,134 @@ fn clamp_decimal(a: &ArrayRef, p: u8, s: i8) -> Result<ArrayRef> {
     ))
 }
 
+/// Values of any numeric or string array as i256 at scale `s`, rounded half
+/// away from zero; `overflow(negative)` gives the value of one that does not
+/// fit (None: error 1690).
+fn wide_decimals(
+    a: &ArrayRef,
+    s: i8,
+    overflow: &mut dyn FnMut(bool) -> Option<i256>,
+) -> Result<Vec<i256>> {
+    let mut fix = |v: Option<i256>, neg: bool| -> Result<i256> {
+        match v {
+            Some(v) => Ok(v),
+            None => overflow(neg).ok_or_else(|| QuiverError::out_of_range("DECIMAL", "cast")),
+        }
+    };
+    let m = pow10(s.max(0) as u32).expect("scale <= 76");
+    let valid = |i: usize| a.is_valid(i);
+    Ok(match a.data_type() {
+        DataType::Decimal256(_, s0) => {
+            let v = a.as_primitive::<Decimal256Type>().values();
+            let mut out = Vec::with_capacity(v.len());
+            for (i, x) in v.iter().enumerate() {
+                let r = rescale256(*x, *s0, s);
+                out.push(if valid(i) {
+                    fix(r, x.is_negative())?
+                } else {
+                    i256::ZERO
+                });
+            }
+            out
+        }
+        DataType::Decimal128(_, s0) => {
+            let v = a.as_primitive::<Decimal128Type>().values();
+            let mut out = Vec::with_capacity(v.len());
+            for (i, x) in v.iter().enumerate() {
+                let r = rescale256(i256::from_i128(*x), *s0, s);
+                out.push(if valid(i) {
+                    fix(r, *x < 0)?
+                } else {
+                    i256::ZERO
+                });
+            }
+            out
+        }
+        DataType::Utf8 => {
+            let mut out = Vec::with_capacity(a.len());
+            for t in a.as_string::<i32>().iter() {
+                out.push(match t {
+                    None => i256::ZERO,
+                    Some(t) => {
+                        let r = types::to_decimal256(&ScalarValue::Utf8(t.to_string()), s).ok();
+                        fix(r, t.trim_start().starts_with('-'))?
+                    }
+                });
+            }
+            out
+        }
+        DataType::Date32 => {
+            let v = floats(a)?;
+            v.into_iter()
+                .map(|f| i256::from_i128(f as i128).wrapping_mul(m))
+                .collect()
+        }
+        _ => match ints(a.as_ref()) {
+            Some(v) => {
+                let mut out = Vec::with_capacity(v.len());
+                for (i, x) in v.into_iter().enumerate() {
+                    let r = i256::from_i128(x).checked_mul(m);
+                    out.push(if valid(i) { fix(r, x < 0)? } else { i256::ZERO });
+                }
+                out
+            }
+            None => {
+                let v = floats(a)?;
+                let mut out = Vec::with_capacity(v.len());
+                for (i, f) in v.into_iter().enumerate() {
+                    let r = types::float_to_decimal256(f, s);
+                    out.push(if valid(i) {
+                        fix(r, f < 0.0)?
+                    } else {
+                        i256::ZERO
+                    });
+                }
+                out
+            }
+        },
+    })
+}
+
+/// [`clamp_decimal`] where the source or the target is a Decimal256.
+fn clamp_wide_decimal(a: &ArrayRef, p: u8, s: i8) -> Result<ArrayRef> {
+    let max = pow10(p as u32)
+        .expect("precision <= 76")
+        .wrapping_sub(i256::ONE);
+    let saturated = |neg: bool| if neg { max.wrapping_neg() } else { max };
+    let v: Vec<i256> = wide_decimals(a, s, &mut |neg| Some(saturated(neg)))?
+        .into_iter()
+        .map(|x| x.clamp(max.wrapping_neg(), max))
+        .collect();
+    let nulls = a.logical_nulls();
+    Ok(if p <= types::MAX_DECIMAL128_PRECISION {
+        let v: Vec<i128> = v.into_iter().map(|x| x.as_i128()).collect();
+        Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?)
+    } else {
+        Arc::new(Decimal256Array::new(v.into(), nulls).with_precision_and_scale(p, s)?)
+    })
+}
+
 /// The integer part of each number (None for a NULL or a value beyond i64).
 fn number_parts(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
     let valid = |i: usize| a.is_valid(i);
     Ok(match a.data_type() {
+        DataType::Decimal256(_, s) => {
+            let d = pow10(*s as u32).expect("scale <= 76");
+            a.as_primitive::<Decimal256Type>()
+                .values()
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    valid(i)
+                        .then(|| {
+                            x.wrapping_div(d)
+                                .to_i128()
+                                .and_then(|q| i64::try_from(q).ok())
+                        })
+                        .flatten()
+                })
+                .collect()
+        }
         DataType::Decimal128(_, s) => {
             let d = 10i128.pow(*s as u32);
             a.as_primitive::<Decimal128Type>()

@@ -235,6 +235,10 @@ fn compare_scalar(
             let c = quiver_common::types::to_decimal(s, *scale)?;
             cmp_prim_scalar::<Decimal128Type>(op, a, c)
         }
+        DataType::Decimal256(_, scale) => {
+            let c = quiver_common::types::to_decimal256(s, *scale)?;
+            cmp_prim_scalar::<Decimal256Type>(op, a, c)
+        }
         DataType::Utf8 => match s {
             ScalarValue::Utf8(c) => cmp_str_scalar_collated(op, a, c, collation)?,
             other => cmp_str_scalar_collated(op, a, &other.to_string(), collation)?,
@@ -299,6 +303,7 @@ pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<Boolea
             simd_columns::<TimestampMicrosecondType>(op, a, &b)
         }
         DataType::Decimal128(..) => cmp_prim_arrays::<Decimal128Type>(op, a, &b),
+        DataType::Decimal256(..) => cmp_prim_arrays::<Decimal256Type>(op, a, &b),
         DataType::Utf8 => {
             let (x, y) = (a.as_string::<i32>(), b.as_string::<i32>());
             BooleanBuffer::collect_bool(x.len(), |i| {

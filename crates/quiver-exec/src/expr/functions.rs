@@ -772,6 +772,61 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
     })
 }
 
+/// ABS / ROUND / TRUNCATE / FLOOR / CEIL of Decimal256 values at scale `s`
+/// (`d`: the digits of ROUND and TRUNCATE), into `t`.
+fn wide_numeric_fn(
+    func: ScalarFunc,
+    a: &ArrayRef,
+    s: i8,
+    d: i64,
+    t: &DataType,
+) -> Result<ArrayRef> {
+    use quiver_common::i256;
+    use quiver_common::types::{pow10, rescale256};
+    let d = d.clamp(-38, 38) as i8;
+    let st = match t {
+        DataType::Decimal128(_, st) | DataType::Decimal256(_, st) => *st,
+        _ => s,
+    };
+    let unit = |k: i8| pow10(k.max(0) as u32).unwrap_or(i256::MAX);
+    let v: Vec<i256> = a
+        .as_primitive::<Decimal256Type>()
+        .values()
+        .iter()
+        .map(|x| {
+            let r = match func {
+                ScalarFunc::Abs => rescale256(x.wrapping_abs(), s, st),
+                ScalarFunc::Round => rescale256(*x, s, d).and_then(|r| rescale256(r, d, st)),
+                ScalarFunc::Truncate => {
+                    // Integer division truncates toward zero, as TRUNCATE does.
+                    let r = if d < s {
+                        x.checked_div(unit(s - d))
+                    } else {
+                        rescale256(*x, s, d)
+                    };
+                    r.and_then(|r| rescale256(r, d, st))
+                }
+                _ => {
+                    let u = unit(s);
+                    let (q, rem) = x.checked_div_rem(u).unwrap_or((i256::ZERO, i256::ZERO));
+                    let q = if rem != i256::ZERO && (func == ScalarFunc::Ceil) != x.is_negative() {
+                        q.wrapping_add(x.signum())
+                    } else {
+                        q
+                    };
+                    rescale256(q, 0, st)
+                }
+            };
+            r.unwrap_or(i256::ZERO)
+        })
+        .collect();
+    let w: ArrayRef = Arc::new(
+        arrow_array::Decimal256Array::new(v.into(), a.logical_nulls())
+            .with_precision_and_scale(76, st)?,
+    );
+    cast_array(&w, t)
+}
+
 fn numeric_fn(
     func: ScalarFunc,
     a: &ArrayRef,
@@ -790,6 +845,11 @@ fn numeric_fn(
         None => 0,
     };
     match a.data_type() {
+        DataType::Decimal256(_, s) => wide_numeric_fn(func, a, *s, d, t),
+        DataType::Decimal128(_, s) if matches!(t, DataType::Decimal256(..)) => {
+            let w = cast_array(a, &DataType::Decimal256(76, *s))?;
+            wide_numeric_fn(func, &w, *s, d, t)
+        }
         DataType::Decimal128(_, s) => {
             let s = *s;
             let DataType::Decimal128(pt, st) = t.clone() else {

@@ -20,6 +20,7 @@ use quiver_common::scalar::scalar_to_array;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp, ColumnId, Expr, ScalarFunc, UnaryOp};
 
+pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
 

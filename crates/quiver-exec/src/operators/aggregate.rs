@@ -7,11 +7,11 @@ use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_buffer::NullBuffer;
+use arrow_buffer::{i256, NullBuffer};
 use arrow_schema::{DataType, SchemaRef};
 use hashbrown::HashTable;
 use quiver_collation::{with_collator, Collation, Collator};
-use quiver_common::types::{rescale, trim_pad};
+use quiver_common::types::{is_decimal, pow10, rescale, rescale256, trim_pad};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
 
@@ -20,7 +20,7 @@ use super::packed_keys::{str_key_array, PackedLayout};
 use super::str_group_map::StrGroupMap;
 use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
-use crate::expr::{cast_array, PhysicalExpr};
+use crate::expr::{cast_array, scaled_div, PhysicalExpr};
 use crate::hash::{hash_rows, GroupKeys, KeyColumn, KeyValues};
 use crate::ExecContext;
 
@@ -298,8 +298,13 @@ impl GroupTable {
 
     /// The group keys as arrays of the GROUP BY types, in group id order.
     fn key_arrays(&self) -> Result<Option<Vec<ArrayRef>>> {
+        // Keys hashed as their text (wide decimals) go back to their type.
+        let typed = |a: ArrayRef, t: Option<&DataType>| match t {
+            Some(t) if a.data_type() != t => cast_array(&a, t),
+            _ => Ok(a),
+        };
         if let Some(m) = &self.strs {
-            return Ok(Some(vec![m.keys()?]));
+            return Ok(Some(vec![typed(m.keys()?, self.types.first())?]));
         }
         if let (Some(layout), Some(m)) = (self.packed, &self.ints) {
             let arrays = layout
@@ -308,9 +313,12 @@ impl GroupTable {
                 .zip(&self.types)
                 .map(|(k, t)| match k.values {
                     KeyValues::Int(v) => int_values_array(v, k.nulls, t),
-                    _ => str_key_array(&k).ok_or_else(|| {
-                        QuiverError::internal("packed GROUP BY key of an unexpected shape")
-                    }),
+                    _ => typed(
+                        str_key_array(&k).ok_or_else(|| {
+                            QuiverError::internal("packed GROUP BY key of an unexpected shape")
+                        })?,
+                        Some(t),
+                    ),
                 })
                 .collect::<Result<Vec<_>>>()?;
             return Ok(Some(arrays));
@@ -561,10 +569,69 @@ fn min_max_strs<C: Collator>(
     }
 }
 
+/// Whether AVG of values at `scale` computed at `out_scale` rounds: MySQL
+/// truncates the quotient at its internal digits (the binder rounds that to
+/// the declared scale later) and rounds where only the declared scale is kept.
+fn avg_rounds(scale: i8, out_scale: i8) -> bool {
+    out_scale < quiver_common::types::division_internal_scale(scale, 0)
+}
+
+/// Adds `x` to group `g`'s exact sum; what would overflow the i128 sum
+/// moves to the group's i256 part.
+#[inline(always)]
+fn add_exact(sums: &mut [i128], wide: &mut Vec<i256>, g: usize, x: i128) {
+    match sums[g].checked_add(x) {
+        Some(v) => sums[g] = v,
+        None => spill(sums, wide, g, x),
+    }
+}
+
+#[cold]
+fn spill(sums: &mut [i128], wide: &mut Vec<i256>, g: usize, x: i128) {
+    wide.resize(sums.len(), i256::ZERO);
+    wide[g] = wide[g].wrapping_add(i256::from_i128(sums[g]));
+    sums[g] = x;
+}
+
+/// Exact totals at scale `from` as an array of `t` (a decimal of a scale at
+/// least `from`, or another type they are cast to).
+fn wide_decimal_out(v: Vec<i256>, seen: Vec<bool>, from: i8, t: &DataType) -> Result<ArrayRef> {
+    let nulls = Some(NullBuffer::from(seen));
+    let (p, s) = match t {
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => (*p, *s),
+        _ => (76, from),
+    };
+    let limit = pow10(p as u32).unwrap_or(i256::MAX);
+    let v = v
+        .into_iter()
+        .map(|x| {
+            rescale256(x, from, s)
+                .filter(|x| x.checked_abs().is_some_and(|a| a < limit))
+                .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "SUM"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if let DataType::Decimal128(..) = t {
+        let v: Vec<i128> = v.into_iter().map(|x| x.as_i128()).collect();
+        return Ok(Arc::new(
+            arrow_array::Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
+        ));
+    }
+    let a: ArrayRef = Arc::new(
+        arrow_array::Decimal256Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
+    );
+    if matches!(t, DataType::Decimal256(..)) {
+        Ok(a)
+    } else {
+        cast_array(&a, t)
+    }
+}
+
 /// A value kept by DISTINCT aggregates.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum DistinctValue {
     Int(i128),
+    /// A Decimal256 value.
+    Wide(i256),
     Float(u64),
     Bytes(Vec<u8>),
 }
@@ -578,6 +645,12 @@ enum Acc {
     /// Exact sums of integers and decimals at the input's scale.
     SumExact {
         sums: Vec<i128>,
+        /// Added to `sums` where a group's i128 sum would overflow, and the
+        /// sums of Decimal256 inputs; empty until first needed.
+        wide: Vec<i256>,
+        /// A bound on every |sum| from the input types' digits and the rows
+        /// added: while it is below i128::MAX, adds need no overflow check.
+        bound: u128,
         seen: Vec<bool>,
         scale: i8,
         avg: Option<Vec<i64>>,
@@ -598,6 +671,13 @@ enum Acc {
         vals: Vec<f64>,
         seen: Vec<bool>,
         min: bool,
+    },
+    /// MIN/MAX of Decimal256 values (`t` is their type).
+    MinMaxWide {
+        vals: Vec<i256>,
+        seen: Vec<bool>,
+        min: bool,
+        t: DataType,
     },
     MinMaxStr {
         vals: Vec<Option<String>>,
@@ -678,7 +758,7 @@ impl Acc {
                 bytes: 0,
             };
         }
-        let exact_out = matches!(spec.output_type, DataType::Decimal128(..));
+        let exact_out = is_decimal(&spec.output_type);
         match spec.func {
             AggFunc::CountStar => Acc::Count {
                 counts: vec![],
@@ -693,6 +773,8 @@ impl Acc {
                 if exact_out {
                     Acc::SumExact {
                         sums: vec![],
+                        wide: vec![],
+                        bound: 0,
                         seen: vec![],
                         scale: 0,
                         avg,
@@ -718,6 +800,12 @@ impl Acc {
                         seen: vec![],
                         min,
                     },
+                    DataType::Decimal256(..) => Acc::MinMaxWide {
+                        vals: vec![],
+                        seen: vec![],
+                        min,
+                        t: spec.output_type.clone(),
+                    },
                     _ => Acc::MinMaxExact {
                         vals: vec![],
                         seen: vec![],
@@ -733,9 +821,16 @@ impl Acc {
         match self {
             Acc::Count { counts, .. } => counts.resize(n, 0),
             Acc::SumExact {
-                sums, seen, avg, ..
+                sums,
+                wide,
+                seen,
+                avg,
+                ..
             } => {
                 sums.resize(n, 0);
+                if !wide.is_empty() {
+                    wide.resize(n, i256::ZERO);
+                }
                 seen.resize(n, false);
                 if let Some(c) = avg {
                     c.resize(n, 0)
@@ -754,6 +849,10 @@ impl Acc {
             }
             Acc::MinMaxFloat { vals, seen, .. } => {
                 vals.resize(n, 0.0);
+                seen.resize(n, false);
+            }
+            Acc::MinMaxWide { vals, seen, .. } => {
+                vals.resize(n, i256::ZERO);
                 seen.resize(n, false);
             }
             Acc::MinMaxStr { vals, .. } => vals.resize(n, None),
@@ -778,24 +877,67 @@ impl Acc {
             }
             Acc::SumExact {
                 sums,
+                wide,
+                bound,
                 seen,
                 scale,
                 avg,
             } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("SUM without argument"))?;
+                if let DataType::Decimal256(_, s) = a.data_type() {
+                    *scale = *s;
+                    wide.resize(sums.len(), i256::ZERO);
+                    let v = a.as_primitive::<Decimal256Type>().values();
+                    for (i, g) in ids.iter().enumerate() {
+                        if is_valid(i) {
+                            let g = *g as usize;
+                            wide[g] = wide[g].wrapping_add(v[i]);
+                            seen[g] = true;
+                            if let Some(c) = avg {
+                                c[g] += 1;
+                            }
+                        }
+                    }
+                    return Ok(());
+                }
                 let (v, s) = match exact_values(a) {
                     Some(x) => x,
                     None => exact_values(&cast_array(a, &DataType::Decimal128(38, 6))?)
                         .expect("decimal"),
                 };
                 *scale = s;
-                for (i, g) in ids.iter().enumerate() {
-                    if is_valid(i) {
-                        let g = *g as usize;
-                        sums[g] += v[i];
-                        seen[g] = true;
-                        if let Some(c) = avg {
-                            c[g] += 1;
+                // Values of p digits over n rows move a sum by less than n * 10^p.
+                let digits = match a.data_type() {
+                    DataType::Decimal128(p, _) => *p as u32,
+                    _ => 20,
+                };
+                let grown = bound.saturating_add(
+                    10u128
+                        .saturating_pow(digits)
+                        .saturating_mul(ids.len() as u128),
+                );
+                if grown <= i128::MAX as u128 {
+                    *bound = grown;
+                    for (i, g) in ids.iter().enumerate() {
+                        if is_valid(i) {
+                            let g = *g as usize;
+                            sums[g] = sums[g].wrapping_add(v[i]);
+                            seen[g] = true;
+                            if let Some(c) = avg {
+                                c[g] += 1;
+                            }
+                        }
+                    }
+                } else {
+                    *bound = u128::MAX;
+                    for (i, g) in ids.iter().enumerate() {
+                        if is_valid(i) {
+                            let g = *g as usize;
+                            add_exact(sums, wide, g, v[i]);
+                            seen[g] = true;
+                            if let Some(c) = avg {
+                                c[g] += 1;
+                            }
                         }
                     }
                 }
@@ -825,6 +967,21 @@ impl Acc {
                 *input = Some(a.data_type().clone());
                 let (v, _) = exact_values(a)
                     .ok_or_else(|| QuiverError::internal("MIN over an unexpected type"))?;
+                for (i, g) in ids.iter().enumerate() {
+                    if is_valid(i) {
+                        let g = *g as usize;
+                        let x = v[i];
+                        if !seen[g] || (*min && x < vals[g]) || (!*min && x > vals[g]) {
+                            vals[g] = x;
+                            seen[g] = true;
+                        }
+                    }
+                }
+            }
+            Acc::MinMaxWide { vals, seen, min, t } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
+                let a = cast_array(a, t)?;
+                let v = a.as_primitive::<Decimal256Type>().values();
                 for (i, g) in ids.iter().enumerate() {
                     if is_valid(i) {
                         let g = *g as usize;
@@ -880,6 +1037,12 @@ impl Acc {
                 *input = Some(a.data_type().clone());
                 let vals: Vec<DistinctValue> = if let Some((v, _)) = exact_values(a) {
                     v.into_iter().map(DistinctValue::Int).collect()
+                } else if let DataType::Decimal256(..) = a.data_type() {
+                    a.as_primitive::<Decimal256Type>()
+                        .values()
+                        .iter()
+                        .map(|x| DistinctValue::Wide(*x))
+                        .collect()
                 } else if a.data_type().is_floating() {
                     let f = cast_array(a, &DataType::Float64)?;
                     f.as_primitive::<Float64Type>()
@@ -930,23 +1093,35 @@ impl Acc {
             (
                 Acc::SumExact {
                     sums,
+                    wide,
+                    bound,
                     seen,
                     scale,
                     avg,
                 },
                 Acc::SumExact {
                     sums: os,
+                    wide: owide,
+                    bound: obound,
                     seen: oseen,
                     scale: oscale,
                     avg: oavg,
                 },
             ) => {
+                *bound = bound.saturating_add(obound);
                 if oseen.iter().any(|s| *s) {
                     *scale = oscale;
                 }
+                if !owide.is_empty() {
+                    wide.resize(sums.len(), i256::ZERO);
+                    for (k, g) in ids.iter().enumerate() {
+                        let g = *g as usize;
+                        wide[g] = wide[g].wrapping_add(owide[k]);
+                    }
+                }
                 for (k, g) in ids.iter().enumerate() {
                     let g = *g as usize;
-                    sums[g] += os[k];
+                    add_exact(sums, wide, g, os[k]);
                     seen[g] |= oseen[k];
                     if let (Some(c), Some(oc)) = (avg.as_mut(), oavg.as_ref()) {
                         c[g] += oc[k];
@@ -987,6 +1162,24 @@ impl Acc {
                 if input.is_none() {
                     *input = oi;
                 }
+                for (k, g) in ids.iter().enumerate() {
+                    let g = *g as usize;
+                    if os[k]
+                        && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g]))
+                    {
+                        vals[g] = ov[k];
+                        seen[g] = true;
+                    }
+                }
+            }
+            (
+                Acc::MinMaxWide {
+                    vals, seen, min, ..
+                },
+                Acc::MinMaxWide {
+                    vals: ov, seen: os, ..
+                },
+            ) => {
                 for (k, g) in ids.iter().enumerate() {
                     let g = *g as usize;
                     if os[k]
@@ -1091,39 +1284,89 @@ impl Acc {
             }
             Acc::SumExact {
                 sums,
+                wide,
+                seen,
+                scale,
+                avg,
+                ..
+            } if !wide.is_empty() || matches!(t, DataType::Decimal256(..)) => {
+                let mut totals: Vec<i256> = sums.iter().map(|x| i256::from_i128(*x)).collect();
+                for (t, w) in totals.iter_mut().zip(&wide) {
+                    *t = t.wrapping_add(*w);
+                }
+                match avg {
+                    None => wide_decimal_out(totals, seen, scale, t)?,
+                    Some(counts) => {
+                        // AVG = SUM / COUNT at the output scale, rounded half away from zero.
+                        let out_scale = match t {
+                            DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => *s,
+                            _ => scale,
+                        };
+                        let shift = (out_scale - scale).max(0) as u32;
+                        let round = avg_rounds(scale, out_scale);
+                        let v = totals
+                            .iter()
+                            .zip(&counts)
+                            .map(|(x, c)| {
+                                if *c == 0 {
+                                    return Ok(i256::ZERO);
+                                }
+                                scaled_div(*x, shift, i256::from(*c), round)
+                                    .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "AVG"))
+                            })
+                            .collect::<Result<Vec<_>>>()?;
+                        wide_decimal_out(v, seen, out_scale.max(scale), t)?
+                    }
+                }
+            }
+            Acc::SumExact {
+                sums,
                 seen,
                 scale,
                 avg: None,
+                ..
             } => decimal(sums, seen, scale)?,
             Acc::SumExact {
                 sums,
                 seen,
                 scale,
                 avg: Some(counts),
+                ..
             } => {
-                // AVG = SUM / COUNT at the output scale, rounded half away from zero.
+                // AVG = SUM / COUNT at the output scale (see avg_rounds).
                 let out_scale = match t {
                     DataType::Decimal128(_, s) => *s,
                     _ => scale,
                 };
-                let f = 10i128.pow((out_scale - scale).max(0) as u32);
+                let round = avg_rounds(scale, out_scale);
+                let shift = (out_scale - scale).max(0) as u32;
+                let f = 10i128.pow(shift);
                 let v: Vec<i128> = sums
                     .iter()
                     .zip(&counts)
                     .map(|(s, c)| {
                         if *c == 0 {
-                            return 0;
+                            return Ok(0);
                         }
-                        let num = s * f;
                         let c = *c as i128;
+                        let Some(num) = s.checked_mul(f) else {
+                            return scaled_div(
+                                i256::from_i128(*s),
+                                shift,
+                                i256::from_i128(c),
+                                round,
+                            )
+                            .and_then(|q| q.to_i128())
+                            .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "AVG"));
+                        };
                         let q = num / c;
-                        if (num % c).abs() * 2 >= c {
+                        Ok(if round && (num % c).abs() * 2 >= c {
                             q + num.signum()
                         } else {
                             q
-                        }
+                        })
                     })
-                    .collect();
+                    .collect::<Result<_>>()?;
                 decimal(v, seen, out_scale)?
             }
             Acc::SumFloat { sums, seen, avg } => {
@@ -1172,6 +1415,15 @@ impl Acc {
                 };
                 cast_array(&a, t)?
             }
+            Acc::MinMaxWide { vals, seen, t, .. } => {
+                let DataType::Decimal256(p, s) = t else {
+                    return Err(QuiverError::internal("MIN of a wide decimal"));
+                };
+                Arc::new(
+                    arrow_array::Decimal256Array::new(vals.into(), Some(NullBuffer::from(seen)))
+                        .with_precision_and_scale(p, s)?,
+                )
+            }
             Acc::MinMaxFloat { vals, seen, .. } => {
                 let a: ArrayRef = Arc::new(arrow_array::Float64Array::new(
                     vals.into(),
@@ -1194,7 +1446,7 @@ impl Acc {
                     )),
                     _ => {
                         let scale = match &input {
-                            Some(DataType::Decimal128(_, s)) => *s,
+                            Some(DataType::Decimal128(_, s) | DataType::Decimal256(_, s)) => *s,
                             _ => 0,
                         };
                         let avg = func == AggFunc::Avg;
@@ -1230,23 +1482,34 @@ impl Acc {
                         } else {
                             let mut acc = Acc::SumExact {
                                 sums: vec![],
+                                wide: vec![],
+                                bound: u128::MAX,
                                 seen: vec![],
                                 scale,
                                 avg: avg.then(Vec::new),
                             };
                             acc.resize(groups);
                             if let Acc::SumExact {
-                                sums, seen, avg, ..
+                                sums,
+                                wide,
+                                seen,
+                                avg,
+                                ..
                             } = &mut acc
                             {
                                 for (g, s) in sets.iter().enumerate() {
                                     for v in s {
-                                        if let DistinctValue::Int(i) = v {
-                                            sums[g] += i;
-                                            seen[g] = true;
-                                            if let Some(c) = avg.as_mut() {
-                                                c[g] += 1;
+                                        match v {
+                                            DistinctValue::Int(i) => add_exact(sums, wide, g, *i),
+                                            DistinctValue::Wide(w) => {
+                                                wide.resize(sums.len(), i256::ZERO);
+                                                wide[g] = wide[g].wrapping_add(*w);
                                             }
+                                            _ => continue,
+                                        }
+                                        seen[g] = true;
+                                        if let Some(c) = avg.as_mut() {
+                                            c[g] += 1;
                                         }
                                     }
                                 }
@@ -1345,6 +1608,36 @@ mod tests {
             }
             _ => unreachable!("{t}"),
         }
+    }
+
+    #[test]
+    fn exact_sums_spill_past_i128_into_i256() {
+        // Group 0 sums values near i128::MAX (overflowing several times),
+        // group 1 small ones: the totals match an i256 reference.
+        let (mut sums, mut wide) = (vec![0i128; 2], vec![]);
+        let mut want = [i256::ZERO; 2];
+        for k in 0..100i128 {
+            let x = i128::MAX / 3 - k;
+            let y = if k % 2 == 0 { -k } else { k * 7 };
+            add_exact(&mut sums, &mut wide, 0, x);
+            add_exact(&mut sums, &mut wide, 1, y);
+            want[0] = want[0].wrapping_add(i256::from_i128(x));
+            want[1] = want[1].wrapping_add(i256::from_i128(y));
+        }
+        assert!(!wide.is_empty());
+        for g in 0..2 {
+            assert_eq!(wide[g].wrapping_add(i256::from_i128(sums[g])), want[g]);
+        }
+        let out = wide_decimal_out(
+            vec![want[0], want[1]],
+            vec![true, true],
+            0,
+            &DataType::Decimal256(60, 2),
+        )
+        .unwrap();
+        let d = out.as_primitive::<Decimal256Type>();
+        assert_eq!(d.value(1), want[1].wrapping_mul(i256::from_i128(100)));
+        assert_eq!(d.value(0), want[0].wrapping_mul(i256::from_i128(100)));
     }
 
     #[test]

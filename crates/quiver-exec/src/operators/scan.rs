@@ -232,7 +232,7 @@ fn as_decimal(v: &ScalarValue) -> Option<(i128, i8)> {
     match v {
         ScalarValue::Int64(x) => Some((*x as i128, 0)),
         ScalarValue::UInt64(x) => Some((*x as i128, 0)),
-        ScalarValue::Decimal(x, _, s) => Some((*x, *s)),
+        ScalarValue::Decimal(x, _, s) => Some((x.to_i128()?, *s)),
         _ => None,
     }
 }

@@ -230,6 +230,18 @@ fn kernel(spec: &WindowSpec, breaks: &[u8], arg: Option<&ArrayRef>) -> Result<Ar
             let avg = f == AggFunc::Avg;
             match &spec.output_type {
                 DataType::Decimal128(p, s) => sum_exact(breaks, a, *p, *s, avg),
+                DataType::Decimal256(p, s) => {
+                    // The input at its own scale (AVG's output scale is larger).
+                    let in_scale = match a.data_type() {
+                        DataType::Decimal128(_, s0) | DataType::Decimal256(_, s0) => *s0,
+                        t if t.is_integer() => 0,
+                        _ => *s,
+                    };
+                    let w = cast_array(a, &DataType::Decimal256(76, in_scale))?;
+                    kernels::sum_exact_wide(breaks, w.as_primitive(), in_scale, *p, *s, avg)
+                        .map(|a| Arc::new(a) as ArrayRef)
+                        .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "SUM"))
+                }
                 _ => {
                     let x = cast_array(a, &DataType::Float64)?;
                     Ok(Arc::new(kernels::sum_float(
@@ -300,6 +312,7 @@ fn min_max(breaks: &[u8], a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<
         DataType::Timestamp(TimeUnit::Microsecond, _) => prim!(TimestampMicrosecondType),
         DataType::Timestamp(TimeUnit::Nanosecond, _) => prim!(TimestampNanosecondType),
         DataType::Decimal128(_, _) => prim!(Decimal128Type),
+        DataType::Decimal256(_, _) => prim!(Decimal256Type),
         DataType::Null => Ok(arrow_array::new_null_array(&spec.output_type, breaks.len())),
         DataType::Boolean => {
             let ints = cast_array(a, &DataType::UInt8)?;

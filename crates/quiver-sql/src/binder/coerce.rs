@@ -10,11 +10,11 @@ use std::cmp::Ordering;
 
 use arrow_schema::DataType;
 use quiver_common::types::{
-    add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape,
-    declared_arithmetic_type, is_string, is_temporal, parse_date, parse_datetime, parse_f64_prefix,
-    rescale, to_decimal, ArithOp,
+    add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, decimal_type,
+    declared_arithmetic_type, is_decimal, is_string, is_temporal, parse_date, parse_datetime,
+    parse_f64_prefix, pow10, rescale256, to_decimal256, ArithOp,
 };
-use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_common::{i256, QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
 
 const DAY_MICROS: i64 = 86_400_000_000;
@@ -38,9 +38,9 @@ fn literal_truth(e: &Expr) -> Option<Option<bool>> {
     }
 }
 
-fn fits_decimal(v: i128, p: u8) -> bool {
+fn fits_decimal(v: i256, p: u8) -> bool {
     v.checked_abs()
-        .is_some_and(|a| p >= 39 || a < 10i128.pow(p as u32))
+        .is_some_and(|a| pow10(p as u32).is_none_or(|limit| a < limit))
 }
 
 fn int_range(t: &DataType) -> Option<(i128, i128)> {
@@ -76,8 +76,8 @@ fn exact_int(v: &ScalarValue) -> Option<i128> {
         ScalarValue::UInt64(u) => Some(*u as i128),
         ScalarValue::Boolean(b) => Some(*b as i128),
         ScalarValue::Decimal(u, _, s) => {
-            let d = 10i128.pow((*s).max(0) as u32);
-            (u % d == 0).then_some(u / d)
+            let (q, r) = u.checked_div_rem(pow10((*s).max(0) as u32)?)?;
+            (r == i256::ZERO).then_some(q.to_i128()?)
         }
         ScalarValue::Float64(f) if f.fract() == 0.0 && f.abs() < 1e38 => Some(*f as i128),
         _ => None,
@@ -105,7 +105,7 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
                 S::Boolean(b) => *b as i128,
                 S::Int64(i) => *i as i128,
                 S::UInt64(u) => *u as i128,
-                S::Decimal(u, _, s) => rescale(*u, *s, 0)?,
+                S::Decimal(u, _, s) => rescale256(*u, *s, 0)?.to_i128()?,
                 S::Float64(f) if f.is_finite() && f.abs() < 1e19 => f.round_ties_even() as i128,
                 _ => return None,
             };
@@ -116,11 +116,11 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
             S::Date(_) | S::DateTime(_) => None,
             other => other.as_f64().map(S::Float64),
         },
-        DataType::Decimal128(p, s) => match v {
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => match v {
             S::Date(_) | S::DateTime(_) => None,
             S::Float64(f) if !f.is_finite() => None,
             other => {
-                let u = to_decimal(other, *s).ok()?;
+                let u = to_decimal256(other, *s).ok()?;
                 fits_decimal(u, *p).then_some(S::Decimal(u, *p, *s))
             }
         },
@@ -147,21 +147,21 @@ fn exact_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
     use ScalarValue as S;
     match to {
         t if t.is_integer() => int_scalar(exact_int(v)?, t),
-        DataType::Decimal128(p, s) => {
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
             let (u, from) = match v {
-                S::Int64(i) => (*i as i128, 0),
-                S::UInt64(u) => (*u as i128, 0),
+                S::Int64(i) => (i256::from(*i), 0),
+                S::UInt64(u) => (i256::from_i128(*u as i128), 0),
                 S::Decimal(u, _, s0) => (*u, *s0),
                 _ => return None,
             };
             let scaled = if *s >= from {
-                u.checked_mul(10i128.pow((*s - from) as u32))?
+                u.checked_mul(pow10((*s - from) as u32)?)?
             } else {
-                let d = 10i128.pow((from - *s) as u32);
-                if u % d != 0 {
+                let (q, r) = u.checked_div_rem(pow10((from - *s) as u32)?)?;
+                if r != i256::ZERO {
                     return None;
                 }
-                u / d
+                q
             };
             fits_decimal(scaled, *p).then_some(S::Decimal(scaled, *p, *s))
         }
@@ -222,16 +222,15 @@ pub(crate) fn sql_cast(e: Expr, to: &DataType) -> Expr {
         DataType::UInt64 => {
             from.is_signed_integer() || from == DataType::Boolean || is_string(&from)
         }
-        DataType::Decimal128(p, s) => {
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
             let (p0, s0) = decimal_shape(&from);
             let room = *p as i32 - *s as i32;
             // Exact values whose integer digits always fit need no clamping.
-            let fits = (matches!(from, DataType::Decimal128(..)) || from.is_integer())
-                && p0 as i32 - s0 as i32 <= room;
+            let fits = (is_decimal(&from) || from.is_integer()) && p0 as i32 - s0 as i32 <= room;
             !fits
         }
         DataType::Date32 | DataType::Timestamp(..) => {
-            from.is_integer() || matches!(from, DataType::Decimal128(..) | DataType::Float64)
+            from.is_integer() || is_decimal(&from) || from == DataType::Float64
         }
         _ => false,
     };
@@ -348,7 +347,10 @@ pub(crate) fn declared_parts(e: Expr) -> (Expr, Option<DataType>) {
 /// Rounds a decimal to `declared` when its computed scale is larger.
 pub(crate) fn with_declared_scale(e: Expr, declared: &DataType) -> Expr {
     match (e.data_type(), declared) {
-        (DataType::Decimal128(_, s), DataType::Decimal128(_, ds)) if s > *ds => {
+        (
+            DataType::Decimal128(_, s) | DataType::Decimal256(_, s),
+            DataType::Decimal128(_, ds) | DataType::Decimal256(_, ds),
+        ) if s > *ds => {
             if let Expr::Literal(v, _) = &e {
                 if let Some(v) = cast_literal(v, declared) {
                     return Expr::Literal(v, declared.clone());
@@ -368,7 +370,9 @@ fn arith_internal(op: BinaryOp, aop: ArithOp, l: Expr, r: Expr, t: DataType) -> 
     let (l, r) = match (&t, aop) {
         (_, ArithOp::IntDiv) => (l, r),
         (DataType::Float64, _) | (DataType::Int64, _) => (cast(l, &t), cast(r, &t)),
-        (DataType::Decimal128(..), _) => (to_decimal_shape(l), to_decimal_shape(r)),
+        (DataType::Decimal128(..) | DataType::Decimal256(..), _) => {
+            (to_decimal_shape(l), to_decimal_shape(r))
+        }
         _ => (l, r),
     };
     if let (Expr::Literal(a, _), Expr::Literal(b, _)) = (&l, &r) {
@@ -383,7 +387,7 @@ fn to_decimal_shape(e: Expr) -> Expr {
     let t = e.data_type();
     if t.is_integer() {
         let (p, s) = decimal_shape(&t);
-        cast(e, &DataType::Decimal128(p, s))
+        cast(e, &decimal_type(p, s))
     } else {
         e
     }
@@ -419,20 +423,20 @@ fn fold_arith(op: ArithOp, a: &ScalarValue, b: &ScalarValue, t: &DataType) -> Op
             };
             v.is_finite().then_some(S::Float64(v))
         }
-        DataType::Decimal128(p, s) => {
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
             let (S::Decimal(x, _, sx), S::Decimal(y, _, sy)) = (a, b) else {
                 return None;
             };
             let v = match op {
                 ArithOp::Add | ArithOp::Sub => {
-                    let (x, y) = (rescale(*x, *sx, *s)?, rescale(*y, *sy, *s)?);
+                    let (x, y) = (rescale256(*x, *sx, *s)?, rescale256(*y, *sy, *s)?);
                     if op == ArithOp::Add {
                         x.checked_add(y)?
                     } else {
                         x.checked_sub(y)?
                     }
                 }
-                ArithOp::Mul => rescale(x.checked_mul(*y)?, sx + sy, *s)?,
+                ArithOp::Mul => rescale256(x.checked_mul(*y)?, sx + sy, *s)?,
                 // Division and modulo keep MySQL's intermediate precision rules in the executor.
                 _ => return None,
             };
@@ -451,7 +455,7 @@ pub(crate) fn negate(e: Expr) -> Result<Expr> {
             S::Int64(i) => Some(match i.checked_neg() {
                 Some(n) => Expr::lit(S::Int64(n)),
                 None => Expr::Literal(
-                    S::Decimal(-(*i as i128), 20, 0),
+                    S::decimal(-(*i as i128), 20, 0),
                     DataType::Decimal128(20, 0),
                 ),
             }),
@@ -459,11 +463,14 @@ pub(crate) fn negate(e: Expr) -> Result<Expr> {
                 Expr::lit(S::Int64((-(*u as i128)) as i64))
             } else {
                 Expr::Literal(
-                    S::Decimal(-(*u as i128), 20, 0),
+                    S::decimal(-(*u as i128), 20, 0),
                     DataType::Decimal128(20, 0),
                 )
             }),
-            S::Decimal(u, p, s) => Some(Expr::Literal(S::Decimal(-u, *p, *s), t.clone())),
+            S::Decimal(u, p, s) => Some(Expr::Literal(
+                S::Decimal(u.wrapping_neg(), *p, *s),
+                t.clone(),
+            )),
             S::Float64(f) => Some(Expr::lit(S::Float64(-f))),
             _ => None,
         };
@@ -914,7 +921,7 @@ mod tests {
                 BinaryOp::Lt,
                 col(DataType::Decimal128(15, 2)),
                 Expr::Literal(
-                    ScalarValue::Decimal(2400, 15, 2),
+                    ScalarValue::decimal(2400, 15, 2),
                     DataType::Decimal128(15, 2)
                 )
             )
@@ -923,7 +930,7 @@ mod tests {
         let q = compare(
             BinaryOp::Eq,
             col(DataType::Int32),
-            Expr::Literal(ScalarValue::Decimal(45, 2, 1), DataType::Decimal128(2, 1)),
+            Expr::Literal(ScalarValue::decimal(45, 2, 1), DataType::Decimal128(2, 1)),
         );
         assert!(
             matches!(q, Expr::Binary { ref left, .. } if matches!(**left, Expr::Cast { .. })),
@@ -947,7 +954,7 @@ mod tests {
     #[test]
     fn folding() {
         let dec =
-            |v, p, s| Expr::Literal(ScalarValue::Decimal(v, p, s), DataType::Decimal128(p, s));
+            |v, p, s| Expr::Literal(ScalarValue::decimal(v, p, s), DataType::Decimal128(p, s));
         assert_eq!(
             arith(BinaryOp::Sub, dec(6, 3, 2), dec(1, 3, 2)).unwrap(),
             dec(5, 4, 2)

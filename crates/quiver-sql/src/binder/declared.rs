@@ -214,7 +214,9 @@ fn display_width(t: &DataType) -> Option<u64> {
         DataType::Int32 => 11,
         DataType::UInt32 => 10,
         DataType::Int64 | DataType::UInt64 => 20,
-        DataType::Decimal128(p, s) => *p as u64 + 1 + u64::from(*s > 0),
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
+            *p as u64 + 1 + u64::from(*s > 0)
+        }
         DataType::Date32 => 10,
         DataType::Timestamp(..) => 19,
         _ => return None,

@@ -2,7 +2,9 @@
 //! `functions.rs`, subqueries in `subquery.rs`.
 
 use arrow_schema::DataType;
-use quiver_common::types::{datetime_type, is_string, parse_date, parse_datetime, parse_decimal};
+use quiver_common::types::{
+    datetime_type, is_string, parse_date, parse_datetime, parse_decimal256,
+};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr};
 use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
@@ -12,7 +14,7 @@ use super::coerce::{
 };
 use super::collation::{self, compare};
 use super::{Binder, Ctx, Lookup, MAX_EXPR_DEPTH};
-use crate::sql_type;
+use crate::{cast_type, sql_type};
 
 impl Binder<'_> {
     /// Binds an expression in `ctx`.
@@ -117,7 +119,7 @@ impl Binder<'_> {
                 if let Some(b) = binary_string(&x, data_type) {
                     return b;
                 }
-                Ok(char_length_limit(sql_cast(x, &sql_type(data_type)?), data_type))
+                Ok(char_length_limit(sql_cast(x, &cast_type(data_type)?), data_type))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
                 if !styles.is_empty() {
@@ -127,12 +129,12 @@ impl Binder<'_> {
                 match (data_type, charset) {
                     (Some(t), None) => match binary_string(&x, t) {
                         Some(b) => b,
-                        None => Ok(char_length_limit(sql_cast(x, &sql_type(t)?), t)),
+                        None => Ok(char_length_limit(sql_cast(x, &cast_type(t)?), t)),
                     },
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
                         let c = collation::column_charset_default(&cs.to_string())?;
-                        let x = collation::to_charset(cast(x, &sql_type(t)?), c.charset());
+                        let x = collation::to_charset(cast(x, &cast_type(t)?), c.charset());
                         let x = char_length_limit(x, t);
                         Ok(x.with_collation(c, quiver_plan::Coercibility::Implicit))
                     }
@@ -675,11 +677,14 @@ fn number(s: &str) -> Expr {
     if let Some((int_part, frac)) = s.split_once('.') {
         let int_digits = int_part.trim_start_matches('0').len().max(1);
         let p = int_digits + frac.len();
-        return match parse_decimal(s) {
-            Some((v, scale)) if p <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => {
+        return match parse_decimal256(s) {
+            Some((v, scale))
+                if p <= quiver_common::types::MAX_DECIMAL_PRECISION as usize
+                    && scale <= quiver_common::types::MAX_DECIMAL_SCALE =>
+            {
                 Expr::Literal(
                     ScalarValue::Decimal(v, p as u8, scale),
-                    DataType::Decimal128(p as u8, scale),
+                    quiver_common::types::decimal_type(p as u8, scale),
                 )
             }
             _ => float(),
@@ -692,11 +697,13 @@ fn number(s: &str) -> Expr {
         return Expr::lit(ScalarValue::UInt64(u));
     }
     let digits = s.trim_start_matches('0').len().max(1);
-    match s.parse::<i128>() {
-        Ok(v) if digits <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => Expr::Literal(
-            ScalarValue::Decimal(v, digits as u8, 0),
-            DataType::Decimal128(digits as u8, 0),
-        ),
+    match parse_decimal256(s) {
+        Some((v, _)) if digits <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => {
+            Expr::Literal(
+                ScalarValue::Decimal(v, digits as u8, 0),
+                quiver_common::types::decimal_type(digits as u8, 0),
+            )
+        }
         _ => float(),
     }
 }

@@ -3,7 +3,8 @@
 
 use arrow_schema::DataType;
 use quiver_common::types::{
-    common_type, datetime_type, decimal_shape, is_string, MAX_DECIMAL_PRECISION,
+    common_type, datetime_type, decimal_shape, decimal_type, is_string, MAX_DECIMAL128_PRECISION,
+    MAX_DECIMAL_PRECISION,
 };
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc};
@@ -648,27 +649,28 @@ pub(crate) fn numeric(func: ScalarFunc, x: Expr, digits: Option<Expr>) -> Result
     let data_type = match (&t, func) {
         (t, ScalarFunc::Abs) if t.is_unsigned_integer() => DataType::UInt64,
         (t, _) if t.is_integer() => DataType::Int64,
-        (DataType::Decimal128(p, s), ScalarFunc::Abs) => DataType::Decimal128(*p, *s),
-        (DataType::Decimal128(p, s), ScalarFunc::Round | ScalarFunc::Truncate) => {
-            match constant_digits {
-                Some(d) => {
-                    let d = d.clamp(0, 30) as i8;
-                    let p = (*p as i32 - *s as i32 + d as i32 + 1)
-                        .clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
-                    DataType::Decimal128(p as u8, d)
-                }
-                None => DataType::Decimal128(*p, *s),
+        (DataType::Decimal128(..) | DataType::Decimal256(..), ScalarFunc::Abs) => t.clone(),
+        (
+            DataType::Decimal128(p, s) | DataType::Decimal256(p, s),
+            ScalarFunc::Round | ScalarFunc::Truncate,
+        ) => match constant_digits {
+            Some(d) => {
+                let d = d.clamp(0, 30) as i8;
+                let p = (*p as i32 - *s as i32 + d as i32 + 1)
+                    .clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
+                decimal_type(p as u8, d)
             }
-        }
-        (DataType::Decimal128(..), _) => {
+            None => t.clone(),
+        },
+        (DataType::Decimal128(..) | DataType::Decimal256(..), _) => {
             let (p, s) = decimal_shape(&t);
             let p = (p as i32 - s as i32 + 1).clamp(1, MAX_DECIMAL_PRECISION as i32);
-            DataType::Decimal128(p as u8, 0)
+            decimal_type(p as u8, 0)
         }
         // MySQL prints ROUND(double, d) with d decimals: a decimal of that scale shows the same.
         (_, ScalarFunc::Round | ScalarFunc::Truncate) => match constant_digits {
             Some(d) if digits.is_some() && d >= 0 => {
-                DataType::Decimal128(MAX_DECIMAL_PRECISION, d.min(30) as i8)
+                DataType::Decimal128(MAX_DECIMAL128_PRECISION, d.min(30) as i8)
             }
             _ => DataType::Float64,
         },

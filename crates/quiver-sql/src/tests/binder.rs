@@ -113,7 +113,7 @@ fn select_without_from_and_literal_types() {
     assert_eq!(outputs(&p)[0], Expr::lit(ScalarValue::Int64(2)));
     assert_eq!(
         outputs(&p)[3],
-        Expr::Literal(ScalarValue::Decimal(5, 3, 2), DataType::Decimal128(3, 2))
+        Expr::Literal(ScalarValue::decimal(5, 3, 2), DataType::Decimal128(3, 2))
     );
     let LogicalPlan::Project { input, .. } = &p else {
         unreachable!()
@@ -167,7 +167,7 @@ fn comparisons_keep_the_column_uncast() {
     let f = filter_of(&p).split_conjunction();
     assert!(
         matches!(&f[0], Expr::Binary { op: BinaryOp::Lt, left, right }
-        if matches!(**left, Expr::Column(..)) && **right == Expr::Literal(ScalarValue::Decimal(2400, 15, 2), DataType::Decimal128(15, 2)))
+        if matches!(**left, Expr::Column(..)) && **right == Expr::Literal(ScalarValue::decimal(2400, 15, 2), DataType::Decimal128(15, 2)))
     );
     assert!(
         matches!(&f[1], Expr::Binary { right, .. } if **right == Expr::Literal(ScalarValue::Float64(1.5), DataType::Float64))

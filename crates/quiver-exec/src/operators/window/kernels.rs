@@ -113,6 +113,7 @@ where
     let raw = values.values();
     let nulls = values.nulls();
     let up = 10i128.checked_pow((out_scale - in_scale).max(0) as u32)?;
+    let round = avg_rounds(in_scale, out_scale);
     let mut out = vec![0i128; n];
     let mut valid = vec![false; n];
     let overflow = std::cell::Cell::new(false);
@@ -139,7 +140,7 @@ where
             }
             valid[r] = true;
             let value = if avg {
-                avg_rounded(s.total, s.count as i128, up)
+                avg_rounded(s.total, s.count as i128, up, round)
             } else {
                 quiver_common::types::rescale(s.total, in_scale, out_scale)
             };
@@ -156,14 +157,76 @@ where
     a.with_precision_and_scale(precision, out_scale).ok()
 }
 
-/// `total * up / count`, rounded half away from zero, by long division so
+/// [`sum_exact`] for a Decimal256 result: values (any integer or decimal
+/// already cast to Decimal256 at `in_scale`) summed in i256.
+pub(super) fn sum_exact_wide(
+    breaks: &[u8],
+    values: &PrimitiveArray<arrow_array::types::Decimal256Type>,
+    in_scale: i8,
+    precision: u8,
+    out_scale: i8,
+    avg: bool,
+) -> Option<arrow_array::Decimal256Array> {
+    use arrow_buffer::i256;
+    let n = breaks.len();
+    let raw = values.values();
+    let nulls = values.nulls();
+    let shift = (out_scale - in_scale).max(0) as u32;
+    let limit = quiver_common::types::pow10(precision as u32)?;
+    let mut out = vec![i256::ZERO; n];
+    let mut valid = vec![false; n];
+    let overflow = std::cell::Cell::new(false);
+    running(
+        breaks,
+        (i256::ZERO, 0i64),
+        |s, r| {
+            if nulls.is_none_or(|v| v.is_valid(r)) {
+                s.0 = s.0.wrapping_add(raw[r]);
+                s.1 += 1;
+            }
+        },
+        |s, r| {
+            if s.1 == 0 {
+                return;
+            }
+            valid[r] = true;
+            let value = if avg {
+                crate::expr::scaled_div(
+                    s.0,
+                    shift,
+                    i256::from(s.1),
+                    avg_rounds(in_scale, out_scale),
+                )
+            } else {
+                quiver_common::types::rescale256(s.0, in_scale, out_scale)
+            };
+            match value.filter(|v| v.wrapping_abs() < limit) {
+                Some(v) => out[r] = v,
+                None => overflow.set(true),
+            }
+        },
+    );
+    if overflow.get() {
+        return None;
+    }
+    let a = arrow_array::Decimal256Array::new(out.into(), Some(NullBuffer::from(valid)));
+    a.with_precision_and_scale(precision, out_scale).ok()
+}
+
+/// MySQL truncates an average at its internal digits (the declared scale is
+/// rounded to later) and rounds where only the declared scale is kept.
+fn avg_rounds(in_scale: i8, out_scale: i8) -> bool {
+    out_scale < quiver_common::types::division_internal_scale(in_scale, 0)
+}
+
+/// `total * up / count`, truncated or (`round`) rounded half away from zero, by long division so
 /// that a sum near the i128 limit still averages.
 #[inline]
-fn avg_rounded(total: i128, count: i128, up: i128) -> Option<i128> {
+fn avg_rounded(total: i128, count: i128, up: i128, round: bool) -> Option<i128> {
     let (q, r) = (total / count, total % count);
     let scaled = r.checked_mul(up)?;
     let (q2, r2) = (scaled / count, scaled % count);
-    let round = if r2.abs() * 2 >= count {
+    let round = if round && r2.abs() * 2 >= count {
         total.signum()
     } else {
         0
