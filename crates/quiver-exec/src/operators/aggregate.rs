@@ -489,6 +489,25 @@ fn prefix_key_at<C: Collator>(
     key.map(|key| (key, len))
 }
 
+/// Merges another partial MIN (`min`) or MAX state (`ov`, `os`: value and
+/// whether seen, per row of the other side) into the slots of groups `ids`.
+fn merge_min_max<T: PartialOrd + Copy>(
+    ids: &[u32],
+    vals: &mut [T],
+    seen: &mut [bool],
+    ov: &[T],
+    os: &[bool],
+    min: bool,
+) {
+    for (k, g) in ids.iter().enumerate() {
+        let g = *g as usize;
+        if os[k] && (!seen[g] || (min && ov[k] < vals[g]) || (!min && ov[k] > vals[g])) {
+            vals[g] = ov[k];
+            seen[g] = true;
+        }
+    }
+}
+
 fn min_max_strs<C: Collator>(
     k: C,
     s: &arrow_array::StringArray,
@@ -1162,15 +1181,7 @@ impl Acc {
                 if input.is_none() {
                     *input = oi;
                 }
-                for (k, g) in ids.iter().enumerate() {
-                    let g = *g as usize;
-                    if os[k]
-                        && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g]))
-                    {
-                        vals[g] = ov[k];
-                        seen[g] = true;
-                    }
-                }
+                merge_min_max(ids, vals, seen, &ov, &os, *min);
             }
             (
                 Acc::MinMaxWide {
@@ -1180,15 +1191,7 @@ impl Acc {
                     vals: ov, seen: os, ..
                 },
             ) => {
-                for (k, g) in ids.iter().enumerate() {
-                    let g = *g as usize;
-                    if os[k]
-                        && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g]))
-                    {
-                        vals[g] = ov[k];
-                        seen[g] = true;
-                    }
-                }
+                merge_min_max(ids, vals, seen, &ov, &os, *min);
             }
             (
                 Acc::MinMaxFloat { vals, seen, min },
@@ -1196,15 +1199,7 @@ impl Acc {
                     vals: ov, seen: os, ..
                 },
             ) => {
-                for (k, g) in ids.iter().enumerate() {
-                    let g = *g as usize;
-                    if os[k]
-                        && (!seen[g] || (*min && ov[k] < vals[g]) || (!*min && ov[k] > vals[g]))
-                    {
-                        vals[g] = ov[k];
-                        seen[g] = true;
-                    }
-                }
+                merge_min_max(ids, vals, seen, &ov, &os, *min);
             }
             (
                 Acc::MinMaxStr {

@@ -194,16 +194,8 @@ impl Binder<'_> {
             exprs.extend(j.on.iter().map(|(l, _)| l));
             exprs.extend(j.filter.iter());
         }
-        let grouped = GroupRewrite {
-            from: from.clone(),
-            to: to.clone(),
-            input: HashSet::new(),
-            scope: &Scope::default(),
-            has_group_by: true,
-        };
         let loose_in = |e: &Expr| -> Vec<ColumnId> {
-            let mut ids: Vec<ColumnId> = grouped
-                .rewrite(e)
+            let mut ids: Vec<ColumnId> = replace_grouped(e, from, to)
                 .columns()
                 .into_iter()
                 .filter(|id| input_ids.contains(id))
@@ -595,28 +587,7 @@ pub(crate) struct GroupRewrite<'s> {
 
 impl GroupRewrite<'_> {
     pub fn rewrite(&self, e: &Expr) -> Expr {
-        let r = replace_exprs(e, &self.from, &self.to);
-        // A grouped column under its own collation may also appear bare, or
-        // under another collation an operation imposed on it (CONCAT of a
-        // _bin and a _ci column): it still reads the group's value.
-        let bare = |e: &Expr| match e {
-            Expr::Collate { expr, .. } => match expr.as_ref() {
-                c @ Expr::Column(..) => Some(c.clone()),
-                _ => None,
-            },
-            _ => None,
-        };
-        let (from, to): (Vec<Expr>, Vec<Expr>) = self
-            .from
-            .iter()
-            .zip(&self.to)
-            .filter_map(|(f, t)| Some((bare(f)?, bare(t).unwrap_or_else(|| t.clone()))))
-            .unzip();
-        if from.is_empty() {
-            r
-        } else {
-            replace_exprs(&r, &from, &to)
-        }
+        replace_grouped(e, &self.from, &self.to)
     }
 
     /// Rewrites and checks an expression; `what` names it for the error (e.g. "SELECT list").
@@ -720,4 +691,29 @@ pub(crate) fn empty_group_value(
     }
     let v = coerce::fold(e.clone().replace_columns(&map));
     v.columns().is_empty().then_some(v)
+}
+
+/// `e` with the grouped expressions `from` replaced by the group's columns `to`.
+fn replace_grouped(e: &Expr, from_exprs: &[Expr], to_exprs: &[Expr]) -> Expr {
+    let r = replace_exprs(e, from_exprs, to_exprs);
+    // A grouped column under its own collation may also appear bare, or
+    // under another collation an operation imposed on it (CONCAT of a
+    // _bin and a _ci column): it still reads the group's value.
+    let bare = |e: &Expr| match e {
+        Expr::Collate { expr, .. } => match expr.as_ref() {
+            c @ Expr::Column(..) => Some(c.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (from, to): (Vec<Expr>, Vec<Expr>) = from_exprs
+        .iter()
+        .zip(to_exprs)
+        .filter_map(|(f, t)| Some((bare(f)?, bare(t).unwrap_or_else(|| t.clone()))))
+        .unzip();
+    if from.is_empty() {
+        r
+    } else {
+        replace_exprs(&r, &from, &to)
+    }
 }
