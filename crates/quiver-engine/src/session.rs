@@ -14,7 +14,10 @@ use quiver_common::types::{
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText, PhysicalExpr};
 use quiver_exec::operators::display_plan;
-use quiver_exec::{collect, create_physical_plan, ExecContext, ExecutionPlan};
+use quiver_exec::planner::arrow_schema;
+use quiver_exec::{
+    collect, create_narrow_plan, create_physical_plan, to_declared, ExecContext, ExecutionPlan,
+};
 use quiver_plan::optimizer::optimize;
 use quiver_plan::LogicalPlan;
 use quiver_sql::sqlparser::ast::{
@@ -48,6 +51,10 @@ impl Default for EngineConfig {
         }
     }
 }
+
+/// The error of a value that does not fit where it is computed (1690, out
+/// of range): a plan with narrowed decimals is then run again as declared.
+pub(crate) const NARROW_OVERFLOW: u16 = 1690;
 
 /// 60% of physical memory: room for the OS and the rest of the process.
 pub fn default_memory_limit() -> usize {
@@ -378,6 +385,45 @@ impl Session {
         )
     }
 
+    /// A context for one attempt at the command of `ctx`: stopped with it,
+    /// while its own stop (an attempt given up) leaves the command running.
+    pub(crate) fn attempt_context(&self, ctx: &ExecContext) -> Arc<ExecContext> {
+        Arc::new(
+            ExecContext::new(self.config.threads, self.config.memory_limit)
+                .with_cancel(ctx.cancel.child()),
+        )
+    }
+
+    /// Runs a query to its end: with narrow decimals first where that
+    /// differs ([`create_narrow_plan`]), again as declared if a value does
+    /// not fit. Returns the declared schema and batches of it.
+    fn collect_plan(&self, logical: &LogicalPlan) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+        let ctx = self.context();
+        match create_narrow_plan(logical, self.config.threads) {
+            Ok(Some((plan, true))) => match collect(&plan, &self.attempt_context(&ctx)) {
+                Ok(batches) => {
+                    let schema = arrow_schema(&logical.schema());
+                    let batches = batches
+                        .into_iter()
+                        .map(|b| to_declared(b, &schema))
+                        .collect::<Result<_>>()?;
+                    return Ok((schema, batches));
+                }
+                Err(e) if e.code == NARROW_OVERFLOW => {}
+                Err(e) => return Err(e),
+            },
+            // Nothing was narrowed: the plan is the declared one.
+            Ok(Some((plan, false))) => {
+                let batches = collect(&plan, &ctx)?;
+                return Ok((plan.schema(), batches));
+            }
+            _ => {}
+        }
+        let plan = create_physical_plan(logical, self.config.threads)?;
+        let batches = collect(&plan, &ctx)?;
+        Ok((plan.schema(), batches))
+    }
+
     /// Runs `f` with `source` as the text of the statement being bound.
     pub(crate) fn with_source<T>(&self, source: &Arc<SqlSource>, f: impl FnOnce() -> T) -> T {
         let previous = self
@@ -476,10 +522,7 @@ impl Session {
         query: &Query,
         extra: Option<Arc<MemTable>>,
     ) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-        let plan =
-            create_physical_plan(&self.logical_plan_with(query, extra)?, self.config.threads)?;
-        let batches = collect(&plan, &self.context())?;
-        Ok((plan.schema(), batches))
+        self.collect_plan(&self.logical_plan_with(query, extra)?)
     }
 
     pub fn physical_plan(&self, query: &Query) -> Result<Arc<dyn ExecutionPlan>> {
@@ -496,9 +539,7 @@ impl Session {
     }
 
     fn run_query(&self, query: &Query) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-        let plan = self.physical_plan(query)?;
-        let batches = collect(&plan, &self.context())?;
-        Ok((plan.schema(), batches))
+        self.collect_plan(&self.logical_plan(query)?)
     }
 
     pub fn execute_statement(&self, stmt: &Statement) -> Result<StatementResult> {
@@ -574,10 +615,22 @@ impl Session {
                         "EXPLAIN of a statement other than SELECT",
                     ));
                 };
-                let plan = self.physical_plan(q)?;
+                // The plan a query runs: narrow decimals where they differ.
+                let logical = self.logical_plan(q)?;
+                let (mut plan, narrowed) = match create_narrow_plan(&logical, self.config.threads) {
+                    Ok(Some(planned)) => planned,
+                    _ => (create_physical_plan(&logical, self.config.threads)?, false),
+                };
                 if *analyze {
                     let start = Instant::now();
-                    let batches = collect(&plan, &self.context())?;
+                    let ctx = self.context();
+                    let batches = match collect(&plan, &self.attempt_context(&ctx)) {
+                        Err(e) if e.code == NARROW_OVERFLOW && narrowed => {
+                            plan = create_physical_plan(&logical, self.config.threads)?;
+                            collect(&plan, &ctx)?
+                        }
+                        other => other?,
+                    };
                     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
                     let mut lines: Vec<String> = display_plan(&plan, true)
                         .lines()

@@ -22,10 +22,14 @@ use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
 use quiver_exec::context::CancelToken;
 use quiver_exec::operators::BatchStream;
-use quiver_exec::{create_physical_plan, ExecContext, ExecutionPlan};
+use quiver_exec::planner::arrow_schema;
+use quiver_exec::{
+    create_narrow_plan, create_physical_plan, to_declared, ExecContext, ExecutionPlan,
+};
 use quiver_sql::sqlparser::ast::Statement;
 use quiver_sql::SqlSource;
 
+use crate::session::NARROW_OVERFLOW;
 use crate::{Session, StatementResult};
 
 /// Batches a partition may compute ahead of the reader.
@@ -52,6 +56,20 @@ impl From<StatementResult> for StreamedResult {
 pub struct RowStream {
     schema: SchemaRef,
     source: Source,
+    /// Set while the rows come from a plan with narrowed decimals.
+    narrow: Option<NarrowAttempt>,
+}
+
+/// A query run with decimals computed in i128 ([`create_narrow_plan`]): its
+/// batches get the declared types, and error 1690 before any row left
+/// restarts it with the declared plan. After rows left, the error stands
+/// (a value beyond 38 digits under a row already sent).
+struct NarrowAttempt {
+    declared: Arc<quiver_plan::LogicalPlan>,
+    threads: usize,
+    /// The command's context, for the declared plan.
+    ctx: Arc<ExecContext>,
+    emitted: bool,
 }
 
 enum Source {
@@ -74,6 +92,7 @@ impl RowStream {
         RowStream {
             schema,
             source: Source::Ready(batches.into_iter()),
+            narrow: None,
         }
     }
 
@@ -86,6 +105,7 @@ impl RowStream {
             return Ok(RowStream {
                 schema,
                 source: Source::Inline(stream),
+                narrow: None,
             });
         }
         let mut partitions = VecDeque::with_capacity(n);
@@ -131,6 +151,7 @@ impl RowStream {
                 workers,
                 cancel: ctx.cancel.clone(),
             }),
+            narrow: None,
         })
     }
 
@@ -148,6 +169,33 @@ impl Iterator for RowStream {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            let item = self.next_of_source();
+            let Some(narrow) = &mut self.narrow else {
+                return item;
+            };
+            match item {
+                Some(Ok(batch)) => {
+                    narrow.emitted = true;
+                    return Some(to_declared(batch, &self.schema));
+                }
+                Some(Err(e)) if e.code == NARROW_OVERFLOW && !narrow.emitted => {
+                    let restart = create_physical_plan(&narrow.declared, narrow.threads)
+                        .and_then(|plan| RowStream::start(plan, narrow.ctx.clone()));
+                    match restart {
+                        // The narrow attempt's workers stop as its source drops.
+                        Ok(declared) => *self = declared,
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+impl RowStream {
+    fn next_of_source(&mut self) -> Option<Result<RecordBatch>> {
         match &mut self.source {
             Source::Ready(it) => it.next().map(Ok),
             Source::Inline(stream) => stream.next(),
@@ -228,8 +276,37 @@ impl Session {
         Some(self.stream_plan(&logical))
     }
 
-    fn stream_plan(&self, logical: &quiver_plan::LogicalPlan) -> Result<StreamedResult> {
-        let plan = create_physical_plan(logical, self.config().threads)?;
+    fn stream_plan(&self, logical: &Arc<quiver_plan::LogicalPlan>) -> Result<StreamedResult> {
+        let threads = self.config().threads;
+        match create_narrow_plan(logical, threads) {
+            Ok(Some((plan, true))) => {
+                let ctx = self.context();
+                // A plan of one partition may compute (and overflow) as it starts.
+                match RowStream::start(plan, self.attempt_context(&ctx)) {
+                    Ok(mut stream) => {
+                        stream.schema = arrow_schema(&logical.schema());
+                        stream.narrow = Some(NarrowAttempt {
+                            declared: logical.clone(),
+                            threads,
+                            ctx,
+                            emitted: false,
+                        });
+                        return Ok(StreamedResult::Rows(stream));
+                    }
+                    Err(e) if e.code == NARROW_OVERFLOW => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            // Nothing was narrowed: the plan is the declared one.
+            Ok(Some((plan, false))) => {
+                return Ok(StreamedResult::Rows(RowStream::start(
+                    plan,
+                    self.context(),
+                )?))
+            }
+            _ => {}
+        }
+        let plan = create_physical_plan(logical, threads)?;
         Ok(StreamedResult::Rows(RowStream::start(
             plan,
             self.context(),

@@ -41,22 +41,39 @@ impl ExecContext {
 }
 
 /// A query's cancel flag, shared by everything that may stop it. Checking
-/// is one relaxed load, cheap enough for every batch.
+/// is a relaxed load or two, cheap enough for every batch.
 #[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+pub struct CancelToken {
+    flag: Arc<AtomicBool>,
+    /// A command's flag that stops this attempt at it too.
+    parent: Option<Arc<AtomicBool>>,
+}
 
 impl CancelToken {
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// A token cancelled with this one, whose own cancelling leaves this one
+    /// running: one attempt at a command that may be retried.
+    pub fn child(&self) -> CancelToken {
+        CancelToken {
+            flag: Arc::default(),
+            parent: Some(self.flag.clone()),
+        }
+    }
+
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.flag.store(true, Ordering::Relaxed);
     }
 
     #[inline]
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.flag.load(Ordering::Relaxed)
+            || self
+                .parent
+                .as_ref()
+                .is_some_and(|p| p.load(Ordering::Relaxed))
     }
 
     /// Error 1317 once cancelled.

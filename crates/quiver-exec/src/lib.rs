@@ -9,4 +9,4 @@ pub mod planner;
 
 pub use context::ExecContext;
 pub use operators::{collect, ExecutionPlan};
-pub use planner::create_physical_plan;
+pub use planner::{create_narrow_plan, create_physical_plan, to_declared};

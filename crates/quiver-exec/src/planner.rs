@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema, SchemaRef};
 use quiver_common::types::comparison_type;
 use quiver_common::Result;
@@ -16,15 +17,20 @@ const LEFT_BUILD_RATIO: f64 = 8.0;
 /// The same for a left outer join (see `HashJoinExec::with_left_build`).
 const LEFT_OUTER_BUILD_RATIO: f64 = 3.0;
 
-use crate::expr::{Layout, PhysicalExpr};
+use crate::expr::{DecimalWidth, Layout, PhysicalExpr};
 use crate::operators::*;
 
+/// The schema of `columns` as declared (what clients are told).
 pub fn arrow_schema(columns: &[ColumnInfo]) -> SchemaRef {
+    schema_with(columns, &DecimalWidth::declared())
+}
+
+fn schema_with(columns: &[ColumnInfo], width: &DecimalWidth) -> SchemaRef {
     Arc::new(Schema::new(
         columns
             .iter()
             .map(|c| {
-                let f = Field::new(&c.name, c.data_type.clone(), true);
+                let f = Field::new(&c.name, width.physical(&c.data_type), true);
                 let mut meta = std::collections::HashMap::new();
                 // The collation travels with result columns (CREATE TABLE ... AS keeps it).
                 if let Some(coll) = c.collation {
@@ -89,216 +95,291 @@ fn list(exprs: &[Expr]) -> String {
         .join(", ")
 }
 
+/// `plan`'s operators, every type as declared.
 pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dyn ExecutionPlan>> {
-    let schema = arrow_schema(&plan.schema());
-    Ok(match plan {
-        LogicalPlan::Scan {
-            table,
-            columns,
-            filters,
-        } => {
-            let cols: Vec<ColumnInfo> = columns.iter().map(|(_, c)| c.clone()).collect();
-            let l = layout(&cols);
-            let compiled = filters
-                .iter()
-                .map(|f| PhysicalExpr::compile(f, &l))
-                .collect::<Result<Vec<_>>>()?;
-            let text = filters.iter().map(|f| f.to_string()).collect();
-            Arc::new(ScanExec::new(
-                table.clone(),
-                columns.iter().map(|(i, _)| *i).collect(),
-                compiled,
-                text,
-                schema,
-                threads,
-            ))
+    Planner {
+        threads,
+        width: DecimalWidth::declared(),
+    }
+    .plan(plan)
+}
+
+/// `plan`'s operators with decimals beyond 38 digits computed in i128
+/// ([`DecimalWidth::narrow`]), and whether any was; None when the plan reads
+/// stored Decimal256 columns (their values may need the width).
+pub fn create_narrow_plan(
+    plan: &LogicalPlan,
+    threads: usize,
+) -> Result<Option<(Arc<dyn ExecutionPlan>, bool)>> {
+    if reads_wide_decimals(plan) {
+        return Ok(None);
+    }
+    let planner = Planner {
+        threads,
+        width: DecimalWidth::narrow(),
+    };
+    let physical = planner.plan(plan)?;
+    Ok(Some((physical, planner.width.narrowed_any())))
+}
+
+fn reads_wide_decimals(plan: &LogicalPlan) -> bool {
+    if let LogicalPlan::Scan { columns, .. } = plan {
+        if columns
+            .iter()
+            .any(|(_, c)| matches!(c.data_type, arrow_schema::DataType::Decimal256(..)))
+        {
+            return true;
         }
-        LogicalPlan::Values { rows, .. } => {
-            let empty = Layout::new();
-            let rows = rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .map(|e| PhysicalExpr::compile(e, &empty))
-                        .collect::<Result<Vec<_>>>()
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Arc::new(ValuesExec::new(rows, schema))
-        }
-        LogicalPlan::Filter { input, predicate } => {
-            let child = create_physical_plan(input, threads)?;
-            let p = PhysicalExpr::compile(predicate, &layout(&input.schema()))?;
-            Arc::new(FilterExec::new(child, p, predicate.to_string()))
-        }
-        LogicalPlan::Project { input, exprs } => {
-            let child = create_physical_plan(input, threads)?;
-            let l = layout(&input.schema());
-            let compiled = exprs
-                .iter()
-                .map(|(_, e)| PhysicalExpr::compile(e, &l))
-                .collect::<Result<Vec<_>>>()?;
-            let text = exprs
-                .iter()
-                .map(|(c, e)| format!("{e} AS {}", c.name))
-                .collect();
-            Arc::new(ProjectExec::new(child, compiled, text, schema))
-        }
-        LogicalPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            filter,
-        } => {
-            let (ls, rs) = (left.schema(), right.schema());
-            let (ll, rl) = (layout(&ls), layout(&rs));
-            let mut lk = Vec::new();
-            let mut rk = Vec::new();
-            for (l, r) in on {
-                // Both sides hash and compare in one common type.
-                let t = comparison_type(&l.data_type(), &r.data_type());
-                lk.push(PhysicalExpr::compile(&l.clone().cast(&t), &ll)?);
-                rk.push(PhysicalExpr::compile(&r.clone().cast(&t), &rl)?);
-            }
-            let both: Vec<ColumnInfo> = ls.iter().chain(rs.iter()).cloned().collect();
-            let f = filter
-                .as_ref()
-                .map(|f| PhysicalExpr::compile(f, &layout(&both)))
-                .transpose()?;
-            let mut text = on
-                .iter()
-                .map(|(l, r)| format!("{l} = {r}"))
-                .collect::<Vec<_>>()
-                .join(" AND ");
-            if let Some(f) = filter {
-                text += &format!(" filter {f}");
-            }
-            let join = HashJoinExec::new(
-                create_physical_plan(left, threads)?,
-                create_physical_plan(right, threads)?,
-                *kind,
-                lk,
-                rk,
-                f,
-                schema,
-                text,
-            );
-            // A small preserved side against a large one: index the small
-            // side. A left outer join materializes its pairs that way, so it
-            // asks for a clearer difference than building's cost alone.
-            let (l_rows, r_rows) = (estimate_rows(left), estimate_rows(right));
-            let small_left = match kind {
-                JoinKind::Semi | JoinKind::Anti => l_rows * LEFT_BUILD_RATIO < r_rows,
-                JoinKind::Left => l_rows * LEFT_OUTER_BUILD_RATIO < r_rows,
-                _ => false,
-            };
-            Arc::new(if small_left {
-                join.with_left_build()
+    }
+    plan.children().into_iter().any(reads_wide_decimals)
+}
+
+/// `batch` (of a narrow plan) with the declared types of `schema`.
+pub fn to_declared(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    if batch
+        .schema()
+        .fields()
+        .iter()
+        .zip(schema.fields())
+        .all(|(a, b)| a.data_type() == b.data_type())
+    {
+        return Ok(RecordBatch::try_new(
+            schema.clone(),
+            batch.columns().to_vec(),
+        )?);
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(c.clone())
             } else {
-                join
-            })
-        }
-        LogicalPlan::Aggregate { input, group, aggs } => {
-            let child = create_physical_plan(input, threads)?;
-            let l = layout(&input.schema());
-            let g = group
-                .iter()
-                .map(|(_, e)| PhysicalExpr::compile(e, &l))
-                .collect::<Result<Vec<_>>>()?;
-            let types = group.iter().map(|(c, _)| c.data_type.clone()).collect();
-            let specs = aggs
-                .iter()
-                .map(|(c, a)| {
-                    Ok(AggregateSpec {
-                        func: a.func,
-                        arg: a
-                            .arg
-                            .as_ref()
-                            .map(|e| PhysicalExpr::compile(e, &l))
-                            .transpose()?,
-                        distinct: a.distinct,
-                        output_type: c.data_type.clone(),
-                        text: format!("{:?}", a.func),
+                crate::expr::cast_array(c, f.data_type())
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+struct Planner {
+    threads: usize,
+    width: DecimalWidth,
+}
+
+impl Planner {
+    fn compile(&self, e: &Expr, layout: &Layout) -> Result<PhysicalExpr> {
+        PhysicalExpr::compile_with(e, layout, &self.width)
+    }
+
+    fn plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
+        let threads = self.threads;
+        let schema = schema_with(&plan.schema(), &self.width);
+        Ok(match plan {
+            LogicalPlan::Scan {
+                table,
+                columns,
+                filters,
+            } => {
+                let cols: Vec<ColumnInfo> = columns.iter().map(|(_, c)| c.clone()).collect();
+                let l = layout(&cols);
+                let compiled = filters
+                    .iter()
+                    .map(|f| self.compile(f, &l))
+                    .collect::<Result<Vec<_>>>()?;
+                let text = filters.iter().map(|f| f.to_string()).collect();
+                Arc::new(ScanExec::new(
+                    table.clone(),
+                    columns.iter().map(|(i, _)| *i).collect(),
+                    compiled,
+                    text,
+                    schema,
+                    threads,
+                ))
+            }
+            LogicalPlan::Values { rows, .. } => {
+                let empty = Layout::new();
+                let rows = rows
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .map(|e| self.compile(e, &empty))
+                            .collect::<Result<Vec<_>>>()
                     })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let text = format!(
-                "group=[{}] aggs=[{}]",
-                list(&group.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>()),
-                aggs.iter()
-                    .map(|(c, a)| format!("{:?} AS {}", a.func, c.name))
+                    .collect::<Result<Vec<_>>>()?;
+                Arc::new(ValuesExec::new(rows, schema))
+            }
+            LogicalPlan::Filter { input, predicate } => {
+                let child = self.plan(input)?;
+                let p = self.compile(predicate, &layout(&input.schema()))?;
+                Arc::new(FilterExec::new(child, p, predicate.to_string()))
+            }
+            LogicalPlan::Project { input, exprs } => {
+                let child = self.plan(input)?;
+                let l = layout(&input.schema());
+                let compiled = exprs
+                    .iter()
+                    .map(|(_, e)| self.compile(e, &l))
+                    .collect::<Result<Vec<_>>>()?;
+                let text = exprs
+                    .iter()
+                    .map(|(c, e)| format!("{e} AS {}", c.name))
+                    .collect();
+                Arc::new(ProjectExec::new(child, compiled, text, schema))
+            }
+            LogicalPlan::Join {
+                left,
+                right,
+                kind,
+                on,
+                filter,
+            } => {
+                let (ls, rs) = (left.schema(), right.schema());
+                let (ll, rl) = (layout(&ls), layout(&rs));
+                let mut lk = Vec::new();
+                let mut rk = Vec::new();
+                for (l, r) in on {
+                    // Both sides hash and compare in one common type.
+                    let t = self
+                        .width
+                        .physical(&comparison_type(&l.data_type(), &r.data_type()));
+                    lk.push(self.compile(&l.clone().cast(&t), &ll)?);
+                    rk.push(self.compile(&r.clone().cast(&t), &rl)?);
+                }
+                let both: Vec<ColumnInfo> = ls.iter().chain(rs.iter()).cloned().collect();
+                let f = filter
+                    .as_ref()
+                    .map(|f| self.compile(f, &layout(&both)))
+                    .transpose()?;
+                let mut text = on
+                    .iter()
+                    .map(|(l, r)| format!("{l} = {r}"))
                     .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            Arc::new(AggregateExec::new(child, g, types, specs, schema, text))
-        }
-        LogicalPlan::Window { input, exprs } => {
-            let child = create_physical_plan(input, threads)?;
-            let l = layout(&input.schema());
-            let specs = exprs
-                .iter()
-                .map(|(c, w)| {
-                    Ok(WindowSpec {
-                        func: w.func,
-                        arg: w
-                            .arg
-                            .as_ref()
-                            .map(|e| PhysicalExpr::compile(e, &l))
-                            .transpose()?,
-                        partition_by: w
-                            .partition_by
-                            .iter()
-                            .map(|e| PhysicalExpr::compile(e, &l))
-                            .collect::<Result<_>>()?,
-                        order_by: w
-                            .order_by
-                            .iter()
-                            .map(|k| {
-                                Ok(SortKey {
-                                    expr: PhysicalExpr::compile(&k.expr, &l)?,
-                                    asc: k.asc,
-                                    nulls_first: k.nulls_first,
+                    .join(" AND ");
+                if let Some(f) = filter {
+                    text += &format!(" filter {f}");
+                }
+                let join = HashJoinExec::new(
+                    self.plan(left)?,
+                    self.plan(right)?,
+                    *kind,
+                    lk,
+                    rk,
+                    f,
+                    schema,
+                    text,
+                );
+                // A small preserved side against a large one: index the small
+                // side. A left outer join materializes its pairs that way, so it
+                // asks for a clearer difference than building's cost alone.
+                let (l_rows, r_rows) = (estimate_rows(left), estimate_rows(right));
+                let small_left = match kind {
+                    JoinKind::Semi | JoinKind::Anti => l_rows * LEFT_BUILD_RATIO < r_rows,
+                    JoinKind::Left => l_rows * LEFT_OUTER_BUILD_RATIO < r_rows,
+                    _ => false,
+                };
+                Arc::new(if small_left {
+                    join.with_left_build()
+                } else {
+                    join
+                })
+            }
+            LogicalPlan::Aggregate { input, group, aggs } => {
+                let child = self.plan(input)?;
+                let l = layout(&input.schema());
+                let g = group
+                    .iter()
+                    .map(|(_, e)| self.compile(e, &l))
+                    .collect::<Result<Vec<_>>>()?;
+                let types = group
+                    .iter()
+                    .map(|(c, _)| self.width.physical(&c.data_type))
+                    .collect();
+                let specs = aggs
+                    .iter()
+                    .map(|(c, a)| {
+                        Ok(AggregateSpec {
+                            func: a.func,
+                            arg: a.arg.as_ref().map(|e| self.compile(e, &l)).transpose()?,
+                            distinct: a.distinct,
+                            output_type: self.width.physical(&c.data_type),
+                            text: format!("{:?}", a.func),
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let text = format!(
+                    "group=[{}] aggs=[{}]",
+                    list(&group.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>()),
+                    aggs.iter()
+                        .map(|(c, a)| format!("{:?} AS {}", a.func, c.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                Arc::new(AggregateExec::new(child, g, types, specs, schema, text))
+            }
+            LogicalPlan::Window { input, exprs } => {
+                let child = self.plan(input)?;
+                let l = layout(&input.schema());
+                let specs = exprs
+                    .iter()
+                    .map(|(c, w)| {
+                        Ok(WindowSpec {
+                            func: w.func,
+                            arg: w.arg.as_ref().map(|e| self.compile(e, &l)).transpose()?,
+                            partition_by: w
+                                .partition_by
+                                .iter()
+                                .map(|e| self.compile(e, &l))
+                                .collect::<Result<_>>()?,
+                            order_by: w
+                                .order_by
+                                .iter()
+                                .map(|k| {
+                                    Ok(SortKey {
+                                        expr: self.compile(&k.expr, &l)?,
+                                        asc: k.asc,
+                                        nulls_first: k.nulls_first,
+                                    })
                                 })
-                            })
-                            .collect::<Result<_>>()?,
-                        rows: w.rows,
-                        output_type: c.data_type.clone(),
+                                .collect::<Result<_>>()?,
+                            rows: w.rows,
+                            output_type: self.width.physical(&c.data_type),
+                        })
                     })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Arc::new(WindowExec::new(child, specs, schema))
-        }
-        LogicalPlan::Sort { input, keys, fetch } => {
-            let child = create_physical_plan(input, threads)?;
-            let l = layout(&input.schema());
-            let k = keys
-                .iter()
-                .map(|k| {
-                    Ok(SortKey {
-                        expr: PhysicalExpr::compile(&k.expr, &l)?,
-                        asc: k.asc,
-                        nulls_first: k.nulls_first,
+                    .collect::<Result<Vec<_>>>()?;
+                Arc::new(WindowExec::new(child, specs, schema))
+            }
+            LogicalPlan::Sort { input, keys, fetch } => {
+                let child = self.plan(input)?;
+                let l = layout(&input.schema());
+                let k = keys
+                    .iter()
+                    .map(|k| {
+                        Ok(SortKey {
+                            expr: self.compile(&k.expr, &l)?,
+                            asc: k.asc,
+                            nulls_first: k.nulls_first,
+                        })
                     })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let text = keys
-                .iter()
-                .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" }))
-                .collect::<Vec<_>>()
-                .join(", ");
-            Arc::new(SortExec::new(child, k, *fetch, text))
-        }
-        LogicalPlan::Limit { input, skip, fetch } => Arc::new(LimitExec::new(
-            create_physical_plan(input, threads)?,
-            *skip,
-            *fetch,
-        )),
-        LogicalPlan::Union { inputs, .. } => {
-            let children = inputs
-                .iter()
-                .map(|i| create_physical_plan(i, threads))
-                .collect::<Result<Vec<_>>>()?;
-            Arc::new(UnionExec::new(children, schema))
-        }
-    })
+                    .collect::<Result<Vec<_>>>()?;
+                let text = keys
+                    .iter()
+                    .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" }))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Arc::new(SortExec::new(child, k, *fetch, text))
+            }
+            LogicalPlan::Limit { input, skip, fetch } => {
+                Arc::new(LimitExec::new(self.plan(input)?, *skip, *fetch))
+            }
+            LogicalPlan::Union { inputs, .. } => {
+                let children = inputs
+                    .iter()
+                    .map(|i| self.plan(i))
+                    .collect::<Result<Vec<_>>>()?;
+                Arc::new(UnionExec::new(children, schema))
+            }
+        })
+    }
 }

@@ -17,6 +17,7 @@ use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::DataType;
 use quiver_collation::{Collation, LikePattern};
 use quiver_common::scalar::scalar_to_array;
+use quiver_common::types::MAX_DECIMAL128_PRECISION;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp, ColumnId, Expr, ScalarFunc, UnaryOp};
 
@@ -111,21 +112,95 @@ fn strip_collate(e: &Expr) -> &Expr {
 /// Positions of the columns of an input, by id.
 pub type Layout = HashMap<ColumnId, usize>;
 
+/// How decimals are laid out in a physical plan.
+///
+/// MySQL types a product or a sum by its operands' declared digits:
+/// `price * (1 - discount) * (1 + tax)` over DECIMAL(15,2) columns is
+/// DECIMAL(47,6) and its SUM DECIMAL(65,6), far beyond what the values hold.
+/// `narrow()` computes every such decimal in i128 (38 digits) with overflow
+/// checks instead of in Decimal256: a value that does not fit is error 1690,
+/// and the caller runs the query again with `declared()` types
+/// ([`DecimalWidth::narrowed_any`] says whether that could differ).
+#[derive(Debug, Default)]
+pub struct DecimalWidth {
+    narrow: bool,
+    /// Whether some type was narrowed.
+    narrowed: std::cell::Cell<bool>,
+}
+
+impl DecimalWidth {
+    /// Every type as declared (Decimal256 beyond 38 digits).
+    pub fn declared() -> DecimalWidth {
+        DecimalWidth::default()
+    }
+
+    /// Decimals of more than 38 digits computed in i128.
+    pub fn narrow() -> DecimalWidth {
+        DecimalWidth {
+            narrow: true,
+            narrowed: Default::default(),
+        }
+    }
+
+    pub fn is_narrow(&self) -> bool {
+        self.narrow
+    }
+
+    /// Whether a type was narrowed: else the plan equals the declared one.
+    pub fn narrowed_any(&self) -> bool {
+        self.narrowed.get()
+    }
+
+    /// The type a value declared `t` is computed in.
+    pub fn physical(&self, t: &DataType) -> DataType {
+        match t {
+            DataType::Decimal256(_, s) if self.narrow && *s <= MAX_DECIMAL128_PRECISION as i8 => {
+                self.narrowed.set(true);
+                DataType::Decimal128(MAX_DECIMAL128_PRECISION, *s)
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// The type of literal `v` declared `t`: error 1690 when narrowing it
+    /// would not hold `v` (the declared plan holds it).
+    fn literal_type(&self, v: &ScalarValue, t: &DataType) -> Result<DataType> {
+        let physical = self.physical(t);
+        if let (ScalarValue::Decimal(x, ..), DataType::Decimal128(..)) = (v, &physical) {
+            if x.to_i128().is_none() {
+                return Err(QuiverError::out_of_range("DECIMAL", &v.to_string()));
+            }
+        }
+        Ok(physical)
+    }
+}
+
 impl PhysicalExpr {
+    /// `expr` with every type as declared.
     pub fn compile(expr: &Expr, layout: &Layout) -> Result<PhysicalExpr> {
-        let c = |e: &Expr| PhysicalExpr::compile(e, layout).map(Box::new);
+        PhysicalExpr::compile_with(expr, layout, &DecimalWidth::declared())
+    }
+
+    /// `expr` with its types laid out by `width`.
+    pub fn compile_with(
+        expr: &Expr,
+        layout: &Layout,
+        width: &DecimalWidth,
+    ) -> Result<PhysicalExpr> {
+        let compile = |e: &Expr| PhysicalExpr::compile_with(e, layout, width);
+        let c = |e: &Expr| compile(e).map(Box::new);
         Ok(match expr {
             Expr::Column(id, _) => {
                 PhysicalExpr::Column(*layout.get(id).ok_or_else(|| {
                     QuiverError::internal(format!("column #{} not in input", id.0))
                 })?)
             }
-            Expr::Literal(v, t) => PhysicalExpr::Literal(v.clone(), t.clone()),
+            Expr::Literal(v, t) => PhysicalExpr::Literal(v.clone(), width.literal_type(v, t)?),
             Expr::Binary { op, left, right } => PhysicalExpr::Binary {
                 op: *op,
                 left: c(left)?,
                 right: c(right)?,
-                data_type: expr.data_type(),
+                data_type: width.physical(&expr.data_type()),
                 collation: left.collation(),
             },
             Expr::Unary { op, expr } => PhysicalExpr::Unary {
@@ -160,13 +235,15 @@ impl PhysicalExpr {
                 expr,
                 list,
             } => {
-                let list: Vec<PhysicalExpr> = list
-                    .iter()
-                    .map(|e| PhysicalExpr::compile(e, layout))
-                    .collect::<Result<_>>()?;
+                let list: Vec<PhysicalExpr> =
+                    list.iter().map(|e| compile(e)).collect::<Result<_>>()?;
                 let collation = expr.collation();
-                let set = compare::ScalarSet::from_literals(&list, &expr.data_type(), collation)
-                    .map(Arc::new);
+                let set = compare::ScalarSet::from_literals(
+                    &list,
+                    &width.physical(&expr.data_type()),
+                    collation,
+                )
+                .map(Arc::new);
                 PhysicalExpr::InList {
                     negated: *negated,
                     expr: c(expr)?,
@@ -182,19 +259,14 @@ impl PhysicalExpr {
             } => PhysicalExpr::Case {
                 branches: branches
                     .iter()
-                    .map(|(w, t)| {
-                        Ok((
-                            PhysicalExpr::compile(w, layout)?,
-                            PhysicalExpr::compile(t, layout)?,
-                        ))
-                    })
+                    .map(|(w, t)| Ok((compile(w)?, compile(t)?)))
                     .collect::<Result<_>>()?,
                 else_expr: else_expr.as_ref().map(|e| c(e)).transpose()?,
-                data_type: data_type.clone(),
+                data_type: width.physical(data_type),
             },
             Expr::Cast { expr, to } => PhysicalExpr::Cast {
                 expr: c(expr)?,
-                to: to.clone(),
+                to: width.physical(to),
             },
             Expr::Function {
                 func,
@@ -202,16 +274,13 @@ impl PhysicalExpr {
                 data_type,
             } => PhysicalExpr::Function {
                 func: *func,
-                args: args
-                    .iter()
-                    .map(|e| PhysicalExpr::compile(e, layout))
-                    .collect::<Result<_>>()?,
-                data_type: data_type.clone(),
+                args: args.iter().map(|e| compile(e)).collect::<Result<_>>()?,
+                data_type: width.physical(data_type),
             },
             Expr::Collate {
                 expr, collation, ..
             } => {
-                let inner = PhysicalExpr::compile(expr, layout)?;
+                let inner = compile(expr)?;
                 if *collation == default_collation() {
                     inner
                 } else {
