@@ -179,6 +179,32 @@ fn main() {
             }
         },
     ));
+    trials.push(Trial::test(
+        "plans/q5_region_filters_customers_before_lineitem",
+        || {
+            // c_nationkey = s_nationkey = n_nationkey: customers meet the
+            // region's nations (an implied equality) before orders and
+            // lineitem, not after lineitem has been joined whole.
+            let session = SF01.get_or_init(|| session_for(0.1));
+            let plan = explain(session, 5)?;
+            let depth = |needle: &str| {
+                plan.lines()
+                    .find(|l| l.contains(needle))
+                    .map(|l| l.len() - l.trim_start().len())
+            };
+            match (
+                depth("Scan lineitem"),
+                depth("Scan customer"),
+                depth("Scan region"),
+            ) {
+                (Some(l), Some(c), Some(r)) if c > l && r > l => Ok(()),
+                _ => Err(format!(
+                    "customer and region should be joined below lineitem's join:\n{plan}"
+                )
+                .into()),
+            }
+        },
+    ));
     libtest_mimic::run(&args, trials).exit();
 }
 
