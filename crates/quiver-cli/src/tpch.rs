@@ -1,5 +1,6 @@
 //! `quiver tpch`: generate the TPC-H tables and run the 22 queries.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -198,11 +199,13 @@ fn run_queries(
         }
         rows_out.push((format!("q{q}"), rows, median));
     }
+    // Written whole, and a reader that went away (`| head`) ends it quietly.
+    let mut out = String::new();
     match format {
         OutputFormat::Csv => {
-            println!("query,rows,median_s");
+            writeln!(out, "query,rows,median_s").ok();
             for (q, r, m) in &rows_out {
-                println!("{q},{r},{m:.6}");
+                writeln!(out, "{q},{r},{m:.6}").ok();
             }
         }
         OutputFormat::Json => {
@@ -212,20 +215,29 @@ fn run_queries(
                     format!("  {{\"query\": \"{q}\", \"rows\": {r}, \"median_s\": {m:.6}}}")
                 })
                 .collect();
-            println!("[\n{}\n]", items.join(",\n"));
+            writeln!(out, "[\n{}\n]", items.join(",\n")).ok();
         }
         OutputFormat::Table => {
-            println!("+-------+--------+-----------+");
-            println!("| query | rows   | median_s  |");
-            println!("+-------+--------+-----------+");
+            writeln!(out, "+-------+--------+-----------+").ok();
+            writeln!(out, "| query | rows   | median_s  |").ok();
+            writeln!(out, "+-------+--------+-----------+").ok();
             for (q, r, m) in &rows_out {
-                println!("| {q:<5} | {r:>6} | {m:>9.4} |");
+                writeln!(out, "| {q:<5} | {r:>6} | {m:>9.4} |").ok();
             }
-            println!("+-------+--------+-----------+");
-            println!(
+            writeln!(out, "+-------+--------+-----------+").ok();
+            writeln!(
+                out,
                 "total {total:.4} s over {} queries, {threads} threads, median of {runs} hot runs",
                 rows_out.len()
-            );
+            )
+            .ok();
+        }
+    }
+    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(QuiverError::internal(format!(
+                "cannot write the results: {e}"
+            )));
         }
     }
     Ok(())

@@ -278,6 +278,29 @@ fn tpch_run_prints_the_csv_contract() {
     assert_eq!(lines[0], "query,rows,median_s");
     assert!(lines[1].starts_with("q1,4,"), "{out}");
     assert!(lines[2].starts_with("q6,1,"), "{out}");
+    // A reader that has gone (`| head -0`): no panic, no stack trace, status 0.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quiver"))
+        .args([
+            "tpch",
+            "run",
+            "--db",
+            db,
+            "--runs",
+            "1",
+            "--format",
+            "csv",
+            "--queries",
+            "6",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .env("RUST_BACKTRACE", "1")
+        .spawn()
+        .expect("run quiver");
+    drop(child.stdout.take());
+    let o = child.wait_with_output().expect("quiver ends");
+    assert!(o.status.success(), "{:?}: {}", o.status, stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -895,11 +895,17 @@ fn numeric_fn(
         }
         dt if dt.is_integer() => cast_array(
             &match func {
+                // Unsigned values are their own absolute value.
+                ScalarFunc::Abs if dt.is_unsigned_integer() => a.clone(),
                 ScalarFunc::Abs => {
                     let i = cast_array(a, &DataType::Int64)?;
+                    // |-2^63| is no BIGINT: 1690, as MySQL.
                     Arc::new(
                         i.as_primitive::<Int64Type>()
-                            .unary::<_, Int64Type>(|v| v.wrapping_abs()),
+                            .try_unary::<_, Int64Type, _>(|v| {
+                                v.checked_abs()
+                                    .ok_or_else(|| QuiverError::out_of_range("BIGINT", "abs"))
+                            })?,
                     ) as ArrayRef
                 }
                 // Negative digits round or cut to tens, hundreds, ...

@@ -653,7 +653,7 @@ fn hex_bytes(h: &str) -> Option<Vec<u8>> {
 pub(crate) fn literal(v: &ast::Value) -> Result<Expr> {
     use ast::Value as V;
     Ok(match v {
-        V::Number(s, _) => number(s),
+        V::Number(s, _) => number(s)?,
         V::SingleQuotedString(s)
         | V::DoubleQuotedString(s)
         | V::NationalStringLiteral(s)
@@ -669,10 +669,30 @@ pub(crate) fn literal(v: &ast::Value) -> Result<Expr> {
     })
 }
 
-fn number(s: &str) -> Expr {
-    let float = || Expr::lit(ScalarValue::Float64(s.parse().unwrap_or(f64::NAN)));
+fn number(s: &str) -> Result<Expr> {
+    match exact_number(s) {
+        Some(e) => Ok(e),
+        None => double(s),
+    }
+}
+
+/// A number literal read as a DOUBLE: one beyond its range is error 1367,
+/// as MySQL's parser gives it.
+fn double(s: &str) -> Result<Expr> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(Expr::lit(ScalarValue::Float64(x))),
+        _ => Err(QuiverError::new(
+            1367,
+            "22007",
+            format!("Illegal double '{s}' value found during parsing"),
+        )),
+    }
+}
+
+/// A number literal as an integer or DECIMAL, if it is one of those.
+fn exact_number(s: &str) -> Option<Expr> {
     if s.contains(['e', 'E']) {
-        return float();
+        return None;
     }
     if let Some((int_part, frac)) = s.split_once('.') {
         let int_digits = int_part.trim_start_matches('0').len().max(1);
@@ -682,29 +702,29 @@ fn number(s: &str) -> Expr {
                 if p <= quiver_common::types::MAX_DECIMAL_PRECISION as usize
                     && scale <= quiver_common::types::MAX_DECIMAL_SCALE =>
             {
-                Expr::Literal(
+                Some(Expr::Literal(
                     ScalarValue::Decimal(v, p as u8, scale),
                     quiver_common::types::decimal_type(p as u8, scale),
-                )
+                ))
             }
-            _ => float(),
+            _ => None,
         };
     }
     if let Ok(i) = s.parse::<i64>() {
-        return Expr::lit(ScalarValue::Int64(i));
+        return Some(Expr::lit(ScalarValue::Int64(i)));
     }
     if let Ok(u) = s.parse::<u64>() {
-        return Expr::lit(ScalarValue::UInt64(u));
+        return Some(Expr::lit(ScalarValue::UInt64(u)));
     }
     let digits = s.trim_start_matches('0').len().max(1);
     match parse_decimal256(s) {
         Some((v, _)) if digits <= quiver_common::types::MAX_DECIMAL_PRECISION as usize => {
-            Expr::Literal(
+            Some(Expr::Literal(
                 ScalarValue::Decimal(v, digits as u8, 0),
                 quiver_common::types::decimal_type(digits as u8, 0),
-            )
+            ))
         }
-        _ => float(),
+        _ => None,
     }
 }
 
