@@ -1,5 +1,6 @@
 //! The `quiver` command.
 
+mod allocator;
 mod check;
 mod innochecksum;
 mod load;
@@ -15,9 +16,6 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use quiver_common::{QuiverError, Result};
 use quiver_engine::{Database, EngineConfig, OutputFormat, Session, StatementResult};
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(
@@ -209,6 +207,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    allocator::configure();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
