@@ -369,8 +369,16 @@ fn decimal_arith(
                 return null();
             };
             run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
-                let (v, o) = x.overflowing_mul(y);
-                *of = o;
+                let v = match (i64::try_from(x), i64::try_from(y)) {
+                    // The usual case (money times a rate): one widening
+                    // multiply that cannot overflow, not i128's checked one.
+                    (Ok(x), Ok(y)) => x as i128 * y as i128,
+                    _ => {
+                        let (v, o) = x.overflowing_mul(y);
+                        *of = o;
+                        v
+                    }
+                };
                 if natural == s {
                     Some(v)
                 } else {
