@@ -216,8 +216,10 @@ pub fn parse_sql(sql: &str) -> Result<Vec<Statement>> {
         .tokenize_with_location()
         .map_err(|e| syntax_error(sql, &e.to_string()))?;
     check_chain_length(&tokens)?;
+    check_query_nesting(&tokens)?;
     let tokens = rewrite_tokens(tokens);
     Parser::new(&dialect)
+        .with_recursion_limit(MAX_PARSER_DEPTH)
         .with_tokens_with_locations(tokens)
         .parse_statements()
         .map_err(|e| match e {
@@ -226,6 +228,54 @@ pub fn parse_sql(sql: &str) -> Result<Vec<Statement>> {
             ),
             ParserError::TokenizerError(m) | ParserError::ParserError(m) => syntax_error(sql, &m),
         })
+}
+
+/// How deep the parser may recurse (parentheses, CASE, subqueries): MariaDB
+/// takes far more than sqlparser's default 50; each level costs the parser
+/// a few KiB of stack, so this stays well inside a 2 MiB thread's stack
+/// (a test parses, binds and runs it in one).
+pub const MAX_PARSER_DEPTH: usize = 200;
+
+/// Query blocks nested in one another at most (the top query, subqueries,
+/// derived tables). sqlparser spends ~27 KiB of stack per nested query and
+/// the plan walks deepen with each: 48 stay well inside a 2 MiB thread.
+pub const MAX_QUERY_DEPTH: usize = 48;
+
+/// Error 1436 for queries nested more than [`MAX_QUERY_DEPTH`] deep, found
+/// in the tokens before the parser recurses into them: a parenthesis holds a
+/// query when SELECT comes directly inside it.
+fn check_query_nesting(tokens: &[TokenWithSpan]) -> Result<()> {
+    let mut open: Vec<bool> = Vec::new();
+    let mut depth = 1;
+    for t in tokens {
+        match &t.token {
+            Token::LParen => open.push(false),
+            Token::RParen => {
+                if open.pop() == Some(true) {
+                    depth -= 1;
+                }
+            }
+            Token::Word(w) if w.keyword == Keyword::SELECT => {
+                if let Some(holds_query) = open.last_mut().filter(|q| !**q) {
+                    *holds_query = true;
+                    depth += 1;
+                    if depth > MAX_QUERY_DEPTH {
+                        return Err(too_deep());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn too_deep() -> QuiverError {
+    QuiverError::new(
+        1436,
+        "HY000",
+        format!("Thread stack overrun: queries nested more than {MAX_QUERY_DEPTH} deep"),
+    )
 }
 
 /// Longest run of binary operators allowed in one list element. sqlparser

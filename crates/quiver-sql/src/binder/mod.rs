@@ -39,6 +39,7 @@ pub(crate) use scope::{Lookup, Scope, ScopeColumn};
 
 /// Deepest expression nesting bound before giving up (the binder recurses).
 const MAX_EXPR_DEPTH: usize = 256;
+
 /// Deepest nesting of views inside views.
 const MAX_VIEW_DEPTH: usize = 32;
 
@@ -78,6 +79,8 @@ pub struct Binder<'a> {
     /// Views being expanded, to stop recursion.
     views: Vec<String>,
     depth: usize,
+    /// Query blocks being bound, one inside the other.
+    query_depth: usize,
     /// The SQL text the statement was parsed from: unaliased select items are
     /// named by their text as written, as MySQL names them.
     source: Option<std::sync::Arc<crate::SqlSource>>,
@@ -230,6 +233,7 @@ impl<'a> Binder<'a> {
             block: BlockState::default(),
             views: vec![],
             depth: 0,
+            query_depth: 0,
             source: None,
             origins: HashMap::new(),
             declared: HashMap::new(),
@@ -326,6 +330,7 @@ impl<'a> Binder<'a> {
         self.block = BlockState::default();
         self.views.clear();
         self.depth = 0;
+        self.query_depth = 0;
         self.origins.clear();
         self.declared.clear();
     }

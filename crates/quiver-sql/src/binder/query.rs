@@ -16,6 +16,7 @@ use super::{
     display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx,
     Nesting, Scope, ScopeColumn, SelectItem,
 };
+use crate::parser::MAX_QUERY_DEPTH;
 
 /// LIMIT / OFFSET values.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +57,19 @@ fn project(input: LogicalPlan, exprs: Vec<(ColumnInfo, Expr)>) -> LogicalPlan {
 }
 
 impl Binder<'_> {
+    /// Binds a query block (a subquery, derived table, CTE or view body
+    /// inside another counts one level deeper).
     pub(crate) fn query(&mut self, q: &ast::Query, nesting: Nesting) -> Result<BoundQuery> {
+        if self.query_depth >= MAX_QUERY_DEPTH {
+            return Err(crate::parser::too_deep());
+        }
+        self.query_depth += 1;
+        let bound = self.query_block(q, nesting);
+        self.query_depth -= 1;
+        bound
+    }
+
+    fn query_block(&mut self, q: &ast::Query, nesting: Nesting) -> Result<BoundQuery> {
         if q.fetch.is_some()
             || q.for_clause.is_some()
             || q.settings.is_some()
