@@ -187,6 +187,75 @@ fn database_folder_persists_between_runs() {
 }
 
 #[test]
+fn load_parquet_keeps_types_and_nulls() {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Date32Array, Decimal128Array, Float64Array, Int64Array};
+    use arrow_array::{RecordBatch, StringArray};
+
+    let dir = temp_dir("parquet");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("items.parquet");
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("id", Arc::new(Int64Array::from(vec![1, 2, 3]))),
+        (
+            "name",
+            Arc::new(StringArray::from(vec![
+                Some("pen"),
+                None,
+                Some("ink, blue"),
+            ])),
+        ),
+        // 2024-02-29, 1970-01-01, 1999-12-31 as days since the epoch.
+        ("day", Arc::new(Date32Array::from(vec![19782, 0, 10956]))),
+        (
+            "price",
+            Arc::new(
+                Decimal128Array::from(vec![Some(150), Some(-2), None])
+                    .with_precision_and_scale(15, 2)
+                    .unwrap(),
+            ),
+        ),
+        ("weight", Arc::new(Float64Array::from(vec![0.5, 2.0, 1e-3]))),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&file).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+
+    let db = dir.join("db");
+    let db = db.to_str().unwrap();
+    let o = quiver(&["load", "--db", db, "items", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT id, name, day, price, weight * 2 AS w2 FROM items ORDER BY id",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "id,name,day,price,w2\n1,pen,2024-02-29,1.50,1\n2,NULL,1970-01-01,-0.02,4\n\
+         3,\"ink, blue\",1999-12-31,NULL,0.002\n"
+    );
+    let o = quiver(&["sql", "--db", db, "-e", "DESCRIBE items", "--format", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let described = stdout(&o);
+    assert!(described.contains("price,\"decimal(15,2)\""), "{described}");
+    assert!(described.contains("day,date"), "{described}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn load_csv_infers_types() {
     let dir = temp_dir("load");
     std::fs::create_dir_all(&dir).unwrap();
