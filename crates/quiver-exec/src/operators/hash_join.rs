@@ -790,9 +790,9 @@ impl HashJoinExec {
                 let probe = build.main.probe_keys(&keys, n);
                 let mut li: Vec<u32> = Vec::new();
                 let mut ri: Vec<Option<u32>> = Vec::new();
-                for i in 0..n {
+                let mut visit = |i: usize| -> Result<()> {
                     if probe.is_null(i) {
-                        continue;
+                        return Ok(());
                     }
                     build.main.for_each_match(&probe, i, |j| {
                         // A left row already matched needs no more pairs.
@@ -809,6 +809,12 @@ impl HashJoinExec {
                     if li.len() >= PAIRS_PER_BATCH {
                         mark_filtered(&mut li, &mut ri, &right, &mut matched)?;
                     }
+                    Ok(())
+                };
+                // Q21: 6M lineitem rows against 75k indexed orders.
+                match build.main.sift(&probe) {
+                    Some(rows) => rows.iter().try_for_each(|&i| visit(i as usize))?,
+                    None => (0..n).try_for_each(&mut visit)?,
                 }
                 mark_filtered(&mut li, &mut ri, &right, &mut matched)?;
             }
