@@ -122,7 +122,8 @@ impl Binder<'_> {
                     DataType::Timestamp(..) => {
                         return Err(QuiverError::not_supported(format!("{name} of DATETIME")))
                     }
-                    _ => arg,
+                    // SUM(2) is DECIMAL(1 + 22, 0): a literal counts its own digits.
+                    _ => super::coerce::literal_as_decimal(arg),
                 };
                 let t = arg.data_type();
                 let (func, data_type, declared) = if name == "sum" {
