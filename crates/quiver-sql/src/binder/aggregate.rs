@@ -122,14 +122,17 @@ impl Binder<'_> {
                     DataType::Timestamp(..) => {
                         return Err(QuiverError::not_supported(format!("{name} of DATETIME")))
                     }
-                    // SUM(2) is DECIMAL(1 + 22, 0): a literal counts its own digits.
-                    _ => super::coerce::literal_as_decimal(arg),
+                    _ => arg,
                 };
                 let t = arg.data_type();
+                // An integer literal or integer arithmetic counts MySQL's digits
+                // (SUM(2) is DECIMAL(23,0), SUM(int_col * 2) DECIMAL(33,0)); the
+                // values are summed as they are.
+                let shape = super::coerce::integer_decimal_type(&arg);
                 let (func, data_type, declared) = if name == "sum" {
                     (
                         AggFunc::Sum,
-                        sum_type(&t),
+                        sum_type(shape.as_ref().unwrap_or(&t)),
                         arg_declared.map(|d| sum_type(&d)),
                     )
                 } else {
@@ -137,7 +140,9 @@ impl Binder<'_> {
                     (
                         AggFunc::Avg,
                         avg_internal_type(&t),
-                        Some(avg_type(arg_declared.as_ref().unwrap_or(&t))),
+                        Some(avg_type(
+                            arg_declared.as_ref().or(shape.as_ref()).unwrap_or(&t),
+                        )),
                     )
                 };
                 (

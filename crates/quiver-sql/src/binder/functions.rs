@@ -555,7 +555,7 @@ fn coalesce(args: Vec<Expr>) -> Expr {
         &args.iter().map(Expr::data_type).collect::<Vec<_>>(),
         &args
             .iter()
-            .map(coerce::literal_decimal_type)
+            .map(coerce::integer_decimal_type)
             .collect::<Vec<_>>(),
     );
     let args: Vec<Expr> = args.into_iter().map(|a| cast(a, &t)).collect();

@@ -10,7 +10,7 @@ use quiver_plan::{ColumnInfo, Expr, LogicalPlan, SortExpr};
 use sqlparser::ast;
 
 use super::aggregate::{empty_group_value, order_asc, GroupRewrite};
-use super::coerce::{branches_common_type, cast, fold, literal_decimal_type, to_bool};
+use super::coerce::{branches_common_type, cast, fold, integer_decimal_type, to_bool};
 use super::subquery::correlation_key;
 use super::{
     display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx,
@@ -404,7 +404,7 @@ impl Binder<'_> {
                     &rows.iter().map(|r| r[j].data_type()).collect::<Vec<_>>(),
                     &rows
                         .iter()
-                        .map(|r| literal_decimal_type(&r[j]))
+                        .map(|r| integer_decimal_type(&r[j]))
                         .collect::<Vec<_>>(),
                 )
             })
@@ -1019,7 +1019,7 @@ fn column_common_types(
                         LogicalPlan::Project { exprs, .. } => exprs
                             .iter()
                             .find(|(c, _)| c.id == s[j].id)
-                            .and_then(|(_, e)| literal_decimal_type(e)),
+                            .and_then(|(_, e)| integer_decimal_type(e)),
                         _ => None,
                     })
                     .collect::<Vec<_>>(),
