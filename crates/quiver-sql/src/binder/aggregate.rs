@@ -125,10 +125,14 @@ impl Binder<'_> {
                     _ => arg,
                 };
                 let t = arg.data_type();
+                // An integer literal or integer arithmetic counts MySQL's digits
+                // (SUM(2) is DECIMAL(23,0), SUM(int_col * 2) DECIMAL(33,0)); the
+                // values are summed as they are.
+                let shape = super::coerce::integer_decimal_type(&arg);
                 let (func, data_type, declared) = if name == "sum" {
                     (
                         AggFunc::Sum,
-                        sum_type(&t),
+                        sum_type(shape.as_ref().unwrap_or(&t)),
                         arg_declared.map(|d| sum_type(&d)),
                     )
                 } else {
@@ -136,7 +140,9 @@ impl Binder<'_> {
                     (
                         AggFunc::Avg,
                         avg_internal_type(&t),
-                        Some(avg_type(arg_declared.as_ref().unwrap_or(&t))),
+                        Some(avg_type(
+                            arg_declared.as_ref().or(shape.as_ref()).unwrap_or(&t),
+                        )),
                     )
                 };
                 (

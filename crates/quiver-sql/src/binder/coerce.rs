@@ -11,8 +11,9 @@ use std::cmp::Ordering;
 use arrow_schema::DataType;
 use quiver_common::types::{
     add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, decimal_type,
-    declared_arithmetic_type, is_decimal, is_string, is_temporal, parse_date, parse_datetime,
-    parse_f64_prefix, pow10, rescale256, to_decimal256, ArithOp,
+    declared_arithmetic_type, integer_digits, integer_literal_digits, is_decimal, is_string,
+    is_temporal, parse_date, parse_datetime, parse_f64_prefix, pow10, rescale256, to_decimal256,
+    ArithOp, MAX_DECIMAL_PRECISION,
 };
 use quiver_common::{i256, QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
@@ -320,15 +321,96 @@ pub(crate) fn arith(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
     // and rounds to the declared scale (from the declared operand types) at the end.
     let (l, l_declared) = declared_parts(l);
     let (r, r_declared) = declared_parts(r);
-    let (l, r) = (numeric_operand(l)?, numeric_operand(r)?);
-    let declared = declared_arithmetic_type(
-        aop,
-        &l_declared.unwrap_or_else(|| l.data_type()),
-        &r_declared.unwrap_or_else(|| r.data_type()),
-    )?;
+    let (mut l, mut r) = (numeric_operand(l)?, numeric_operand(r)?);
+    let declared_type = |l: &Expr, r: &Expr| {
+        declared_arithmetic_type(
+            aop,
+            l_declared.as_ref().unwrap_or(&l.data_type()),
+            r_declared.as_ref().unwrap_or(&r.data_type()),
+        )
+    };
+    let mut declared = declared_type(&l, &r)?;
+    if is_decimal(&declared) {
+        // Where the result is a decimal, an integer literal counts only its
+        // own digits (MySQL): `a * 2` is DECIMAL(p + 1, s), not p + 19;
+        // integer arithmetic likewise counts its operands' digits.
+        (l, r) = (integer_as_decimal(l), integer_as_decimal(r));
+        declared = declared_type(&l, &r)?;
+    }
     let t = arithmetic_result_type(aop, &l.data_type(), &r.data_type())?;
     let e = arith_internal(op, aop, l, r, t)?;
     Ok(with_declared_scale(e, &declared))
+}
+
+/// An integer expression as the DECIMAL of its MySQL precision
+/// ([`integer_decimal_type`]); any other expression unchanged.
+pub(crate) fn integer_as_decimal(e: Expr) -> Expr {
+    match integer_decimal_type(&e) {
+        Some(t) => cast(e, &t),
+        None => e,
+    }
+}
+
+/// DECIMAL(p, 0) of an integer literal or integer arithmetic whose MySQL
+/// precision p is not its Arrow type's: `2` is DECIMAL(1,0), `-12345`
+/// DECIMAL(5,0), `int_col * 2` DECIMAL(11,0) (BIGINT's 19 digits otherwise).
+pub(crate) fn integer_decimal_type(e: &Expr) -> Option<DataType> {
+    let p = integer_precision(e)?;
+    (matches!(e, Expr::Literal(..)) || p != integer_digits(&e.data_type()))
+        .then(|| decimal_type(p, 0))
+}
+
+/// The digits MySQL counts for an integer-valued expression (MariaDB's
+/// `decimal_precision`): a literal its own, a column its type's, `x + y`
+/// one more than the wider, `x * y` both added. Values never need more.
+fn integer_precision(e: &Expr) -> Option<u8> {
+    let t = e.data_type();
+    if !t.is_integer() {
+        return None;
+    }
+    let p = match e {
+        Expr::Literal(v, _) => integer_literal_digits(v)?,
+        Expr::Cast { expr, .. } if expr.data_type().is_integer() => {
+            integer_precision(expr)?.min(integer_digits(&t))
+        }
+        Expr::Unary {
+            op: UnaryOp::Neg,
+            expr,
+        } => integer_precision(expr)?,
+        Expr::Function {
+            func: ScalarFunc::Abs,
+            args,
+            ..
+        } if args.len() == 1 => integer_precision(&args[0])?,
+        Expr::Binary { op, left, right } => {
+            let (l, r) = (integer_precision(left)?, integer_precision(right)?);
+            match op {
+                BinaryOp::Add | BinaryOp::Sub => l.max(r) + 1,
+                BinaryOp::Mul => l + r,
+                BinaryOp::Mod => l.max(r),
+                _ => integer_digits(&t),
+            }
+        }
+        _ => integer_digits(&t),
+    };
+    Some(p.min(MAX_DECIMAL_PRECISION))
+}
+
+/// The common type of CASE / COALESCE / UNION branches whose types are
+/// `types`; where it is a decimal, the integer literals and integer
+/// arithmetic among them count their MySQL precision (their
+/// [`integer_decimal_type`]s in `literals`).
+pub(crate) fn branches_common_type(types: &[DataType], literals: &[Option<DataType>]) -> DataType {
+    let t = common_type(types);
+    if !is_decimal(&t) || literals.iter().all(Option::is_none) {
+        return t;
+    }
+    let shaped: Vec<DataType> = types
+        .iter()
+        .zip(literals)
+        .map(|(t, l)| l.clone().unwrap_or_else(|| t.clone()))
+        .collect();
+    common_type(&shaped)
 }
 
 /// An expression and, when it is a rounding to a declared decimal scale, the
@@ -670,11 +752,14 @@ pub(crate) fn in_list(x: Expr, list: Vec<Expr>, negated: bool) -> Expr {
 
 /// CASE with branch values brought to their common type.
 pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr {
-    let mut types: Vec<DataType> = branches.iter().map(|(_, v)| v.data_type()).collect();
-    if let Some(e) = &else_expr {
-        types.push(e.data_type());
-    }
-    let t = common_type(&types);
+    let values: Vec<&Expr> = branches
+        .iter()
+        .map(|(_, v)| v)
+        .chain(else_expr.as_ref())
+        .collect();
+    let types: Vec<DataType> = values.iter().map(|v| v.data_type()).collect();
+    let literals: Vec<Option<DataType>> = values.iter().map(|v| integer_decimal_type(v)).collect();
+    let t = branches_common_type(&types, &literals);
     let mut kept = Vec::new();
     for (w, v) in branches {
         let w = to_bool(w);

@@ -3,7 +3,7 @@
 
 use arrow_schema::DataType;
 use quiver_common::types::{
-    common_type, datetime_type, decimal_shape, decimal_type, is_string, MAX_DECIMAL128_PRECISION,
+    datetime_type, decimal_shape, decimal_type, is_string, MAX_DECIMAL128_PRECISION,
     MAX_DECIMAL_PRECISION,
 };
 use quiver_common::{QuiverError, Result, ScalarValue};
@@ -551,7 +551,13 @@ fn string_fn(func: ScalarFunc, args: Vec<Expr>, data_type: DataType) -> Expr {
 
 /// COALESCE / IFNULL: the common type of the arguments.
 fn coalesce(args: Vec<Expr>) -> Expr {
-    let t = common_type(&args.iter().map(Expr::data_type).collect::<Vec<_>>());
+    let t = coerce::branches_common_type(
+        &args.iter().map(Expr::data_type).collect::<Vec<_>>(),
+        &args
+            .iter()
+            .map(coerce::integer_decimal_type)
+            .collect::<Vec<_>>(),
+    );
     let args: Vec<Expr> = args.into_iter().map(|a| cast(a, &t)).collect();
     coerce::fold(Expr::Function {
         func: ScalarFunc::Coalesce,

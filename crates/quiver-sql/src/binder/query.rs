@@ -4,13 +4,13 @@
 use std::collections::{BTreeSet, HashSet};
 
 use arrow_schema::DataType;
-use quiver_common::types::{common_type, is_string};
+use quiver_common::types::is_string;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{ColumnInfo, Expr, LogicalPlan, SortExpr};
 use sqlparser::ast;
 
 use super::aggregate::{empty_group_value, order_asc, GroupRewrite};
-use super::coerce::{cast, fold, to_bool};
+use super::coerce::{branches_common_type, cast, fold, integer_decimal_type, to_bool};
 use super::subquery::correlation_key;
 use super::{
     display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx,
@@ -257,7 +257,8 @@ impl Binder<'_> {
         if schemas.iter().any(|s| s.len() != width) {
             return operands;
         }
-        let types = column_common_types(&schemas, width);
+        let plans: Vec<&LogicalPlan> = operands.iter().map(|b| &b.plan).collect();
+        let types = column_common_types(&plans, &schemas, width);
         operands
             .into_iter()
             .zip(schemas)
@@ -334,7 +335,7 @@ impl Binder<'_> {
                 super::collation::union_collation(&operands)
             })
             .collect::<Result<Vec<_>>>()?;
-        let types = column_common_types(&schemas, width);
+        let types = column_common_types(&inputs.iter().collect::<Vec<_>>(), &schemas, width);
         let inputs = inputs
             .into_iter()
             .zip(&schemas)
@@ -411,7 +412,15 @@ impl Binder<'_> {
         }
         let width = rows.first().map_or(0, Vec::len);
         let types: Vec<DataType> = (0..width)
-            .map(|j| common_type(&rows.iter().map(|r| r[j].data_type()).collect::<Vec<_>>()))
+            .map(|j| {
+                branches_common_type(
+                    &rows.iter().map(|r| r[j].data_type()).collect::<Vec<_>>(),
+                    &rows
+                        .iter()
+                        .map(|r| integer_decimal_type(&r[j]))
+                        .collect::<Vec<_>>(),
+                )
+            })
             .collect();
         let rows: Vec<Vec<Expr>> = rows
             .into_iter()
@@ -1001,14 +1010,31 @@ fn check_select(s: &ast::Select) -> Result<()> {
     Ok(())
 }
 
-/// Per column position, the type all operands' columns there convert to.
-fn column_common_types(schemas: &[Vec<ColumnInfo>], width: usize) -> Vec<DataType> {
+/// Per column position, the type all operands' columns there convert to
+/// (`schemas` are the `plans`' own).
+fn column_common_types(
+    plans: &[&LogicalPlan],
+    schemas: &[Vec<ColumnInfo>],
+    width: usize,
+) -> Vec<DataType> {
     (0..width)
         .map(|j| {
-            common_type(
+            branches_common_type(
                 &schemas
                     .iter()
                     .map(|s| s[j].data_type.clone())
+                    .collect::<Vec<_>>(),
+                &plans
+                    .iter()
+                    .zip(schemas)
+                    .map(|(p, s)| match p {
+                        // A projected integer literal counts its own digits.
+                        LogicalPlan::Project { exprs, .. } => exprs
+                            .iter()
+                            .find(|(c, _)| c.id == s[j].id)
+                            .and_then(|(_, e)| integer_decimal_type(e)),
+                        _ => None,
+                    })
                     .collect::<Vec<_>>(),
             )
         })

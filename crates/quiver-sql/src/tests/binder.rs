@@ -340,8 +340,9 @@ fn distinct_union_limit() {
         .unwrap();
     assert_eq!(names(&p), ["a", "b"]);
     assert!(find(&p, &|p| matches!(p, LogicalPlan::Union { .. })).is_some());
+    // An integer literal counts its own digits (MariaDB: decimal(2,1)).
     let p = c.bind("SELECT 1 UNION ALL SELECT 2.5").unwrap();
-    assert_eq!(types(&p), [DataType::Decimal128(20, 1)]);
+    assert_eq!(types(&p), [DataType::Decimal128(2, 1)]);
     assert_eq!(error_code("SELECT a, b FROM t UNION SELECT a FROM u"), 1222);
 }
 
@@ -474,9 +475,10 @@ fn expressions() {
         )
         .unwrap();
     let t = types(&p);
-    assert_eq!(t[0], DataType::Decimal128(20, 1));
+    // Integer literals count their own digits, as in MariaDB.
+    assert_eq!(t[0], DataType::Decimal128(2, 1));
     assert_eq!(t[1], DataType::Utf8);
-    assert_eq!(t[2], DataType::Decimal128(21, 2));
+    assert_eq!(t[2], DataType::Decimal128(7, 2));
     assert_eq!(t[3], DataType::Utf8);
     assert_eq!(t[4], DataType::Int64);
     assert_eq!(t[6], DataType::Int64);
