@@ -77,6 +77,16 @@ impl Dialect for QuiverDialect {
         if parser.parse_keyword(Keyword::INTERVAL) {
             return Some(parse_interval(parser));
         }
+        // MySQL reserves its logical operators: `... AND AND 2` is an error
+        // at the second AND, not a column named `AND`.
+        if let Token::Word(w) = &parser.peek_token_ref().token {
+            if w.quote_style.is_none()
+                && matches!(w.keyword, Keyword::AND | Keyword::OR | Keyword::XOR)
+            {
+                let found = parser.peek_token();
+                return Some(parser.expected("an expression", found));
+            }
+        }
         if parser.peek_keyword(Keyword::EXTRACT)
             && parser.peek_nth_token_ref(1).token == Token::LParen
         {

@@ -572,6 +572,15 @@ fn syntax_error_position() {
         .bind("SELECT a\nFROM t\nWHERE a = = 1")
         .unwrap_err();
     assert!(e.message.ends_with("near '= 1' at line 3"), "{}", e.message);
+    // AND is reserved (MySQL): the error is at the second AND, as MariaDB says.
+    let e = catalog()
+        .bind("SELECT a FROM t WHERE a = 1 AND AND 2")
+        .unwrap_err();
+    assert!(
+        e.message.ends_with("near 'AND 2' at line 1"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
