@@ -166,11 +166,7 @@ fn main() {
         || {
             let session = SF01.get_or_init(|| session_for(0.1));
             let plan = explain(session, 18)?;
-            let depth = |needle: &str| {
-                plan.lines()
-                    .find(|l| l.contains(needle))
-                    .map(|l| l.len() - l.trim_start().len())
-            };
+            let depth = |needle: &str| depth_of(&plan, needle);
             match (depth("HashJoin Semi"), depth("HashJoin Inner")) {
                 (Some(semi), Some(inner)) if semi > inner => Ok(()),
                 _ => Err(
@@ -187,11 +183,7 @@ fn main() {
             // lineitem, not after lineitem has been joined whole.
             let session = SF01.get_or_init(|| session_for(0.1));
             let plan = explain(session, 5)?;
-            let depth = |needle: &str| {
-                plan.lines()
-                    .find(|l| l.contains(needle))
-                    .map(|l| l.len() - l.trim_start().len())
-            };
+            let depth = |needle: &str| depth_of(&plan, needle);
             match (
                 depth("Scan lineitem"),
                 depth("Scan customer"),
@@ -206,6 +198,13 @@ fn main() {
         },
     ));
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The indentation (tree depth) of the first plan line containing `needle`.
+fn depth_of(plan: &str, needle: &str) -> Option<usize> {
+    plan.lines()
+        .find(|l| l.contains(needle))
+        .map(|l| l.len() - l.trim_start().len())
 }
 
 /// The EXPLAIN text of TPC-H query `q`.
