@@ -606,6 +606,28 @@ fn add_exact(sums: &mut [i128], wide: &mut Vec<i256>, g: usize, x: i128) {
     }
 }
 
+/// Calls `add(group, row)` for each row `is_valid` accepts, and marks its
+/// group seen and counted (for AVG).
+#[inline(always)]
+fn for_valid_rows(
+    ids: &[u32],
+    is_valid: impl Fn(usize) -> bool,
+    seen: &mut [bool],
+    avg: &mut Option<Vec<i64>>,
+    mut add: impl FnMut(usize, usize),
+) {
+    for (i, g) in ids.iter().enumerate() {
+        if is_valid(i) {
+            let g = *g as usize;
+            add(g, i);
+            seen[g] = true;
+            if let Some(c) = avg {
+                c[g] += 1;
+            }
+        }
+    }
+}
+
 /// At most this many groups take [`sum_few_groups`].
 const FEW_GROUPS: usize = 64;
 
@@ -962,16 +984,9 @@ impl Acc {
                     *scale = *s;
                     wide.resize(sums.len(), i256::ZERO);
                     let v = a.as_primitive::<Decimal256Type>().values();
-                    for (i, g) in ids.iter().enumerate() {
-                        if is_valid(i) {
-                            let g = *g as usize;
-                            wide[g] = wide[g].wrapping_add(v[i]);
-                            seen[g] = true;
-                            if let Some(c) = avg {
-                                c[g] += 1;
-                            }
-                        }
-                    }
+                    for_valid_rows(ids, is_valid, seen, avg, |g, i| {
+                        wide[g] = wide[g].wrapping_add(v[i])
+                    });
                     return Ok(());
                 }
                 let cast;
@@ -999,28 +1014,14 @@ impl Acc {
                         sum_few_groups(ids, &v, sums, seen, avg.as_deref_mut());
                         return Ok(());
                     }
-                    for (i, g) in ids.iter().enumerate() {
-                        if is_valid(i) {
-                            let g = *g as usize;
-                            sums[g] = sums[g].wrapping_add(v[i]);
-                            seen[g] = true;
-                            if let Some(c) = avg {
-                                c[g] += 1;
-                            }
-                        }
-                    }
+                    for_valid_rows(ids, is_valid, seen, avg, |g, i| {
+                        sums[g] = sums[g].wrapping_add(v[i])
+                    });
                 } else {
                     *bound = u128::MAX;
-                    for (i, g) in ids.iter().enumerate() {
-                        if is_valid(i) {
-                            let g = *g as usize;
-                            add_exact(sums, wide, g, v[i]);
-                            seen[g] = true;
-                            if let Some(c) = avg {
-                                c[g] += 1;
-                            }
-                        }
-                    }
+                    for_valid_rows(ids, is_valid, seen, avg, |g, i| {
+                        add_exact(sums, wide, g, v[i])
+                    });
                 }
             }
             Acc::SumFloat { sums, seen, avg } => {
