@@ -173,6 +173,14 @@ impl Planner {
         PhysicalExpr::compile_with(e, layout, &self.width)
     }
 
+    fn compile_all<'a>(
+        &self,
+        exprs: impl IntoIterator<Item = &'a Expr>,
+        layout: &Layout,
+    ) -> Result<Vec<PhysicalExpr>> {
+        exprs.into_iter().map(|e| self.compile(e, layout)).collect()
+    }
+
     fn plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
         let threads = self.threads;
         let schema = schema_with(&plan.schema(), &self.width);
@@ -184,10 +192,7 @@ impl Planner {
             } => {
                 let cols: Vec<ColumnInfo> = columns.iter().map(|(_, c)| c.clone()).collect();
                 let l = layout(&cols);
-                let compiled = filters
-                    .iter()
-                    .map(|f| self.compile(f, &l))
-                    .collect::<Result<Vec<_>>>()?;
+                let compiled = self.compile_all(filters, &l)?;
                 let text = filters.iter().map(|f| f.to_string()).collect();
                 Arc::new(ScanExec::new(
                     table.clone(),
@@ -218,10 +223,7 @@ impl Planner {
             LogicalPlan::Project { input, exprs } => {
                 let child = self.plan(input)?;
                 let l = layout(&input.schema());
-                let compiled = exprs
-                    .iter()
-                    .map(|(_, e)| self.compile(e, &l))
-                    .collect::<Result<Vec<_>>>()?;
+                let compiled = self.compile_all(exprs.iter().map(|(_, e)| e), &l)?;
                 let text = exprs
                     .iter()
                     .map(|(c, e)| format!("{e} AS {}", c.name))
@@ -288,10 +290,7 @@ impl Planner {
             LogicalPlan::Aggregate { input, group, aggs } => {
                 let child = self.plan(input)?;
                 let l = layout(&input.schema());
-                let g = group
-                    .iter()
-                    .map(|(_, e)| self.compile(e, &l))
-                    .collect::<Result<Vec<_>>>()?;
+                let g = self.compile_all(group.iter().map(|(_, e)| e), &l)?;
                 let types = group
                     .iter()
                     .map(|(c, _)| self.width.physical(&c.data_type))
@@ -327,11 +326,7 @@ impl Planner {
                         Ok(WindowSpec {
                             func: w.func,
                             arg: w.arg.as_ref().map(|e| self.compile(e, &l)).transpose()?,
-                            partition_by: w
-                                .partition_by
-                                .iter()
-                                .map(|e| self.compile(e, &l))
-                                .collect::<Result<_>>()?,
+                            partition_by: self.compile_all(&w.partition_by, &l)?,
                             order_by: w
                                 .order_by
                                 .iter()

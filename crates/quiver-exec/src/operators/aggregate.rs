@@ -500,11 +500,25 @@ fn merge_min_max<T: PartialOrd + Copy>(
     os: &[bool],
     min: bool,
 ) {
+    fold_min_max(ids, vals, seen, min, |k| os[k].then(|| ov[k]));
+}
+
+/// Folds `value(k)` (None: NULL) into the MIN or MAX of group `ids[k]`.
+#[inline(always)]
+fn fold_min_max<T: PartialOrd + Copy>(
+    ids: &[u32],
+    vals: &mut [T],
+    seen: &mut [bool],
+    min: bool,
+    value: impl Fn(usize) -> Option<T>,
+) {
     for (k, g) in ids.iter().enumerate() {
         let g = *g as usize;
-        if os[k] && (!seen[g] || (min && ov[k] < vals[g]) || (!min && ov[k] > vals[g])) {
-            vals[g] = ov[k];
-            seen[g] = true;
+        if let Some(x) = value(k) {
+            if !seen[g] || (min && x < vals[g]) || (!min && x > vals[g]) {
+                vals[g] = x;
+                seen[g] = true;
+            }
         }
     }
 }
@@ -1049,45 +1063,19 @@ impl Acc {
                 *input = Some(a.data_type().clone());
                 let (v, _) = exact_values(a)
                     .ok_or_else(|| QuiverError::internal("MIN over an unexpected type"))?;
-                for (i, g) in ids.iter().enumerate() {
-                    if is_valid(i) {
-                        let g = *g as usize;
-                        let x = v[i];
-                        if !seen[g] || (*min && x < vals[g]) || (!*min && x > vals[g]) {
-                            vals[g] = x;
-                            seen[g] = true;
-                        }
-                    }
-                }
+                fold_min_max(ids, vals, seen, *min, |i| is_valid(i).then(|| v[i]));
             }
             Acc::MinMaxWide { vals, seen, min, t } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
                 let a = cast_array(a, t)?;
                 let v = a.as_primitive::<Decimal256Type>().values();
-                for (i, g) in ids.iter().enumerate() {
-                    if is_valid(i) {
-                        let g = *g as usize;
-                        let x = v[i];
-                        if !seen[g] || (*min && x < vals[g]) || (!*min && x > vals[g]) {
-                            vals[g] = x;
-                            seen[g] = true;
-                        }
-                    }
-                }
+                fold_min_max(ids, vals, seen, *min, |i| is_valid(i).then(|| v[i]));
             }
             Acc::MinMaxFloat { vals, seen, min } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
                 let f = cast_array(a, &DataType::Float64)?;
                 let v = f.as_primitive::<Float64Type>().values();
-                for (i, g) in ids.iter().enumerate() {
-                    if is_valid(i) {
-                        let g = *g as usize;
-                        if !seen[g] || (*min && v[i] < vals[g]) || (!*min && v[i] > vals[g]) {
-                            vals[g] = v[i];
-                            seen[g] = true;
-                        }
-                    }
-                }
+                fold_min_max(ids, vals, seen, *min, |i| is_valid(i).then(|| v[i]));
             }
             Acc::MinMaxStr {
                 vals,
