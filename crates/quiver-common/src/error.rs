@@ -113,6 +113,23 @@ impl QuiverError {
         )
     }
 
+    /// 1690 raised by a kernel, which does not know the expression's text:
+    /// the expression node that called it names it ([`Self::in_expression`]).
+    pub fn out_of_range_unnamed(type_name: &str) -> Self {
+        Self::out_of_range(type_name, "")
+    }
+
+    /// Names the expression of a 1690 that has no name yet; the innermost
+    /// node names it, as MySQL reports the operation that overflowed.
+    pub fn in_expression(mut self, text: &str) -> Self {
+        if self.code == 1690 && self.message.ends_with(" in ''") {
+            self.message.pop();
+            self.message.push_str(text);
+            self.message.push('\'');
+        }
+        self
+    }
+
     pub fn invalid_group(msg: impl Into<String>) -> Self {
         Self::new(1111, "HY000", msg)
     }

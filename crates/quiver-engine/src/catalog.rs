@@ -511,7 +511,7 @@ impl Database {
                             .map_err(|e| QuiverError::io("dropping table files", e))
                     }
                     None if if_exists => Ok(()),
-                    None => Err(QuiverError::unknown_table_drop(name)),
+                    None => Err(QuiverError::unknown_table_drop(&format!("quiver.{name}"))),
                 }
             }
         }
@@ -547,7 +547,7 @@ impl Database {
                 Ok(())
             }
             None if if_exists => Ok(()),
-            None => Err(QuiverError::unknown_table_drop(name)),
+            None => Err(QuiverError::unknown_table_drop(&format!("quiver.{name}"))),
         }
     }
 }

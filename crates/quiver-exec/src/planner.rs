@@ -84,7 +84,7 @@ fn origin_metadata(
 }
 
 fn layout(columns: &[ColumnInfo]) -> Layout {
-    columns.iter().enumerate().map(|(i, c)| (c.id, i)).collect()
+    Layout::of(columns)
 }
 
 fn list(exprs: &[Expr]) -> String {
@@ -204,7 +204,7 @@ impl Planner {
                 ))
             }
             LogicalPlan::Values { rows, .. } => {
-                let empty = Layout::new();
+                let empty = Layout::default();
                 let rows = rows
                     .iter()
                     .map(|r| {

@@ -8,9 +8,11 @@
 pub mod copy;
 pub mod expr;
 pub mod interval;
+pub mod mysql_text;
 pub mod optimizer;
 pub mod plan;
 
 pub use copy::copy_with_fresh_ids;
 pub use expr::*;
+pub use mysql_text::mysql_text;
 pub use plan::*;

@@ -48,7 +48,6 @@ impl Dialect for QuiverDialect {
         supports_bitwise_shift_operators() -> bool;
         supports_multiline_comment_hints() -> bool;
         parse_infix(parser: &mut Parser, expr: &Expr, precedence: u8) -> Option<std::result::Result<Expr, ParserError>>;
-        parse_statement(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>>;
         require_interval_qualifier() -> bool;
         supports_limit_comma() -> bool;
         supports_create_table_select() -> bool;
@@ -73,16 +72,21 @@ impl Dialect for QuiverDialect {
         supports_left_associative_joins_without_parens() -> bool;
     }
 
+    fn parse_statement(
+        &self,
+        parser: &mut Parser,
+    ) -> Option<std::result::Result<Statement, ParserError>> {
+        reserved_insert_target(parser).or_else(|| self.0.parse_statement(parser))
+    }
+
     fn parse_prefix(&self, parser: &mut Parser) -> Option<std::result::Result<Expr, ParserError>> {
         if parser.parse_keyword(Keyword::INTERVAL) {
             return Some(parse_interval(parser));
         }
-        // MySQL reserves its logical operators: `... AND AND 2` is an error
-        // at the second AND, not a column named `AND`.
+        // MySQL reserves these words: `... AND AND 2` is an error at the
+        // second AND and `SELECT 1, FROM t` one at FROM, not columns named so.
         if let Token::Word(w) = &parser.peek_token_ref().token {
-            if w.quote_style.is_none()
-                && matches!(w.keyword, Keyword::AND | Keyword::OR | Keyword::XOR)
-            {
+            if w.quote_style.is_none() && NOT_AN_EXPRESSION.contains(&w.keyword) {
                 let found = parser.peek_token();
                 return Some(parser.expected("an expression", found));
             }
@@ -94,6 +98,64 @@ impl Dialect for QuiverDialect {
             return Some(parse_extract(parser));
         }
         self.0.parse_prefix(parser)
+    }
+}
+
+/// Reserved words of MySQL that never start an expression.
+const NOT_AN_EXPRESSION: &[Keyword] = &[
+    Keyword::AND,
+    Keyword::OR,
+    Keyword::XOR,
+    Keyword::FROM,
+    Keyword::WHERE,
+    Keyword::GROUP,
+    Keyword::HAVING,
+    Keyword::ORDER,
+    Keyword::LIMIT,
+    Keyword::UNION,
+    Keyword::ON,
+    Keyword::USING,
+    Keyword::JOIN,
+    Keyword::INTO,
+    Keyword::BY,
+    Keyword::AS,
+    Keyword::THEN,
+    Keyword::ELSE,
+];
+
+/// Reserved words of MySQL that sqlparser would take for the table name of
+/// an INSERT: `INSERT INTO VALUES (1)` is an error at VALUES.
+const NOT_A_TABLE_NAME: &[Keyword] = &[Keyword::VALUES, Keyword::SELECT, Keyword::SET];
+
+/// Error at a reserved word where an INSERT or REPLACE names its table.
+fn reserved_insert_target(
+    parser: &mut Parser,
+) -> Option<std::result::Result<Statement, ParserError>> {
+    if !matches!(
+        &parser.peek_token_ref().token,
+        Token::Word(w) if matches!(w.keyword, Keyword::INSERT | Keyword::REPLACE)
+    ) {
+        return None;
+    }
+    let skippable = [
+        Keyword::INSERT,
+        Keyword::REPLACE,
+        Keyword::LOW_PRIORITY,
+        Keyword::DELAYED,
+        Keyword::HIGH_PRIORITY,
+        Keyword::IGNORE,
+        Keyword::INTO,
+    ];
+    let mut n = 0;
+    loop {
+        match &parser.peek_nth_token_ref(n).token {
+            Token::Word(w) if w.quote_style.is_none() && skippable.contains(&w.keyword) => n += 1,
+            Token::Word(w) if w.quote_style.is_none() && NOT_A_TABLE_NAME.contains(&w.keyword) => {
+                let found = parser.peek_nth_token(n);
+                return Some(parser.expected("a table name", found));
+            }
+            _ => return None,
+        }
     }
 }
 

@@ -68,8 +68,8 @@ fn operand<T: arrow_array::ArrowPrimitiveType>(
     })
 }
 
-fn out_of_range(t: &str, op: BinaryOp) -> QuiverError {
-    QuiverError::out_of_range(t, &format!("a {} b", op.symbol()))
+fn out_of_range(t: &str) -> QuiverError {
+    QuiverError::out_of_range_unnamed(t)
 }
 
 /// Runs `f` over all rows; `f` returns None for a NULL result (division by zero).
@@ -182,7 +182,7 @@ pub fn arithmetic(
                 _ => None,
             });
             if of {
-                return Err(out_of_range("BIGINT", op));
+                return Err(out_of_range("BIGINT"));
             }
             Arc::new(Int64Array::new(v.into(), nulls))
         }
@@ -219,7 +219,7 @@ pub fn arithmetic(
                 Some(v as u64)
             });
             if of {
-                return Err(out_of_range("BIGINT UNSIGNED", op));
+                return Err(out_of_range("BIGINT UNSIGNED"));
             }
             Arc::new(UInt64Array::new(v.into(), nulls))
         }
@@ -255,7 +255,7 @@ pub fn arithmetic(
                 Some(v)
             });
             if of {
-                return Err(out_of_range("DOUBLE", op));
+                return Err(out_of_range("DOUBLE"));
             }
             Arc::new(Float64Array::new(v.into(), nulls))
         }
@@ -434,7 +434,7 @@ fn decimal_arith(
         }
     };
     if of {
-        return Err(out_of_range("DECIMAL", op));
+        return Err(out_of_range("DECIMAL"));
     }
     Ok(Arc::new(
         Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
@@ -663,7 +663,7 @@ fn wide_decimal_arith(
         }
     };
     if of {
-        return Err(out_of_range("DECIMAL", op));
+        return Err(out_of_range("DECIMAL"));
     }
     Ok(Arc::new(
         Decimal256Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
@@ -706,7 +706,7 @@ fn negate_unsigned(v: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
         })
         .collect();
     if of {
-        return Err(QuiverError::out_of_range("BIGINT", "-x"));
+        return Err(QuiverError::out_of_range_unnamed("BIGINT"));
     }
     Ok(ColumnarValue::Array(Arc::new(Int64Array::new(
         out.into(),

@@ -904,7 +904,7 @@ fn numeric_fn(
                         i.as_primitive::<Int64Type>()
                             .try_unary::<_, Int64Type, _>(|v| {
                                 v.checked_abs()
-                                    .ok_or_else(|| QuiverError::out_of_range("BIGINT", "abs"))
+                                    .ok_or_else(|| QuiverError::out_of_range_unnamed("BIGINT"))
                             })?,
                     ) as ArrayRef
                 }

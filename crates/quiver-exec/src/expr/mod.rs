@@ -19,7 +19,9 @@ use quiver_collation::{Collation, LikePattern};
 use quiver_common::scalar::scalar_to_array;
 use quiver_common::types::MAX_DECIMAL128_PRECISION;
 use quiver_common::{QuiverError, Result, ScalarValue};
-use quiver_plan::{default_collation, BinaryOp, ColumnId, Expr, ScalarFunc, UnaryOp};
+use quiver_plan::{
+    default_collation, mysql_text, BinaryOp, ColumnId, ColumnInfo, Expr, ScalarFunc, UnaryOp,
+};
 
 pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
@@ -95,10 +97,28 @@ pub enum PhysicalExpr {
         args: Vec<PhysicalExpr>,
         data_type: DataType,
     },
+    /// An operation that can overflow (arithmetic, `-x`, ABS), with its text
+    /// as MySQL prints it: the name error 1690 gives.
+    Checked {
+        expr: Box<PhysicalExpr>,
+        text: Arc<str>,
+    },
     /// A string under a non-default collation: evaluates to `expr`; the
     /// operators that hash, group, sort or take MIN/MAX of it read the
     /// collation through [`PhysicalExpr::collation`].
     Collate(Box<PhysicalExpr>, Collation),
+}
+
+/// Whether `e` is an operation whose kernel raises 1690 on overflow.
+fn can_overflow(e: &Expr) -> bool {
+    match e {
+        Expr::Binary { op, .. } => op.arith().is_some(),
+        Expr::Unary { op, .. } => *op == UnaryOp::Neg,
+        Expr::Function { func, .. } => {
+            matches!(func, ScalarFunc::Abs | ScalarFunc::StrictDivision(_))
+        }
+        _ => false,
+    }
 }
 
 /// `e` without `Collate` nodes on top.
@@ -109,8 +129,46 @@ fn strip_collate(e: &Expr) -> &Expr {
     }
 }
 
-/// Positions of the columns of an input, by id.
-pub type Layout = HashMap<ColumnId, usize>;
+/// The columns of an input: where each is, by id, and what MySQL calls it
+/// in messages.
+#[derive(Debug, Default)]
+pub struct Layout {
+    positions: HashMap<ColumnId, usize>,
+    columns: Vec<ColumnInfo>,
+}
+
+impl Layout {
+    pub fn of(columns: &[ColumnInfo]) -> Layout {
+        Layout {
+            positions: columns.iter().enumerate().map(|(i, c)| (c.id, i)).collect(),
+            columns: columns.to_vec(),
+        }
+    }
+
+    /// Puts column `id` at `position`, nameless (for operators' tests).
+    pub fn insert(&mut self, id: ColumnId, position: usize) {
+        self.positions.insert(id, position);
+    }
+
+    fn position(&self, id: ColumnId) -> Result<usize> {
+        self.positions
+            .get(&id)
+            .copied()
+            .ok_or_else(|| QuiverError::internal(format!("column #{} not in input", id.0)))
+    }
+
+    /// Column `id` as MySQL writes it in a message: `` `db`.`t`.`c` `` for a
+    /// table's column, else its name.
+    fn column_text(&self, id: ColumnId) -> String {
+        match self.columns.iter().find(|c| c.id == id) {
+            Some(ColumnInfo {
+                origin: Some(o), ..
+            }) => format!("`{}`.`{}`.`{}`", o.schema, o.table, o.org_name),
+            Some(c) => c.name.clone(),
+            None => format!("#{}", id.0),
+        }
+    }
+}
 
 /// How decimals are laid out in a physical plan.
 ///
@@ -189,12 +247,8 @@ impl PhysicalExpr {
     ) -> Result<PhysicalExpr> {
         let compile = |e: &Expr| PhysicalExpr::compile_with(e, layout, width);
         let c = |e: &Expr| compile(e).map(Box::new);
-        Ok(match expr {
-            Expr::Column(id, _) => {
-                PhysicalExpr::Column(*layout.get(id).ok_or_else(|| {
-                    QuiverError::internal(format!("column #{} not in input", id.0))
-                })?)
-            }
+        let compiled = match expr {
+            Expr::Column(id, _) => PhysicalExpr::Column(layout.position(*id)?),
             Expr::Literal(v, t) => PhysicalExpr::Literal(v.clone(), width.literal_type(v, t)?),
             Expr::Binary { op, left, right } => PhysicalExpr::Binary {
                 op: *op,
@@ -287,6 +341,14 @@ impl PhysicalExpr {
                     PhysicalExpr::Collate(Box::new(inner), *collation)
                 }
             }
+        };
+        Ok(if can_overflow(expr) {
+            PhysicalExpr::Checked {
+                expr: Box::new(compiled),
+                text: mysql_text(expr, &|id| layout.column_text(id)).into(),
+            }
+        } else {
+            compiled
         })
     }
 
@@ -420,6 +482,9 @@ impl PhysicalExpr {
                     .find(|c| *c != default_collation())
                     .unwrap_or_else(default_collation);
                 functions::call(*func, vals, data_type, rows, collation)
+            }
+            PhysicalExpr::Checked { expr, text } => {
+                expr.evaluate(batch).map_err(|e| e.in_expression(text))
             }
             PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
         }

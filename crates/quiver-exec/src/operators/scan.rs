@@ -646,7 +646,7 @@ mod tests {
     type ScanResult = (Vec<(Option<i64>, String)>, Option<(usize, usize)>);
 
     fn run(t: Arc<ZonedTable>, filter: &Expr) -> ScanResult {
-        let mut layout = Layout::new();
+        let mut layout = Layout::default();
         layout.insert(ColumnId(0), 0);
         layout.insert(ColumnId(1), 1);
         let f = PhysicalExpr::compile(filter, &layout).unwrap();
@@ -851,7 +851,7 @@ mod tests {
         let int = ScalarValue::Int64;
         let s = |x: &str| ScalarValue::Utf8(x.to_string());
         let t = table(false);
-        let mut layout = Layout::new();
+        let mut layout = Layout::default();
         layout.insert(ColumnId(0), 0);
         layout.insert(ColumnId(1), 1);
         // Given worst first: a string IN-list keeping most rows, then an

@@ -240,6 +240,19 @@ impl<'a> Binder<'a> {
         }
     }
 
+    /// Error 1064 at `e`, which parses but is not allowed where it is
+    /// (`LIMIT -1`): near the text from `e` on, as MySQL's parser says it.
+    pub(crate) fn syntax_error_at(&self, e: &ast::Expr) -> QuiverError {
+        match self
+            .source
+            .as_deref()
+            .and_then(|src| source_position(src, e).map(|(at, line)| (&src.text()[at..], line)))
+        {
+            Some((near, line)) => QuiverError::syntax(near, line),
+            None => QuiverError::syntax(&e.to_string(), 1),
+        }
+    }
+
     /// Names unaliased select items by their text in `sql`, the text the
     /// statement was parsed from (else by the expression's printed form).
     pub fn with_source(mut self, sql: std::sync::Arc<crate::SqlSource>) -> Self {
@@ -594,6 +607,14 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
         } => args.iter().any(|a| nullable(a, input)),
         Expr::Function { .. } => true,
     }
+}
+
+/// Where `e` starts in `src`: (byte offset, line).
+fn source_position(src: &crate::SqlSource, e: &ast::Expr) -> Option<(usize, u64)> {
+    let tokens = src.tokens()?;
+    let (first, _) = crate::parser::expr_tokens(tokens, e)?;
+    let start = tokens[first].span.start;
+    Some((src.offset(start)?, start.line))
 }
 
 /// The name MySQL shows for a select-list expression without an alias:

@@ -174,10 +174,10 @@ impl Binder<'_> {
         };
         match fold(self.expr(e, &ctx)?) {
             Expr::Literal(ScalarValue::Int64(v), _) if v >= 0 => Ok(v as usize),
-            Expr::Literal(ScalarValue::UInt64(v), _) => Ok(usize::try_from(v).unwrap_or(usize::MAX)),
-            _ => Err(QuiverError::syntax_msg(format!(
-                "You have an error in your SQL syntax; LIMIT takes non-negative integer constants near '{e}'"
-            ))),
+            Expr::Literal(ScalarValue::UInt64(v), _) => {
+                Ok(usize::try_from(v).unwrap_or(usize::MAX))
+            }
+            _ => Err(self.syntax_error_at(e)),
         }
     }
 

@@ -1,0 +1,301 @@
+//! An expression written back as MySQL prints it in messages: error 1690
+//! names the expression that overflowed (`BIGINT value is out of range in
+//! '`db`.`t`.`a` + 1'`), so clients see the same text from Quiver as from
+//! MariaDB. Operators get spaces and only the parentheses precedence needs,
+//! functions are lower case with `,` between arguments, and nodes the binder
+//! adds (implicit casts, collations, scale rounding) print as their operand.
+
+use std::fmt::Write;
+
+use quiver_common::ScalarValue;
+
+use crate::expr::{BinaryOp, ColumnId, Expr, ScalarFunc, UnaryOp};
+
+/// Precedence as MySQL's printer ranks operators: a higher one binds tighter.
+fn precedence(e: &Expr) -> u8 {
+    match e {
+        Expr::Binary { op, .. } => binary_precedence(*op),
+        Expr::Function {
+            func: ScalarFunc::StrictDivision(op),
+            ..
+        } => binary_precedence(*op),
+        Expr::Unary {
+            op: UnaryOp::Not, ..
+        } => 3,
+        Expr::Unary {
+            op: UnaryOp::IsNull | UnaryOp::IsNotNull,
+            ..
+        }
+        | Expr::Like { .. }
+        | Expr::InList { .. } => 4,
+        Expr::Unary {
+            op: UnaryOp::Neg, ..
+        } => 8,
+        Expr::Cast { expr, .. } | Expr::Collate { expr, .. } => precedence(expr),
+        Expr::Function {
+            func: ScalarFunc::DeclaredScale,
+            args,
+            ..
+        } if args.len() == 1 => precedence(&args[0]),
+        _ => 9,
+    }
+}
+
+fn binary_precedence(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Or => 1,
+        BinaryOp::And => 2,
+        BinaryOp::Eq
+        | BinaryOp::NotEq
+        | BinaryOp::Lt
+        | BinaryOp::LtEq
+        | BinaryOp::Gt
+        | BinaryOp::GtEq => 4,
+        BinaryOp::Add | BinaryOp::Sub => 6,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod => 7,
+    }
+}
+
+fn function_name(f: ScalarFunc) -> &'static str {
+    match f {
+        ScalarFunc::Substring => "substr",
+        ScalarFunc::Coalesce => "coalesce",
+        ScalarFunc::NullIf => "nullif",
+        ScalarFunc::Concat => "concat",
+        ScalarFunc::Length => "octet_length",
+        ScalarFunc::CharLength => "char_length",
+        ScalarFunc::Upper => "ucase",
+        ScalarFunc::Lower => "lcase",
+        ScalarFunc::Trim => "trim",
+        ScalarFunc::LTrim => "ltrim",
+        ScalarFunc::RTrim => "rtrim",
+        ScalarFunc::Abs => "abs",
+        ScalarFunc::Round => "round",
+        ScalarFunc::Truncate => "truncate",
+        ScalarFunc::Floor => "floor",
+        ScalarFunc::Ceil => "ceiling",
+        ScalarFunc::Hex => "hex",
+        ScalarFunc::Locate => "locate",
+        ScalarFunc::Replace => "replace",
+        ScalarFunc::Left => "left",
+        ScalarFunc::Right => "right",
+        ScalarFunc::WeightString => "weight_string",
+        ScalarFunc::Extract(_) => "extract",
+        ScalarFunc::DateAdd(_) => "date_add",
+        ScalarFunc::Interval(_) => "interval",
+        ScalarFunc::TimestampDiff(_) => "timestampdiff",
+        ScalarFunc::ToCharset(_) => "convert",
+        ScalarFunc::DeclaredScale | ScalarFunc::SqlCast | ScalarFunc::StrictDivision(_) => "",
+    }
+}
+
+/// `e` as MySQL prints it; `column` gives a column's text.
+pub fn mysql_text(e: &Expr, column: &dyn Fn(ColumnId) -> String) -> String {
+    let mut out = String::new();
+    Printer { column }.print(e, &mut out);
+    out
+}
+
+struct Printer<'a> {
+    column: &'a dyn Fn(ColumnId) -> String,
+}
+
+impl Printer<'_> {
+    fn print(&self, e: &Expr, out: &mut String) {
+        match e {
+            Expr::Column(id, _) => out.push_str(&(self.column)(*id)),
+            Expr::Literal(ScalarValue::Utf8(s), _) => {
+                out.push('\'');
+                for c in s.chars() {
+                    match c {
+                        '\'' => out.push_str("\\'"),
+                        '\\' => out.push_str("\\\\"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('\'');
+            }
+            Expr::Literal(v, _) => {
+                let _ = write!(out, "{v}");
+            }
+            Expr::Binary { op, left, right } => self.infix(e, left, op.symbol(), right, out),
+            Expr::Function {
+                func: ScalarFunc::StrictDivision(op),
+                args,
+                ..
+            } if args.len() == 2 => self.infix(e, &args[0], op.symbol(), &args[1], out),
+            Expr::Unary { op, expr } => match op {
+                UnaryOp::Neg => {
+                    out.push('-');
+                    self.operand(expr, precedence(e), out);
+                }
+                UnaryOp::Not => {
+                    out.push_str("!(");
+                    self.print(expr, out);
+                    out.push(')');
+                }
+                UnaryOp::IsNull | UnaryOp::IsNotNull => {
+                    self.operand(expr, precedence(e), out);
+                    out.push_str(if *op == UnaryOp::IsNull {
+                        " is null"
+                    } else {
+                        " is not null"
+                    });
+                }
+            },
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                self.operand(expr, 5, out);
+                out.push_str(if *negated { " not like " } else { " like " });
+                self.operand(pattern, 5, out);
+            }
+            Expr::InList {
+                negated,
+                expr,
+                list,
+            } => {
+                self.operand(expr, 5, out);
+                out.push_str(if *negated { " not in (" } else { " in (" });
+                self.list(list, out);
+                out.push(')');
+            }
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => {
+                out.push_str("case");
+                for (w, t) in branches {
+                    out.push_str(" when ");
+                    self.print(w, out);
+                    out.push_str(" then ");
+                    self.print(t, out);
+                }
+                if let Some(x) = else_expr {
+                    out.push_str(" else ");
+                    self.print(x, out);
+                }
+                out.push_str(" end");
+            }
+            Expr::Cast { expr, .. } | Expr::Collate { expr, .. } => self.print(expr, out),
+            Expr::Function { func, args, .. } => {
+                let name = function_name(*func);
+                if name.is_empty() && args.len() == 1 {
+                    return self.print(&args[0], out);
+                }
+                out.push_str(name);
+                out.push('(');
+                self.list(args, out);
+                out.push(')');
+            }
+        }
+    }
+
+    fn list(&self, items: &[Expr], out: &mut String) {
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            self.print(x, out);
+        }
+    }
+
+    /// `left op right`, left-associative: a right operand of the same rank
+    /// keeps its parentheses (`a - (b - c)`).
+    fn infix(&self, e: &Expr, left: &Expr, op: &str, right: &Expr, out: &mut String) {
+        let p = precedence(e);
+        self.operand(left, p, out);
+        out.push(' ');
+        out.push_str(op);
+        out.push(' ');
+        self.operand(right, p + 1, out);
+    }
+
+    /// `e` in parentheses when it binds looser than `min`.
+    fn operand(&self, e: &Expr, min: u8, out: &mut String) {
+        if precedence(e) < min {
+            out.push('(');
+            self.print(e, out);
+            out.push(')');
+        } else {
+            self.print(e, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::DataType;
+
+    fn col(i: u32) -> Expr {
+        Expr::Column(ColumnId(i), DataType::Int64)
+    }
+
+    fn int(v: i64) -> Expr {
+        Expr::lit(ScalarValue::Int64(v))
+    }
+
+    fn text(e: &Expr) -> String {
+        mysql_text(e, &|id| format!("`t`.`c{}`", id.0))
+    }
+
+    #[test]
+    fn parentheses_only_where_precedence_needs_them() {
+        use BinaryOp::*;
+        let b = Expr::binary;
+        assert_eq!(text(&b(Add, col(1), int(1))), "`t`.`c1` + 1");
+        assert_eq!(
+            text(&b(Mul, b(Add, col(1), int(1)), int(2))),
+            "(`t`.`c1` + 1) * 2"
+        );
+        assert_eq!(
+            text(&b(Add, b(Mul, col(1), int(2)), int(3))),
+            "`t`.`c1` * 2 + 3"
+        );
+        assert_eq!(
+            text(&b(Sub, col(1), b(Sub, col(2), int(3)))),
+            "`t`.`c1` - (`t`.`c2` - 3)"
+        );
+        assert_eq!(
+            text(&b(Sub, col(1), int(-1))),
+            "`t`.`c1` - -1",
+            "a negative literal prints as written"
+        );
+        let neg = Expr::Unary {
+            op: UnaryOp::Neg,
+            expr: Box::new(b(Add, col(1), int(1))),
+        };
+        assert_eq!(text(&neg), "-(`t`.`c1` + 1)");
+    }
+
+    #[test]
+    fn functions_are_lower_case_and_binder_nodes_are_transparent() {
+        let abs = Expr::Function {
+            func: ScalarFunc::Abs,
+            args: vec![Expr::Cast {
+                expr: Box::new(col(1)),
+                to: DataType::Decimal128(20, 0),
+            }],
+            data_type: DataType::Decimal128(20, 0),
+        };
+        assert_eq!(text(&abs), "abs(`t`.`c1`)");
+        let coalesce = Expr::Function {
+            func: ScalarFunc::Coalesce,
+            args: vec![col(1), int(0)],
+            data_type: DataType::Int64,
+        };
+        assert_eq!(
+            text(&Expr::binary(BinaryOp::Add, coalesce, int(1))),
+            "coalesce(`t`.`c1`,0) + 1"
+        );
+        assert_eq!(
+            text(&Expr::lit(ScalarValue::Utf8("it's".into()))),
+            "'it\\'s'"
+        );
+    }
+}
