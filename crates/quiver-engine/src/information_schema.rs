@@ -12,7 +12,9 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray, UInt64Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_collation::Collation;
-use quiver_common::types::{CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY};
+use quiver_common::types::{
+    CharLength, IntKind, IntType, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY,
+};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::TableSource;
 use quiver_sql::sqlparser::ast::{
@@ -400,10 +402,20 @@ pub(crate) struct ColumnFacts {
 }
 
 pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
-    let column_type = match f.metadata().get(COLUMN_TYPE_KEY) {
+    let mut column_type = match f.metadata().get(COLUMN_TYPE_KEY) {
         Some(t) => t.clone(),
         None => quiver_common::types::mysql_type_name(f.data_type()),
     };
+    // An integer shows its kind without the display width, as MySQL 8
+    // does, except BOOLEAN's tinyint(1).
+    let int = IntType::parse(&column_type).filter(|_| f.data_type().is_integer());
+    let mut numeric_type = f.data_type().clone();
+    if let Some(i) = int {
+        numeric_type = i.kind.arrow_type(i.unsigned);
+        if !(i.kind == IntKind::Tiny && i.width == 1) {
+            column_type = i.name();
+        }
+    }
     let data_type = column_type
         .split(['(', ' '])
         .next()
@@ -416,7 +428,7 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
             .and_then(|c| Collation::from_name(c))
             .unwrap_or_else(Collation::utf8mb4_bin)
     });
-    let precision = match f.data_type() {
+    let precision = match &numeric_type {
         _ if data_type == "mediumint" => {
             Some((7 + u64::from(column_type.ends_with("unsigned")), Some(0)))
         }

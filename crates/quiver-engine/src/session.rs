@@ -8,8 +8,8 @@ use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray}
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_collation::Collation;
 use quiver_common::types::{
-    is_numeric, CharLength, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_NOT_NULL_KEY,
-    COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
+    is_numeric, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY,
+    COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
 };
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText, PhysicalExpr};
@@ -688,20 +688,36 @@ impl Session {
                         meta.remove(COLUMN_NOT_NULL_KEY);
                         meta.remove(COLUMN_ORIGIN_KEY);
                         meta.remove(COLUMN_NO_DEFAULT_KEY);
-                        f.as_ref().clone().with_metadata(meta)
+                        let mut t = f.data_type().clone();
+                        // An integer column takes the type MySQL derives for
+                        // its expression (`SELECT 1` makes an INT(1) column).
+                        let declared = meta.get(COLUMN_TYPE_KEY).and_then(|c| IntType::parse(c));
+                        if let Some(i) = declared.filter(|_| t.is_integer()) {
+                            t = i.kind.arrow_type(i.unsigned);
+                        }
+                        Field::new(f.name(), t, f.is_nullable()).with_metadata(meta)
                     })
                     .collect::<Vec<_>>(),
             ));
             let batches = batches
                 .into_iter()
                 .map(|b| {
-                    RecordBatch::try_new_with_options(
+                    let columns = b
+                        .columns()
+                        .iter()
+                        .zip(schema.fields())
+                        .map(|(c, f)| match c.data_type() == f.data_type() {
+                            true => Ok(c.clone()),
+                            false => cast_array(c, f.data_type()),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    Ok(RecordBatch::try_new_with_options(
                         schema.clone(),
-                        b.columns().to_vec(),
+                        columns,
                         &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
-                    )
+                    )?)
                 })
-                .collect::<std::result::Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>>>()?;
             let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
             self.db
                 .create_table(&name, schema, batches, ct.if_not_exists)?;
@@ -1054,9 +1070,21 @@ fn store_cast_type(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef
         }
     }
     // MEDIUMINT is stored as INT; its own range is checked here.
-    let medium = match f.metadata().get(COLUMN_TYPE_KEY).map(String::as_str) {
-        Some("mediumint") => Some((-8_388_608, 8_388_607)),
-        Some("mediumint unsigned") => Some((0, 16_777_215)),
+    let declared = f
+        .metadata()
+        .get(COLUMN_TYPE_KEY)
+        .and_then(|t| IntType::parse(t));
+    let medium = match declared {
+        Some(IntType {
+            kind: IntKind::Medium,
+            unsigned: false,
+            ..
+        }) => Some((-8_388_608, 8_388_607)),
+        Some(IntType {
+            kind: IntKind::Medium,
+            unsigned: true,
+            ..
+        }) => Some((0, 16_777_215)),
         _ => None,
     };
     if let Some((lo, hi)) = medium {

@@ -771,6 +771,7 @@ impl<S: Stream> Conn<S> {
         let schema = rows.schema();
         self.io
             .write_payload(&resultset::column_count(schema.fields().len()));
+        let mut types = Vec::with_capacity(schema.fields().len());
         for (i, f) in schema.fields().iter().enumerate() {
             // Whether DATETIME values have fractions is judged by the first
             // batch: the column definitions go out before the rest exists.
@@ -786,6 +787,7 @@ impl<S: Stream> Conn<S> {
                 self.session.results_collation(),
             );
             self.io.write_payload(&column_definition(&meta, false));
+            types.push(meta.ty);
         }
         self.columns_end();
         let mut row = Vec::with_capacity(256);
@@ -801,7 +803,7 @@ impl<S: Stream> Conn<S> {
             for r in 0..b.num_rows() {
                 row.clear();
                 let encoded = if binary {
-                    resultset::binary_row(b.columns(), r, &mut row)
+                    resultset::binary_row(b.columns(), &types, r, &mut row)
                 } else {
                     resultset::text_row(b.columns(), r, &mut row)
                 };

@@ -7,8 +7,8 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field};
 use quiver_collation::Collation;
 use quiver_common::types::{
-    civil_from_days, split_origin, CharLength, COLUMN_COLLATION_KEY, COLUMN_NOT_NULL_KEY,
-    COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
+    civil_from_days, split_origin, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY,
+    COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
 };
 use quiver_common::{Result, ScalarValue};
 
@@ -105,7 +105,20 @@ pub fn column_meta(
     let table_column = origin.is_some() || !table.is_empty();
     let (ty, length, mut flags, decimals, charset) = match f.data_type() {
         DataType::Null => (ty::NULL, 0, flag::BINARY, 0, BINARY_COLLATION),
-        DataType::Boolean => (ty::TINY, 1, 0, 0, BINARY_COLLATION),
+        // A comparison's or logical operator's result: INT(1) in MariaDB.
+        DataType::Boolean => (ty::LONG, 1, 0, 0, BINARY_COLLATION),
+        t if t.is_integer() && declared.and_then(IntType::parse).is_some() => {
+            let i = declared.and_then(IntType::parse).expect("parsed above");
+            let ty = match i.kind {
+                IntKind::Tiny => ty::TINY,
+                IntKind::Short => ty::SHORT,
+                IntKind::Medium => ty::INT24,
+                IntKind::Long => ty::LONG,
+                IntKind::LongLong => ty::LONGLONG,
+            };
+            let unsigned = if i.unsigned { flag::UNSIGNED } else { 0 };
+            (ty, i.width, unsigned, 0, BINARY_COLLATION)
+        }
         DataType::Int8 => (ty::TINY, 4, 0, 0, BINARY_COLLATION),
         DataType::Int16 => (ty::SHORT, 6, 0, 0, BINARY_COLLATION),
         DataType::Int32 => (ty::LONG, 11, 0, 0, BINARY_COLLATION),
@@ -327,8 +340,10 @@ fn put_num(out: &mut Vec<u8>, v: impl std::fmt::Display) {
 }
 
 /// Row `r` in the binary protocol: a 0x00 header, the NULL bitmap (offset 2)
-/// and each non-NULL value in its type's binary form.
-pub fn binary_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()> {
+/// and each non-NULL value in its type's binary form. `types`: each
+/// column's type code as its definition gave it, which sets an integer's
+/// width (an Int64 column declared INT travels in 4 bytes).
+pub fn binary_row(columns: &[ArrayRef], types: &[u8], r: usize, out: &mut Vec<u8>) -> Result<()> {
     out.push(0);
     let bitmap_at = out.len();
     out.resize(bitmap_at + (columns.len() + 7 + 2) / 8, 0);
@@ -338,28 +353,19 @@ pub fn binary_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<(
             out[bitmap_at + bit / 8] |= 1 << (bit % 8);
             continue;
         }
+        if let Some(v) = integer_value(c, r) {
+            // Two's complement, cut to the declared width: the value fits.
+            let bytes = v.to_le_bytes();
+            let width = match types.get(i) {
+                Some(&ty::TINY) => 1,
+                Some(&ty::SHORT) => 2,
+                Some(&ty::LONG | &ty::INT24) => 4,
+                _ => 8,
+            };
+            out.extend_from_slice(&bytes[..width]);
+            continue;
+        }
         match c.data_type() {
-            DataType::Boolean => out.push(c.as_boolean().value(r) as u8),
-            DataType::Int8 => out.push(c.as_primitive::<Int8Type>().value(r) as u8),
-            DataType::UInt8 => out.push(c.as_primitive::<UInt8Type>().value(r)),
-            DataType::Int16 => {
-                out.extend_from_slice(&c.as_primitive::<Int16Type>().value(r).to_le_bytes())
-            }
-            DataType::UInt16 => {
-                out.extend_from_slice(&c.as_primitive::<UInt16Type>().value(r).to_le_bytes())
-            }
-            DataType::Int32 => {
-                out.extend_from_slice(&c.as_primitive::<Int32Type>().value(r).to_le_bytes())
-            }
-            DataType::UInt32 => {
-                out.extend_from_slice(&c.as_primitive::<UInt32Type>().value(r).to_le_bytes())
-            }
-            DataType::Int64 => {
-                out.extend_from_slice(&c.as_primitive::<Int64Type>().value(r).to_le_bytes())
-            }
-            DataType::UInt64 => {
-                out.extend_from_slice(&c.as_primitive::<UInt64Type>().value(r).to_le_bytes())
-            }
             DataType::Float32 => {
                 out.extend_from_slice(&c.as_primitive::<Float32Type>().value(r).to_le_bytes())
             }
@@ -385,6 +391,22 @@ pub fn binary_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Value `r` of an integer or boolean column, widened.
+fn integer_value(c: &ArrayRef, r: usize) -> Option<i128> {
+    Some(match c.data_type() {
+        DataType::Boolean => c.as_boolean().value(r) as i128,
+        DataType::Int8 => c.as_primitive::<Int8Type>().value(r) as i128,
+        DataType::UInt8 => c.as_primitive::<UInt8Type>().value(r) as i128,
+        DataType::Int16 => c.as_primitive::<Int16Type>().value(r) as i128,
+        DataType::UInt16 => c.as_primitive::<UInt16Type>().value(r) as i128,
+        DataType::Int32 => c.as_primitive::<Int32Type>().value(r) as i128,
+        DataType::UInt32 => c.as_primitive::<UInt32Type>().value(r) as i128,
+        DataType::Int64 => c.as_primitive::<Int64Type>().value(r) as i128,
+        DataType::UInt64 => c.as_primitive::<UInt64Type>().value(r) as i128,
+        _ => return None,
+    })
 }
 
 /// DATETIME in the binary protocol: 0, 4, 7 or 11 bytes after the length.
@@ -449,12 +471,54 @@ mod tests {
             )])),
         ];
         let mut out = vec![];
-        binary_row(&cols, 0, &mut out).unwrap();
+        binary_row(
+            &cols,
+            &[ty::LONG, ty::VAR_STRING, ty::DATETIME],
+            0,
+            &mut out,
+        )
+        .unwrap();
         // Column 1 NULL: bit 3 of the first bitmap byte.
         assert_eq!(out[..2], [0, 0b1000]);
         assert_eq!(out[2..6], (-2i32).to_le_bytes());
         // 1970-01-02 01:00:00.000005
         assert_eq!(out[6..], [11, 0xB2, 0x07, 1, 2, 1, 0, 0, 5, 0, 0, 0]);
+    }
+
+    #[test]
+    fn binary_integers_take_their_declared_width() {
+        use arrow_array::{BooleanArray, Int64Array};
+        let field = |t: DataType, declared: &str| {
+            let meta = std::collections::HashMap::from([(
+                COLUMN_TYPE_KEY.to_string(),
+                declared.to_string(),
+            )]);
+            Field::new("x", t, false).with_metadata(meta)
+        };
+        // `ti + 1` is computed in BIGINT but declared INT(5): 4 bytes.
+        let int5 = column_meta(&field(DataType::Int64, "int(5)"), "", "", false, None);
+        assert_eq!((int5.ty, int5.length), (ty::LONG, 5));
+        let small = column_meta(&field(DataType::Int64, "smallint(6)"), "", "", false, None);
+        let cmp = column_meta(
+            &Field::new("b", DataType::Boolean, false),
+            "",
+            "",
+            false,
+            None,
+        );
+        assert_eq!((cmp.ty, cmp.length), (ty::LONG, 1));
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from(vec![-3])),
+            Arc::new(Int64Array::from(vec![-2])),
+            Arc::new(BooleanArray::from(vec![true])),
+        ];
+        let mut out = vec![];
+        binary_row(&cols, &[int5.ty, small.ty, cmp.ty], 0, &mut out).unwrap();
+        let mut want = vec![0, 0];
+        want.extend((-3i32).to_le_bytes());
+        want.extend((-2i16).to_le_bytes());
+        want.extend(1i32.to_le_bytes());
+        assert_eq!(out, want);
     }
 
     #[test]

@@ -104,6 +104,8 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         T::TinyText => Some("tinytext".into()),
         T::MediumText => Some("mediumtext".into()),
         T::LongText => Some("longtext".into()),
+        // BOOLEAN is TINYINT(1): clients read the width 1 as "boolean".
+        T::Boolean | T::Bool => Some("tinyint(1)".into()),
         // Stored as INT: the type text keeps MEDIUMINT's narrower range.
         T::MediumInt(_) => Some("mediumint".into()),
         T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),

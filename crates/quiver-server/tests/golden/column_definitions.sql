@@ -26,3 +26,7 @@ SELECT name, l1, ci FROM u
 SELECT d*2, d+2, 2-d, d*-12345, 3/d, d%3, COALESCE(d, 2), IF(i>0, d, 2), 2.5*2, 2/3 FROM t
 SELECT SUM(d*2), AVG(d+1), SUM(2), AVG(2) FROM t
 SELECT d FROM t UNION SELECT 2
+SELECT ti+1, si*si, i*i, bi-1, ui+1, i DIV 2, i % 3, -ti, ABS(i), COALESCE(ti, si), IF(i>0, i, bi), NULLIF(ti, 1), LENGTH(v), LOCATE('a', v), MONTH(dt), ROUND(ti), i > 1 FROM t
+SELECT ROW_NUMBER() OVER (), COUNT(*) OVER (), MIN(ti) OVER () FROM t
+CREATE TABLE ctas AS SELECT i+1 AS a, ti+1 AS b, COUNT(*) AS c, 7 AS d, b AS e FROM t GROUP BY i, ti, b
+SELECT * FROM ctas

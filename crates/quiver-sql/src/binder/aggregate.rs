@@ -382,7 +382,9 @@ impl Binder<'_> {
                 | WindowFunc::DenseRank
                 | WindowFunc::Agg(AggFunc::Count | AggFunc::CountStar)
         );
-        let c = self.new_column(display, w.data_type.clone(), nullable);
+        let mut c = self.new_column(display, w.data_type.clone(), nullable);
+        let declared = self.declared_window(w.func, w.arg.as_ref());
+        self.set_declared(&mut c, declared);
         self.block.windows.push((c.clone(), w));
         Ok(shown(c.expr()))
     }

@@ -11,9 +11,9 @@
 use std::sync::Arc;
 
 use arrow_schema::DataType;
-use quiver_common::types::{is_string, CharLength};
+use quiver_common::types::{is_string, CharLength, IntKind, IntType};
 use quiver_common::ScalarValue;
-use quiver_plan::{AggFunc, Expr, ScalarFunc};
+use quiver_plan::{AggFunc, BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp, WindowFunc};
 
 use super::Binder;
 
@@ -72,7 +72,17 @@ impl Binder<'_> {
     /// The declared type text of string expression `e`, if MySQL's rules
     /// for it are modelled here and its operands' lengths are known.
     pub(crate) fn declared_type(&self, e: &Expr) -> Option<Arc<str>> {
-        if !is_string(&e.data_type()) {
+        let t = e.data_type();
+        if t.is_integer() {
+            // A column read unchanged keeps its table's text (`mediumint`).
+            if let Expr::Column(id, _) = e {
+                if let Some(text) = self.declared.get(id) {
+                    return Some(text.clone());
+                }
+            }
+            return Some(self.declared_int(e)?.text().into());
+        }
+        if !is_string(&t) {
             return None;
         }
         match e {
@@ -83,11 +93,23 @@ impl Binder<'_> {
         }
     }
 
-    /// MIN / MAX of a string keep their argument's declared type.
+    /// MIN / MAX keep their argument's declared type; COUNT is BIGINT(21).
     pub(crate) fn declared_aggregate(&self, func: AggFunc, arg: Option<&Expr>) -> Option<Arc<str>> {
         match func {
             AggFunc::Min | AggFunc::Max => self.declared_type(arg?),
+            AggFunc::Count | AggFunc::CountStar => Some(COUNT.text().into()),
             _ => None,
+        }
+    }
+
+    /// A window function's declared type: ranks and counts are BIGINT(21),
+    /// MIN / MAX keep their argument's.
+    pub(crate) fn declared_window(&self, func: WindowFunc, arg: Option<&Expr>) -> Option<Arc<str>> {
+        match func {
+            WindowFunc::RowNumber | WindowFunc::Rank | WindowFunc::DenseRank => {
+                Some(COUNT.text().into())
+            }
+            WindowFunc::Agg(f) => self.declared_aggregate(f, arg),
         }
     }
 
@@ -201,6 +223,205 @@ impl Binder<'_> {
         }
         display_width(&t)
     }
+
+    /// The MySQL integer type of integer expression `e` by MariaDB's rules,
+    /// where they are modelled: the digits of a sum are its operands' most
+    /// plus one, of a product their total, and the kind is INT while the
+    /// width stays within 9 characters, else BIGINT.
+    pub(crate) fn declared_int(&self, e: &Expr) -> Option<IntType> {
+        self.int_of(e).map(|i| i.t)
+    }
+
+    fn int_of(&self, e: &Expr) -> Option<Int> {
+        let unsigned = e.data_type().is_unsigned_integer();
+        let operand = |x: &Expr| self.int_of(x);
+        let fixed = |kind, width| Some(Int::fixed(kind, width, unsigned));
+        match e {
+            Expr::Column(id, t) => {
+                let t = match self.declared.get(id) {
+                    Some(text) => IntType::parse(text)?,
+                    None => IntType::of_arrow(t)?,
+                };
+                // A column's digits are its type's, whatever its width.
+                Some(Int {
+                    t,
+                    digits: t.kind.digits(t.unsigned),
+                })
+            }
+            Expr::Literal(v, _) => literal_int(v),
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                expr,
+            } => match expr.as_ref() {
+                Expr::Literal(ScalarValue::Int64(v), _) => {
+                    literal_int(&ScalarValue::Int64(v.checked_neg()?))
+                }
+                x => Some(Int::computed(operand(x)?.digits + 1, unsigned)),
+            },
+            Expr::Binary { op, left, right } => {
+                let (l, r) = (operand(left)?.digits, operand(right)?.digits);
+                Some(match op {
+                    BinaryOp::Add | BinaryOp::Sub => Int::computed(l.max(r) + 1, unsigned),
+                    BinaryOp::Mul => Int::computed(l + r, unsigned),
+                    BinaryOp::Mod => Int::computed(l.max(r), unsigned),
+                    // The quotient's digits, without room for a sign.
+                    BinaryOp::IntDiv => Int::fixed(int_or_bigint(l), l, unsigned),
+                    _ => return None,
+                })
+            }
+            Expr::Cast { expr, .. } if expr.data_type().is_integer() => operand(expr),
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => self.common_int(
+                branches.iter().map(|(_, v)| v).chain(else_expr.as_deref()),
+                unsigned,
+            ),
+            Expr::Function { func, args, .. } => {
+                use ScalarFunc as F;
+                match func {
+                    F::Coalesce => self.common_int(args.iter(), unsigned),
+                    F::NullIf | F::DeclaredScale => operand(args.first()?),
+                    F::Abs => {
+                        let a = operand(args.first()?)?;
+                        fixed(int_or_bigint(a.t.width), a.t.width)
+                    }
+                    F::Round | F::Truncate | F::Floor | F::Ceil => {
+                        let a = operand(args.first()?)?;
+                        match args.get(1).map(constant) {
+                            None => Some(a),
+                            Some(Some(d)) if d >= 0 => Some(a),
+                            // Rounding to tens may carry into one more digit.
+                            _ => fixed(int_or_bigint(a.t.width + 1), a.t.width + 1),
+                        }
+                    }
+                    F::Length | F::CharLength => fixed(IntKind::Long, 10),
+                    F::Locate => fixed(IntKind::Long, 11),
+                    F::Extract(part) => fixed(IntKind::Long, extract_width(*part)?),
+                    F::TimestampDiff(_) => fixed(IntKind::LongLong, 21),
+                    F::SqlCast if unsigned => fixed(IntKind::LongLong, 20),
+                    F::SqlCast => {
+                        let a = args.first()?;
+                        let width = match operand(a) {
+                            Some(i) => i.t.width,
+                            None => display_width(&a.data_type())? as u32,
+                        }
+                        .clamp(2, 20);
+                        fixed(int_or_bigint(width), width)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The type of a CASE / COALESCE over `values` (NULLs left out): the
+    /// widest kind, and the most digits with a sign.
+    fn common_int<'e>(
+        &self,
+        values: impl Iterator<Item = &'e Expr>,
+        unsigned: bool,
+    ) -> Option<Int> {
+        let mut out: Option<(IntKind, u32)> = None;
+        for v in values {
+            if matches!(v, Expr::Literal(x, _) if x.is_null()) {
+                continue;
+            }
+            let i = self.int_of(v)?;
+            if i.t.unsigned != unsigned {
+                return None;
+            }
+            let (kind, d) = out.unwrap_or((IntKind::Tiny, 0));
+            out = Some((kind.max(i.t.kind), d.max(i.digits)));
+        }
+        let (kind, digits) = out?;
+        Some(Int {
+            t: IntType {
+                kind,
+                width: digits + u32::from(!unsigned),
+                unsigned,
+            },
+            digits,
+        })
+    }
+}
+
+/// An integer expression's type and the digits its values may have (a
+/// literal's as written, a column's its type's whatever its width).
+#[derive(Debug, Clone, Copy)]
+struct Int {
+    t: IntType,
+    digits: u32,
+}
+
+impl Int {
+    /// Arithmetic's result: its digits, and a sign if signed.
+    fn computed(digits: u32, unsigned: bool) -> Int {
+        let width = digits + u32::from(!unsigned);
+        Int::fixed(int_or_bigint(width), width, unsigned)
+    }
+
+    fn fixed(kind: IntKind, width: u32, unsigned: bool) -> Int {
+        Int {
+            t: IntType {
+                kind,
+                width,
+                unsigned,
+            },
+            digits: width - u32::from(!unsigned && width > 1),
+        }
+    }
+}
+
+/// COUNT(*), ROW_NUMBER(), RANK(): BIGINT(21).
+const COUNT: IntType = IntType {
+    kind: IntKind::LongLong,
+    width: 21,
+    unsigned: false,
+};
+
+/// MariaDB types an integer result INT while its width fits 9 characters.
+fn int_or_bigint(width: u32) -> IntKind {
+    if width <= 9 {
+        IntKind::Long
+    } else {
+        IntKind::LongLong
+    }
+}
+
+/// An integer literal: as wide as it is written.
+fn literal_int(v: &ScalarValue) -> Option<Int> {
+    let (text, unsigned) = match v {
+        ScalarValue::Int64(n) => (n.to_string(), false),
+        ScalarValue::UInt64(n) => (n.to_string(), true),
+        _ => return None,
+    };
+    let width = text.len() as u32;
+    Some(Int {
+        t: IntType {
+            kind: int_or_bigint(width),
+            width,
+            unsigned,
+        },
+        digits: text.trim_start_matches('-').len() as u32,
+    })
+}
+
+/// The width of YEAR(d), MONTH(d), ...: the function forms' (EXTRACT's
+/// DAY, HOUR, MINUTE and SECOND are one wider in MariaDB).
+fn extract_width(part: DatePart) -> Option<u32> {
+    Some(match part {
+        DatePart::Year => 4,
+        DatePart::Quarter => 1,
+        DatePart::Month | DatePart::Week | DatePart::Day => 2,
+        DatePart::Hour | DatePart::Minute | DatePart::Second => 2,
+        DatePart::Microsecond => 7,
+        DatePart::YearMonth => 6,
+        DatePart::DaySecond => 9,
+        _ => return None,
+    })
 }
 
 /// How many characters MySQL counts for a number or date in string context:
