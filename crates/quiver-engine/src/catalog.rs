@@ -297,6 +297,56 @@ fn key(name: &str) -> String {
 
 const MARKER: &str = "quiver.db";
 
+/// A table or view name as a file name. SQL names may hold any character,
+/// file names may not (`/`, `..`, NUL): every byte outside `[A-Za-z0-9_$]`
+/// becomes `@xx` (its hex), so no name can reach outside the database
+/// folder, and common names stay readable.
+fn file_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("@{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The name a file name of [`file_name`] stands for; a file name that is
+/// no such encoding stands for itself.
+fn name_of_file(file: &str) -> String {
+    let mut bytes = Vec::with_capacity(file.len());
+    let mut rest = file.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        let hex = tail.get(..2).and_then(|h| std::str::from_utf8(h).ok());
+        match (b, hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'@', Some(v)) => {
+                bytes.push(v);
+                rest = &tail[2..];
+            }
+            _ => {
+                bytes.push(b);
+                rest = tail;
+            }
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_else(|_| file.to_string())
+}
+
+/// MySQL's rule for a new table's or view's name: not empty, no trailing
+/// space, at most 64 characters (error 1103).
+fn check_new_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.ends_with(' ') || name.chars().count() > 64 {
+        return Err(QuiverError::new(
+            1103,
+            "42000",
+            format!("Incorrect table name '{name}'"),
+        ));
+    }
+    Ok(())
+}
+
 impl Database {
     /// The catalog generation: equal values mean no table or view was
     /// created, dropped or written in between.
@@ -337,7 +387,7 @@ impl Database {
             if !path.join("table.meta").exists() {
                 continue;
             }
-            let name = entry.file_name().to_string_lossy().to_string();
+            let name = name_of_file(&entry.file_name().to_string_lossy());
             let meta = match quiver_storage::table_file::read_meta(&path) {
                 Ok(m) => m,
                 Err(e) => {
@@ -371,11 +421,7 @@ impl Database {
         for entry in fs::read_dir(dir.join("views")).map_err(io)? {
             let path = entry.map_err(io)?.path();
             if path.extension().is_some_and(|e| e == "sql") {
-                let name = path
-                    .file_stem()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .to_string();
+                let name = name_of_file(&path.file_stem().unwrap_or_default().to_string_lossy());
                 let sql = fs::read_to_string(&path).map_err(io)?;
                 views.insert(key(&name), (name, sql));
             }
@@ -457,6 +503,7 @@ impl Database {
         batches: Vec<RecordBatch>,
         if_not_exists: bool,
     ) -> Result<bool> {
+        check_new_name(name)?;
         if self.exists(name) {
             return if if_not_exists {
                 Ok(false)
@@ -464,7 +511,10 @@ impl Database {
                 Err(QuiverError::table_exists(name))
             };
         }
-        let dir = self.dir.as_ref().map(|d| d.join("tables").join(name));
+        let dir = self
+            .dir
+            .as_ref()
+            .map(|d| d.join("tables").join(file_name(name)));
         let table = Arc::new(Table {
             name: name.to_string(),
             schema,
@@ -518,11 +568,12 @@ impl Database {
     }
 
     pub fn create_view(&self, name: &str, sql: &str, or_replace: bool) -> Result<()> {
+        check_new_name(name)?;
         if self.table(name).is_some() || (self.view_sql(name).is_some() && !or_replace) {
             return Err(QuiverError::table_exists(name));
         }
         if let Some(dir) = &self.dir {
-            let path = dir.join("views").join(format!("{name}.sql"));
+            let path = dir.join("views").join(format!("{}.sql", file_name(name)));
             let tmp = path.with_extension("sql.tmp");
             fs::write(&tmp, sql)
                 .and_then(|_| fs::rename(&tmp, &path))
@@ -542,7 +593,8 @@ impl Database {
             Some((n, _)) => {
                 self.bump();
                 if let Some(dir) = &self.dir {
-                    let _ = fs::remove_file(dir.join("views").join(format!("{n}.sql")));
+                    let _ =
+                        fs::remove_file(dir.join("views").join(format!("{}.sql", file_name(&n))));
                 }
                 Ok(())
             }
@@ -568,5 +620,80 @@ impl quiver_sql::Catalog for Database {
             quiver_sql::sqlparser::ast::Statement::Query(q) => Some(*q),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_name_is_a_file_name_inside_the_folder_and_back() {
+        for name in [
+            "lineitem",
+            "Orders_2$",
+            "../../keep",
+            "..",
+            "a/b",
+            "x y",
+            "é€😀",
+            "@41",
+        ] {
+            let f = file_name(name);
+            assert!(
+                f.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"_$@".contains(&b)),
+                "{name} -> {f}"
+            );
+            assert_eq!(name_of_file(&f), name);
+        }
+        assert_eq!(
+            file_name("lineitem"),
+            "lineitem",
+            "plain names stay readable"
+        );
+    }
+
+    #[test]
+    fn tables_named_like_paths_stay_in_the_database_folder() {
+        let root = std::env::temp_dir().join(format!("quiver-names-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let dir = root.join("db");
+        let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+            "a",
+            arrow_schema::DataType::Int32,
+            true,
+        )]));
+        {
+            let db = Database::open(&dir).unwrap();
+            for name in ["../../keep", "..", "a/b"] {
+                db.create_table(name, schema.clone(), vec![], false)
+                    .unwrap();
+            }
+            assert_eq!(
+                db.create_table("", schema.clone(), vec![], false)
+                    .unwrap_err()
+                    .code,
+                1103
+            );
+            assert_eq!(
+                db.create_table("t ", schema.clone(), vec![], false)
+                    .unwrap_err()
+                    .code,
+                1103
+            );
+        }
+        // Nothing was written outside the folder, and every table is back
+        // under its name when the folder is opened again.
+        let outside: Vec<_> = fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(outside, vec![std::ffi::OsString::from("db")]);
+        let db = Database::open(&dir).unwrap();
+        assert_eq!(db.table_names(), vec!["..", "../../keep", "a/b"]);
+        db.drop_table("../../keep", false).unwrap();
+        assert!(Database::open(&dir).unwrap().table("../../keep").is_none());
+        let _ = fs::remove_dir_all(&root);
     }
 }
