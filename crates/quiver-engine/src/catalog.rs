@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
@@ -26,6 +28,9 @@ pub struct Table {
     dir: Option<PathBuf>,
     /// The database's catalog generation, moved on when the contents change.
     generation: Arc<AtomicU64>,
+    /// The generation of the table's files this value holds: another
+    /// process that rewrote them left a greater one in `table.meta`.
+    disk_generation: AtomicU64,
 }
 
 /// What of a table is in memory.
@@ -231,6 +236,8 @@ impl Table {
                     &WriteOptions::default(),
                 )?;
                 let zones = zone_maps(&w.layout, &self.schema);
+                self.disk_generation
+                    .store(w.meta.generation, Ordering::Release);
                 (
                     Stored::from_batches(ncols, &w.row_groups, Some(zones)),
                     w.meta.rows,
@@ -289,13 +296,134 @@ pub struct Database {
     /// Moves on whenever a table or view is created, dropped or rewritten,
     /// so that a plan made before (a session's plan cache) is known stale.
     generation: Arc<AtomicU64>,
+    /// Writers of a database folder, across processes and threads.
+    writer: Option<Writer>,
 }
+
+/// One writer at a time per database folder: the threads of this process
+/// take turns through `state`, processes through an exclusive lock on
+/// `DIR/write.lock`. The file also holds a counter each writer moves on, so
+/// another process sees at its next statement that the folder changed and
+/// reads the catalog again.
+#[derive(Debug)]
+struct Writer {
+    file: fs::File,
+    state: Mutex<WriterState>,
+    turn: Condvar,
+    /// The counter as this process last read (or wrote) it.
+    seen: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct WriterState {
+    owner: Option<ThreadId>,
+    /// Nested acquisitions by the owner (a statement, then the catalog call).
+    depth: usize,
+}
+
+/// How long a write waits for another process's write to end: MySQL's
+/// `innodb_lock_wait_timeout` default.
+const LOCK_WAIT: Duration = Duration::from_secs(50);
+
+/// Held while a statement writes a database folder; see [`Database::write_lock`].
+pub struct WriteLock<'a> {
+    db: &'a Database,
+}
+
+impl Drop for WriteLock<'_> {
+    fn drop(&mut self) {
+        if let Some(w) = &self.db.writer {
+            let mut state = w.state.lock().expect("writer lock");
+            state.depth -= 1;
+            if state.depth == 0 {
+                // Tell other processes, then let them in.
+                let next = w.seen.load(Ordering::Acquire) + 1;
+                if write_counter(&w.file, next).is_ok() {
+                    w.seen.store(next, Ordering::Release);
+                }
+                let _ = w.file.unlock();
+                state.owner = None;
+                w.turn.notify_one();
+            }
+        }
+    }
+}
+
+fn read_counter(file: &fs::File) -> u64 {
+    use std::os::unix::fs::FileExt;
+    let mut b = [0u8; 8];
+    match file.read_exact_at(&mut b, 0) {
+        Ok(()) => u64::from_le_bytes(b),
+        Err(_) => 0,
+    }
+}
+
+fn write_counter(file: &fs::File, v: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(&v.to_le_bytes(), 0)
+}
+
+type Scanned = (
+    BTreeMap<String, Arc<Table>>,
+    BTreeMap<String, (String, String)>,
+    BTreeMap<String, (String, PathBuf, QuiverError)>,
+);
 
 fn key(name: &str) -> String {
     name.to_lowercase()
 }
 
 const MARKER: &str = "quiver.db";
+
+/// The tables (and damaged ones) and views a database folder holds.
+fn scan(dir: &Path, generation: &Arc<AtomicU64>) -> Result<Scanned> {
+    let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
+    let mut tables = BTreeMap::new();
+    let mut damaged = BTreeMap::new();
+    for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let path = entry.path();
+        if !path.join("table.meta").exists() {
+            continue;
+        }
+        let name = name_of_file(&entry.file_name().to_string_lossy());
+        let meta = match quiver_storage::table_file::read_meta(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                let e = if e.code == 1877 || e.code == 1812 {
+                    e
+                } else {
+                    QuiverError::new(e.code, e.sqlstate, format!("table '{name}': {}", e.message))
+                };
+                damaged.insert(key(&name), (name, path, e));
+                continue;
+            }
+        };
+        tables.insert(
+            key(&name),
+            Arc::new(Table {
+                name,
+                schema: meta.schema.clone(),
+                rows: RwLock::new(meta.rows),
+                distinct: RwLock::new(meta.distinct.clone()),
+                stored: RwLock::new(Stored::default()),
+                dir: Some(path),
+                generation: generation.clone(),
+                disk_generation: AtomicU64::new(meta.generation),
+            }),
+        );
+    }
+    let mut views = BTreeMap::new();
+    for entry in fs::read_dir(dir.join("views")).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.extension().is_some_and(|e| e == "sql") {
+            let name = name_of_file(&path.file_stem().unwrap_or_default().to_string_lossy());
+            let sql = fs::read_to_string(&path).map_err(io)?;
+            views.insert(key(&name), (name, sql));
+        }
+    }
+    Ok((tables, views, damaged))
+}
 
 /// A table or view name as a file name. SQL names may hold any character,
 /// file names may not (`/`, `..`, NUL): every byte outside `[A-Za-z0-9_$]`
@@ -365,6 +493,7 @@ impl Database {
             views: Default::default(),
             damaged: Default::default(),
             generation: Default::default(),
+            writer: None,
         })
     }
 
@@ -378,61 +507,132 @@ impl Database {
         if !marker.exists() {
             fs::write(&marker, "quiver database 1\n").map_err(io)?;
         }
-        let mut tables = BTreeMap::new();
-        let mut damaged = BTreeMap::new();
         let generation = Arc::new(AtomicU64::new(0));
-        for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
-            let entry = entry.map_err(io)?;
-            let path = entry.path();
-            if !path.join("table.meta").exists() {
-                continue;
-            }
-            let name = name_of_file(&entry.file_name().to_string_lossy());
-            let meta = match quiver_storage::table_file::read_meta(&path) {
-                Ok(m) => m,
-                Err(e) => {
-                    let e = if e.code == 1877 || e.code == 1812 {
-                        e
-                    } else {
-                        QuiverError::new(
-                            e.code,
-                            e.sqlstate,
-                            format!("table '{name}': {}", e.message),
-                        )
-                    };
-                    damaged.insert(key(&name), (name, path, e));
-                    continue;
-                }
-            };
-            tables.insert(
-                key(&name),
-                Arc::new(Table {
-                    name,
-                    schema: meta.schema.clone(),
-                    rows: RwLock::new(meta.rows),
-                    distinct: RwLock::new(meta.distinct.clone()),
-                    stored: RwLock::new(Stored::default()),
-                    dir: Some(path),
-                    generation: generation.clone(),
-                }),
-            );
-        }
-        let mut views = BTreeMap::new();
-        for entry in fs::read_dir(dir.join("views")).map_err(io)? {
-            let path = entry.map_err(io)?.path();
-            if path.extension().is_some_and(|e| e == "sql") {
-                let name = name_of_file(&path.file_stem().unwrap_or_default().to_string_lossy());
-                let sql = fs::read_to_string(&path).map_err(io)?;
-                views.insert(key(&name), (name, sql));
-            }
-        }
+        let (tables, views, damaged) = scan(dir, &generation)?;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(dir.join("write.lock"))
+            .map_err(io)?;
+        let seen = AtomicU64::new(read_counter(&file));
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
             tables: RwLock::new(tables),
             views: RwLock::new(views),
             damaged: RwLock::new(damaged),
             generation,
+            writer: Some(Writer {
+                file,
+                state: Mutex::new(WriterState::default()),
+                turn: Condvar::new(),
+                seen,
+            }),
         }))
+    }
+
+    /// Reads the catalog again if another process wrote the folder since
+    /// this one last looked (one 8-byte read when it did not).
+    pub fn sync_with_disk(&self) -> Result<()> {
+        let Some(w) = &self.writer else {
+            return Ok(());
+        };
+        let now = read_counter(&w.file);
+        if now != w.seen.load(Ordering::Acquire) {
+            self.refresh()?;
+            w.seen.store(now, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Waits for the right to write the folder (other threads' and other
+    /// processes' writes end first; error 1205 after [`LOCK_WAIT`]) and
+    /// brings the catalog up to date. Nested calls on the holding thread
+    /// return at once. An in-memory database needs no lock.
+    pub fn write_lock(&self) -> Result<WriteLock<'_>> {
+        let Some(w) = &self.writer else {
+            return Ok(WriteLock { db: self });
+        };
+        let me = std::thread::current().id();
+        let deadline = Instant::now() + LOCK_WAIT;
+        let timeout = || {
+            QuiverError::new(
+                1205,
+                "HY000",
+                "Lock wait timeout exceeded; try restarting transaction",
+            )
+        };
+        {
+            let mut state = w.state.lock().expect("writer lock");
+            if state.owner == Some(me) {
+                state.depth += 1;
+                return Ok(WriteLock { db: self });
+            }
+            while state.owner.is_some() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(timeout());
+                }
+                state = w.turn.wait_timeout(state, left).expect("writer lock").0;
+            }
+            state.owner = Some(me);
+            state.depth = 1;
+        }
+        // From here the guard's drop gives the turn back on every path.
+        let guard = WriteLock { db: self };
+        loop {
+            match w.file.try_lock() {
+                Ok(()) => break,
+                Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(fs::TryLockError::WouldBlock) => return Err(timeout()),
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(QuiverError::io("locking the database folder", e))
+                }
+            }
+        }
+        self.refresh()?;
+        w.seen.store(read_counter(&w.file), Ordering::Release);
+        Ok(guard)
+    }
+
+    /// Makes the catalog what the folder holds: tables another process
+    /// created, rewrote or dropped are taken from disk; the others keep
+    /// what they have read.
+    fn refresh(&self) -> Result<()> {
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        let (disk, views, damaged) = scan(dir, &self.generation)?;
+        let mut tables = self.tables.write().expect("catalog lock");
+        let mut changed = disk.len() != tables.len();
+        let merged = disk
+            .into_iter()
+            .map(|(k, fresh)| {
+                let kept = tables.get(&k).filter(|t| {
+                    t.disk_generation.load(Ordering::Acquire)
+                        == fresh.disk_generation.load(Ordering::Acquire)
+                });
+                match kept {
+                    Some(t) => (k, t.clone()),
+                    None => {
+                        changed = true;
+                        (k, fresh)
+                    }
+                }
+            })
+            .collect();
+        *tables = merged;
+        let mut v = self.views.write().expect("catalog lock");
+        changed |= *v != views;
+        *v = views;
+        *self.damaged.write().expect("catalog lock") = damaged;
+        if changed {
+            self.bump();
+        }
+        Ok(())
     }
 
     pub fn dir(&self) -> Option<&Path> {
@@ -504,6 +704,7 @@ impl Database {
         if_not_exists: bool,
     ) -> Result<bool> {
         check_new_name(name)?;
+        let _writing = self.write_lock()?;
         if self.exists(name) {
             return if if_not_exists {
                 Ok(false)
@@ -523,6 +724,7 @@ impl Database {
             stored: RwLock::new(Stored::default()),
             dir,
             generation: self.generation.clone(),
+            disk_generation: AtomicU64::new(0),
         });
         table.replace(batches)?;
         self.tables
@@ -534,6 +736,7 @@ impl Database {
     }
 
     pub fn drop_table(&self, name: &str, if_exists: bool) -> Result<()> {
+        let _writing = self.write_lock()?;
         let removed = self
             .tables
             .write()
@@ -569,6 +772,7 @@ impl Database {
 
     pub fn create_view(&self, name: &str, sql: &str, or_replace: bool) -> Result<()> {
         check_new_name(name)?;
+        let _writing = self.write_lock()?;
         if self.table(name).is_some() || (self.view_sql(name).is_some() && !or_replace) {
             return Err(QuiverError::table_exists(name));
         }
@@ -588,6 +792,7 @@ impl Database {
     }
 
     pub fn drop_view(&self, name: &str, if_exists: bool) -> Result<()> {
+        let _writing = self.write_lock()?;
         let removed = self.views.write().expect("catalog lock").remove(&key(name));
         match removed {
             Some((n, _)) => {

@@ -543,6 +543,19 @@ impl Session {
     }
 
     pub fn execute_statement(&self, stmt: &Statement) -> Result<StatementResult> {
+        // A statement that writes holds the folder's write lock from before
+        // it binds until its data is stored; any other sees what the last
+        // write, of any process, left.
+        let _writing = match stmt {
+            Statement::CreateTable(_)
+            | Statement::Insert(_)
+            | Statement::Drop { .. }
+            | Statement::CreateView(_) => Some(self.db.write_lock()?),
+            _ => {
+                self.db.sync_with_disk()?;
+                None
+            }
+        };
         if let Some(r) = self.show(stmt)? {
             return Ok(r);
         }

@@ -260,6 +260,7 @@ impl Session {
         let Statement::Query(q) = stmt else {
             return self.execute_statement_from(stmt, source).map(Into::into);
         };
+        self.database().sync_with_disk()?;
         let logical = if keep_plan {
             self.logical_plan_kept(q, source)?
         } else {
@@ -272,6 +273,9 @@ impl Session {
     /// is none valid now (never run, or the catalog, the session variables
     /// or the current database changed since): then parse and run it.
     pub fn execute_kept(&self, sql: &str) -> Option<Result<StreamedResult>> {
+        if let Err(e) = self.database().sync_with_disk() {
+            return Some(Err(e));
+        }
         let logical = self.kept_plan(sql)?;
         Some(self.stream_plan(&logical))
     }
