@@ -972,6 +972,61 @@ struct Prober {
     cancel: crate::context::CancelToken,
 }
 
+/// About how many rows a probe yields at a time: a probe batch whose rows
+/// find many matches each (a cross join, a key shared by many build rows)
+/// is probed a slice at a time, so that what is in flight stays bounded.
+const OUTPUT_ROWS: usize = 64 * 1024;
+
+/// The probe side's batches, probed lazily a slice at a time; the slice
+/// follows the matches per row seen so far.
+struct ProbeStream {
+    input: BatchStream,
+    prober: Prober,
+    pending: std::collections::VecDeque<RecordBatch>,
+    /// The probe batch being worked through, and where its next slice starts.
+    current: Option<(RecordBatch, usize)>,
+    slice_rows: usize,
+}
+
+impl Iterator for ProbeStream {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            if let Some(b) = self.pending.pop_front() {
+                return Some(Ok(b));
+            }
+            let (batch, at) = match self.current.take() {
+                Some(c) => c,
+                None => match self.input.next()? {
+                    Ok(b) => (b, 0),
+                    Err(e) => return Some(Err(e)),
+                },
+            };
+            let len = self.slice_rows.min(batch.num_rows() - at);
+            if at + len < batch.num_rows() {
+                self.current = Some((batch.clone(), at + len));
+            }
+            let slice = if at == 0 && len == batch.num_rows() {
+                batch
+            } else {
+                batch.slice(at, len)
+            };
+            match self.prober.probe(slice) {
+                Ok(out) => {
+                    let rows: usize = out.iter().map(|b| b.num_rows()).sum();
+                    // Size the next slice to yield about OUTPUT_ROWS rows.
+                    let per_row = rows.div_ceil(len.max(1)).max(1);
+                    self.slice_rows = (OUTPUT_ROWS / per_row).max(1);
+                    self.pending
+                        .extend(out.into_iter().filter(|b| b.num_rows() > 0));
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
 /// What a probe row found on the build side, for NOT IN and mark joins.
 const NO_MATCH: u8 = 0;
 /// A row of its subquery equals it but for NULLs: IN is NULL.
@@ -1334,10 +1389,19 @@ impl ExecutionPlan for HashJoinExec {
             build,
             cancel: ctx.cancel.clone(),
         };
-        let stream = left.flat_map(move |b| match b.and_then(|b| prober.probe(b)) {
-            Ok(v) => v.into_iter().map(Ok).collect::<Vec<_>>(),
-            Err(e) => vec![Err(e)],
-        });
+        // Without keys every probe row meets every build row.
+        let fanout = if self.left_keys.is_empty() {
+            prober.build.batch.num_rows().max(1)
+        } else {
+            1
+        };
+        let stream = ProbeStream {
+            input: left,
+            prober,
+            pending: Default::default(),
+            current: None,
+            slice_rows: (OUTPUT_ROWS / fanout).max(1),
+        };
         Ok(metered(Box::new(stream), &self.metrics))
     }
     fn metrics(&self) -> &Metrics {
