@@ -587,9 +587,15 @@ fn rewrite_set_expr(s: &mut SetExpr, db: Db) -> Result<()> {
             Ok(())
         }
         SetExpr::Query(q) => rewrite_query(q, db),
-        SetExpr::SetOperation { left, right, .. } => {
-            rewrite_set_expr(left, db)?;
-            rewrite_set_expr(right, db)
+        SetExpr::SetOperation { .. } => {
+            // Down the left spine by a loop: a UNION of thousands of SELECTs
+            // is as deep.
+            let mut cur = s;
+            while let SetExpr::SetOperation { left, right, .. } = cur {
+                rewrite_set_expr(right, db)?;
+                cur = left;
+            }
+            rewrite_set_expr(cur, db)
         }
         _ => Ok(()),
     }

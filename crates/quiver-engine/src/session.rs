@@ -459,24 +459,35 @@ impl Session {
         query: &Query,
         extra: Option<Arc<MemTable>>,
     ) -> Result<(LogicalPlan, bool)> {
-        let mut query = query.clone();
         let database = self.current_database();
         let info = SessionInfo {
             database: database.as_deref(),
             user: &self.user,
             connection_id: self.connection_id,
         };
-        rewrite_query(&mut query, &info)?;
+        // The rewrite (information_schema tables, DATABASE(), USER(), ...)
+        // works on a copy; a text that names none of them is bound as it is
+        // (a copy of a UNION of thousands of SELECTs is as deep to make).
+        let source = self.source.lock().expect("session lock").clone();
+        let rewritten;
+        let query = if needs_rewrite(source.as_deref(), database.as_deref()) {
+            let mut q = quiver_sql::clone_query(query);
+            rewrite_query(&mut q, &info)?;
+            rewritten = q;
+            &rewritten
+        } else {
+            query
+        };
         let catalog = SessionCatalog {
             session: self,
             extra,
             read_snapshot: Default::default(),
         };
         let mut binder = Binder::with_vars(&catalog, self.vars());
-        if let Some(src) = self.source.lock().expect("session lock").clone() {
+        if let Some(src) = source {
             binder = binder.with_source(src);
         }
-        let plan = optimize(binder.bind_query(&query)?)?;
+        let plan = optimize(binder.bind_query(query)?)?;
         let snapshot = catalog
             .read_snapshot
             .load(std::sync::atomic::Ordering::Relaxed);
@@ -955,6 +966,26 @@ fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
         t if t.is_integer() => DataType::Int64,
         DataType::Boolean => DataType::Int64,
         other => other.clone(),
+    }
+}
+
+/// Whether a query from `source` may name what [`rewrite_query`] replaces:
+/// an information_schema table or a session function. Without the text,
+/// assume it does.
+fn needs_rewrite(source: Option<&SqlSource>, database: Option<&str>) -> bool {
+    const NAMES: [&str; 7] = [
+        "information_schema",
+        "database",
+        "schema",
+        "user",
+        "connection_id",
+        "current_user",
+        "system_user",
+    ];
+    match source {
+        _ if database.is_some_and(|d| d.eq_ignore_ascii_case("information_schema")) => true,
+        Some(src) => NAMES.iter().any(|n| src.mentions(n)),
+        None => true,
     }
 }
 

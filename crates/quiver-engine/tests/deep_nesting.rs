@@ -85,3 +85,33 @@ fn nested_subqueries_run_to_48_levels_and_deeper_are_error_1436() {
         .unwrap_err()
         .starts_with("ERROR 1436"));
 }
+
+#[test]
+fn long_chains_of_union_and_of_or_run() {
+    // Generated queries: a UNION ALL of thousands of SELECTs (as deep a
+    // tree), and hundreds of ORs (as deep a chain; bound as a balanced one).
+    let union = (0..3000)
+        .map(|i| format!("SELECT {i} AS n"))
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ");
+    let rows = on_small_stack(format!("SELECT COUNT(*), SUM(n) FROM ({union}) u")).unwrap();
+    assert_eq!(
+        rows,
+        vec![vec![
+            Some("3000".into()),
+            Some((2999 * 3000 / 2).to_string())
+        ]]
+    );
+    let ors = (0..900)
+        .map(|i| format!("a = {}", i * 2))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let rows = on_small_stack(format!("SELECT a FROM t WHERE {ors} ORDER BY a")).unwrap();
+    assert_eq!(rows, vec![vec![Some("2".into())]]);
+    let ands = (3..900)
+        .map(|i| format!("a <> {i}"))
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    let rows = on_small_stack(format!("SELECT a FROM t WHERE {ands} ORDER BY a")).unwrap();
+    assert_eq!(rows, one_two());
+}

@@ -21,7 +21,7 @@ pub use binder::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
     strict_division, strict_division_expr, Binder, SessionVars,
 };
-pub use parser::{parse_sql, MAX_PARSER_DEPTH};
+pub use parser::{clone_query, parse_sql, MAX_PARSER_DEPTH};
 pub use script::{placeholders, split_statements};
 pub use source::SqlSource;
 pub use sqlparser;

@@ -18,6 +18,8 @@ pub struct SqlSource {
     /// The text's tokens as the parser saw them, made when first asked
     /// for (to name a select item); None if the text does not tokenize.
     tokens: OnceLock<Option<Vec<TokenWithSpan>>>,
+    /// The text in ASCII lower case, made when first searched.
+    lowercase: OnceLock<String>,
 }
 
 impl SqlSource {
@@ -29,7 +31,15 @@ impl SqlSource {
             text: text.to_string(),
             line_starts,
             tokens: OnceLock::new(),
+            lowercase: OnceLock::new(),
         }
+    }
+
+    /// Whether the text holds `word` (given in lower case), ignoring ASCII case.
+    pub fn mentions(&self, word: &str) -> bool {
+        self.lowercase
+            .get_or_init(|| self.text.to_ascii_lowercase())
+            .contains(word)
     }
 
     pub(crate) fn tokens(&self) -> Option<&[TokenWithSpan]> {

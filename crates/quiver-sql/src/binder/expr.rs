@@ -369,6 +369,9 @@ impl Binder<'_> {
     }
 
     fn binary(&mut self, left: &ast::Expr, op: &B, right: &ast::Expr, ctx: &Ctx) -> Result<Expr> {
+        if matches!(op, B::And | B::Or) {
+            return self.logical_chain(left, op, right, ctx);
+        }
         // Date arithmetic: d + INTERVAL n unit, INTERVAL n unit + d, d - INTERVAL n unit.
         if matches!(op, B::Plus | B::Minus) {
             if let ast::Expr::Interval(iv) = right {
@@ -734,6 +737,49 @@ fn exact_number(s: &str) -> Option<Expr> {
 /// `binary`, coercibility IMPLICIT as MySQL gives a cast). None for other
 /// types. A length (`BINARY(4)` pads with NUL bytes or cuts bytes) is
 /// refused: cutting may split a character the engine keeps as UTF-8.
+impl Binder<'_> {
+    /// `a OR b OR c ...` (or AND): the parser's left-deep chain, as long as
+    /// a generated query makes it, is bound operand by operand and joined
+    /// as a balanced tree (AND and OR are associative, NULLs included), so
+    /// neither binding nor what follows nests as deep as the chain is long.
+    fn logical_chain(
+        &mut self,
+        left: &ast::Expr,
+        op: &B,
+        right: &ast::Expr,
+        ctx: &Ctx,
+    ) -> Result<Expr> {
+        let mut operands = vec![right];
+        let mut cur = left;
+        while let ast::Expr::BinaryOp { left, op: o, right } = cur {
+            if o != op {
+                break;
+            }
+            operands.push(right);
+            cur = left;
+        }
+        operands.push(cur);
+        operands.reverse();
+        let mut level: Vec<Expr> = operands
+            .into_iter()
+            .map(|e| self.expr(e, ctx))
+            .collect::<Result<_>>()?;
+        let join = if *op == B::And { and } else { or };
+        while level.len() > 1 {
+            let mut next = Vec::with_capacity(level.len().div_ceil(2));
+            let mut it = level.into_iter();
+            while let Some(a) = it.next() {
+                next.push(match it.next() {
+                    Some(b) => join(a, b),
+                    None => a,
+                });
+            }
+            level = next;
+        }
+        Ok(level.pop().expect("a chain has operands"))
+    }
+}
+
 fn binary_string(x: &Expr, to: &ast::DataType) -> Option<Result<Expr>> {
     match to {
         ast::DataType::Binary(None) => {}
