@@ -318,7 +318,49 @@ fn memory_limit_stops_the_query_with_an_error() {
         "{}",
         stderr(&o)
     );
+    assert!(
+        stderr(&o).contains("memory limit of 1 MiB;"),
+        "{}",
+        stderr(&o)
+    );
+    // A limit under 1 MiB is shown in the unit it was given in, not as 0 MiB.
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--memory-limit",
+        "100K",
+        "-e",
+        "SELECT l_comment FROM lineitem ORDER BY l_comment",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("memory limit of 100 KiB;"),
+        "{}",
+        stderr(&o)
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tpch_runs_must_be_at_least_one() {
+    let dir = temp_dir("tpch-runs");
+    let db = dir.to_str().unwrap();
+    for args in [
+        &["tpch", "run", "--db", db, "--runs", "0"][..],
+        &["tpch", "--db", db, "--runs", "0"][..],
+    ] {
+        let o = quiver(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("invalid value '0' for '--runs <RUNS>': must be at least 1"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+    }
+    // Nothing was generated for the refused command.
+    assert!(!dir.exists());
 }
 
 #[test]
@@ -507,6 +549,52 @@ fn piped_statements_stop_at_an_error_with_status_1() {
         "{}",
         stderr(&o)
     );
+}
+
+fn quiver_with_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quiver"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run quiver");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The shell takes `exit`, `quit`, `\q` (with or without `;`) as the end of
+/// the session and `help`, `\h`, `?` as a request for help, as the mysql
+/// client does, also with its input piped; they are SQL inside a statement.
+#[test]
+fn piped_shell_takes_client_commands() {
+    for quit in ["exit", "quit", "\\q", "exit;", "QUIT ;", "\\q;"] {
+        let o = quiver_with_stdin(
+            &[],
+            &format!("SELECT 40 + 2 AS answer;\n{quit}\nSELECT 'after' AS x;\n"),
+        );
+        assert!(o.status.success(), "{quit}: {}", stderr(&o));
+        assert!(stdout(&o).contains("42"), "{quit}: {}", stdout(&o));
+        assert!(!stdout(&o).contains("after"), "{quit}: {}", stdout(&o));
+        assert_eq!(stderr(&o), "", "{quit}");
+    }
+    for help in ["help", "help;", "\\h", "?"] {
+        let o = quiver_with_stdin(&[], &format!("{help}\nSELECT 7 AS seven;\n"));
+        assert!(o.status.success(), "{help}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("exit, quit, \\q"), "{help}: {out}");
+        assert!(out.contains("| seven |"), "{help}: {out}");
+    }
+    // Inside an unfinished statement the words are the statement's.
+    let o = quiver_with_stdin(&[], "SELECT\nquit\nFROM (SELECT 3 AS quit) t;\nexit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| quit |"), "{}", stdout(&o));
 }
 
 /// JSON output: numbers and booleans bare, strings quoted, NULL as null
