@@ -288,6 +288,82 @@ fn load_csv_infers_types() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A CSV file that cannot be a table is refused whole, with the row it
+/// goes wrong at (the file's line) in the loader's MySQL-style error, and no
+/// table is made.
+#[test]
+fn load_csv_refuses_bad_files_naming_the_row() {
+    let dir = temp_dir("load-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db");
+    let db = db.to_str().unwrap();
+    let cases = [
+        (
+            "a,b\n1,x\n2,\"oops\n3,z\n",
+            "ERROR 1300 (HY000): {}: row 3, column 'b': quoted field is never closed",
+        ),
+        (
+            "a,b\n1,2\n3,4,5\n",
+            "ERROR 1262 (01000): {}: row 3 has 3 fields, table has 2 columns",
+        ),
+        (
+            "a,a\n1,2\n",
+            "ERROR 1060 (42S21): Duplicate column name 'a'",
+        ),
+        ("a,\n1,2\n", "ERROR 1166 (42000): Incorrect column name ''"),
+    ];
+    for (i, (text, expected)) in cases.into_iter().enumerate() {
+        let csv = dir.join(format!("bad{i}.csv"));
+        std::fs::write(&csv, text).unwrap();
+        let csv = csv.to_str().unwrap();
+        let o = quiver(&["load", "--db", db, "t", csv]);
+        assert_eq!(o.status.code(), Some(1), "{text:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim(), expected.replace("{}", csv), "{text:?}");
+        let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "SHOW TABLES"]);
+        assert_eq!(stdout(&o), "Tables_in_quiver\n", "{text:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Types come from the first rows, but a later value that does not fit
+/// widens its column instead of failing the load.
+#[test]
+fn load_csv_widens_a_column_for_a_late_value() {
+    let dir = temp_dir("load-widen");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("late.csv");
+    let mut text = String::from("n,code\n");
+    for i in 1..=20_000 {
+        text.push_str(&format!("{i},\"{i}\"\n"));
+    }
+    text.push_str("1.5,A7\n");
+    std::fs::write(&csv, text).unwrap();
+    let db = dir.join("db");
+    let db = db.to_str().unwrap();
+    let o = quiver(&["load", "--db", db, "t", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Loaded 20001 rows into t"),
+        "{}",
+        stderr(&o)
+    );
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT COUNT(*) AS c, SUM(n) AS s, MIN(code) AS lo, MAX(code) AS hi FROM t",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 1 + ... + 20000 = 200010000, and 1.5 more; codes compare as strings.
+    assert_eq!(stdout(&o), "c,s,lo,hi\n20001,200010001.5,1,A7\n");
+    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "DESCRIBE t"]);
+    assert!(stdout(&o).contains("n,\"decimal(18,1)\""), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn memory_limit_stops_the_query_with_an_error() {
     let o = quiver(&[
