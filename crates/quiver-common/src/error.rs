@@ -198,7 +198,7 @@ fn byte_size(bytes: usize) -> String {
     ];
     for (name, size) in UNITS {
         if bytes >= size {
-            return if bytes % size == 0 {
+            return if bytes.is_multiple_of(size) {
                 format!("{} {name}", bytes / size)
             } else {
                 format!("{:.1} {name}", bytes as f64 / size as f64)

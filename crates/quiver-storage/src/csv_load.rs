@@ -1,7 +1,7 @@
 //! CSV (and TPC-H `.tbl`) files into batches of a table's schema.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -312,8 +312,8 @@ fn invalid_csv(path: &Path, e: csv::Error) -> QuiverError {
 
 /// The row number of a record in messages: the file's line where it starts
 /// (a header is line 1), which is what an editor shows for it. The csv
-/// reader's own line count misses blank lines and counts `\r\n` as two, so
-/// the lines are counted here, only for a message: its byte position is where
+/// reader's own line count misses blank lines and `\r\n` line ends, so the
+/// lines are counted here, only for a message: its byte position is where
 /// the row before it ended, and blank lines after that are not the row.
 fn row_of(path: &Path, record: &csv::StringRecord) -> u64 {
     let Some(position) = record.position() else {
@@ -643,7 +643,7 @@ fn check_quotes_closed(
 /// closed in `bytes`, which start at a row's start; the quoting rules are
 /// the csv reader's: a quote opens a field only as its first byte, and `""`
 /// inside quotes is one quote.
-fn unclosed_quote(bytes: impl Read, delimiter: u8) -> std::io::Result<Option<usize>> {
+fn unclosed_quote(bytes: impl BufRead, delimiter: u8) -> std::io::Result<Option<usize>> {
     #[derive(PartialEq)]
     enum State {
         FieldStart,
@@ -781,6 +781,12 @@ mod tests {
         assert_eq!(
             error_of(load_new(&path)),
             "ERROR 1166 (42000): Incorrect column name ''"
+        );
+        // MySQL refuses a name ending in a space, which no unquoted name could reach.
+        let path = csv_file("spaced-name", "a ,b\n1,2\n");
+        assert_eq!(
+            error_of(load_new(&path)),
+            "ERROR 1166 (42000): Incorrect column name 'a '"
         );
     }
 
