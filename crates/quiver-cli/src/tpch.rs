@@ -17,7 +17,7 @@ pub struct TpchArgs {
     #[arg(long, default_value_t = 1.0)]
     sf: f64,
     /// Timed runs per query (after one warm-up run).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = parse_runs)]
     runs: usize,
     #[arg(long, default_value = "table")]
     format: OutputFormat,
@@ -32,7 +32,8 @@ enum TpchCommand {
     },
     /// Run the 22 queries against --db and print one row per query.
     Run {
-        #[arg(long, default_value_t = 3)]
+        /// Timed runs per query (after one warm-up run).
+        #[arg(long, default_value_t = 3, value_parser = parse_runs)]
         runs: usize,
         #[arg(long, default_value = "table")]
         format: OutputFormat,
@@ -40,6 +41,15 @@ enum TpchCommand {
         #[arg(long)]
         queries: Option<String>,
     },
+}
+
+/// `--runs`: at least 1, since the median of no timed runs means nothing.
+fn parse_runs(s: &str) -> std::result::Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (timed runs after one warm-up)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{s}' is not a number of runs")),
+    }
 }
 
 pub fn run(args: TpchArgs, db: Option<PathBuf>, cfg: EngineConfig) -> Result<()> {
@@ -180,7 +190,7 @@ fn run_queries(
         let sql = quiver_tpch::query(q).ok_or_else(|| QuiverError::internal("query number"))?;
         let mut times = Vec::with_capacity(runs);
         let mut rows = 0;
-        for i in 0..=runs.max(1) {
+        for i in 0..=runs {
             let t = Instant::now();
             let r = session.query(sql).map_err(|e| {
                 QuiverError::new(e.code, e.sqlstate, format!("q{q}: {}", e.message))

@@ -255,6 +255,83 @@ fn load_parquet_keeps_types_and_nulls() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Parquet BINARY columns of UTF-8 bytes load as text that queries can use;
+/// a nested column is refused at load time naming it, and no table is made.
+#[test]
+fn load_parquet_binary_as_text_and_refuses_lists() {
+    use std::sync::Arc;
+
+    use arrow_array::types::Int64Type;
+    use arrow_array::{ArrayRef, BinaryArray, Int64Array, ListArray, RecordBatch};
+
+    let dir = temp_dir("parquet-binary");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, columns: Vec<(&str, ArrayRef)>| {
+        let file = dir.join(name);
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            std::fs::File::create(&file).unwrap(),
+            batch.schema(),
+            None,
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        file.to_str().unwrap().to_string()
+    };
+    let bytes = write(
+        "bytes.parquet",
+        vec![
+            ("id", Arc::new(Int64Array::from(vec![1, 2, 3]))),
+            (
+                "word",
+                Arc::new(BinaryArray::from_opt_vec(vec![
+                    Some(b"pen"),
+                    None,
+                    Some(b"ink"),
+                ])),
+            ),
+        ],
+    );
+    let lists = write(
+        "lists.parquet",
+        vec![
+            ("id", Arc::new(Int64Array::from(vec![1]))),
+            (
+                "tags",
+                Arc::new(ListArray::from_iter_primitive::<Int64Type, _, _>(vec![
+                    Some(vec![Some(1)]),
+                ])),
+            ),
+        ],
+    );
+    let db = dir.join("db");
+    let db = db.to_str().unwrap();
+    let o = quiver(&["load", "--db", db, "words", &bytes]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT id, word, UPPER(word) AS up FROM words WHERE word <> 'ink' OR word IS NULL ORDER BY id",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "id,word,up\n1,pen,PEN\n2,NULL,NULL\n");
+    let o = quiver(&["load", "--db", db, "tagged", &lists]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).trim(),
+        "ERROR 1235 (42000): This version of Quiver doesn't yet support \
+         'Parquet column `tags` of type LIST<Int64>'"
+    );
+    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "SHOW TABLES"]);
+    assert_eq!(stdout(&o), "Tables_in_quiver\nwords\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn load_csv_infers_types() {
     let dir = temp_dir("load");
@@ -288,6 +365,82 @@ fn load_csv_infers_types() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A CSV file that cannot be a table is refused whole, with the row it
+/// goes wrong at (the file's line) in the loader's MySQL-style error, and no
+/// table is made.
+#[test]
+fn load_csv_refuses_bad_files_naming_the_row() {
+    let dir = temp_dir("load-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db");
+    let db = db.to_str().unwrap();
+    let cases = [
+        (
+            "a,b\n1,x\n2,\"oops\n3,z\n",
+            "ERROR 1300 (HY000): {}: row 3, column 'b': quoted field is never closed",
+        ),
+        (
+            "a,b\n1,2\n3,4,5\n",
+            "ERROR 1262 (01000): {}: row 3 has 3 fields, table has 2 columns",
+        ),
+        (
+            "a,a\n1,2\n",
+            "ERROR 1060 (42S21): Duplicate column name 'a'",
+        ),
+        ("a,\n1,2\n", "ERROR 1166 (42000): Incorrect column name ''"),
+    ];
+    for (i, (text, expected)) in cases.into_iter().enumerate() {
+        let csv = dir.join(format!("bad{i}.csv"));
+        std::fs::write(&csv, text).unwrap();
+        let csv = csv.to_str().unwrap();
+        let o = quiver(&["load", "--db", db, "t", csv]);
+        assert_eq!(o.status.code(), Some(1), "{text:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim(), expected.replace("{}", csv), "{text:?}");
+        let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "SHOW TABLES"]);
+        assert_eq!(stdout(&o), "Tables_in_quiver\n", "{text:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Types come from the first rows, but a later value that does not fit
+/// widens its column instead of failing the load.
+#[test]
+fn load_csv_widens_a_column_for_a_late_value() {
+    let dir = temp_dir("load-widen");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("late.csv");
+    let mut text = String::from("n,code\n");
+    for i in 1..=20_000 {
+        text.push_str(&format!("{i},\"{i}\"\n"));
+    }
+    text.push_str("1.5,A7\n");
+    std::fs::write(&csv, text).unwrap();
+    let db = dir.join("db");
+    let db = db.to_str().unwrap();
+    let o = quiver(&["load", "--db", db, "t", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Loaded 20001 rows into t"),
+        "{}",
+        stderr(&o)
+    );
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT COUNT(*) AS c, SUM(n) AS s, MIN(code) AS lo, MAX(code) AS hi FROM t",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 1 + ... + 20000 = 200010000, and 1.5 more; codes compare as strings.
+    assert_eq!(stdout(&o), "c,s,lo,hi\n20001,200010001.5,1,A7\n");
+    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", "DESCRIBE t"]);
+    assert!(stdout(&o).contains("n,\"decimal(18,1)\""), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn memory_limit_stops_the_query_with_an_error() {
     let o = quiver(&[
@@ -318,7 +471,49 @@ fn memory_limit_stops_the_query_with_an_error() {
         "{}",
         stderr(&o)
     );
+    assert!(
+        stderr(&o).contains("memory limit of 1 MiB;"),
+        "{}",
+        stderr(&o)
+    );
+    // A limit under 1 MiB is shown in the unit it was given in, not as 0 MiB.
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--memory-limit",
+        "100K",
+        "-e",
+        "SELECT l_comment FROM lineitem ORDER BY l_comment",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("memory limit of 100 KiB;"),
+        "{}",
+        stderr(&o)
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tpch_runs_must_be_at_least_one() {
+    let dir = temp_dir("tpch-runs");
+    let db = dir.to_str().unwrap();
+    for args in [
+        &["tpch", "run", "--db", db, "--runs", "0"][..],
+        &["tpch", "--db", db, "--runs", "0"][..],
+    ] {
+        let o = quiver(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("invalid value '0' for '--runs <RUNS>': must be at least 1"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+    }
+    // Nothing was generated for the refused command.
+    assert!(!dir.exists());
 }
 
 #[test]
@@ -507,6 +702,52 @@ fn piped_statements_stop_at_an_error_with_status_1() {
         "{}",
         stderr(&o)
     );
+}
+
+fn quiver_with_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quiver"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run quiver");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The shell takes `exit`, `quit`, `\q` (with or without `;`) as the end of
+/// the session and `help`, `\h`, `?` as a request for help, as the mysql
+/// client does, also with its input piped; they are SQL inside a statement.
+#[test]
+fn piped_shell_takes_client_commands() {
+    for quit in ["exit", "quit", "\\q", "exit;", "QUIT ;", "\\q;"] {
+        let o = quiver_with_stdin(
+            &[],
+            &format!("SELECT 40 + 2 AS answer;\n{quit}\nSELECT 'after' AS x;\n"),
+        );
+        assert!(o.status.success(), "{quit}: {}", stderr(&o));
+        assert!(stdout(&o).contains("42"), "{quit}: {}", stdout(&o));
+        assert!(!stdout(&o).contains("after"), "{quit}: {}", stdout(&o));
+        assert_eq!(stderr(&o), "", "{quit}");
+    }
+    for help in ["help", "help;", "\\h", "?"] {
+        let o = quiver_with_stdin(&[], &format!("{help}\nSELECT 7 AS seven;\n"));
+        assert!(o.status.success(), "{help}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("exit, quit, \\q"), "{help}: {out}");
+        assert!(out.contains("| seven |"), "{help}: {out}");
+    }
+    // Inside an unfinished statement the words are the statement's.
+    let o = quiver_with_stdin(&[], "SELECT\nquit\nFROM (SELECT 3 AS quit) t;\nexit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| quit |"), "{}", stdout(&o));
 }
 
 /// JSON output: numbers and booleans bare, strings quoted, NULL as null

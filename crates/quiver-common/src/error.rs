@@ -149,7 +149,10 @@ impl QuiverError {
         Self::new(
             1041,
             "HY001",
-            format!("Out of memory: the query needs more than the memory limit of {} MiB; raise --memory-limit", limit >> 20),
+            format!(
+                "Out of memory: the query needs more than the memory limit of {}; raise --memory-limit",
+                byte_size(limit)
+            ),
         )
     }
 
@@ -183,6 +186,28 @@ impl QuiverError {
     }
 }
 
+/// A byte count in the largest unit (bytes, KiB, MiB, GiB, TiB) that it
+/// fills at least once, so a small limit does not read as 0 MiB; whole
+/// multiples print without a fraction, as `--memory-limit 100K` was written.
+fn byte_size(bytes: usize) -> String {
+    const UNITS: [(&str, usize); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
+    for (name, size) in UNITS {
+        if bytes >= size {
+            return if bytes.is_multiple_of(size) {
+                format!("{} {name}", bytes / size)
+            } else {
+                format!("{:.1} {name}", bytes as f64 / size as f64)
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
 impl From<arrow_schema::ArrowError> for QuiverError {
     fn from(e: arrow_schema::ArrowError) -> Self {
         match e {
@@ -201,6 +226,16 @@ impl From<std::io::Error> for QuiverError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_limit_shows_its_value_in_a_fitting_unit() {
+        let text = |limit| QuiverError::memory_limit(limit).message;
+        assert!(text(100 << 10).contains("memory limit of 100 KiB;"));
+        assert!(text(512).contains("memory limit of 512 bytes;"));
+        assert!(text(4 << 30).contains("memory limit of 4 GiB;"));
+        assert!(text(3 << 19).contains("memory limit of 1.5 MiB;"));
+        assert!(text(64 << 20).contains("memory limit of 64 MiB;"));
+    }
 
     #[test]
     fn display_is_mysql_style() {
