@@ -793,6 +793,13 @@ impl Database {
 
     pub fn drop_view(&self, name: &str, if_exists: bool) -> Result<()> {
         let _writing = self.write_lock()?;
+        if self.view_sql(name).is_none() && self.table(name).is_some() {
+            return Err(QuiverError::new(
+                1347,
+                "HY000",
+                format!("'quiver.{name}' is not VIEW"),
+            ));
+        }
         let removed = self.views.write().expect("catalog lock").remove(&key(name));
         match removed {
             Some((n, _)) => {

@@ -750,6 +750,14 @@ impl Session {
         let table_collation = table_default_collation(ct, self.vars().collation_database)?;
         let mut fields = Vec::with_capacity(ct.columns.len());
         for c in &ct.columns {
+            let n = &c.name.value;
+            if n.is_empty() || n.ends_with(' ') {
+                return Err(QuiverError::new(
+                    1166,
+                    "42000",
+                    format!("Incorrect column name '{n}'"),
+                ));
+            }
             let t = sql_type(&c.data_type)?;
             let not_null = c.options.iter().any(|o| {
                 matches!(o.option, ColumnOption::NotNull)
@@ -842,7 +850,15 @@ impl Session {
         let table = self
             .db
             .table(&name)
-            .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{name}")))?;
+            .ok_or_else(|| match self.db.view_sql(&name) {
+                // Quiver's views are read-only.
+                Some(_) => QuiverError::new(
+                    1471,
+                    "HY000",
+                    format!("The target table {name} of the INSERT is not insertable-into"),
+                ),
+                None => QuiverError::unknown_table(&format!("quiver.{name}")),
+            })?;
         let schema = table.schema();
         // Which table column each source column fills.
         let targets: Vec<usize> = if ins.columns.is_empty() {

@@ -119,7 +119,16 @@ impl Binder<'_> {
                 if let Some(b) = binary_string(&x, data_type) {
                     return b;
                 }
-                Ok(char_length_limit(sql_cast(x, &cast_type(data_type)?), data_type))
+                let to = cast_type(data_type)?;
+                // A number cast to a number takes a quotient's (or AVG's)
+                // full internal value: CAST(1/3 AS DECIMAL(20,10)) is
+                // 0.3333333330 in MariaDB, not 0.3333 padded.
+                let x = if quiver_common::types::is_numeric(&to) {
+                    coerce::declared_parts(x).0
+                } else {
+                    x
+                };
+                Ok(char_length_limit(sql_cast(x, &to), data_type))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
                 if !styles.is_empty() {

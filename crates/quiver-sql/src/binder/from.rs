@@ -223,7 +223,18 @@ impl Binder<'_> {
         let r = self.derived(query, qualifier, Some(name), columns);
         self.ctes = ctes;
         self.views.pop();
-        r
+        // A view whose tables or columns are gone (dropped or altered since).
+        r.map_err(|e| match e.code {
+            1146 | 1054 => QuiverError::new(
+                1356,
+                "HY000",
+                format!(
+                    "View '{SCHEMA}.{name}' references invalid table(s) or column(s) or \
+                     function(s) or definer/invoker of view lack rights to use them"
+                ),
+            ),
+            _ => e,
+        })
     }
 
     /// A subquery in FROM (also a CTE or view body): its own block, which can

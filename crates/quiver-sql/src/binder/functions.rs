@@ -436,16 +436,18 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             arity(name, &args, 1..=1)?;
             numeric(ScalarFunc::Ceil, one(args), None)
         }
+        // Both round a quotient's (or AVG's) full internal value, as MySQL
+        // does: ROUND(1/3, 6) is 0.333333, not 0.3333 padded.
         "round" => {
             arity(name, &args, 1..=2)?;
             let mut it = args.into_iter();
-            let x = it.next().expect("one");
+            let x = coerce::declared_parts(it.next().expect("one")).0;
             numeric(ScalarFunc::Round, x, it.next())
         }
         "truncate" => {
             arity(name, &args, 2..=2)?;
             let mut it = args.into_iter();
-            let x = it.next().expect("one");
+            let x = coerce::declared_parts(it.next().expect("one")).0;
             numeric(ScalarFunc::Truncate, x, it.next())
         }
         "hex" => {
