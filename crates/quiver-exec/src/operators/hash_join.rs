@@ -1004,19 +1004,20 @@ impl Iterator for ProbeStream {
                 },
             };
             let len = self.slice_rows.min(batch.num_rows() - at);
-            if at + len < batch.num_rows() {
-                self.current = Some((batch.clone(), at + len));
-            }
             let slice = if at == 0 && len == batch.num_rows() {
-                batch
+                batch.clone()
             } else {
                 batch.slice(at, len)
             };
             match self.prober.probe(slice) {
-                Ok(out) => {
+                Ok((out, used)) => {
+                    // The probe may stop early: what it left is next.
+                    if at + used < batch.num_rows() {
+                        self.current = Some((batch, at + used));
+                    }
                     let rows: usize = out.iter().map(|b| b.num_rows()).sum();
                     // Size the next slice to yield about OUTPUT_ROWS rows.
-                    let per_row = rows.div_ceil(len.max(1)).max(1);
+                    let per_row = rows.div_ceil(used.max(1)).max(1);
                     self.slice_rows = (OUTPUT_ROWS / per_row).max(1);
                     self.pending
                         .extend(out.into_iter().filter(|b| b.num_rows() > 0));
@@ -1034,12 +1035,16 @@ const POSSIBLE_MATCH: u8 = 1;
 const MATCH: u8 = 2;
 
 impl Prober {
-    fn probe(&self, left: RecordBatch) -> Result<Vec<RecordBatch>> {
+    /// The output for a prefix of `left`'s rows, and how many rows that
+    /// is: all of them, unless their pairs passed [`OUTPUT_ROWS`] first
+    /// (then the rows up to the one that did).
+    fn probe(&self, left: RecordBatch) -> Result<(Vec<RecordBatch>, usize)> {
         if matches!(
             self.kind,
             JoinKind::NullAwareAnti { .. } | JoinKind::Mark { .. }
         ) {
-            return self.probe_null_aware(left);
+            let n = left.num_rows();
+            return Ok((self.probe_null_aware(left)?, n));
         }
         let n = left.num_rows();
         let build = &self.build;
@@ -1060,7 +1065,7 @@ impl Prober {
                     let keep = if want { found } else { !&found };
                     let mask = BooleanArray::new(keep, None);
                     out.push(arrow_select::filter::filter_record_batch(&left, &mask)?);
-                    return self.with_out_schema(out);
+                    return Ok((self.with_out_schema(out)?, n));
                 }
                 let mask: BooleanArray = (0..n)
                     .map(|i| {
@@ -1108,25 +1113,41 @@ impl Prober {
                     ri.clear();
                     Ok(())
                 };
-                let mut visit = |i: usize| -> Result<()> {
+                // Pairs made so far; past OUTPUT_ROWS the rest of the rows
+                // wait for the next call.
+                let mut paired = 0usize;
+                let mut used = n;
+                let mut visit = |i: usize| -> Result<bool> {
                     if null_key(i) {
-                        return Ok(());
+                        return Ok(true);
                     }
+                    let before = li.len();
                     build.main.for_each_match(probe, i, |j| {
                         li.push(i as u32);
                         ri.push(Some(j as u32));
                         true
                     });
+                    paired += li.len() - before;
                     if li.len() >= PAIRS_PER_BATCH {
                         flush(&mut li, &mut ri, &mut matched, &mut out)?;
                     }
-                    Ok(())
+                    Ok(paired < OUTPUT_ROWS)
                 };
-                match build.main.sift(probe) {
-                    Some(rows) => rows.iter().try_for_each(|&i| visit(i as usize))?,
-                    None => (0..n).try_for_each(&mut visit)?,
+                let sifted = build.main.sift(probe);
+                let rows: Box<dyn Iterator<Item = usize>> = match &sifted {
+                    Some(rows) => Box::new(rows.iter().map(|&i| i as usize)),
+                    None => Box::new(0..n),
+                };
+                for i in rows {
+                    if !visit(i)? {
+                        used = i + 1;
+                        break;
+                    }
                 }
                 flush(&mut li, &mut ri, &mut matched, &mut out)?;
+                let left = if used < n { left.slice(0, used) } else { left };
+                let matched = &matched[..used];
+                let n = used;
                 match self.kind {
                     JoinKind::Inner => {}
                     JoinKind::Left | JoinKind::Single => {
@@ -1159,9 +1180,10 @@ impl Prober {
                         unreachable!("probed by probe_null_aware")
                     }
                 }
+                return Ok((self.with_out_schema(out)?, n));
             }
         }
-        self.with_out_schema(out)
+        Ok((self.with_out_schema(out)?, n))
     }
 
     /// NOT IN keeps the rows with no match, possible or exact; a mark join
