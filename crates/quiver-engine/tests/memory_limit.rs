@@ -2,7 +2,7 @@
 //! the limit stops with error 1041, the same query under a larger limit
 //! answers. Covers the state the sort, the window operator and
 //! COUNT(DISTINCT) keep (the sets are counted by their real size, not a
-//! fixed size per group).
+//! fixed size per group), and a result, which is held whole.
 
 use std::sync::Arc;
 
@@ -92,5 +92,17 @@ fn sorts_count_against_the_limit_and_small_top_n_fits() {
             vec![Some("99999".to_string())],
             vec![Some("89999".to_string())]
         ]
+    );
+}
+
+#[test]
+fn a_result_held_whole_counts_against_the_limit() {
+    let db = database();
+    // 100000 rows of ~25 bytes are more than 1 MiB; their count is not.
+    assert_over_limit(&db, "SELECT k, s FROM t");
+    let small = session(&db, SMALL);
+    assert_eq!(
+        rows(&small, "SELECT COUNT(*) FROM t a, dg b"),
+        vec![vec![Some("1000000".to_string())]]
     );
 }

@@ -150,12 +150,21 @@ pub fn for_each_partition<T: Send>(
     })
 }
 
-/// Executes the plan and gathers its output in order.
+/// Executes the plan and gathers its output in order. The output is held
+/// whole, so it counts against the memory limit as it is gathered: a result
+/// larger than the limit is error 1041, not a process the system kills.
 pub fn collect(plan: &Arc<dyn ExecutionPlan>, ctx: &Arc<ExecContext>) -> Result<Vec<RecordBatch>> {
-    Ok(execute_partitions(plan, ctx)?
-        .into_iter()
-        .flatten()
-        .collect())
+    let parts = for_each_partition(plan, ctx, |stream| {
+        let mut memory = crate::context::OwnedReservation::new(ctx);
+        let mut out = Vec::new();
+        for batch in stream {
+            let batch = batch?;
+            memory.grow(sort::batch_bytes(&batch))?;
+            out.push(batch);
+        }
+        Ok(out)
+    })?;
+    Ok(parts.into_iter().flatten().collect())
 }
 
 /// The operator tree with per-operator rows and time, for EXPLAIN ANALYZE.
