@@ -3,6 +3,7 @@
 //! Every other crate depends on this one; it depends only on Arrow's type crates.
 
 pub mod error;
+pub mod heap;
 pub mod scalar;
 pub mod types;
 

@@ -6,51 +6,11 @@
 //! wrapping the system one (this test binary's own), with its peak; the
 //! tests run one at a time (a mutex) so that one's peak is its own.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicI64, Ordering};
-
+use quiver_common::heap::{self, CountingHeap};
 use quiver_engine::{format::rows_as_text, Database, EngineConfig, Session, StatementResult};
 
-struct Counting;
-
-static LIVE: AtomicI64 = AtomicI64::new(0);
-static PEAK: AtomicI64 = AtomicI64::new(0);
-
-fn grew(by: i64) {
-    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc(l);
-        if !p.is_null() {
-            grew(l.size() as i64);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(l);
-        if !p.is_null() {
-            grew(l.size() as i64);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l);
-        LIVE.fetch_sub(l.size() as i64, Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = System.realloc(p, l, new);
-        if !q.is_null() {
-            grew(new as i64 - l.size() as i64);
-        }
-        q
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static HEAP: CountingHeap = CountingHeap;
 
 const MIB: i64 = 1024 * 1024;
 
@@ -130,13 +90,12 @@ fn joins_with_many_partners_per_row_answer_whole() {
 fn a_key_shared_by_many_rows_into_top_n_holds_a_slice_of_its_product() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let s = session();
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = heap::reset_peak();
     let got = rows(
         &s,
         "SELECT a.id, b.id FROM a JOIN b ON a.k = b.k ORDER BY a.pad, a.id DESC, b.id DESC LIMIT 1",
     );
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let peak = heap::peak() - before;
     assert_eq!(
         got,
         vec![vec![Some("19999".to_string()), Some("399".to_string())]]
@@ -173,8 +132,7 @@ fn a_cross_join_into_top_n_holds_a_slice_of_its_product() {
         s.query(&format!("INSERT INTO a VALUES {}", chunk.join(",")))
             .unwrap();
     }
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = heap::reset_peak();
     let got = match s
         .query("SELECT a.id, b.k FROM a, b ORDER BY a.pad, a.id DESC, b.k DESC LIMIT 1")
         .unwrap()
@@ -182,7 +140,7 @@ fn a_cross_join_into_top_n_holds_a_slice_of_its_product() {
         StatementResult::Rows { batches, .. } => rows_as_text(&batches).unwrap(),
         _ => panic!("no rows"),
     };
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let peak = heap::peak() - before;
     assert_eq!(
         got,
         vec![vec![Some("19999".to_string()), Some("199".to_string())]]

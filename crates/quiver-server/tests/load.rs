@@ -8,55 +8,23 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::io::Read;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
+use quiver_common::heap::{self, CountingHeap};
 use quiver_engine::format::rows_as_text;
 use quiver_engine::{Database, EngineConfig, Session, StatementResult};
 
-/// Live heap bytes of the whole process.
-struct Counting;
-
-static LIVE: AtomicI64 = AtomicI64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc(l);
-        if !p.is_null() {
-            LIVE.fetch_add(l.size() as i64, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(l);
-        if !p.is_null() {
-            LIVE.fetch_add(l.size() as i64, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l);
-        LIVE.fetch_sub(l.size() as i64, Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = System.realloc(p, l, new);
-        if !q.is_null() {
-            LIVE.fetch_add(new as i64 - l.size() as i64, Ordering::Relaxed);
-        }
-        q
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static HEAP: CountingHeap = CountingHeap;
 
+/// Live heap of the whole process.
 fn live_mib() -> f64 {
-    LIVE.load(Ordering::Relaxed) as f64 / (1024.0 * 1024.0)
+    heap::live() as f64 / (1024.0 * 1024.0)
 }
 
 fn rss_mib() -> f64 {

@@ -7,52 +7,13 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
-
-struct Counting;
-
-static LIVE: AtomicI64 = AtomicI64::new(0);
-static PEAK: AtomicI64 = AtomicI64::new(0);
-
-fn grew(by: i64) {
-    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc(l);
-        if !p.is_null() {
-            grew(l.size() as i64);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(l);
-        if !p.is_null() {
-            grew(l.size() as i64);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l);
-        LIVE.fetch_sub(l.size() as i64, Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = System.realloc(p, l, new);
-        if !q.is_null() {
-            grew(new as i64 - l.size() as i64);
-        }
-        q
-    }
-}
+use quiver_common::heap::{self, CountingHeap};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static HEAP: CountingHeap = CountingHeap;
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -62,13 +23,11 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Starts measuring: the peak from now on, above the live heap now.
 fn reset_peak() -> i64 {
-    let now = LIVE.load(Ordering::Relaxed);
-    PEAK.store(now, Ordering::Relaxed);
-    now
+    heap::reset_peak()
 }
 
 fn peak_above(base: i64) -> f64 {
-    (PEAK.load(Ordering::Relaxed) - base) as f64 / MIB
+    (heap::peak() - base) as f64 / MIB
 }
 
 /// 2^21 rows (2,097,152): 1024 by VALUES, doubled 11 times.

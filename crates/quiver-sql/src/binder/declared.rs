@@ -444,14 +444,37 @@ fn display_width(t: &DataType) -> Option<u64> {
     })
 }
 
-/// A UNION column's declared type: the longest of its inputs' (a VARCHAR),
-/// known only if every input's is.
+/// A UNION column's declared type, known only if every input's is: for
+/// strings the longest of the inputs' (a VARCHAR), for integers the widest
+/// kind at the widest width (`ti UNION 1` is INT(4)).
 pub(crate) fn declared_union<'a>(
     inputs: impl Iterator<Item = Option<&'a str>>,
 ) -> Option<Arc<str>> {
+    let inputs: Vec<&str> = inputs.collect::<Option<_>>()?;
+    if let Some(ints) = inputs
+        .iter()
+        .map(|t| IntType::parse(t))
+        .collect::<Option<Vec<_>>>()
+    {
+        let first = *ints.first()?;
+        if ints.iter().any(|i| i.unsigned != first.unsigned) {
+            return None;
+        }
+        let kind = ints.iter().map(|i| i.kind).max()?;
+        let width = ints.iter().map(|i| i.width).max()?;
+        return Some(
+            IntType {
+                kind,
+                width,
+                unsigned: first.unsigned,
+            }
+            .text()
+            .into(),
+        );
+    }
     let mut n = 0;
     for t in inputs {
-        n = n.max(Declared::parse(t?)?.chars());
+        n = n.max(Declared::parse(t)?.chars());
     }
     Declared::Varchar(n).text()
 }

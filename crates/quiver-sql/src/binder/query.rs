@@ -366,6 +366,19 @@ impl Binder<'_> {
                     schemas.iter().map(|s| s[j].column_type.as_deref()),
                 );
                 self.set_declared(&mut c, declared);
+                // MySQL sends a UNION's column as one of a temporary table
+                // named after the first SELECT's (no schema or table).
+                let name = c.name.clone();
+                self.set_origin(
+                    &mut c,
+                    std::sync::Arc::new(quiver_plan::ColumnOrigin {
+                        schema: String::new(),
+                        table: String::new(),
+                        org_table: String::new(),
+                        org_name: name,
+                        field: None,
+                    }),
+                );
                 c
             })
             .collect();
