@@ -509,26 +509,28 @@ impl Database {
         }
         let generation = Arc::new(AtomicU64::new(0));
         let (tables, views, damaged) = scan(dir, &generation)?;
-        let file = fs::OpenOptions::new()
+        // A folder this process may not write (read-only media, another
+        // user's) is still read; a write to it then fails on its files.
+        let writer = fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .open(dir.join("write.lock"))
-            .map_err(io)?;
-        let seen = AtomicU64::new(read_counter(&file));
+            .ok()
+            .map(|file| Writer {
+                seen: AtomicU64::new(read_counter(&file)),
+                file,
+                state: Mutex::new(WriterState::default()),
+                turn: Condvar::new(),
+            });
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
             tables: RwLock::new(tables),
             views: RwLock::new(views),
             damaged: RwLock::new(damaged),
             generation,
-            writer: Some(Writer {
-                file,
-                state: Mutex::new(WriterState::default()),
-                turn: Condvar::new(),
-                seen,
-            }),
+            writer,
         }))
     }
 
