@@ -128,8 +128,38 @@ pub(crate) fn run_script(session: &Session, sql: &str, format: OutputFormat) -> 
         let piece = piece.trim_start();
         let source = Arc::new(quiver_sql::SqlSource::new(piece));
         for stmt in quiver_sql::parse_sql(piece)? {
+            if format == OutputFormat::Csv {
+                stream_csv(session, &stmt, &source)?;
+                continue;
+            }
             let r = session.execute_statement_from(&stmt, &source)?;
             print_result(&r, format)?;
+        }
+    }
+    Ok(())
+}
+
+/// CSV goes out a batch at a time as the query makes them, so an export of
+/// any size needs no more memory than the query itself.
+fn stream_csv(
+    session: &Session,
+    stmt: &quiver_sql::sqlparser::ast::Statement,
+    source: &Arc<quiver_sql::SqlSource>,
+) -> Result<()> {
+    use std::io::Write;
+    let quiver_engine::StreamedResult::Rows(rows) = session.execute_streaming(stmt, source)? else {
+        return Ok(());
+    };
+    let mut out = std::io::stdout().lock();
+    let header = quiver_engine::format::csv_header(&rows.schema());
+    if out.write_all(header.as_bytes()).is_err() {
+        return Ok(());
+    }
+    for batch in rows {
+        let text = quiver_engine::format::csv_rows(&[batch?])?;
+        // A closed pipe (e.g. `| head`) ends the output, not with an error.
+        if out.write_all(text.as_bytes()).is_err() {
+            return Ok(());
         }
     }
     Ok(())

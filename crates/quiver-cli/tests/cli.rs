@@ -492,6 +492,40 @@ fn memory_limit_stops_the_query_with_an_error() {
         "{}",
         stderr(&o)
     );
+    // A result is held whole to print a table, so it counts against the
+    // limit; CSV streams, so an export larger than the limit goes through.
+    let all = "SELECT l_orderkey, l_comment FROM lineitem";
+    let table = quiver(&["sql", "--db", db, "--memory-limit", "1M", "-e", all]);
+    assert!(
+        stderr(&table).starts_with("ERROR 1041"),
+        "{}",
+        stderr(&table)
+    );
+    let csv = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--memory-limit",
+        "1M",
+        "--format",
+        "csv",
+        "-e",
+        all,
+    ]);
+    assert!(csv.status.success(), "{}", stderr(&csv));
+    let text = stdout(&csv);
+    assert!(text.len() > 1 << 20, "only {} bytes", text.len());
+    let count = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT COUNT(*) FROM lineitem",
+    ]);
+    let rows: usize = stdout(&count).lines().nth(1).unwrap().parse().unwrap();
+    assert_eq!(text.lines().count(), rows + 1, "header and every row");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -117,6 +117,11 @@ fn csv_field(v: &str) -> String {
 
 /// CSV with a header row, RFC 4180 quoting, NULL as `NULL`.
 pub fn format_csv(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String> {
+    Ok(csv_header(schema) + &csv_rows(batches)?)
+}
+
+/// The header line of [`format_csv`].
+pub fn csv_header(schema: &SchemaRef) -> String {
     let mut out = schema
         .fields()
         .iter()
@@ -124,6 +129,12 @@ pub fn format_csv(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String>
         .collect::<Vec<_>>()
         .join(",");
     out.push('\n');
+    out
+}
+
+/// The row lines of [`format_csv`], for rows that come a batch at a time.
+pub fn csv_rows(batches: &[RecordBatch]) -> Result<String> {
+    let mut out = String::new();
     for r in rows_as_text(batches)? {
         let line: Vec<String> = r
             .iter()
