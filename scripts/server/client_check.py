@@ -124,4 +124,39 @@ for pure in (True, False):
     m.close()
     print(f"PASS mysql-connector-python ({label}): both plugins, prepared statements with every parameter type")
 
+# A latin1 client (its handshake asks for latin1_swedish_ci, as SET NAMES
+# latin1): statements and parameters are read as latin1 and result strings
+# sent in it; what it stores reads back unchanged through a utf8mb4 client,
+# and a character latin1 cannot hold reaches it as '?'.
+lat = pymysql.connect(host=HOST, port=PORT, user="root", password="", database="quiver",
+                      charset="latin1", autocommit=True)
+lc = lat.cursor()
+lc.execute("SELECT @@character_set_client, @@character_set_results, @@collation_connection")
+check("latin1 client variables", lc.fetchall(), (("latin1", "latin1", "latin1_swedish_ci"),))
+lc.execute("CREATE TABLE lat (id INT, u VARCHAR(10), l VARCHAR(10) CHARACTER SET latin1)")
+lc.execute("INSERT INTO lat VALUES (1, 'café €', %s)", ("naïve ×",))
+lc.execute("SELECT u, l FROM lat")
+check("latin1 client reads", lc.fetchall(), (("café €", "naïve ×"),))
+check("latin1 result charset id", [f.charsetnr for f in lc._result.fields], [8, 8])
+cur.execute("INSERT INTO lat VALUES (2, '中文', 'x')")
+cur.execute("SELECT u, l FROM lat ORDER BY id")
+check("utf8mb4 client reads latin1 client's text", cur.fetchall(), (("café €", "naïve ×"), ("中文", "x")))
+lc.execute("SELECT u FROM lat WHERE id = 2")
+check("latin1 client gets ? for what latin1 cannot hold", lc.fetchall(), (("??",),))
+lc.execute("SELECT COUNT(*) FROM lat WHERE l = 'NAÏVE ×'")
+check("latin1 literal under latin1_swedish_ci", lc.fetchall(), ((1,),))
+lat.close()
+# The pure-Python connector: its C extension sends parameters in UTF-8 even
+# on a latin1 connection (MariaDB then finds no row either).
+for pure in (True,):
+    m = mysql.connector.connect(host=HOST, port=PORT, user="root", password="", database="quiver",
+                                charset="latin1", use_pure=pure)
+    k = m.cursor(prepared=True)
+    k.execute("SELECT id FROM lat WHERE l = ?", ("naïve ×",))
+    check(f"connector latin1 prepared parameter (pure={pure})", k.fetchall(), [(1,)])
+    k.execute("SELECT l FROM lat WHERE id = ?", (1,))
+    check(f"connector latin1 prepared result (pure={pure})", k.fetchall(), [("naïve ×",)])
+    m.close()
+print("PASS latin1 client: statements, parameters and results in latin1")
+
 print("ALL PASSED")

@@ -105,10 +105,6 @@ pub struct Session {
     vars: std::sync::Mutex<SessionVars>,
     /// The schema chosen by `USE` (None until then, as in MySQL).
     current_database: std::sync::Mutex<Option<String>>,
-    /// `character_set_results` as a collation: the one a server names in
-    /// result column definitions; None (`SET character_set_results = NULL`)
-    /// for each column's own.
-    results_collation: std::sync::Mutex<Option<Collation>>,
     /// `USER()`: `user@host` (a server sets the client's).
     user: String,
     /// `CONNECTION_ID()`.
@@ -150,9 +146,6 @@ impl Session {
             config,
             vars: Default::default(),
             current_database: Default::default(),
-            results_collation: std::sync::Mutex::new(Some(
-                SessionVars::default().collation_connection,
-            )),
             user: "root@localhost".to_string(),
             connection_id: 0,
             source: Default::default(),
@@ -287,10 +280,12 @@ impl Session {
     /// The collation result strings are sent in (`character_set_results`,
     /// made a collation by `SET NAMES`); None for each column's own.
     pub fn results_collation(&self) -> Option<Collation> {
-        *self
-            .results_collation
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        self.vars().character_set_results
+    }
+
+    /// The charset the client's statements arrive in (`character_set_client`).
+    pub fn client_charset(&self) -> quiver_collation::Charset {
+        self.vars().character_set_client
     }
 
     /// The session variables now.
@@ -304,17 +299,31 @@ impl Session {
     fn set(&self, set: &quiver_sql::sqlparser::ast::Set) -> Result<StatementResult> {
         use quiver_sql::sqlparser::ast::Set;
         let mut vars = self.vars();
-        let mut results = self.results_collation();
         match set {
             Set::SetNames {
                 charset_name,
                 collation_name,
             } => {
+                let charset = charset_default(&charset_name.value)?;
                 vars.collation_connection = match collation_name {
-                    Some(c) => collation_by_name(c)?,
-                    None => charset_default(&charset_name.value)?,
+                    Some(name) => {
+                        let c = collation_by_name(name)?;
+                        if c.charset() != charset.charset() {
+                            return Err(QuiverError::new(
+                                1253,
+                                "42000",
+                                format!(
+                                    "COLLATION '{c}' is not valid for CHARACTER SET '{}'",
+                                    charset.charset().name()
+                                ),
+                            ));
+                        }
+                        c
+                    }
+                    None => charset,
                 };
-                results = Some(vars.collation_connection);
+                vars.character_set_client = vars.collation_connection.charset();
+                vars.character_set_results = Some(vars.collation_connection);
             }
             Set::SingleAssignment {
                 variable, values, ..
@@ -355,9 +364,12 @@ impl Session {
                     "character_set_database" | "character_set_server" => {
                         vars.collation_database = charset_default(&value()?)?
                     }
+                    "character_set_client" => {
+                        vars.character_set_client = charset_default(&value()?)?.charset()
+                    }
                     "character_set_results" => {
                         let v = value()?;
-                        results =
+                        vars.character_set_results =
                             if v.eq_ignore_ascii_case("NULL") || v.eq_ignore_ascii_case("binary") {
                                 None
                             } else {
@@ -370,10 +382,6 @@ impl Session {
             _ => {}
         }
         *self.vars.lock().unwrap_or_else(|p| p.into_inner()) = vars;
-        *self
-            .results_collation
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = results;
         Ok(StatementResult::Done { affected: 0 })
     }
 

@@ -409,9 +409,9 @@ impl<S: Stream> Conn<S> {
     }
 
     /// The collation the client named in its handshake becomes the
-    /// connection's (literals, results), as `SET NAMES` would make it; one the
-    /// engine does not take (another charset than utf8mb4 / utf8mb3) is left
-    /// aside and results stay utf8mb4.
+    /// connection's (statements, literals, results), as `SET NAMES` would
+    /// make it; one the engine does not know is left aside and the
+    /// connection stays utf8mb4.
     fn apply_client_collation(&mut self) {
         if let Some(c) = quiver_collation::Collation::from_id(self.collation as u16) {
             let sql = format!("SET NAMES {} COLLATE {}", c.charset().name(), c.name());
@@ -458,14 +458,12 @@ impl<S: Stream> Conn<S> {
             com::QUIT => return Ok(Next::Close),
             com::PING => self.send_ok(0, false),
             com::QUERY => self.query(body)?,
-            com::INIT_DB => match std::str::from_utf8(body) {
-                Ok(db) => match self.use_database(db) {
+            com::INIT_DB => match self.client_text(body, "the database name") {
+                Ok(db) => match self.use_database(&db) {
                     Ok(()) => self.send_ok(0, false),
                     Err(e) => self.io.write_payload(&proto::err_packet(&e)),
                 },
-                Err(_) => self
-                    .io
-                    .write_payload(&proto::err_packet(&proto::malformed())),
+                Err(e) => self.io.write_payload(&proto::err_packet(&e)),
             },
             com::FIELD_LIST => self.field_list(body),
             com::STATISTICS => {
@@ -702,18 +700,35 @@ impl<S: Stream> Conn<S> {
         }
     }
 
-    fn query(&mut self, body: &[u8]) -> io::Result<()> {
-        let Ok(sql) = std::str::from_utf8(body) else {
-            let e = QuiverError::new(
+    /// A client's text (a statement, a database name) read in
+    /// `character_set_client`: UTF-8 checked, or one character per byte for
+    /// latin1 / ascii (`SET NAMES latin1`).
+    fn client_text<'a>(&self, body: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, str>> {
+        let charset = self.session.client_charset();
+        if quiver_collation::text::is_single_byte_text(charset) && !body.is_ascii() {
+            let mut s = String::new();
+            quiver_collation::text::decode(charset, body, &mut s);
+            return Ok(s.into());
+        }
+        std::str::from_utf8(body).map(Into::into).map_err(|_| {
+            QuiverError::new(
                 1300,
                 "HY000",
-                "Invalid utf8mb4 character string in the query",
-            );
-            self.io.write_payload(&proto::err_packet(&e));
-            return Ok(());
+                format!("Invalid {} character string in {what}", charset.name()),
+            )
+        })
+    }
+
+    fn query(&mut self, body: &[u8]) -> io::Result<()> {
+        let sql = match self.client_text(body, "the query") {
+            Ok(sql) => sql,
+            Err(e) => {
+                self.io.write_payload(&proto::err_packet(&e));
+                return Ok(());
+            }
         };
-        self.begin("Query", sql);
-        let sent = self.query_pieces(sql);
+        self.begin("Query", &sql);
+        let sent = self.query_pieces(&sql);
         self.end();
         sent
     }
@@ -791,6 +806,10 @@ impl<S: Stream> Conn<S> {
         }
         self.columns_end();
         let mut row = Vec::with_capacity(256);
+        let results = self
+            .session
+            .results_collation()
+            .map_or(quiver_collation::Charset::Utf8mb4, |c| c.charset());
         let mut next = first;
         while let Some(batch) = next {
             let b = match batch {
@@ -803,9 +822,9 @@ impl<S: Stream> Conn<S> {
             for r in 0..b.num_rows() {
                 row.clear();
                 let encoded = if binary {
-                    resultset::binary_row(b.columns(), &types, r, &mut row)
+                    resultset::binary_row(b.columns(), &types, r, results, &mut row)
                 } else {
-                    resultset::text_row(b.columns(), r, &mut row)
+                    resultset::text_row(b.columns(), r, results, &mut row)
                 };
                 if let Err(e) = encoded {
                     self.io.write_payload(&proto::err_packet(&e));
@@ -897,14 +916,9 @@ impl<S: Stream> Conn<S> {
     }
 
     fn prepare_inner(&mut self, body: &[u8]) -> Result<()> {
-        let sql = std::str::from_utf8(body).map_err(|_| {
-            QuiverError::new(
-                1300,
-                "HY000",
-                "Invalid utf8mb4 character string in the statement",
-            )
-        })?;
-        let pieces = sqltext::split_statements(sql);
+        let sql = self.client_text(body, "the statement")?;
+        let sql: &str = &sql;
+        let pieces = sqltext::split_statements(&sql);
         match pieces.len() {
             0 => return Err(QuiverError::new(1065, "42000", "Query was empty")),
             1 => {}
@@ -951,6 +965,7 @@ impl<S: Stream> Conn<S> {
                 ty: resultset::ty::VAR_STRING,
                 flags: resultset::flag::BINARY,
                 decimals: 0,
+                names_in: quiver_collation::Charset::Utf8mb4,
             };
             for _ in 0..placeholders.len() {
                 self.io.write_payload(&column_definition(&param, false));
@@ -969,13 +984,14 @@ impl<S: Stream> Conn<S> {
     }
 
     fn execute(&mut self, body: &[u8]) -> io::Result<()> {
+        let client = self.session.client_charset();
         let sql = (|| {
             let mut r = Reader::new(body);
             let id = r.u32()?;
             let _flags = r.u8()?;
             let _iterations = r.u32()?;
             let stmt = self.stmts.get_mut(&id).ok_or_else(|| unknown_stmt(id))?;
-            let values = stmt.read_params(&mut r)?;
+            let values = stmt.read_params(&mut r, client)?;
             Ok(stmt.substitute(&values))
         })();
         match sql {

@@ -4,6 +4,7 @@
 //! as X'..' when they are not UTF-8), dates and datetimes as typed literals.
 //! A value can therefore never change the statement's structure.
 
+use quiver_collation::{text, Charset};
 use quiver_common::{QuiverError, Result};
 
 use crate::proto::Reader;
@@ -51,8 +52,9 @@ impl Prepared {
     }
 
     /// Reads COM_STMT_EXECUTE's parameters (after stmt id, flags and
-    /// iteration count) into SQL literals; takes the long data.
-    pub fn read_params(&mut self, r: &mut Reader) -> Result<Vec<String>> {
+    /// iteration count) into SQL literals, strings read in the client's
+    /// charset; takes the long data.
+    pub fn read_params(&mut self, r: &mut Reader, client: Charset) -> Result<Vec<String>> {
         let n = self.placeholders.len();
         if std::mem::take(&mut self.long_data_overflow) {
             self.long_data.iter_mut().for_each(|d| *d = None);
@@ -82,10 +84,10 @@ impl Prepared {
             }
             let (code, unsigned) = self.types[i];
             if let Some(bytes) = long {
-                out.push(bytes_literal(&bytes)?);
+                out.push(text_literal(client, &bytes)?);
                 continue;
             }
-            out.push(read_value(r, code, unsigned)?);
+            out.push(read_value(r, code, unsigned, client)?);
         }
         Ok(out)
     }
@@ -114,7 +116,7 @@ fn double_literal(v: f64) -> Result<String> {
     Ok(if v < 0.0 { format!("({s})") } else { s })
 }
 
-fn read_value(r: &mut Reader, code: u8, unsigned: bool) -> Result<String> {
+fn read_value(r: &mut Reader, code: u8, unsigned: bool, client: Charset) -> Result<String> {
     Ok(match code {
         ty::NULL => "NULL".to_string(),
         ty::TINY => {
@@ -215,7 +217,7 @@ fn read_value(r: &mut Reader, code: u8, unsigned: bool) -> Result<String> {
         | ty::ENUM
         | ty::SET
         | ty::BIT
-        | ty::GEOMETRY => bytes_literal(r.lenenc_bytes()?)?,
+        | ty::GEOMETRY => text_literal(client, r.lenenc_bytes()?)?,
         _ => return Err(bad_arguments()),
     })
 }
@@ -227,6 +229,17 @@ fn is_decimal_text(s: &str) -> bool {
     !(int.is_empty() && frac.is_empty())
         && int.bytes().all(|b| b.is_ascii_digit())
         && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A string parameter's literal, its bytes read in the client's charset
+/// (`SET NAMES latin1`: one character per byte).
+fn text_literal(client: Charset, b: &[u8]) -> Result<String> {
+    if text::is_single_byte_text(client) && !b.is_ascii() {
+        let mut s = String::new();
+        text::decode(client, b, &mut s);
+        return bytes_literal(s.as_bytes());
+    }
+    bytes_literal(b)
 }
 
 /// A string literal: quoted with `'` doubled and `\` and NUL escaped. Bytes

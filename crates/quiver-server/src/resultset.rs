@@ -5,7 +5,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field};
-use quiver_collation::Collation;
+use quiver_collation::{text, Charset, Collation};
 use quiver_common::types::{
     civil_from_days, split_origin, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY,
     COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
@@ -71,6 +71,8 @@ pub struct ColumnMeta {
     pub ty: u8,
     pub flags: u16,
     pub decimals: u8,
+    /// The charset the names travel in (`character_set_results`).
+    pub names_in: Charset,
 }
 
 /// "Not a fixed number of decimals" (floats).
@@ -207,6 +209,7 @@ pub fn column_meta(
         ty,
         flags,
         decimals,
+        names_in: results.map_or(Charset::Utf8mb4, |c| c.charset()),
     }
 }
 
@@ -214,11 +217,9 @@ pub fn column_meta(
 pub fn column_definition(c: &ColumnMeta, field_list_default: bool) -> Vec<u8> {
     let mut p = Vec::with_capacity(64 + c.name.len() * 2);
     put_lenenc_bytes(&mut p, b"def");
-    put_lenenc_bytes(&mut p, c.schema.as_bytes());
-    put_lenenc_bytes(&mut p, c.table.as_bytes());
-    put_lenenc_bytes(&mut p, c.org_table.as_bytes());
-    put_lenenc_bytes(&mut p, c.name.as_bytes());
-    put_lenenc_bytes(&mut p, c.org_name.as_bytes());
+    for name in [&c.schema, &c.table, &c.org_table, &c.name, &c.org_name] {
+        put_text(&mut p, name, c.names_in);
+    }
     p.push(0x0C);
     p.extend_from_slice(&c.charset.to_le_bytes());
     p.extend_from_slice(&c.length.to_le_bytes());
@@ -259,8 +260,22 @@ impl DeclaredString {
     }
 }
 
-/// Each cell of row `r` as the text protocol sends it, appended to `out`.
-pub fn text_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()> {
+/// A string value as sent in `results`, the session's
+/// `character_set_results`: latin1 / ascii one byte per character (`?` for
+/// one it cannot hold); the UTF-8 bytes otherwise.
+fn put_text(out: &mut Vec<u8>, s: &str, results: Charset) {
+    if text::is_single_byte_text(results) && !s.is_ascii() {
+        let mut bytes = Vec::with_capacity(s.len());
+        text::encode(results, s.as_bytes(), &mut bytes);
+        put_lenenc_bytes(out, &bytes);
+    } else {
+        put_lenenc_bytes(out, s.as_bytes());
+    }
+}
+
+/// Each cell of row `r` as the text protocol sends it, appended to `out`;
+/// strings in the `results` charset.
+pub fn text_row(columns: &[ArrayRef], r: usize, results: Charset, out: &mut Vec<u8>) -> Result<()> {
     for c in columns {
         // A NULL-typed column has no validity bitmap: every value is NULL.
         if c.is_null(r) || c.data_type() == &DataType::Null {
@@ -268,8 +283,8 @@ pub fn text_row(columns: &[ArrayRef], r: usize, out: &mut Vec<u8>) -> Result<()>
             continue;
         }
         match c.data_type() {
-            DataType::Utf8 => put_lenenc_bytes(out, c.as_string::<i32>().value(r).as_bytes()),
-            DataType::LargeUtf8 => put_lenenc_bytes(out, c.as_string::<i64>().value(r).as_bytes()),
+            DataType::Utf8 => put_text(out, c.as_string::<i32>().value(r), results),
+            DataType::LargeUtf8 => put_text(out, c.as_string::<i64>().value(r), results),
             DataType::Binary => put_lenenc_bytes(out, c.as_binary::<i32>().value(r)),
             DataType::Int32 => put_decimal(out, c.as_primitive::<Int32Type>().value(r) as i128, 0),
             DataType::Int64 => put_decimal(out, c.as_primitive::<Int64Type>().value(r) as i128, 0),
@@ -343,7 +358,13 @@ fn put_num(out: &mut Vec<u8>, v: impl std::fmt::Display) {
 /// and each non-NULL value in its type's binary form. `types`: each
 /// column's type code as its definition gave it, which sets an integer's
 /// width (an Int64 column declared INT travels in 4 bytes).
-pub fn binary_row(columns: &[ArrayRef], types: &[u8], r: usize, out: &mut Vec<u8>) -> Result<()> {
+pub fn binary_row(
+    columns: &[ArrayRef],
+    types: &[u8],
+    r: usize,
+    results: Charset,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     out.push(0);
     let bitmap_at = out.len();
     out.resize(bitmap_at + (columns.len() + 7 + 2) / 8, 0);
@@ -383,8 +404,8 @@ pub fn binary_row(columns: &[ArrayRef], types: &[u8], r: usize, out: &mut Vec<u8
                 ScalarValue::DateTime(micros) => put_binary_datetime(out, micros),
                 other => put_lenenc_bytes(out, other.to_string().as_bytes()),
             },
-            DataType::Utf8 => put_lenenc_bytes(out, c.as_string::<i32>().value(r).as_bytes()),
-            DataType::LargeUtf8 => put_lenenc_bytes(out, c.as_string::<i64>().value(r).as_bytes()),
+            DataType::Utf8 => put_text(out, c.as_string::<i32>().value(r), results),
+            DataType::LargeUtf8 => put_text(out, c.as_string::<i64>().value(r), results),
             DataType::Binary => put_lenenc_bytes(out, c.as_binary::<i32>().value(r)),
             // Decimals travel as text in both protocols.
             _ => put_lenenc_bytes(out, ScalarValue::from_array(c, r)?.to_string().as_bytes()),
@@ -475,6 +496,7 @@ mod tests {
             &cols,
             &[ty::LONG, ty::VAR_STRING, ty::DATETIME],
             0,
+            Charset::Utf8mb4,
             &mut out,
         )
         .unwrap();
@@ -513,7 +535,14 @@ mod tests {
             Arc::new(BooleanArray::from(vec![true])),
         ];
         let mut out = vec![];
-        binary_row(&cols, &[int5.ty, small.ty, cmp.ty], 0, &mut out).unwrap();
+        binary_row(
+            &cols,
+            &[int5.ty, small.ty, cmp.ty],
+            0,
+            Charset::Utf8mb4,
+            &mut out,
+        )
+        .unwrap();
         let mut want = vec![0, 0];
         want.extend((-3i32).to_le_bytes());
         want.extend((-2i16).to_le_bytes());
@@ -528,7 +557,7 @@ mod tests {
             Arc::new(StringArray::from(vec![None::<&str>])),
         ];
         let mut out = vec![];
-        text_row(&cols, 0, &mut out).unwrap();
+        text_row(&cols, 0, Charset::Utf8mb4, &mut out).unwrap();
         assert_eq!(out, b"\x0512345\xFB");
     }
 

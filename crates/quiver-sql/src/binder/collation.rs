@@ -399,29 +399,15 @@ pub fn column_collation_by_name(name: &str) -> Result<Collation> {
         .ok_or_else(|| QuiverError::new(1273, "HY000", format!("Unknown collation: '{name}'")))
 }
 
-/// Refuses a connection charset other than utf8mb4 / utf8mb3: clients'
-/// bytes are read as UTF-8 (`SET NAMES latin1` would need them re-read).
-fn connection_only_utf8(c: Collation, what: &str) -> Result<Collation> {
-    if !is_unicode(c.charset()) {
-        return Err(QuiverError::not_supported(format!(
-            "{what} (only utf8mb4 and utf8mb3 connections so far)"
-        )));
-    }
-    Ok(c)
-}
-
 /// A charset name and its default collation, for the connection (`SET
-/// NAMES`, `character_set_*`): only utf8mb4 / utf8mb3.
+/// NAMES`, `character_set_*`); error 1115 when unknown.
 pub fn charset_default(name: &str) -> Result<Collation> {
-    let c = column_charset_default(name)?;
-    connection_only_utf8(c, &format!("character set '{}'", c.charset().name()))
+    column_charset_default(name)
 }
 
-/// A collation by name for the connection: error 1273 when unknown; only
-/// the utf8mb4 / utf8mb3 ones.
+/// A collation by name for the connection: error 1273 when unknown.
 pub fn collation_by_name(name: &str) -> Result<Collation> {
-    let c = column_collation_by_name(name)?;
-    connection_only_utf8(c, &format!("collation '{c}'"))
+    column_collation_by_name(name)
 }
 
 /// `expr COLLATE name`: error 1273 for an unknown collation, 1253 for one

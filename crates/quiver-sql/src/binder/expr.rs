@@ -49,11 +49,18 @@ impl Binder<'_> {
                 // String literals are in the connection's collation (COERCIBLE).
                 let x = literal(&v.value)?;
                 let conn = self.vars.collation_connection;
-                Ok(match &x {
-                    Expr::Literal(ScalarValue::Utf8(_), _) if conn != quiver_plan::default_collation() => {
-                        x.with_collation(conn, quiver_plan::Coercibility::Coercible)
+                Ok(match x {
+                    Expr::Literal(ScalarValue::Utf8(s), t) if conn != quiver_plan::default_collation() => {
+                        // A character the connection's charset cannot hold
+                        // (`SET NAMES latin1` in the embedded engine, whose
+                        // statements are Unicode) becomes `?`, as MySQL
+                        // converts a literal from the client's charset.
+                        let mut held = String::new();
+                        quiver_collation::text::convert_lossy_str(conn.charset(), &s, &mut held);
+                        Expr::Literal(ScalarValue::Utf8(held), t)
+                            .with_collation(conn, quiver_plan::Coercibility::Coercible)
                     }
-                    _ => x,
+                    x => x,
                 })
             }
             A::TypedString(ts) => typed_string(ts),
@@ -283,9 +290,12 @@ impl Binder<'_> {
         let v = &self.vars;
         match n.as_str() {
             "collation_connection" => text(v.collation_connection.name()),
-            "character_set_connection" | "character_set_client" | "character_set_results" => {
-                text(v.collation_connection.charset().name())
-            }
+            "character_set_connection" => text(v.collation_connection.charset().name()),
+            "character_set_client" => text(v.character_set_client.name()),
+            "character_set_results" => match v.character_set_results {
+                Some(c) => text(c.charset().name()),
+                None => Ok(Expr::lit(ScalarValue::Null)),
+            },
             "collation_database" | "collation_server" => text(v.collation_database.name()),
             "character_set_database" | "character_set_server" => {
                 text(v.collation_database.charset().name())

@@ -51,6 +51,12 @@ pub struct SessionVars {
     pub collation_connection: Collation,
     /// The default collation of new tables' string columns.
     pub collation_database: Collation,
+    /// The charset a client's statements arrive in (`SET NAMES`,
+    /// `character_set_client`): the server reads their bytes in it.
+    pub character_set_client: quiver_collation::Charset,
+    /// The collation result strings are sent in (`character_set_results`,
+    /// made a collation by `SET NAMES`); None for each column's own.
+    pub character_set_results: Option<Collation>,
 }
 
 impl Default for SessionVars {
@@ -59,6 +65,8 @@ impl Default for SessionVars {
         SessionVars {
             collation_connection: quiver_plan::default_collation(),
             collation_database: quiver_plan::default_collation(),
+            character_set_client: quiver_plan::default_collation().charset(),
+            character_set_results: Some(quiver_plan::default_collation()),
         }
     }
 }
