@@ -710,14 +710,17 @@ impl Session {
             }
             let (schema, batches) = self.run_written_query(q)?;
             check_unique_names(&schema)?;
-            // What the binder knew of the query's NULLs is not the table's.
+            // A column is NOT NULL (without a default) where its expression
+            // cannot be NULL, as MariaDB declares it; the names a client was
+            // told of the query's columns are not the table's.
             let schema = Arc::new(Schema::new(
                 schema
                     .fields()
                     .iter()
                     .map(|f| {
                         let mut meta = f.metadata().clone();
-                        meta.remove(COLUMN_NOT_NULL_KEY);
+                        let nullable =
+                            f.is_nullable() && meta.remove(COLUMN_NOT_NULL_KEY).is_none();
                         meta.remove(COLUMN_ORIGIN_KEY);
                         meta.remove(COLUMN_NO_DEFAULT_KEY);
                         let mut t = f.data_type().clone();
@@ -727,7 +730,13 @@ impl Session {
                         if let Some(i) = declared.filter(|_| t.is_integer()) {
                             t = i.kind.arrow_type(i.unsigned);
                         }
-                        Field::new(f.name(), t, f.is_nullable()).with_metadata(meta)
+                        // A comparison's result is INT(1) in MariaDB, and so
+                        // is its column (a BOOLEAN column is TINYINT(1)).
+                        if t == DataType::Boolean {
+                            t = DataType::Int32;
+                            meta.insert(COLUMN_TYPE_KEY.to_string(), "int(1)".to_string());
+                        }
+                        Field::new(f.name(), t, nullable).with_metadata(meta)
                     })
                     .collect::<Vec<_>>(),
             ));

@@ -30,3 +30,5 @@ SELECT ti+1, si*si, i*i, bi-1, ui+1, i DIV 2, i % 3, -ti, ABS(i), COALESCE(ti, s
 SELECT ROW_NUMBER() OVER (), COUNT(*) OVER (), MIN(ti) OVER () FROM t
 CREATE TABLE ctas AS SELECT i+1 AS a, ti+1 AS b, COUNT(*) AS c, 7 AS d, b AS e FROM t GROUP BY i, ti, b
 SELECT * FROM ctas
+CREATE TABLE ctas2 AS SELECT i > 1 AS gt, i / 2 AS h, COALESCE(ti, 0) AS c0, CONCAT(v, c) AS cc, -i AS ng FROM t
+SELECT * FROM ctas2
