@@ -26,6 +26,9 @@ pub const COLUMN_DEFAULT_KEY: &str = "quiver.default";
 /// does not say it all, as SHOW COLUMNS prints it: `char(3)`, `varchar(20)`.
 pub const COLUMN_TYPE_KEY: &str = "quiver.column_type";
 
+/// Field metadata of a result column: a computed DOUBLE's display length.
+pub const COLUMN_DISPLAY_LENGTH_KEY: &str = "quiver.display_length";
+
 /// Field metadata key holding a string column's collation name.
 pub const COLUMN_COLLATION_KEY: &str = "quiver.collation";
 /// Field metadata of a query result column that can never be NULL (the

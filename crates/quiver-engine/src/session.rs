@@ -9,7 +9,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_collation::Collation;
 use quiver_common::types::{
     is_numeric, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY,
-    COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
+    COLUMN_DISPLAY_LENGTH_KEY, COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY,
+    COLUMN_TYPE_KEY,
 };
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText, PhysicalExpr};
@@ -723,6 +724,7 @@ impl Session {
                             f.is_nullable() && meta.remove(COLUMN_NOT_NULL_KEY).is_none();
                         meta.remove(COLUMN_ORIGIN_KEY);
                         meta.remove(COLUMN_NO_DEFAULT_KEY);
+                        meta.remove(COLUMN_DISPLAY_LENGTH_KEY);
                         let mut t = f.data_type().clone();
                         // An integer column takes the type MySQL derives for
                         // its expression (`SELECT 1` makes an INT(1) column).

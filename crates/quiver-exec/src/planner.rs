@@ -48,6 +48,12 @@ fn schema_with(columns: &[ColumnInfo], width: &DecimalWidth) -> SchemaRef {
                 if let Some(o) = &c.origin {
                     origin_metadata(o, &mut meta);
                 }
+                if let Some(n) = c.display_length {
+                    meta.insert(
+                        quiver_common::types::COLUMN_DISPLAY_LENGTH_KEY.to_string(),
+                        n.to_string(),
+                    );
+                }
                 if let Some(t) = &c.column_type {
                     meta.insert(
                         quiver_common::types::COLUMN_TYPE_KEY.to_string(),

@@ -25,6 +25,9 @@ pub struct ColumnInfo {
     /// A string column's declared type where its Arrow type does not say
     /// it all (`varchar(25)`, `char(5)`, `text`), as `COLUMN_TYPE_KEY` holds it.
     pub column_type: Option<Arc<str>>,
+    /// A computed DOUBLE's display length as MySQL derives it (a client
+    /// reads it in the column definition), where it is not the usual 23.
+    pub display_length: Option<u32>,
 }
 
 /// A result column read straight from a table or derived table: the names a
@@ -162,6 +165,7 @@ pub fn mark_column(mark: ColumnId, null_aware: usize) -> ColumnInfo {
         collation: None,
         origin: None,
         column_type: None,
+        display_length: None,
     }
 }
 

@@ -8,7 +8,8 @@ use arrow_schema::{DataType, Field};
 use quiver_collation::{text, Charset, Collation};
 use quiver_common::types::{
     civil_from_days, split_origin, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY,
-    COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
+    COLUMN_DISPLAY_LENGTH_KEY, COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY,
+    COLUMN_TYPE_KEY,
 };
 use quiver_common::{Result, ScalarValue};
 
@@ -130,7 +131,16 @@ pub fn column_meta(
         DataType::UInt32 => (ty::LONG, 10, flag::UNSIGNED, 0, BINARY_COLLATION),
         DataType::UInt64 => (ty::LONGLONG, 20, flag::UNSIGNED, 0, BINARY_COLLATION),
         DataType::Float32 => (ty::FLOAT, 12, 0, NOT_FIXED_DEC, BINARY_COLLATION),
-        DataType::Float64 => (ty::DOUBLE, 22, 0, NOT_FIXED_DEC, BINARY_COLLATION),
+        DataType::Float64 => {
+            // A table's DOUBLE is 22 wide, a computed one 23 unless the
+            // binder derived another length (CASE / COALESCE of columns).
+            let length = match f.metadata().get(COLUMN_DISPLAY_LENGTH_KEY) {
+                Some(n) => n.parse().unwrap_or(22),
+                None if table_column => 22,
+                None => 23,
+            };
+            (ty::DOUBLE, length, 0, NOT_FIXED_DEC, BINARY_COLLATION)
+        }
         DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
             // Digits, a sign, and a point when there is a fraction.
             let len = *p as u32 + 1 + u32::from(*s > 0);

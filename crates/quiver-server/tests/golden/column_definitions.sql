@@ -32,3 +32,5 @@ CREATE TABLE ctas AS SELECT i+1 AS a, ti+1 AS b, COUNT(*) AS c, 7 AS d, b AS e F
 SELECT * FROM ctas
 CREATE TABLE ctas2 AS SELECT i > 1 AS gt, i / 2 AS h, COALESCE(ti, 0) AS c0, CONCAT(v, c) AS cc, -i AS ng FROM t
 SELECT * FROM ctas2
+SELECT f, f+1, COALESCE(f, 1), IF(i>0, f, 2), -f, CASE WHEN i > 0 THEN f ELSE f + 1 END, NULLIF(f, 1), x.g FROM t, (SELECT f * 2 AS g FROM t) x
+SELECT SUM(f), AVG(f), MIN(f), MAX(f + 1) FROM t

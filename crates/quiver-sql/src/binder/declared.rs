@@ -113,6 +113,59 @@ impl Binder<'_> {
         }
     }
 
+    /// The display length MariaDB gives DOUBLE expression `e`: a table's
+    /// DOUBLE is 22, a computed one 23 (DBL_DIG + 8), and CASE / IF /
+    /// COALESCE / NULLIF the longest of their values (`COALESCE(f, 1)` is 22).
+    /// A literal counts 23 here (MariaDB: as many as its text has).
+    pub(crate) fn double_length(&self, e: &Expr) -> u32 {
+        const COMPUTED: u32 = 23;
+        let operand = |v: &Expr| -> Option<u32> {
+            let t = v.data_type();
+            if matches!(v, Expr::Literal(x, _) if x.is_null()) {
+                return None;
+            }
+            Some(if t == DataType::Float64 {
+                self.double_length(v)
+            } else if let Some(i) = self.int_of(v) {
+                i.t.width
+            } else {
+                display_width(&t).map_or(COMPUTED, |w| w as u32)
+            })
+        };
+        let longest = |values: &mut dyn Iterator<Item = &Expr>| {
+            values.filter_map(operand).max().unwrap_or(COMPUTED)
+        };
+        match e {
+            // A table's column (it has an origin) is 22; an aggregate's 23.
+            Expr::Column(id, _) => match self.double_lengths.get(id) {
+                Some(n) => *n,
+                None if self.origins.contains_key(id) => 22,
+                None => COMPUTED,
+            },
+            // A number converted to DOUBLE for a CASE or COALESCE counts as
+            // written (`COALESCE(f, 1)`: the 1 is one character).
+            Expr::Literal(ScalarValue::Float64(v), _) => v.to_string().len() as u32,
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => longest(&mut branches.iter().map(|(_, v)| v).chain(else_expr.as_deref())),
+            Expr::Function {
+                func: ScalarFunc::Coalesce,
+                args,
+                ..
+            } => longest(&mut args.iter()),
+            Expr::Function {
+                func: ScalarFunc::NullIf,
+                args,
+                ..
+            } => longest(&mut args.iter().take(1)),
+            // An implicit conversion to DOUBLE keeps its operand's length.
+            Expr::Cast { expr, .. } => operand(expr).unwrap_or(COMPUTED),
+            _ => COMPUTED,
+        }
+    }
+
     fn declared_string(&self, e: &Expr) -> Option<Declared> {
         let varchar = Declared::Varchar;
         match e {

@@ -96,6 +96,8 @@ pub struct Binder<'a> {
     origins: HashMap<ColumnId, std::sync::Arc<ColumnOrigin>>,
     /// The declared string type of each column id that has one.
     declared: HashMap<ColumnId, std::sync::Arc<str>>,
+    /// Display lengths of DOUBLE columns computed in this query.
+    double_lengths: HashMap<ColumnId, u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -245,6 +247,7 @@ impl<'a> Binder<'a> {
             source: None,
             origins: HashMap::new(),
             declared: HashMap::new(),
+            double_lengths: HashMap::new(),
         }
     }
 
@@ -354,6 +357,7 @@ impl<'a> Binder<'a> {
         self.query_depth = 0;
         self.origins.clear();
         self.declared.clear();
+        self.double_lengths.clear();
     }
 
     pub(crate) fn new_column(
@@ -372,6 +376,7 @@ impl<'a> Binder<'a> {
             collation: None,
             origin: None,
             column_type: None,
+            display_length: None,
         }
     }
 
@@ -386,6 +391,11 @@ impl<'a> Binder<'a> {
         c.collation = collation::column_collation(e);
         let declared = self.declared_type(e);
         self.set_declared(&mut c, declared);
+        if c.data_type == arrow_schema::DataType::Float64 {
+            let n = self.double_length(e);
+            self.double_lengths.insert(c.id, n);
+            c.display_length = Some(n);
+        }
         // A column passed on unchanged (by a projection, GROUP BY, DISTINCT)
         // keeps its origin; a computed one has none, as in MySQL.
         let bare = match e {
