@@ -48,11 +48,19 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
                 | ScalarFunc::Lower
                 | ScalarFunc::Trim
                 | ScalarFunc::LTrim
-                | ScalarFunc::RTrim,
+                | ScalarFunc::RTrim
+                | ScalarFunc::Left
+                | ScalarFunc::Right
+                | ScalarFunc::Replace,
             args,
             data_type,
         } if is_string(data_type) => aggregate(args.iter().filter(|a| is_string(&a.data_type())))
             .unwrap_or((d, Coercibility::None)),
+        // HEX's digits: a literal-like string (MariaDB: COERCIBLE).
+        Expr::Function {
+            func: ScalarFunc::Hex,
+            ..
+        } => (d, Coercibility::Coercible),
         Expr::Case {
             branches,
             else_expr,
@@ -117,10 +125,17 @@ fn ascii_repertoire(e: &Expr) -> bool {
                 | ScalarFunc::Lower
                 | ScalarFunc::Trim
                 | ScalarFunc::LTrim
-                | ScalarFunc::RTrim,
+                | ScalarFunc::RTrim
+                | ScalarFunc::Left
+                | ScalarFunc::Right
+                | ScalarFunc::Replace,
             args,
             ..
         } => args.iter().all(ascii_repertoire),
+        Expr::Function {
+            func: ScalarFunc::Hex,
+            ..
+        } => true,
         _ => !is_string(&e.data_type()),
     }
 }
@@ -269,6 +284,15 @@ pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> 
             Ok(e.with_collation(acc.0, acc.1))
         })
         .collect()
+}
+
+/// An equi-join key pair (outer `l`, inner `r`) put under the collation
+/// `l = r` compares in (error 1267 if none).
+pub(crate) fn collate_key_pair(l: Expr, r: Expr) -> Result<(Expr, Expr)> {
+    let mut v = collate_operands(vec![l, r], "=")?;
+    let r = v.pop().expect("two operands");
+    let l = v.pop().expect("two operands");
+    Ok((l, r))
 }
 
 /// The collation of a UNION column from its inputs' select items, as

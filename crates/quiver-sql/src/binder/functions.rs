@@ -11,6 +11,7 @@ use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc};
 use sqlparser::ast;
 
 use super::coerce::{self, cast, null_lit, to_bool};
+use super::collation;
 use super::expr::string_arg;
 use super::{Binder, Ctx};
 
@@ -311,6 +312,17 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                 DataType::Null => args[1].data_type(),
                 t => t,
             };
+            if is_string(&args[0].data_type()) && is_string(&args[1].data_type()) {
+                // Strings are equal under their combined collation (1267
+                // when there is none): CASE WHEN a = b THEN NULL ELSE a END.
+                let mut it = args.into_iter();
+                let (a, b) = (it.next().expect("two"), it.next().expect("two"));
+                let eq = collation::compare(BinaryOp::Eq, a.clone(), b)?;
+                return Ok(coerce::case(
+                    vec![(eq, Expr::lit(ScalarValue::Null))],
+                    Some(a),
+                ));
+            }
             Ok(Expr::Function {
                 func: ScalarFunc::NullIf,
                 args,

@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 
 use arrow_schema::DataType;
-use quiver_common::types::comparison_type;
+use quiver_common::types::{comparison_type, is_string};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{
     copy_with_fresh_ids, mark_column, AggExpr, AggFunc, BinaryOp, ColumnId, ColumnInfo, Expr,
@@ -191,7 +191,7 @@ impl Binder<'_> {
         if sub.always_one_row {
             return Ok(None);
         }
-        let on = in_keys(keys, &sub.plan);
+        let on = in_keys(keys, &sub.plan)?;
         let kind = if negated {
             JoinKind::NullAwareAnti {
                 null_aware: on.len(),
@@ -236,8 +236,9 @@ impl Binder<'_> {
         let (on, rest) = split_keys(sub.correlation.clone(), &plan_ids(&sub.plan));
         let correlated = !on.is_empty() || !rest.is_empty();
         let mut values = Vec::with_capacity(sub.visible);
+        let items = select_items(&sub.plan);
         for (i, col) in schema[..sub.visible].iter().enumerate() {
-            let mut value = col.expr();
+            let mut value = subquery_value(col, items.as_ref().and_then(|v| v.get(i)));
             if correlated && sub.always_one_row {
                 // The subquery has one row for every outer row, but the join
                 // finds none where the inner side is empty: give those the
@@ -278,9 +279,9 @@ impl Binder<'_> {
     /// A Mark join of the block with `sub`: its Boolean column is TRUE when
     /// a row of `sub` (correlated to the block's row) equals `keys`, NULL
     /// when one might but for NULLs, else FALSE. No keys: EXISTS.
-    fn mark_join(&mut self, keys: Vec<Expr>, sub: BoundQuery) -> Expr {
+    fn mark_join(&mut self, keys: Vec<Expr>, sub: BoundQuery) -> Result<Expr> {
         let inner_ids = plan_ids(&sub.plan);
-        let mut on = in_keys(keys, &sub.plan);
+        let mut on = in_keys(keys, &sub.plan)?;
         let null_aware = on.len();
         let (correlation, rest) = split_keys(sub.correlation, &inner_ids);
         on.extend(correlation);
@@ -293,7 +294,7 @@ impl Binder<'_> {
             on,
             filter: Expr::conjunction(rest),
         });
-        mark_column(mark, null_aware).expr()
+        Ok(mark_column(mark, null_aware).expr())
     }
 
     /// `EXISTS (q)` as a value: whether the join to q's distinct correlation
@@ -314,7 +315,7 @@ impl Binder<'_> {
         if sub.always_one_row {
             return Ok(bool_lit(!negated));
         }
-        let value = self.mark_join(vec![], sub);
+        let value = self.mark_join(vec![], sub)?;
         Ok(if negated { not(value) } else { value })
     }
 
@@ -350,7 +351,7 @@ impl Binder<'_> {
             }
             eq
         } else {
-            self.mark_join(keys, sub)
+            self.mark_join(keys, sub)?
         };
         Ok(if negated { not(value) } else { value })
     }
@@ -861,12 +862,64 @@ fn check_in_subquery(q: &ast::Query) -> Result<()> {
 
 /// The IN comparison as join keys: each operand against its column of
 /// `plan`, both in their comparison type.
-fn in_keys(keys: Vec<Expr>, plan: &LogicalPlan) -> Vec<(Expr, Expr)> {
+/// The select items of a subquery's plan (under its ORDER BY / LIMIT), if
+/// its top is a projection: what its columns' collation derivations are.
+fn select_items(mut plan: &LogicalPlan) -> Option<Vec<Expr>> {
+    loop {
+        match plan {
+            LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => plan = input,
+            LogicalPlan::Project { exprs, .. } => {
+                return Some(exprs.iter().map(|(_, e)| e.clone()).collect())
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// A subquery's column as a value outside it, with the collation derivation
+/// of its select item (`= (SELECT 'a')` compares as with a literal).
+fn subquery_value(col: &ColumnInfo, item: Option<&Expr>) -> Expr {
+    let value = col.expr();
+    match item {
+        Some(item) if is_string(&item.data_type()) && is_string(&col.data_type) => {
+            let (c, coercibility) = super::collation::derivation(item);
+            let bare = match value {
+                Expr::Collate { expr, .. } => *expr,
+                v => v,
+            };
+            // Built as is: `with_collation` leaves the default collation
+            // unmarked, which would read as a column's IMPLICIT.
+            if (c, coercibility) == super::collation::derivation(&bare) {
+                bare
+            } else {
+                Expr::Collate {
+                    expr: Box::new(bare),
+                    collation: c,
+                    coercibility,
+                }
+            }
+        }
+        _ => value,
+    }
+}
+
+/// `keys IN (plan)` as equi-join keys (outer, inner). String pairs compare
+/// under their combined collation as `=` does (error 1267 if none): the
+/// inner side keeps the derivation of its select item (`IN (SELECT 'a')`
+/// is a literal's, COERCIBLE), not a column's.
+fn in_keys(keys: Vec<Expr>, plan: &LogicalPlan) -> Result<Vec<(Expr, Expr)>> {
+    let items = select_items(plan);
     keys.into_iter()
         .zip(plan.schema())
-        .map(|(k, c)| {
+        .enumerate()
+        .map(|(i, (k, c))| {
             let t = comparison_type(&k.data_type(), &c.data_type);
-            (cast(k, &t), cast(c.expr(), &t))
+            let inner = subquery_value(&c, items.as_ref().and_then(|v| v.get(i)));
+            let (k, inner) = (cast(k, &t), cast(inner, &t));
+            if !is_string(&t) {
+                return Ok((k, inner));
+            }
+            super::collation::collate_key_pair(k, inner)
         })
         .collect()
 }
