@@ -62,11 +62,28 @@ pub fn encode_code_point(charset: Charset, cp: u32) -> Option<u8> {
     }
 }
 
+/// Whether `charset` holds fewer characters than Unicode text may have:
+/// latin1 and ascii, and utf8mb3 (no character above U+FFFF).
+pub fn restricts(charset: Charset) -> bool {
+    matches!(charset, Charset::Latin1 | Charset::Ascii | Charset::Utf8mb3)
+}
+
+/// Whether `charset` holds code point `cp` (an invalid UTF-8 byte, which
+/// decodes above U+10FFFF, is held by none).
+#[inline]
+pub fn holds(charset: Charset, cp: u32) -> bool {
+    match charset {
+        Charset::Latin1 | Charset::Ascii => encode_code_point(charset, cp).is_some(),
+        Charset::Utf8mb3 => cp <= 0xFFFF,
+        _ => cp <= 0x10FFFF,
+    }
+}
+
 /// Byte offset in `s` of the first character `charset` cannot hold (an
 /// invalid UTF-8 byte counts as one), or `None` when it holds them all.
-/// Always `None` for the charsets that are not single-byte text.
+/// Always `None` for the charsets that hold every character.
 pub fn first_unrepresentable(charset: Charset, s: &[u8]) -> Option<usize> {
-    if !is_single_byte_text(charset) {
+    if !restricts(charset) {
         return None;
     }
     let mut i = 0;
@@ -76,7 +93,7 @@ pub fn first_unrepresentable(charset: Charset, s: &[u8]) -> Option<usize> {
             continue;
         }
         let (cp, len) = decode_utf8::<true>(&s[i..]);
-        if encode_code_point(charset, cp).is_none() {
+        if !holds(charset, cp) {
             return Some(i);
         }
         i += len;
@@ -145,7 +162,7 @@ pub fn decoded_len(charset: Charset, bytes: &[u8]) -> usize {
 /// hold (and every invalid UTF-8 byte) becomes `?`. Text of other charsets
 /// is appended unchanged.
 pub fn convert_lossy(charset: Charset, s: &[u8], out: &mut Vec<u8>) {
-    if !is_single_byte_text(charset) {
+    if !restricts(charset) {
         out.extend_from_slice(s);
         return;
     }
@@ -158,7 +175,7 @@ pub fn convert_lossy(charset: Charset, s: &[u8], out: &mut Vec<u8>) {
             continue;
         }
         let (cp, len) = decode_utf8::<true>(&s[i..]);
-        if encode_code_point(charset, cp).is_some() {
+        if holds(charset, cp) {
             out.extend_from_slice(&s[i..i + len]);
         } else {
             out.push(REPLACEMENT);
@@ -169,13 +186,13 @@ pub fn convert_lossy(charset: Charset, s: &[u8], out: &mut Vec<u8>) {
 
 /// [`convert_lossy`] for text known to be UTF-8.
 pub fn convert_lossy_str(charset: Charset, s: &str, out: &mut String) {
-    if !is_single_byte_text(charset) || s.is_ascii() {
+    if !restricts(charset) || s.is_ascii() {
         out.push_str(s);
         return;
     }
     out.reserve(s.len());
     out.extend(s.chars().map(|c| {
-        if encode_code_point(charset, u32::from(c)).is_some() {
+        if holds(charset, u32::from(c)) {
             c
         } else {
             char::from(REPLACEMENT)
@@ -253,6 +270,12 @@ mod tests {
             Some(1)
         );
         assert_eq!(first_unrepresentable(Charset::Latin1, b"a\xFF"), Some(1));
+        // utf8mb3 stops at U+FFFF.
+        assert_eq!(first_unrepresentable(Charset::Utf8mb3, s), Some(9));
+        assert_eq!(first_unrepresentable(Charset::Utf8mb4, s), None);
+        let mut t = String::new();
+        convert_lossy_str(Charset::Utf8mb3, "a中é€😀", &mut t);
+        assert_eq!(t, "a中é€?");
         let mut text = String::new();
         decode(Charset::Latin1, b"\xE9\x80", &mut text);
         assert_eq!(text, "é€");

@@ -1039,8 +1039,8 @@ fn store_cast(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
     }
 }
 
-/// Values for a latin1 / ascii column (kept as UTF-8) must be characters
-/// the charset holds: else MySQL's strict-mode error 1366, naming the
+/// Values for a latin1 / ascii / utf8mb3 column (kept as UTF-8) must be
+/// characters the charset holds: else MySQL's strict-mode error 1366, naming the
 /// column as `table` (`` `db`.`t`. ``) prefixes it.
 fn check_charset(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Result<()> {
     let Some(s) = a.as_any().downcast_ref::<StringArray>() else {
@@ -1051,7 +1051,7 @@ fn check_charset(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Resu
         .get(COLUMN_COLLATION_KEY)
         .and_then(|n| Collation::from_name(n))
         .map(|c| c.charset())
-        .filter(|c| quiver_collation::text::is_single_byte_text(*c))
+        .filter(|c| quiver_collation::text::restricts(*c))
     else {
         return Ok(());
     };

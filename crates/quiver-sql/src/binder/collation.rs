@@ -342,9 +342,9 @@ fn convert_operand(e: Expr, charset: Charset) -> std::result::Result<Expr, ()> {
 }
 
 /// `CONVERT(e USING charset)` of a string: the characters `charset` cannot
-/// hold become `?` (no node for the Unicode charsets, which hold them all).
+/// hold become `?` (no node for utf8mb4, which holds them all).
 pub(crate) fn to_charset(e: Expr, charset: Charset) -> Expr {
-    if !text::is_single_byte_text(charset) {
+    if !text::restricts(charset) {
         return e;
     }
     Expr::Function {
