@@ -229,6 +229,38 @@ fn coercibility_name(c: Coercibility) -> &'static str {
     }
 }
 
+/// The error for operands whose collations do not combine: MySQL's 1267
+/// naming the two that clash, 1270 naming all three of three operands
+/// (`x BETWEEN a AND b`, `x IN (a, b)`), 1271 for more. A one-value IN is
+/// `=`, as MariaDB names it.
+fn illegal_mix_of(strings: &[&Expr], a: Derivation, b: Derivation, op: &str) -> QuiverError {
+    match strings.len() {
+        0..=2 => illegal_mix(a, b, if op == "in" { "=" } else { op }),
+        3 => {
+            let d: Vec<String> = strings
+                .iter()
+                .map(|e| {
+                    let (c, k) = derivation(e);
+                    format!("({c},{})", coercibility_name(k))
+                })
+                .collect();
+            QuiverError::new(
+                1270,
+                "HY000",
+                format!(
+                    "Illegal mix of collations {} for operation '{op}'",
+                    d.join(", ")
+                ),
+            )
+        }
+        _ => QuiverError::new(
+            1271,
+            "HY000",
+            format!("Illegal mix of collations for operation '{op}'"),
+        ),
+    }
+}
+
 /// MySQL's error 1267.
 fn illegal_mix(a: Derivation, b: Derivation, op: &str) -> QuiverError {
     QuiverError::new(
@@ -257,13 +289,12 @@ pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> 
     let mut acc = side(first);
     for e in &strings[1..] {
         let d = side(e);
-        acc = resolve_sides(acc, d).map_err(|()| illegal_mix(acc.derivation, d.derivation, op))?;
+        acc = match resolve_sides(acc, d) {
+            Ok(s) if s.derivation.1 != Coercibility::None => s,
+            _ => return Err(illegal_mix_of(&strings, acc.derivation, d.derivation, op)),
+        };
     }
     let acc = acc.derivation;
-    if acc.1 == Coercibility::None {
-        let d = derivation(first);
-        return Err(illegal_mix(d, d, op));
-    }
     if acc.0 == default_collation() && strings.iter().all(|e| !matches!(e, Expr::Collate { .. })) {
         return Ok(exprs);
     }

@@ -339,8 +339,19 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             }
             // One charset for the result: operands of others are converted
             // (error 1267 for a literal the result charset cannot hold).
-            let args = args.into_iter().map(string_arg).collect();
-            let args = super::collation::collate_operands(args, "concat")?;
+            let args: Vec<Expr> = args.into_iter().map(string_arg).collect();
+            let same_charset = args
+                .iter()
+                .map(super::collation::charset_of)
+                .all(|c| c == super::collation::charset_of(&args[0]));
+            let args = match super::collation::collate_operands(args.clone(), "concat") {
+                Ok(args) => args,
+                // Collations of one charset that do not combine leave the
+                // result without one (coercibility NONE, as MariaDB): it can
+                // be shown, sorted and grouped, but not compared.
+                Err(e) if matches!(e.code, 1267 | 1270 | 1271) && same_charset => args,
+                Err(e) => return Err(e),
+            };
             Ok(Expr::Function {
                 func: ScalarFunc::Concat,
                 args,
