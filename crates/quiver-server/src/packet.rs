@@ -11,6 +11,10 @@ pub const MAX_CHUNK: usize = 0xFF_FFFF;
 /// payloads are read straight into their own memory.
 const INPUT_BUFFER: usize = 16 * 1024;
 
+/// The most room made in a payload ahead of its bytes: a longer packet's
+/// payload grows by this much at a time as the bytes arrive.
+const GROWTH_STEP: usize = 64 * 1024;
+
 /// Why reading a packet failed.
 #[derive(Debug)]
 pub enum ReadError {
@@ -67,7 +71,8 @@ impl<S: Read + Write> PacketIo<S> {
 
     /// Reads one logical payload (joining continuation packets). The payload
     /// is never allocated beyond `max_payload`: a longer announced length is
-    /// refused before its bytes are read.
+    /// refused before its bytes are read. Nor beyond what has arrived: a long
+    /// packet's memory grows with its bytes, not with its announced length.
     pub fn read_payload(&mut self) -> Result<Vec<u8>, ReadError> {
         let mut payload = Vec::new();
         loop {
@@ -84,13 +89,33 @@ impl<S: Read + Write> PacketIo<S> {
             if payload.len() + len > self.max_payload {
                 return Err(ReadError::TooLarge);
             }
-            let start = payload.len();
-            payload.resize(start + len, 0);
-            self.read_exact(&mut payload[start..])?;
+            if len <= GROWTH_STEP {
+                let start = payload.len();
+                payload.resize(start + len, 0);
+                self.read_exact(&mut payload[start..])?;
+            } else {
+                self.read_growing(&mut payload, len)?;
+            }
             if len < MAX_CHUNK {
                 return Ok(payload);
             }
         }
+    }
+
+    /// Appends `len` bytes to `payload`, growing it only as they arrive: at
+    /// most `GROWTH_STEP` bytes are made room for beyond what has been read,
+    /// so a client that announces a long packet and stalls holds no more
+    /// memory than it has sent (the vector's own doubling aside).
+    fn read_growing(&mut self, payload: &mut Vec<u8>, len: usize) -> io::Result<()> {
+        let mut left = len;
+        while left > 0 {
+            let step = left.min(GROWTH_STEP);
+            let start = payload.len();
+            payload.resize(start + step, 0);
+            self.read_exact(&mut payload[start..])?;
+            left -= step;
+        }
+        Ok(())
     }
 
     /// Fills `dst` from the input buffer, then from the socket: small reads
