@@ -106,7 +106,19 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         T::LongText => Some("longtext".into()),
         // BOOLEAN is TINYINT(1): clients read the width 1 as "boolean".
         T::Boolean | T::Bool => Some("tinyint(1)".into()),
+        // A display width travels to clients as the column's length
+        // (TINYINT(1) reads as a boolean in connectors).
+        T::TinyInt(Some(w)) => Some(format!("tinyint({w})")),
+        T::TinyIntUnsigned(Some(w)) => Some(format!("tinyint({w}) unsigned")),
+        T::SmallInt(Some(w)) => Some(format!("smallint({w})")),
+        T::SmallIntUnsigned(Some(w)) => Some(format!("smallint({w}) unsigned")),
+        T::Int(Some(w)) | T::Integer(Some(w)) => Some(format!("int({w})")),
+        T::IntUnsigned(Some(w)) | T::IntegerUnsigned(Some(w)) => Some(format!("int({w}) unsigned")),
+        T::BigInt(Some(w)) => Some(format!("bigint({w})")),
+        T::BigIntUnsigned(Some(w)) => Some(format!("bigint({w}) unsigned")),
         // Stored as INT: the type text keeps MEDIUMINT's narrower range.
+        T::MediumInt(Some(w)) => Some(format!("mediumint({w})")),
+        T::MediumIntUnsigned(Some(w)) => Some(format!("mediumint({w}) unsigned")),
         T::MediumInt(_) => Some("mediumint".into()),
         T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),
         _ => None,

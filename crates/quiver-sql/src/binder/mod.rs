@@ -623,6 +623,16 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
             args,
             ..
         } => args.iter().any(|a| nullable(a, input)),
+        // CAST to a number reads a bad string as 0 (a warning), not NULL; to
+        // a date, an invalid value is NULL.
+        Expr::Function {
+            func: ScalarFunc::SqlCast,
+            args,
+            data_type,
+        } => {
+            args.iter().any(|a| nullable(a, input))
+                || matches!(data_type, DataType::Date32 | DataType::Timestamp(..))
+        }
         Expr::Function { .. } => true,
     }
 }

@@ -282,7 +282,7 @@ impl Binder<'_> {
                         .map(|(c, t)| {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             n.collation = c.collation;
-                            let declared = c.column_type.clone().filter(|_| &c.data_type == t);
+                            let declared = declared_through_cast(&c, t);
                             self.set_declared(&mut n, declared);
                             (n, cast(c.expr(), t))
                         })
@@ -299,7 +299,7 @@ impl Binder<'_> {
                         } else {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             n.collation = c.collation;
-                            let declared = c.column_type.clone().filter(|_| &c.data_type == t);
+                            let declared = declared_through_cast(&c, t);
                             self.set_declared(&mut n, declared);
                             (n, cast(e, t))
                         }
@@ -362,9 +362,16 @@ impl Binder<'_> {
                 let mut c = self.new_column(schemas[0][j].name.clone(), types[j].clone(), nullable);
                 c.collation = collations[j];
                 // The longest of the inputs' lengths.
-                let declared = super::declared::declared_union(
-                    schemas.iter().map(|s| s[j].column_type.as_deref()),
-                );
+                // An integer input without a declared type is its kind at
+                // full width (a table's INT is int(11)).
+                let inputs: Vec<Option<String>> = schemas
+                    .iter()
+                    .map(|s| match union_int_input(&s[j]) {
+                        Some(t) if s[j].data_type.is_integer() => Some(t),
+                        _ => s[j].column_type.as_deref().map(str::to_string),
+                    })
+                    .collect();
+                let declared = super::declared::declared_union(inputs.iter().map(|t| t.as_deref()));
                 self.set_declared(&mut c, declared);
                 // MySQL sends a UNION's column as one of a temporary table
                 // named after the first SELECT's (no schema or table).
@@ -1052,4 +1059,36 @@ fn column_common_types(
             )
         })
         .collect()
+}
+
+/// A union input column's declared type once cast to the union's type `t`:
+/// kept when the type is unchanged, and for an integer widened to another
+/// integer (a table's INT stays int(11) in `i UNION bi`'s width rule).
+fn declared_through_cast(c: &ColumnInfo, t: &DataType) -> Option<std::sync::Arc<str>> {
+    if &c.data_type == t {
+        return c.column_type.clone();
+    }
+    if c.data_type.is_integer() && t.is_integer() {
+        return union_int_input(c).map(Into::into);
+    }
+    None
+}
+
+/// An integer UNION input's type as MariaDB joins it: a table's column
+/// counts its kind's full width whatever its display width (`ti UNION ALL
+/// n` with n INT(5) is 11 wide), a computed value its own (`1` is 1).
+fn union_int_input(c: &ColumnInfo) -> Option<String> {
+    use quiver_common::types::IntType;
+    let declared = c.column_type.as_deref().and_then(IntType::parse);
+    match declared {
+        Some(i) if c.origin.is_none() => Some(i.text()),
+        Some(i) => Some(
+            IntType {
+                width: i.kind.default_width(i.unsigned),
+                ..i
+            }
+            .text(),
+        ),
+        None => IntType::of_arrow(&c.data_type).map(|i| i.text()),
+    }
 }
