@@ -14,6 +14,9 @@ const INPUT_BUFFER: usize = 16 * 1024;
 /// The most room made in a payload ahead of its bytes: a longer packet's
 /// payload grows by this much at a time as the bytes arrive.
 const GROWTH_STEP: usize = 64 * 1024;
+/// The first capacity of a payload longer than `GROWTH_STEP`, doubled as it
+/// fills.
+const LONG_PAYLOAD_START: usize = 1 << 20;
 
 /// Why reading a packet failed.
 #[derive(Debug)]
@@ -103,14 +106,25 @@ impl<S: Read + Write> PacketIo<S> {
     }
 
     /// Appends `len` bytes to `payload`, growing it only as they arrive: at
-    /// most `GROWTH_STEP` bytes are made room for beyond what has been read,
-    /// so a client that announces a long packet and stalls holds no more
-    /// memory than it has sent (the vector's own doubling aside).
+    /// most 1 MiB or as much as has been read is made room for ahead of the
+    /// bytes, so a client that announces a long packet and stalls holds about
+    /// what it has sent, not what it announced.
     fn read_growing(&mut self, payload: &mut Vec<u8>, len: usize) -> io::Result<()> {
+        let end = payload.len() + len;
         let mut left = len;
         while left > 0 {
             let step = left.min(GROWTH_STEP);
             let start = payload.len();
+            if payload.capacity() - start < step {
+                // Doubling, but from 1 MiB on: the allocator keeps the sizes
+                // between 64 KiB and 1 MiB in pages of their own per thread,
+                // which a payload passing through each of them would all hold.
+                let capacity = (start + step)
+                    .max(payload.capacity() * 2)
+                    .max(LONG_PAYLOAD_START)
+                    .min(end);
+                payload.reserve_exact(capacity - start);
+            }
             payload.resize(start + step, 0);
             self.read_exact(&mut payload[start..])?;
             left -= step;

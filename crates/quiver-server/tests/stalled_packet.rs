@@ -55,8 +55,8 @@ fn a_stalled_huge_packet_holds_only_what_arrived() {
         grown = grown.max(heap::live() - base);
         std::thread::sleep(Duration::from_millis(20));
     }
-    // Each stalled connection may hold what it sent, twice over for the
-    // vector's doubling, and a read step more: 2 MiB and a bit, where the
+    // Each stalled connection may hold room for twice what it sent (the
+    // payload's capacity doubles as it fills): 2 MiB and a bit, where the
     // announced length would be 16 MiB each.
     let limit = STALLED as i64 * 3 * MIB;
     eprintln!("heap growth: {:.1} MiB", grown as f64 / MIB as f64);
