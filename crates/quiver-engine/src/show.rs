@@ -103,11 +103,17 @@ impl Session {
                 {
                     self.check_schema(&last_name(db))?;
                 }
-                let in_info = show_options
+                // FROM db, else the current database.
+                let in_info = match show_options
                     .show_in
                     .as_ref()
                     .and_then(|i| i.parent_name.as_ref())
-                    .is_some_and(|n| last_name(n).eq_ignore_ascii_case(INFORMATION_SCHEMA));
+                {
+                    Some(n) => last_name(n).eq_ignore_ascii_case(INFORMATION_SCHEMA),
+                    None => self
+                        .current_database()
+                        .is_some_and(|d| d.eq_ignore_ascii_case(INFORMATION_SCHEMA)),
+                };
                 let schema = if in_info {
                     INFORMATION_SCHEMA
                 } else {
@@ -379,9 +385,12 @@ impl Session {
             )),
             Some(ShowStatementFilter::Where(e)) => Some(e.to_string()),
         };
+        // Named with its schema: a one-part name would be an
+        // information_schema table while that is the current database.
+        let from = format!("`{SCHEMA_NAME}`.`{SHOW_TABLE}`");
         let sql = match condition {
-            Some(c) => format!("SELECT * FROM `{SHOW_TABLE}` WHERE {c}"),
-            None => format!("SELECT * FROM `{SHOW_TABLE}`"),
+            Some(c) => format!("SELECT * FROM {from} WHERE {c}"),
+            None => format!("SELECT * FROM {from}"),
         };
         let stmts = quiver_sql::parse_sql(&sql)?;
         let Some(Statement::Query(q)) = stmts.first() else {

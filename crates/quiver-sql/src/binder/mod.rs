@@ -669,6 +669,16 @@ fn mysql_item_name(name: String) -> String {
 pub(crate) fn display_name(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Identifier(i) => i.value.clone(),
+        // `@@session.name` keeps its scope, as MySQL names the item.
+        ast::Expr::CompoundIdentifier(parts)
+            if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
+        {
+            parts
+                .iter()
+                .map(|i| i.value.as_str())
+                .collect::<Vec<_>>()
+                .join(".")
+        }
         ast::Expr::CompoundIdentifier(parts) => {
             parts.last().map(|i| i.value.clone()).unwrap_or_default()
         }
