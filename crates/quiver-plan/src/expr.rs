@@ -168,6 +168,20 @@ pub enum ScalarFunc {
     Right,
     /// WEIGHT_STRING(str): the collation's sort key, as bytes.
     WeightString,
+    /// REVERSE(str): its characters in reverse order.
+    Reverse,
+    /// REPEAT(str, n): str n times (NULL beyond max_allowed_packet).
+    Repeat,
+    /// LPAD(str, n, pad) / RPAD: str cut or padded with pad to n characters.
+    Lpad,
+    Rpad,
+    /// SPACE(n): n spaces.
+    Space,
+    /// CONCAT_WS(sep, a, ...): the non-NULL arguments joined by sep.
+    ConcatWs,
+    /// SUBSTRING_INDEX(str, delim, count): str before the count-th delim
+    /// (after the -count-th from the end when negative); byte-exact.
+    SubstringIndex,
     /// CONVERT(str USING cs) into a single-byte charset (latin1, ascii):
     /// each character cs cannot hold becomes '?'; the text stays UTF-8.
     ToCharset(quiver_collation::Charset),

@@ -15,7 +15,7 @@ use quiver_common::types::{add_months, civil_from_days, rescale};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{DatePart, ScalarFunc};
 
-use super::{cast_array, ColumnarValue, PhysicalExpr};
+use super::{cast_array, string_build, ColumnarValue, PhysicalExpr};
 
 pub fn case_when(
     branches: &[(PhysicalExpr, PhysicalExpr)],
@@ -68,6 +68,10 @@ fn map_strings(
         }
     }
     Ok(Arc::new(b.finish()))
+}
+
+fn counts(a: &ArrayRef) -> Result<ArrayRef> {
+    cast_array(a, &DataType::Int64)
 }
 
 fn value_bytes(a: &ArrayRef) -> usize {
@@ -197,6 +201,28 @@ pub fn call(
             left_right(arg(0)?, arg(1)?, func == ScalarFunc::Left)?
         }
         ScalarFunc::WeightString => weight_string(arg(0)?, collation)?,
+        ScalarFunc::Reverse => string_build::reverse(strings(arg(0)?)?.as_string::<i32>()),
+        ScalarFunc::Repeat => string_build::repeat(
+            strings(arg(0)?)?.as_string::<i32>(),
+            counts(arg(1)?)?.as_primitive::<Int64Type>(),
+        ),
+        ScalarFunc::Space => string_build::space(counts(arg(0)?)?.as_primitive::<Int64Type>()),
+        ScalarFunc::Lpad | ScalarFunc::Rpad => string_build::pad(
+            strings(arg(0)?)?.as_string::<i32>(),
+            counts(arg(1)?)?.as_primitive::<Int64Type>(),
+            strings(arg(2)?)?.as_string::<i32>(),
+            func == ScalarFunc::Lpad,
+        ),
+        ScalarFunc::ConcatWs => {
+            let parts: Vec<ArrayRef> = arrays.iter().map(strings).collect::<Result<_>>()?;
+            let parts: Vec<&StringArray> = parts.iter().map(|p| p.as_string::<i32>()).collect();
+            string_build::concat_ws(parts[0], &parts[1..])
+        }
+        ScalarFunc::SubstringIndex => string_build::substring_index(
+            strings(arg(0)?)?.as_string::<i32>(),
+            strings(arg(1)?)?.as_string::<i32>(),
+            counts(arg(2)?)?.as_primitive::<Int64Type>(),
+        ),
         ScalarFunc::Trim | ScalarFunc::LTrim | ScalarFunc::RTrim => {
             let leading = func != ScalarFunc::RTrim;
             let trailing = func != ScalarFunc::LTrim;

@@ -9,6 +9,7 @@ mod compare;
 mod functions;
 mod like;
 mod logic;
+mod string_build;
 
 use std::collections::HashMap;
 use std::sync::Arc;

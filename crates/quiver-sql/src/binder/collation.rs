@@ -51,14 +51,21 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
                 | ScalarFunc::RTrim
                 | ScalarFunc::Left
                 | ScalarFunc::Right
-                | ScalarFunc::Replace,
+                | ScalarFunc::Replace
+                | ScalarFunc::Reverse
+                | ScalarFunc::Repeat
+                | ScalarFunc::Lpad
+                | ScalarFunc::Rpad
+                | ScalarFunc::ConcatWs
+                | ScalarFunc::SubstringIndex,
             args,
             data_type,
         } if is_string(data_type) => aggregate(args.iter().filter(|a| is_string(&a.data_type())))
             .unwrap_or((d, Coercibility::None)),
-        // HEX's digits: a literal-like string (MariaDB: COERCIBLE).
+        // HEX's digits and SPACE's spaces: literal-like strings (MariaDB:
+        // COERCIBLE).
         Expr::Function {
-            func: ScalarFunc::Hex,
+            func: ScalarFunc::Hex | ScalarFunc::Space,
             ..
         } => (d, Coercibility::Coercible),
         Expr::Case {
@@ -128,12 +135,18 @@ fn ascii_repertoire(e: &Expr) -> bool {
                 | ScalarFunc::RTrim
                 | ScalarFunc::Left
                 | ScalarFunc::Right
-                | ScalarFunc::Replace,
+                | ScalarFunc::Replace
+                | ScalarFunc::Reverse
+                | ScalarFunc::Repeat
+                | ScalarFunc::Lpad
+                | ScalarFunc::Rpad
+                | ScalarFunc::ConcatWs
+                | ScalarFunc::SubstringIndex,
             args,
             ..
         } => args.iter().all(ascii_repertoire),
         Expr::Function {
-            func: ScalarFunc::Hex,
+            func: ScalarFunc::Hex | ScalarFunc::Space,
             ..
         } => true,
         _ => !is_string(&e.data_type()),

@@ -41,12 +41,8 @@ const UNSUPPORTED: &[&str] = &[
     "locate",
     "instr",
     "replace",
-    "repeat",
-    "reverse",
     "left",
     "right",
-    "lpad",
-    "rpad",
     "group_concat",
     "std",
     "stddev",
@@ -391,6 +387,57 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             arity(name, &args, 3..=3)?;
             Ok(string_fn(ScalarFunc::Replace, args, DataType::Utf8))
         }
+        "reverse" => {
+            arity(name, &args, 1..=1)?;
+            Ok(string_fn(ScalarFunc::Reverse, args, DataType::Utf8))
+        }
+        "repeat" => {
+            arity(name, &args, 2..=2)?;
+            Ok(string_int_fn(ScalarFunc::Repeat, args, &[false, true]))
+        }
+        "lpad" | "rpad" => {
+            arity(name, &args, 2..=3)?;
+            let mut args = args;
+            if args.len() == 2 {
+                // MariaDB's two-argument form pads with spaces.
+                args.push(Expr::lit(ScalarValue::Utf8(" ".into())));
+            }
+            let func = if name == "lpad" {
+                ScalarFunc::Lpad
+            } else {
+                ScalarFunc::Rpad
+            };
+            let f = string_int_fn(func, args, &[false, true, false]);
+            collated_string_fn(f, "lpad")
+        }
+        "space" => {
+            arity(name, &args, 1..=1)?;
+            Ok(string_int_fn(ScalarFunc::Space, args, &[true]))
+        }
+        "concat_ws" => {
+            arity(name, &args, 2..=usize::MAX)?;
+            if matches!(args[0], Expr::Literal(ScalarValue::Null, _)) {
+                return Ok(null_lit(DataType::Utf8));
+            }
+            // NULL arguments after the separator are skipped, not NULL.
+            let args: Vec<Expr> = args
+                .into_iter()
+                .enumerate()
+                .filter(|(i, a)| *i == 0 || !matches!(a, Expr::Literal(ScalarValue::Null, _)))
+                .map(|(_, a)| string_arg(a))
+                .collect();
+            let f = Expr::Function {
+                func: ScalarFunc::ConcatWs,
+                args,
+                data_type: DataType::Utf8,
+            };
+            collated_string_fn(f, "concat_ws")
+        }
+        "substring_index" => {
+            arity(name, &args, 3..=3)?;
+            let f = string_int_fn(ScalarFunc::SubstringIndex, args, &[false, false, true]);
+            collated_string_fn(f, "substring_index")
+        }
         "left" | "right" => {
             arity(name, &args, 2..=2)?;
             if args
@@ -572,6 +619,63 @@ fn string_fn(func: ScalarFunc, args: Vec<Expr>, data_type: DataType) -> Expr {
         args: args.into_iter().map(string_arg).collect(),
         data_type,
     }
+}
+
+/// A string function of string and integer arguments (`ints[i]`: argument
+/// i is a count); NULL when an argument is the NULL literal.
+fn string_int_fn(func: ScalarFunc, args: Vec<Expr>, ints: &[bool]) -> Expr {
+    if args
+        .iter()
+        .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+    {
+        return null_lit(DataType::Utf8);
+    }
+    let args = args
+        .into_iter()
+        .zip(ints)
+        .map(|(a, int)| {
+            if *int {
+                cast(a, &DataType::Int64)
+            } else {
+                string_arg(a)
+            }
+        })
+        .collect();
+    Expr::Function {
+        func,
+        args,
+        data_type: DataType::Utf8,
+    }
+}
+
+/// A string function whose string arguments combine into one collation as
+/// CONCAT's do (operands of other charsets converted; 1267 if they cannot).
+fn collated_string_fn(f: Expr, op: &str) -> Result<Expr> {
+    let Expr::Function {
+        func,
+        args,
+        data_type,
+    } = f
+    else {
+        return Ok(f);
+    };
+    let same_charset = args
+        .iter()
+        .filter(|a| is_string(&a.data_type()))
+        .map(super::collation::charset_of)
+        .collect::<std::collections::HashSet<_>>()
+        .len()
+        <= 1;
+    let args = match super::collation::collate_operands(args.clone(), op) {
+        Ok(args) => args,
+        Err(e) if matches!(e.code, 1267 | 1270 | 1271) && same_charset => args,
+        Err(e) => return Err(e),
+    };
+    Ok(Expr::Function {
+        func,
+        args,
+        data_type,
+    })
 }
 
 /// COALESCE / IFNULL: the common type of the arguments.
