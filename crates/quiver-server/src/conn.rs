@@ -14,6 +14,7 @@ use quiver_engine::{Process, RowStream, Session, StreamedResult};
 use quiver_sql::SqlSource;
 
 use crate::auth::{Account, Plugin};
+use crate::itemnames::ItemNames;
 use crate::packet::{PacketIo, ReadError};
 use crate::prepared::Prepared;
 use crate::proto::{self, cap, status, Reader};
@@ -84,6 +85,8 @@ pub struct Conn<S: Stream> {
     host: String,
     /// This connection in the process list, once authenticated.
     process: Option<Arc<Process>>,
+    /// While a prepared statement executes: its result columns' names.
+    names: Option<ItemNames>,
 }
 
 impl<S: Stream> Drop for Conn<S> {
@@ -147,6 +150,7 @@ impl<S: Stream> Conn<S> {
             control: None,
             host: String::new(),
             process: None,
+            names: None,
         }
     }
 
@@ -787,6 +791,7 @@ impl<S: Stream> Conn<S> {
         self.io
             .write_payload(&resultset::column_count(schema.fields().len()));
         let mut types = Vec::with_capacity(schema.fields().len());
+        let n = schema.fields().len();
         for (i, f) in schema.fields().iter().enumerate() {
             // Whether DATETIME values have fractions is judged by the first
             // batch: the column definitions go out before the rest exists.
@@ -794,13 +799,16 @@ impl<S: Stream> Conn<S> {
                 Some(Ok(b)) => vec![b.column(i)],
                 _ => vec![],
             };
-            let meta = column_meta(
+            let mut meta = column_meta(
                 f,
                 "",
                 "",
                 resultset::has_fraction(&column),
                 self.session.results_collation(),
             );
+            if let Some(name) = self.names.as_ref().and_then(|names| names.name(i, n)) {
+                meta.name = name.to_string();
+            }
             self.io.write_payload(&column_definition(&meta, false));
             types.push(meta.ty);
         }
@@ -884,8 +892,8 @@ impl<S: Stream> Conn<S> {
 
     /// The result columns of `sql` with NULL for each placeholder, when it
     /// is a query that binds; else none (they come with each execution).
-    fn prepared_columns(&self, sql: &str, placeholders: &[usize]) -> Result<Vec<ColumnMeta>> {
-        let probe = Prepared::new(sql.to_string(), placeholders.to_vec());
+    fn prepared_columns(&self, probe: &Prepared) -> Result<Vec<ColumnMeta>> {
+        let placeholders = &probe.placeholders;
         let text = probe.substitute(&vec!["NULL".to_string(); placeholders.len()]);
         let stmts = match quiver_sql::parse_sql(&text) {
             Ok(s) => s,
@@ -903,12 +911,22 @@ impl<S: Stream> Conn<S> {
         let q = q.clone();
         let plan = catch_unwind(AssertUnwindSafe(|| self.session.physical_plan(&q)));
         match plan {
-            Ok(Ok(p)) => Ok(p
-                .schema()
-                .fields()
-                .iter()
-                .map(|f| column_meta(f, "", "", false, self.session.results_collation()))
-                .collect()),
+            Ok(Ok(p)) => {
+                let fields = p.schema().fields().clone();
+                let n = fields.len();
+                Ok(fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let mut meta =
+                            column_meta(f, "", "", false, self.session.results_collation());
+                        if let Some(name) = probe.names.name(i, n) {
+                            meta.name = name.to_string();
+                        }
+                        meta
+                    })
+                    .collect())
+            }
             // Missing tables and columns are reported at prepare, as MySQL does.
             Ok(Err(e)) if matches!(e.code, 1146 | 1054) => Err(e),
             _ => Ok(vec![]),
@@ -939,11 +957,13 @@ impl<S: Stream> Conn<S> {
                 "Prepared statement contains too many placeholders",
             ));
         }
+        let stmt = Prepared::new(sql.to_string(), placeholders);
         let columns = if sqltext::account_statement(sql)?.is_some() {
             vec![]
         } else {
-            self.prepared_columns(sql, &placeholders)?
+            self.prepared_columns(&stmt)?
         };
+        let placeholders = &stmt.placeholders;
         let id = self.next_stmt;
         self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
         let mut p = vec![0u8];
@@ -978,8 +998,7 @@ impl<S: Stream> Conn<S> {
             }
             self.columns_end();
         }
-        self.stmts
-            .insert(id, Prepared::new(sql.to_string(), placeholders));
+        self.stmts.insert(id, stmt);
         Ok(())
     }
 
@@ -992,12 +1011,14 @@ impl<S: Stream> Conn<S> {
             let _iterations = r.u32()?;
             let stmt = self.stmts.get_mut(&id).ok_or_else(|| unknown_stmt(id))?;
             let values = stmt.read_params(&mut r, client)?;
-            Ok(stmt.substitute(&values))
+            Ok((stmt.substitute(&values), stmt.names.clone()))
         })();
         match sql {
-            Ok(sql) => {
+            Ok((sql, names)) => {
                 self.begin("Execute", &sql);
+                self.names = Some(names);
                 let sent = self.run_and_send(&sql, true, false);
+                self.names = None;
                 self.end();
                 sent?;
             }

@@ -6,6 +6,7 @@
 
 pub mod auth;
 mod conn;
+mod itemnames;
 pub mod packet;
 mod prepared;
 pub mod proto;

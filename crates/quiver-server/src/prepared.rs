@@ -7,6 +7,7 @@
 use quiver_collation::{text, Charset};
 use quiver_common::{QuiverError, Result};
 
+use crate::itemnames::ItemNames;
 use crate::proto::Reader;
 use crate::resultset::ty;
 
@@ -20,12 +21,17 @@ pub struct Prepared {
     pub long_data: Vec<Option<Vec<u8>>>,
     /// Long data beyond max_allowed_packet came: the next execution fails.
     pub long_data_overflow: bool,
+    /// The names of result columns with placeholders, as prepared (`?`),
+    /// not as the substituted values would name them.
+    pub names: ItemNames,
 }
 
 impl Prepared {
     pub fn new(sql: String, placeholders: Vec<usize>) -> Self {
         let n = placeholders.len();
+        let names = ItemNames::of(&sql, &placeholders);
         Prepared {
+            names,
             sql,
             placeholders,
             types: vec![(ty::VAR_STRING, false); n],

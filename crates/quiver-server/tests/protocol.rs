@@ -739,3 +739,58 @@ fn many_concurrent_connections_share_the_database() {
     drop(setup);
     wait_for_connections(&h, 0);
 }
+
+/// The result columns of a prepared statement are named by its text as
+/// prepared, at prepare and at every execution, whatever the values (names
+/// from MariaDB 10.11).
+#[test]
+fn prepared_result_columns_are_named_by_the_prepared_text() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    c.query("CREATE TABLE psn (i INT)");
+    c.query("INSERT INTO psn VALUES (1)");
+    let cases: Vec<(&str, Vec<Param>, Vec<&str>)> = vec![
+        (
+            "SELECT ?, ? + 1, i FROM psn WHERE i = ?",
+            vec![Param::Str("abc".into()), Param::Long(5), Param::Long(1)],
+            vec!["?", "? + 1", "i"],
+        ),
+        (
+            "SELECT  ?  +  1 ,((?)), -?, ? AS x, CONCAT(?, 'a')",
+            vec![
+                Param::Long(1),
+                Param::Str("b".into()),
+                Param::Long(-3),
+                Param::Long(2),
+                Param::Str("c".into()),
+            ],
+            vec!["?  +  1", "?", "-?", "x", "CONCAT(?, 'a')"],
+        ),
+        (
+            "SELECT /*c*/ ? /*d*/ + 1, 'x?', +?",
+            vec![Param::Double(1.5), Param::Null],
+            vec!["? /*d*/ + 1", "x?", "?"],
+        ),
+        (
+            "SELECT ?, psn.*, i+? FROM psn",
+            vec![Param::Long(7), Param::Long(8)],
+            vec!["?", "i", "i+?"],
+        ),
+        (
+            "(SELECT ?) UNION (SELECT 2)",
+            vec![Param::Str("one".into())],
+            vec!["?"],
+        ),
+    ];
+    for (sql, params, want) in cases {
+        let (id, n, columns) = c.prepare(sql).unwrap();
+        assert_eq!(n, params.len(), "{sql}");
+        let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, want, "prepare {sql}");
+        for _ in 0..2 {
+            let out = c.execute(id, &params);
+            let names: Vec<&str> = out.columns().iter().map(|c| c.name.as_str()).collect();
+            assert_eq!(names, want, "execute {sql}");
+        }
+    }
+}
