@@ -865,6 +865,8 @@ impl<S: Stream> Conn<S> {
     fn field_list(&mut self, body: &[u8]) {
         let mut r = Reader::new(body);
         let table = String::from_utf8_lossy(r.nul_str()).into_owned();
+        // The rest: a LIKE-style wildcard for the column names (none: all).
+        let wild = String::from_utf8_lossy(r.rest()).into_owned();
         let Some(t) = self.shared.db.table(&table) else {
             let e = QuiverError::unknown_table(&format!(
                 "{}.{table}",
@@ -875,6 +877,9 @@ impl<S: Stream> Conn<S> {
         };
         let schema = self.schema_name();
         for f in t.schema().fields() {
+            if !wild.is_empty() && !wildcard_matches(&wild, f.name()) {
+                continue;
+            }
             let meta = column_meta(f, &schema, &table, false, self.session.results_collation());
             self.io.write_payload(&column_definition(&meta, true));
         }
@@ -1026,6 +1031,44 @@ impl<S: Stream> Conn<S> {
         }
         Ok(())
     }
+}
+
+/// Whether `name` matches COM_FIELD_LIST's `wild` as MySQL matches it: `%`
+/// any characters, `_` one, a backslash takes the next one literally, letters
+/// in either case. Dynamic programming over the two, so no pattern is slow.
+fn wildcard_matches(wild: &str, name: &str) -> bool {
+    enum P {
+        Any,
+        One,
+        Lit(char),
+    }
+    let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
+    let mut pattern = vec![];
+    let mut chars = wild.chars();
+    while let Some(c) = chars.next() {
+        pattern.push(match c {
+            '%' => P::Any,
+            '_' => P::One,
+            '\\' => P::Lit(fold(chars.next().unwrap_or('\\'))),
+            c => P::Lit(fold(c)),
+        });
+    }
+    let name: Vec<char> = name.chars().map(fold).collect();
+    // matched[j]: the pattern so far matches the first j characters.
+    let mut matched = vec![false; name.len() + 1];
+    matched[0] = true;
+    for p in &pattern {
+        let mut next = vec![false; name.len() + 1];
+        for j in 0..=name.len() {
+            next[j] = match p {
+                P::Any => matched[j] || (j > 0 && next[j - 1]),
+                P::One => j > 0 && matched[j - 1],
+                P::Lit(c) => j > 0 && matched[j - 1] && name[j - 1] == *c,
+            };
+        }
+        matched = next;
+    }
+    matched[name.len()]
 }
 
 fn unknown_stmt(id: u32) -> QuiverError {

@@ -794,3 +794,35 @@ fn prepared_result_columns_are_named_by_the_prepared_text() {
         }
     }
 }
+
+/// COM_FIELD_LIST's wildcard picks the columns as LIKE would, in either
+/// case, a backslash escaping (answers from MariaDB 10.11).
+#[test]
+fn field_list_wildcards_pick_columns() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    c.command(0x02, b"quiver");
+    assert_eq!(c.read()[0], 0x00);
+    c.query("CREATE TABLE flw (v1 INT, vx INT, Va INT, w INT, v_ INT)");
+    let cases: [(&[u8], &[&str]); 7] = [
+        (b"v%", &["v1", "vx", "Va", "v_"]),
+        (b"V_", &["v1", "vx", "Va", "v_"]),
+        (b"v\\_", &["v_"]),
+        (b"%a", &["Va"]),
+        (b"", &["v1", "vx", "Va", "w", "v_"]),
+        (b"x%", &[]),
+        (b"v1", &["v1"]),
+    ];
+    for (wild, want) in cases {
+        c.command(0x04, &[&b"flw\0"[..], wild].concat());
+        let mut names = vec![];
+        loop {
+            let p = c.read();
+            if p[0] == 0xFE && p.len() < 9 {
+                break;
+            }
+            names.push(parse_column(&p).name);
+        }
+        assert_eq!(names, want, "{}", String::from_utf8_lossy(wild));
+    }
+}
