@@ -491,3 +491,167 @@ fn strings_through_sql_match_mariadb() {
         20000,
     );
 }
+
+/// A set of tables.tsv loaded into a table.
+struct Set {
+    table: String,
+    /// Per row (id): its stored bytes (hex), and whether the table holds it.
+    vals: Vec<(String, bool)>,
+    /// MariaDB's ORDER BY s, id and GROUP BY s's groups (ids), all rows.
+    order: Vec<usize>,
+    groups: Vec<Vec<usize>>,
+}
+
+/// tables.tsv: each set's stored values in a column of the collation (with
+/// `i` the insertion order, as MariaDB's `id`), then ORDER BY s, i (MariaDB's
+/// order has no ties: ids break them), GROUP BY s (the groups' members, and
+/// the value shown for a group: MariaDB's is its first row's), MIN and MAX.
+///
+/// MariaDB stored some values Quiver's columns cannot hold (surrogates in a
+/// utf8 column, bytes above 0x7F in an ascii one): those rows are left out,
+/// and MariaDB's answers restricted to the other rows: the order without
+/// them, the groups without them (a group shows its first remaining row's
+/// value), MIN the first row of that order and MAX the first row of the
+/// last group in it, as MariaDB's answers for whole sets show (checked).
+#[test]
+fn order_group_min_max_through_sql_match_mariadb() {
+    let rows = golden("tables.tsv");
+    let s = session();
+    let mut f = Checker::new("tables.tsv");
+    let mut set: Option<Set> = None;
+    let (mut sets, mut left_out) = (0, 0);
+    let ids = |v: &[usize]| {
+        v.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    for (t, r) in rows.iter().enumerate() {
+        let (kind, coll, set_no) = (r[0].as_str(), r[1].as_str(), r[2].as_str());
+        if charset_of(coll).is_none() {
+            continue;
+        }
+        if kind == "values" {
+            let mut vals = vec![];
+            let mut inserts = vec![];
+            for (k, x) in r[3].split(' ').enumerate() {
+                let (id, hx) = x.split_once(':').expect("id:hex");
+                assert_eq!(id, k.to_string(), "ids in insertion order");
+                let lit = charset_literal(coll, hx);
+                if let Some(lit) = &lit {
+                    // A bit per row, for the members of GROUP BY's groups.
+                    inserts.push(format!("({k}, {}, {lit})", 1u64 << k));
+                } else {
+                    left_out += 1;
+                }
+                vals.push((hx.to_string(), lit.is_some()));
+            }
+            let table = format!("t{t}");
+            s.execute(&format!(
+                "CREATE TABLE {table} (i INT, b BIGINT, s {})",
+                column_type(coll)
+            ))
+            .unwrap();
+            let sql = format!("INSERT INTO {table} VALUES {}", inserts.join(", "));
+            s.execute(&sql).unwrap_or_else(|e| panic!("{sql}\n{e}"));
+            sets += 1;
+            set = Some(Set {
+                table,
+                vals,
+                order: vec![],
+                groups: vec![],
+            });
+            continue;
+        }
+        let set = set.as_mut().expect("values first");
+        let table = &set.table;
+        let kept = |i: &usize| set.vals[*i].1;
+        match kind {
+            "order" => {
+                set.order = r[3].split(' ').map(|i| i.parse().unwrap()).collect();
+                let want: Vec<usize> = set.order.iter().copied().filter(kept).collect();
+                let got = match cells(&s, &format!("SELECT i FROM {table} ORDER BY s, i")) {
+                    Ok(g) => g.iter().map(|r| r[0].clone()).collect::<Vec<_>>().join(","),
+                    Err(e) => e,
+                };
+                f.check(
+                    || format!("{coll} | set {set_no} ORDER BY s"),
+                    &got,
+                    &ids(&want),
+                );
+            }
+            "group" => {
+                let mut want = vec![];
+                set.groups.clear();
+                for g in r[3].split(' ') {
+                    let (shown, members) = g.split_once(':').unwrap();
+                    let members: Vec<usize> =
+                        members.split(',').map(|i| i.parse().unwrap()).collect();
+                    assert_eq!(
+                        shown, set.vals[members[0]].0,
+                        "a group shows its first row's value"
+                    );
+                    let rest: Vec<usize> = members.iter().copied().filter(kept).collect();
+                    if let Some(first) = rest.first() {
+                        want.push(format!("{}:{}", set.vals[*first].0, ids(&rest)));
+                    }
+                    set.groups.push(members);
+                }
+                want.sort();
+                let got = match cells(
+                    &s,
+                    &format!("SELECT HEX(s), SUM(b) FROM {table} GROUP BY s"),
+                ) {
+                    Ok(g) => {
+                        let mut groups: Vec<String> = g
+                            .iter()
+                            .map(|r| {
+                                let bits: u64 = r[1].parse().expect("SUM(b)");
+                                let members: Vec<usize> =
+                                    (0..64).filter(|k| bits >> k & 1 == 1).collect();
+                                format!("{}:{}", dash(&r[0]), ids(&members))
+                            })
+                            .collect();
+                        groups.sort();
+                        groups.join(" ")
+                    }
+                    Err(e) => e,
+                };
+                f.check(
+                    || format!("{coll} | set {set_no} GROUP BY s"),
+                    &got,
+                    &want.join(" "),
+                );
+            }
+            "minmax" => {
+                // MIN: the first row in order; MAX: the first row of the
+                // last group in order.
+                let min_max = |order: &[usize]| {
+                    let last = order.last().expect("rows");
+                    let group = set.groups.iter().find(|g| g.contains(last)).unwrap();
+                    let max = group.iter().copied().find(|i| order.contains(i)).unwrap();
+                    format!("{} {}", set.vals[order[0]].0, set.vals[max].0)
+                };
+                assert_eq!(
+                    min_max(&set.order),
+                    format!("{} {}", r[3], r[4]),
+                    "MIN, MAX as the order shows"
+                );
+                let order: Vec<usize> = set.order.iter().copied().filter(kept).collect();
+                let got = match cells(&s, &format!("SELECT HEX(MIN(s)), HEX(MAX(s)) FROM {table}"))
+                {
+                    Ok(g) => format!("{} {}", dash(&g[0][0]), dash(&g[0][1])),
+                    Err(e) => e,
+                };
+                f.check(
+                    || format!("{coll} | set {set_no} MIN(s), MAX(s)"),
+                    &got,
+                    &min_max(&order),
+                );
+            }
+            other => panic!("unknown row kind {other}"),
+        }
+    }
+    eprintln!("tables.tsv: {sets} sets, {left_out} rows left out (values the column cannot hold)");
+    f.finish("ORDER BY, GROUP BY, MIN/MAX", 250);
+}
