@@ -537,6 +537,8 @@ pub(crate) struct SessionInfo<'a> {
     pub database: Option<&'a str>,
     /// `user@host`.
     pub user: &'a str,
+    /// `CURRENT_USER()`: the account the session runs as.
+    pub account: &'a str,
     pub connection_id: u64,
 }
 
@@ -662,7 +664,8 @@ fn session_function(e: &SqlExpr, db: Db) -> Option<SqlExpr> {
             Some(d) => text(d),
             None => SqlExpr::value(Value::Null),
         },
-        "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => text(db.user),
+        "USER" | "SESSION_USER" | "SYSTEM_USER" => text(db.user),
+        "CURRENT_USER" => text(db.account),
         "CONNECTION_ID" => SqlExpr::value(Value::Number(db.connection_id.to_string(), false)),
         _ => return None,
     })

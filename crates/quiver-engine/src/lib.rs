@@ -10,6 +10,7 @@ pub mod process;
 pub mod session;
 mod show;
 pub mod stream;
+mod variables;
 
 pub use catalog::{Database, Table};
 pub use format::{format_csv, format_json, format_table, OutputFormat};

@@ -12,7 +12,7 @@ use quiver_common::types::{
     COLUMN_DISPLAY_LENGTH_KEY, COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY,
     COLUMN_TYPE_KEY,
 };
-use quiver_common::{QuiverError, Result};
+use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText, PhysicalExpr};
 use quiver_exec::operators::display_plan;
 use quiver_exec::planner::arrow_schema;
@@ -108,6 +108,9 @@ pub struct Session {
     current_database: std::sync::Mutex<Option<String>>,
     /// `USER()`: `user@host` (a server sets the client's).
     user: String,
+    /// `CURRENT_USER()`: the account, `user@%` for a server's client (an
+    /// account matches from any host).
+    account: String,
     /// `CONNECTION_ID()`.
     connection_id: u64,
     /// The SQL text of the statements running now, which names unaliased
@@ -120,6 +123,120 @@ pub struct Session {
     processes: Option<Arc<ProcessList>>,
     /// Plans of the queries run, by their text, for when they come again.
     plan_cache: PlanCache,
+}
+
+/// A SET assignment's value, computed before any is assigned.
+enum SetValue {
+    /// `NAMES ...` / `CHARACTER SET ...`, applied from the statement.
+    Charset,
+    User(quiver_sql::UserVariable),
+    /// `= DEFAULT`.
+    Default,
+    System(ScalarValue),
+}
+
+/// A bare word or string of a SET: its text.
+fn word(e: &SqlExpr) -> String {
+    match e {
+        SqlExpr::Identifier(i) => i.value.clone(),
+        SqlExpr::Value(v) => match &v.value {
+            quiver_sql::sqlparser::ast::Value::SingleQuotedString(s)
+            | quiver_sql::sqlparser::ast::Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// `SET NAMES cs [COLLATE c]` (`DEFAULT`: the engine's defaults).
+fn set_names(vars: &mut SessionVars, charset: &SqlExpr, collation: Option<&str>) -> Result<()> {
+    let name = word(charset);
+    let charset = if name.eq_ignore_ascii_case("DEFAULT") {
+        quiver_plan::default_collation()
+    } else {
+        charset_default(&name)?
+    };
+    vars.collation_connection = match collation {
+        Some(name) if !name.eq_ignore_ascii_case("DEFAULT") => {
+            let c = collation_by_name(name.trim_matches(|c| c == '\'' || c == '"'))?;
+            if c.charset() != charset.charset() {
+                return Err(QuiverError::new(
+                    1253,
+                    "42000",
+                    format!(
+                        "COLLATION '{c}' is not valid for CHARACTER SET '{}'",
+                        charset.charset().name()
+                    ),
+                ));
+            }
+            c
+        }
+        _ => charset,
+    };
+    vars.character_set_client = vars.collation_connection.charset();
+    vars.character_set_results = Some(vars.collation_connection);
+    Ok(())
+}
+
+/// `SET` of a charset or collation variable (`value` None: DEFAULT);
+/// false when `name` is not one.
+fn set_charset_variable(
+    vars: &mut SessionVars,
+    name: &str,
+    value: Option<&ScalarValue>,
+) -> Result<bool> {
+    let defaults = SessionVars::default();
+    let text = || -> String {
+        match value {
+            Some(ScalarValue::Utf8(s)) => s.clone(),
+            Some(ScalarValue::Null) | None => "NULL".to_string(),
+            Some(other) => other.to_string(),
+        }
+    };
+    match name {
+        "collation_connection" => {
+            vars.collation_connection = match value {
+                None => defaults.collation_connection,
+                Some(_) => collation_by_name(&text())?,
+            }
+        }
+        "character_set_connection" => {
+            vars.collation_connection = match value {
+                None => defaults.collation_connection,
+                Some(_) => charset_default(&text())?,
+            }
+        }
+        "collation_database" | "collation_server" => {
+            vars.collation_database = match value {
+                None => defaults.collation_database,
+                Some(_) => collation_by_name(&text())?,
+            }
+        }
+        "character_set_database" | "character_set_server" => {
+            vars.collation_database = match value {
+                None => defaults.collation_database,
+                Some(_) => charset_default(&text())?,
+            }
+        }
+        "character_set_client" => {
+            vars.character_set_client = match value {
+                None => defaults.character_set_client,
+                Some(_) => charset_default(&text())?.charset(),
+            }
+        }
+        "character_set_results" => {
+            let v = text();
+            vars.character_set_results = match value {
+                None => defaults.character_set_results,
+                Some(_) if v.eq_ignore_ascii_case("NULL") || v.eq_ignore_ascii_case("binary") => {
+                    None
+                }
+                Some(_) => Some(charset_default(&v)?),
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 fn object_name(name: &ObjectName) -> Result<String> {
@@ -148,6 +265,7 @@ impl Session {
             vars: Default::default(),
             current_database: Default::default(),
             user: "root@localhost".to_string(),
+            account: "root@localhost".to_string(),
             connection_id: 0,
             source: Default::default(),
             process: Arc::new(Process::new(0, "root", "localhost")),
@@ -167,6 +285,7 @@ impl Session {
     ) -> Session {
         Session {
             user: format!("{user}@{host}"),
+            account: format!("{user}@%"),
             connection_id,
             process: Arc::new(Process::new(connection_id, user, host)),
             ..Session::new(db, config)
@@ -291,99 +410,202 @@ impl Session {
 
     /// The session variables now.
     pub fn vars(&self) -> SessionVars {
-        *self.vars.lock().unwrap_or_else(|p| p.into_inner())
+        self.vars.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// `SET NAMES cs [COLLATE c]` and `SET [SESSION] var = value` for the
-    /// variables that mean something here; others are accepted and ignored,
-    /// as clients set many at connect.
+    /// `SET` of any number of assignments: `NAMES cs [COLLATE c]`,
+    /// `CHARACTER SET cs`, `[SESSION] var = value` (checked and kept, see
+    /// [`crate::variables`]), `@user = expr`. Every value is computed before
+    /// any is assigned, and either all assignments are made or none, as in
+    /// MariaDB. `SET GLOBAL` is not supported (1235): a server's sessions
+    /// share no variables.
     fn set(&self, set: &quiver_sql::sqlparser::ast::Set) -> Result<StatementResult> {
-        use quiver_sql::sqlparser::ast::Set;
-        let mut vars = self.vars();
-        match set {
+        use quiver_sql::sqlparser::ast::{ContextModifier, Set};
+        let before = self.vars();
+        let mut vars = before.clone();
+        let mut system = (*vars.system).clone();
+        let mut user = (*vars.user).clone();
+        let one;
+        let assignments: Vec<(Option<ContextModifier>, &ObjectName, &SqlExpr)> = match set {
+            Set::MultipleAssignments { assignments } => assignments
+                .iter()
+                .map(|a| (a.scope, &a.name, &a.value))
+                .collect(),
+            Set::SingleAssignment {
+                scope,
+                variable,
+                values,
+                ..
+            } => match values.as_slice() {
+                [v] => vec![(*scope, variable, v)],
+                _ => {
+                    return Err(QuiverError::syntax_msg(format!(
+                        "You have an error in your SQL syntax near '{set}'"
+                    )))
+                }
+            },
             Set::SetNames {
                 charset_name,
                 collation_name,
             } => {
-                let charset = charset_default(&charset_name.value)?;
-                vars.collation_connection = match collation_name {
-                    Some(name) => {
-                        let c = collation_by_name(name)?;
-                        if c.charset() != charset.charset() {
-                            return Err(QuiverError::new(
-                                1253,
-                                "42000",
-                                format!(
-                                    "COLLATION '{c}' is not valid for CHARACTER SET '{}'",
-                                    charset.charset().name()
-                                ),
-                            ));
-                        }
-                        c
-                    }
-                    None => charset,
-                };
-                vars.character_set_client = vars.collation_connection.charset();
-                vars.character_set_results = Some(vars.collation_connection);
+                one = SqlExpr::Identifier(charset_name.clone());
+                set_names(&mut vars, &one, collation_name.as_deref())?;
+                *self.vars.lock().unwrap_or_else(|p| p.into_inner()) = vars;
+                return Ok(StatementResult::Done { affected: 0 });
             }
-            Set::SingleAssignment {
-                variable, values, ..
-            } => {
-                let name = variable.to_string().to_lowercase();
-                let name = name.trim_start_matches("@@");
-                let name = ["session.", "local.", "global."]
-                    .iter()
-                    .find_map(|p| name.strip_prefix(p))
-                    .unwrap_or(name);
-                let value = || -> Result<String> {
-                    match values.as_slice() {
-                        [v] => Ok(match v {
-                            SqlExpr::Value(v) => match &v.value {
-                                quiver_sql::sqlparser::ast::Value::SingleQuotedString(s)
-                                | quiver_sql::sqlparser::ast::Value::DoubleQuotedString(s) => {
-                                    s.clone()
+            // SET TRANSACTION ...: statements commit when they end.
+            _ => return Ok(StatementResult::Done { affected: 0 }),
+        };
+        // The values, all computed under the variables as they were.
+        let mut values = Vec::with_capacity(assignments.len());
+        for (scope, name, value) in &assignments {
+            if matches!(scope, Some(ContextModifier::Global)) {
+                return Err(QuiverError::not_supported("SET GLOBAL"));
+            }
+            let target = match name.0.as_slice() {
+                [ObjectNamePart::Identifier(i)] => i,
+                _ => {
+                    return Err(QuiverError::syntax_msg(format!(
+                        "unsupported SET of {name}"
+                    )))
+                }
+            };
+            let plain = target.quote_style.is_none();
+            let v = if plain
+                && (target.value == quiver_sql::SET_NAMES
+                    || target.value == quiver_sql::SET_CHARACTER_SET)
+            {
+                SetValue::Charset
+            } else if plain && target.value.starts_with('@') && !target.value.starts_with("@@") {
+                SetValue::User(self.user_value(value)?)
+            } else {
+                match value {
+                    SqlExpr::Identifier(i)
+                        if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT") =>
+                    {
+                        SetValue::Default
+                    }
+                    // ON, OFF, REPEATABLE-READ: a bare word is its text.
+                    SqlExpr::Identifier(i) if i.quote_style.is_none() => {
+                        SetValue::System(ScalarValue::Utf8(i.value.clone()))
+                    }
+                    e => SetValue::System(ScalarValue::from_array(&self.constant_value(e)?, 0)?),
+                }
+            };
+            values.push(v);
+        }
+        for ((_, name, value), v) in assignments.iter().zip(values) {
+            let [ObjectNamePart::Identifier(target)] = name.0.as_slice() else {
+                unreachable!("checked above");
+            };
+            match v {
+                SetValue::Charset if target.value == quiver_sql::SET_NAMES => match value {
+                    SqlExpr::Collate { expr, collation } => {
+                        set_names(&mut vars, expr, Some(&collation.to_string()))?
+                    }
+                    e => set_names(&mut vars, e, None)?,
+                },
+                SetValue::Charset => {
+                    // SET CHARACTER SET cs: the client's and the results'
+                    // charset; the connection's collation is the database's.
+                    let cs = word(value);
+                    if cs.eq_ignore_ascii_case("DEFAULT") {
+                        set_names(&mut vars, value, None)?;
+                    } else {
+                        let charset = charset_default(&cs)?;
+                        vars.character_set_client = charset.charset();
+                        vars.character_set_results = Some(charset);
+                        vars.collation_connection = vars.collation_database;
+                    }
+                }
+                SetValue::User(u) => {
+                    user.insert(target.value[1..].to_lowercase(), u);
+                }
+                SetValue::Default | SetValue::System(_) => {
+                    let name = target.value.to_lowercase();
+                    let name = name.trim_start_matches("@@");
+                    let name = ["session.", "local.", "global."]
+                        .iter()
+                        .find_map(|p| name.strip_prefix(p))
+                        .unwrap_or(name);
+                    let value = match v {
+                        SetValue::System(s) => Some(s),
+                        _ => None,
+                    };
+                    if !set_charset_variable(&mut vars, name, value.as_ref())? {
+                        match value {
+                            None => {
+                                crate::variables::check_settable(name)?;
+                                system.remove(name);
+                                for a in crate::variables::aliases(name) {
+                                    system.remove(*a);
                                 }
-                                other => other.to_string(),
-                            },
-                            other => other.to_string(),
-                        }),
-                        _ => Err(QuiverError::syntax_msg(format!(
-                            "You have an error in your SQL syntax near '{set}'"
-                        ))),
-                    }
-                };
-                match name {
-                    "collation_connection" => {
-                        vars.collation_connection = collation_by_name(&value()?)?
-                    }
-                    "character_set_connection" => {
-                        vars.collation_connection = charset_default(&value()?)?
-                    }
-                    "collation_database" | "collation_server" => {
-                        vars.collation_database = collation_by_name(&value()?)?
-                    }
-                    "character_set_database" | "character_set_server" => {
-                        vars.collation_database = charset_default(&value()?)?
-                    }
-                    "character_set_client" => {
-                        vars.character_set_client = charset_default(&value()?)?.charset()
-                    }
-                    "character_set_results" => {
-                        let v = value()?;
-                        vars.character_set_results =
-                            if v.eq_ignore_ascii_case("NULL") || v.eq_ignore_ascii_case("binary") {
-                                None
-                            } else {
-                                Some(charset_default(&v)?)
                             }
+                            Some(value) => {
+                                let stored = crate::variables::validate(name, &value)?;
+                                for a in crate::variables::aliases(name) {
+                                    system.insert(a.to_string(), stored.clone());
+                                }
+                                system.insert(name.to_string(), stored);
+                            }
+                        }
                     }
-                    _ => {}
                 }
             }
-            _ => {}
         }
+        vars.system = Arc::new(system);
+        vars.user = Arc::new(user);
         *self.vars.lock().unwrap_or_else(|p| p.into_inner()) = vars;
         Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// `SET @x = expr`: the value of `SELECT expr`, with its type and collation.
+    fn user_value(&self, e: &SqlExpr) -> Result<quiver_sql::UserVariable> {
+        let mut stmts = parse_sql("SELECT NULL")?;
+        let Some(Statement::Query(mut q)) = stmts.pop() else {
+            return Err(QuiverError::internal("SELECT did not parse as a query"));
+        };
+        if let SetExpr::Select(sel) = q.body.as_mut() {
+            sel.projection = vec![quiver_sql::sqlparser::ast::SelectItem::UnnamedExpr(
+                e.clone(),
+            )];
+        }
+        let (schema, batches) = self.collect_plan(&self.logical_plan(&q)?)?;
+        let field = schema.field(0);
+        let value = match batches.iter().find(|b| b.num_rows() > 0) {
+            Some(b) => ScalarValue::from_array(b.column(0), 0)?,
+            None => ScalarValue::Null,
+        };
+        let collation = match value {
+            ScalarValue::Utf8(_) => field
+                .metadata()
+                .get(COLUMN_COLLATION_KEY)
+                .and_then(|n| Collation::from_name(n))
+                .map(Collation::over_utf8)
+                .filter(|c| *c != quiver_plan::default_collation()),
+            _ => None,
+        };
+        Ok(quiver_sql::UserVariable {
+            data_type: value.data_type(),
+            value,
+            collation,
+        })
+    }
+
+    /// `sql_select_limit` on a query's result, unless it has its own LIMIT.
+    pub(crate) fn select_limit(&self, plan: LogicalPlan, q: &Query) -> LogicalPlan {
+        let limit = match self.vars().system.get("sql_select_limit") {
+            Some(ScalarValue::UInt64(n)) if *n < u64::MAX => *n,
+            _ => return plan,
+        };
+        if q.limit_clause.is_some() || q.fetch.is_some() {
+            return plan;
+        }
+        LogicalPlan::Limit {
+            input: Box::new(plan),
+            skip: 0,
+            fetch: Some(usize::try_from(limit).unwrap_or(usize::MAX)),
+        }
     }
 
     /// A query's execution context, stopped by what stops the running command.
@@ -472,6 +694,7 @@ impl Session {
         let info = SessionInfo {
             database: database.as_deref(),
             user: &self.user,
+            account: &self.account,
             connection_id: self.connection_id,
         };
         // The rewrite (information_schema tables, DATABASE(), USER(), ...)
@@ -513,7 +736,7 @@ impl Session {
     }
 
     /// Binds and optimizes `query`, whose whole text is `source`'s, keeping
-    /// the plan for the next time that text comes (see [`PlanCache`]).
+    /// the plan (with `sql_select_limit` on top) for the next time that text comes (see [`PlanCache`]).
     pub(crate) fn logical_plan_kept(
         &self,
         query: &Query,
@@ -522,7 +745,7 @@ impl Session {
         // Read before binding: a change during it leaves the entry stale.
         let conditions = self.plan_conditions();
         let (plan, snapshot) = self.with_source(source, || self.bind_query(query, None))?;
-        let plan = Arc::new(plan);
+        let plan = Arc::new(self.select_limit(plan, query));
         if !snapshot {
             self.plan_cache.put(source.text(), conditions, plan.clone());
         }
@@ -558,8 +781,9 @@ impl Session {
         Ok((plan.schema(), batches))
     }
 
+    /// A statement's query: `sql_select_limit` applies.
     fn run_query(&self, query: &Query) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-        self.collect_plan(&self.logical_plan(query)?)
+        self.collect_plan(&self.select_limit(self.logical_plan(query)?, query))
     }
 
     pub fn execute_statement(&self, stmt: &Statement) -> Result<StatementResult> {

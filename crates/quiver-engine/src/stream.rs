@@ -264,7 +264,7 @@ impl Session {
         let logical = if keep_plan {
             self.logical_plan_kept(q, source)?
         } else {
-            Arc::new(self.with_source(source, || self.logical_plan(q))?)
+            Arc::new(self.select_limit(self.with_source(source, || self.logical_plan(q))?, q))
         };
         self.stream_plan(&logical)
     }

@@ -76,7 +76,9 @@ impl Dialect for QuiverDialect {
         &self,
         parser: &mut Parser,
     ) -> Option<std::result::Result<Statement, ParserError>> {
-        reserved_insert_target(parser).or_else(|| self.0.parse_statement(parser))
+        reserved_insert_target(parser)
+            .or_else(|| parse_set(parser))
+            .or_else(|| self.0.parse_statement(parser))
     }
 
     fn parse_prefix(&self, parser: &mut Parser) -> Option<std::result::Result<Expr, ParserError>> {
@@ -157,6 +159,154 @@ fn reserved_insert_target(
             _ => return None,
         }
     }
+}
+
+/// The name a SET assignment of `NAMES cs [COLLATE c]` has: its value is
+/// the charset, under `Expr::Collate` when a collation is given (a
+/// backquoted `names` is a variable of that name).
+pub const SET_NAMES: &str = "NAMES";
+/// The name a `SET CHARACTER SET cs` / `SET CHARSET cs` assignment has.
+pub const SET_CHARACTER_SET: &str = "CHARACTER SET";
+
+/// MySQL's SET: any number of comma-separated assignments, each of them
+/// `[GLOBAL | SESSION | LOCAL] name = expr`, `@@[scope.]name = expr`,
+/// `@user = expr` (`:=` for `=` too), `NAMES cs [COLLATE c]` or
+/// `CHARACTER SET cs`, as one `Set::MultipleAssignments`. The scope of a
+/// `@@global.` / `@@session.` name moves to the assignment's scope.
+/// `SET [scope] TRANSACTION ...`, `SET PASSWORD`, `SET ROLE` are left to sqlparser.
+fn parse_set(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>> {
+    if !parser.peek_keyword(Keyword::SET) {
+        return None;
+    }
+    let word = |n: usize| match &parser.peek_nth_token_ref(n).token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.keyword),
+        _ => None,
+    };
+    let mut next = 1;
+    if matches!(
+        word(1),
+        Some(Keyword::GLOBAL | Keyword::SESSION | Keyword::LOCAL)
+    ) {
+        next = 2;
+    }
+    if matches!(
+        word(next),
+        Some(Keyword::TRANSACTION | Keyword::PASSWORD | Keyword::ROLE | Keyword::DEFAULT)
+    ) {
+        return None;
+    }
+    parser.next_token();
+    let mut assignments = Vec::new();
+    let result = (|| loop {
+        assignments.push(parse_set_assignment(parser)?);
+        if !parser.consume_token(&Token::Comma) {
+            return Ok(Statement::Set(sqlparser::ast::Set::MultipleAssignments {
+                assignments: std::mem::take(&mut assignments),
+            }));
+        }
+    })();
+    Some(result)
+}
+
+/// A charset or collation name: a word or a string.
+fn parse_charset_name(parser: &mut Parser) -> std::result::Result<Ident, ParserError> {
+    let t = parser.next_token();
+    match &t.token {
+        Token::Word(w) => Ok(Ident::new(w.value.clone())),
+        Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => Ok(Ident::new(s.clone())),
+        _ => parser.expected("a character set name", t),
+    }
+}
+
+fn parse_set_assignment(
+    parser: &mut Parser,
+) -> std::result::Result<sqlparser::ast::SetAssignment, ParserError> {
+    use sqlparser::ast::{ContextModifier, ObjectName, SetAssignment};
+    let ident_value = |i: Ident| Expr::Identifier(i);
+    let mut scope =
+        match parser.parse_one_of_keywords(&[Keyword::GLOBAL, Keyword::SESSION, Keyword::LOCAL]) {
+            Some(Keyword::GLOBAL) => Some(ContextModifier::Global),
+            Some(Keyword::SESSION) => Some(ContextModifier::Session),
+            Some(Keyword::LOCAL) => Some(ContextModifier::Local),
+            _ => None,
+        };
+    if parser.parse_keyword(Keyword::NAMES) {
+        let charset = parse_charset_name(parser)?;
+        let value = if parser.parse_keyword(Keyword::COLLATE) {
+            let c = parse_charset_name(parser)?;
+            Expr::Collate {
+                expr: Box::new(ident_value(charset)),
+                collation: ObjectName::from(vec![c]),
+            }
+        } else {
+            ident_value(charset)
+        };
+        return Ok(SetAssignment {
+            scope,
+            name: ObjectName::from(vec![Ident::new(SET_NAMES)]),
+            value,
+        });
+    }
+    if parser.parse_keywords(&[Keyword::CHARACTER, Keyword::SET])
+        || parser.parse_keyword(Keyword::CHARSET)
+    {
+        let charset = parse_charset_name(parser)?;
+        return Ok(SetAssignment {
+            scope,
+            name: ObjectName::from(vec![Ident::new(SET_CHARACTER_SET)]),
+            value: ident_value(charset),
+        });
+    }
+    let t = parser.next_token();
+    let Token::Word(w) = &t.token else {
+        return parser.expected("a variable name", t);
+    };
+    let mut name = w.clone().into_ident(t.span);
+    if w.quote_style.is_none() && w.value.starts_with("@@") {
+        // `@@name`, `@@session.name`, `@@global.name`.
+        let prefix = w.value[2..].to_ascii_lowercase();
+        let prefixed = match prefix.as_str() {
+            "global" => Some(ContextModifier::Global),
+            "session" => Some(ContextModifier::Session),
+            "local" => Some(ContextModifier::Local),
+            _ => None,
+        };
+        if prefixed.is_some() && parser.consume_token(&Token::Period) {
+            scope = prefixed;
+            name = parser.parse_identifier()?;
+        } else {
+            name = Ident::new(&w.value[2..]);
+            scope = scope.or(Some(ContextModifier::Session));
+        }
+    }
+    if !parser.consume_token(&Token::Eq) && !parser.consume_token(&Token::Assignment) {
+        return parser.expected("= or :=", parser.peek_token());
+    }
+    // ON / OFF / DEFAULT and other bare words stand for themselves.
+    let bare = !name.value.starts_with('@')
+        && matches!(
+            &parser.peek_token_ref().token,
+            Token::Word(w) if w.quote_style.is_none()
+                && !matches!(w.keyword, Keyword::NULL | Keyword::TRUE | Keyword::FALSE)
+        )
+        && matches!(
+            parser.peek_nth_token_ref(1).token,
+            Token::Comma | Token::SemiColon | Token::EOF
+        );
+    let value = if bare {
+        let t = parser.next_token();
+        match t.token {
+            Token::Word(w) => Expr::Identifier(Ident::new(w.value)),
+            _ => unreachable!("peeked a word"),
+        }
+    } else {
+        parser.parse_expr()?
+    };
+    Ok(SetAssignment {
+        scope,
+        name: ObjectName::from(vec![name]),
+        value,
+    })
 }
 
 /// `INTERVAL expr unit`, after the INTERVAL keyword.

@@ -34,6 +34,9 @@ impl Binder<'_> {
         use ast::Expr as A;
         match e {
             A::Identifier(i) if i.value.starts_with("@@") => self.system_variable(&i.value),
+            A::Identifier(i) if i.quote_style.is_none() && i.value.starts_with('@') => {
+                Ok(self.user_variable(&i.value[1..]))
+            }
             A::Identifier(i) => self.column(None, &i.value, ctx),
             A::CompoundIdentifier(parts)
                 if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
@@ -201,6 +204,9 @@ impl Binder<'_> {
                 let x = self.expr(expr, ctx)?;
                 collation::explicit(x, name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
             }
+            A::Function(f) if session_constant(f).is_some() => {
+                self.system_variable(session_constant(f).expect("checked"))
+            }
             A::Function(f) => self.function(f, ctx),
             // `_utf8mb4'abc'`, `_latin1 X'E9'`: a literal in that charset's
             // default collation, its bytes read in the charset.
@@ -276,15 +282,38 @@ impl Binder<'_> {
         }
     }
 
-    /// `@@name` (also `@@session.name`): the session's value, a constant.
+    /// `@name`: the value the session gave it, a constant of its type and
+    /// collation (IMPLICIT, as MySQL's); NULL when never set.
+    fn user_variable(&self, name: &str) -> Expr {
+        let name = name.trim_matches('`').to_lowercase();
+        match self.vars.user.get(&name) {
+            None => Expr::lit(ScalarValue::Null),
+            Some(u) => {
+                let e = Expr::Literal(u.value.clone(), u.data_type.clone());
+                match u.collation {
+                    Some(c) => e.with_collation(c, quiver_plan::Coercibility::Implicit),
+                    None => e,
+                }
+            }
+        }
+    }
+
+    /// `@@name` (also `@@session.name`): the session's value, a constant;
+    /// `@@global.name` the value a new session starts with.
     fn system_variable(&self, name: &str) -> Result<Expr> {
         let n = name.trim_start_matches("@@").to_lowercase();
+        let global = n.starts_with("global.");
         let n = n
             .strip_prefix("session.")
             .or_else(|| n.strip_prefix("local."))
             .or_else(|| n.strip_prefix("global."))
             .unwrap_or(&n)
             .to_string();
+        if !global {
+            if let Some(value) = self.vars.system.get(&n) {
+                return Ok(Expr::lit(value.clone()));
+            }
+        }
         let text = |s: &str| Ok(Expr::lit(ScalarValue::Utf8(s.to_string())));
         let int = |i: i64| Ok(Expr::lit(ScalarValue::Int64(i)));
         let v = &self.vars;
@@ -339,6 +368,22 @@ impl Binder<'_> {
             "sql_select_limit" => Ok(Expr::lit(ScalarValue::UInt64(u64::MAX))),
             "default_storage_engine" | "storage_engine" => text("Quiver"),
             "warning_count" | "error_count" => int(0),
+            // LAST_INSERT_ID(): no AUTO_INCREMENT value was made.
+            "last_insert_id" => int(0),
+            // Accepted by SET (see the engine's variables.rs); their defaults.
+            "big_tables" | "sql_safe_updates" | "sql_warnings" => int(0),
+            "foreign_key_checks" | "unique_checks" | "sql_notes" | "sql_big_selects"
+            | "sql_quote_show_create" | "session_track_schema" => int(1),
+            "session_track_state_change" => int(0),
+            "session_track_system_variables" => text(
+                "autocommit,character_set_client,character_set_connection,character_set_results,time_zone",
+            ),
+            "session_track_transaction_info" => text("OFF"),
+            // Division results always have 4 more decimals than the dividend.
+            "div_precision_increment" => int(4),
+            "group_concat_max_len" => int(1_048_576),
+            // MySQL's statement time limit: 0, none.
+            "max_execution_time" => int(0),
             _ => Err(QuiverError::new(
                 1193,
                 "HY000",
@@ -622,6 +667,27 @@ fn interval_count(value: Expr, part: DatePart) -> (Expr, DatePart) {
         },
     };
     (n, base)
+}
+
+/// `VERSION()` is `@@version`; `LAST_INSERT_ID()` is 0, as in a MySQL
+/// session that inserted no AUTO_INCREMENT value (Quiver has none).
+fn session_constant(f: &ast::Function) -> Option<&'static str> {
+    let no_args = match &f.args {
+        ast::FunctionArguments::List(l) => l.args.is_empty(),
+        ast::FunctionArguments::None => true,
+        _ => false,
+    };
+    if !no_args || f.name.0.len() != 1 {
+        return None;
+    }
+    let name = f.name.to_string();
+    if name.eq_ignore_ascii_case("version") {
+        Some("@@version")
+    } else if name.eq_ignore_ascii_case("last_insert_id") {
+        Some("@@last_insert_id")
+    } else {
+        None
+    }
 }
 
 fn is_row(e: &ast::Expr) -> bool {

@@ -44,8 +44,18 @@ const MAX_EXPR_DEPTH: usize = 256;
 const MAX_VIEW_DEPTH: usize = 32;
 
 /// Binds SQL statements against a catalog.
+/// A user variable's value (`SET @name = expr`): its type and, for a
+/// string, its collation, as the expression had them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserVariable {
+    pub value: quiver_common::ScalarValue,
+    pub data_type: DataType,
+    /// None for the default collation (or a value that is not a string).
+    pub collation: Option<Collation>,
+}
+
 /// The session variables binding depends on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionVars {
     /// The collation of string literals (`SET NAMES`, `collation_connection`).
     pub collation_connection: Collation,
@@ -57,6 +67,11 @@ pub struct SessionVars {
     /// The collation result strings are sent in (`character_set_results`,
     /// made a collation by `SET NAMES`); None for each column's own.
     pub character_set_results: Option<Collation>,
+    /// System variables SET in this session, by lowercase name, as
+    /// `@@name` reads them (others have their defaults).
+    pub system: std::sync::Arc<std::collections::BTreeMap<String, quiver_common::ScalarValue>>,
+    /// User variables (`@name`), by lowercase name.
+    pub user: std::sync::Arc<std::collections::BTreeMap<String, UserVariable>>,
 }
 
 impl Default for SessionVars {
@@ -67,6 +82,8 @@ impl Default for SessionVars {
             collation_database: quiver_plan::default_collation(),
             character_set_client: quiver_plan::default_collation().charset(),
             character_set_results: Some(quiver_plan::default_collation()),
+            system: Default::default(),
+            user: Default::default(),
         }
     }
 }
