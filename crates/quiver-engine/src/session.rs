@@ -431,6 +431,12 @@ impl Session {
                 .iter()
                 .map(|a| (a.scope, &a.name, &a.value))
                 .collect(),
+            // A server takes SET PASSWORD itself; the embedded engine has no accounts.
+            Set::SingleAssignment { variable, .. }
+                if variable.to_string().eq_ignore_ascii_case("PASSWORD") =>
+            {
+                return Err(QuiverError::not_supported("SET PASSWORD"))
+            }
             Set::SingleAssignment {
                 scope,
                 variable,

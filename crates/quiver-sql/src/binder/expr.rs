@@ -290,9 +290,15 @@ impl Binder<'_> {
             None => Expr::lit(ScalarValue::Null),
             Some(u) => {
                 let e = Expr::Literal(u.value.clone(), u.data_type.clone());
-                match u.collation {
-                    Some(c) => e.with_collation(c, quiver_plan::Coercibility::Implicit),
-                    None => e,
+                match (&u.value, u.collation) {
+                    // IMPLICIT also under the default collation (a plain
+                    // string literal would be COERCIBLE).
+                    (ScalarValue::Utf8(_), c) => Expr::Collate {
+                        expr: Box::new(e),
+                        collation: c.unwrap_or_else(quiver_plan::default_collation),
+                        coercibility: quiver_plan::Coercibility::Implicit,
+                    },
+                    _ => e,
                 }
             }
         }
