@@ -372,24 +372,39 @@ fn char_code(charset: Charset, s: &[u8]) -> (u32, usize) {
     }
 }
 
-/// The escape character as MariaDB applies it, from the `ESCAPE` string.
-fn escape_code(charset: Charset, escape: Option<&[u8]>) -> Result<Option<u32>, LikeError> {
+/// The escape character as MariaDB applies it, from the `ESCAPE` string:
+/// `charset` is the collation's, `text` the charset the pattern's bytes
+/// are in (UTF-8 for a latin1 collation over UTF-8 text).
+fn escape_code(
+    charset: Charset,
+    text: Charset,
+    escape: Option<&[u8]>,
+) -> Result<Option<u32>, LikeError> {
+    let eight_bit = matches!(charset, Charset::Binary | Charset::Latin1 | Charset::Ascii);
     Ok(match escape {
         None => Some(u32::from(DEFAULT_ESCAPE)),
         // `ESCAPE ''` (in the column's charset): `\` for utf8, NUL for the
         // 8-bit charsets and binary.
-        Some(b"") => match charset {
-            Charset::Utf8mb4 | Charset::Utf8mb3 => Some(u32::from(DEFAULT_ESCAPE)),
-            Charset::Binary | Charset::Latin1 | Charset::Ascii => Some(0),
-        },
+        Some(b"") if eight_bit => Some(0),
+        Some(b"") => Some(u32::from(DEFAULT_ESCAPE)),
         Some(e) => {
-            let (code, len) = char_code(charset, e);
+            let (code, len) = char_code(text, e);
             if len != e.len() {
                 return Err(LikeError::BadEscape);
+            }
+            // MariaDB's 8-bit matchers test for the wildcards before the
+            // escape: `_` or `%` as the escape stays a wildcard (no escape).
+            if eight_bit && (code == u32::from(b'_') || code == u32::from(b'%')) {
+                return Ok(None);
             }
             Some(code)
         }
     })
+}
+
+/// The charset a collator reads its bytes in.
+fn text_charset<C: Collator>(_: &C) -> Charset {
+    C::CHARSET
 }
 
 impl LikePattern {
@@ -405,7 +420,8 @@ impl LikePattern {
         pattern: &[u8],
         escape: Option<&[u8]>,
     ) -> Result<LikePattern, LikeError> {
-        let escape = escape_code(collation.charset(), escape)?;
+        let text = with_collator!(collation, |c| text_charset(&c));
+        let escape = escape_code(collation.charset(), text, escape)?;
         Ok(Self::compile(collation, pattern, escape))
     }
 
@@ -429,7 +445,8 @@ impl LikePattern {
         pattern: &[u8],
         escape: Option<&[u8]>,
     ) -> Result<LikePattern, LikeError> {
-        let escape = escape_code(collation.charset(), escape)?;
+        let text = with_collator!(collation, |c| text_charset(&c));
+        let escape = escape_code(collation.charset(), text, escape)?;
         let plan = with_collator!(collation, |c| plan(c, pattern, escape, true));
         Ok(LikePattern { collation, plan })
     }
@@ -1004,6 +1021,32 @@ fn match_tokens<C: Collator>(c: C, t: &Tokens, v: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escape_is_read_in_the_pattern_text_and_8bit_wildcards_win() {
+        use Charset::*;
+        // A latin1 collation over UTF-8 text reads its escape as UTF-8.
+        assert_eq!(
+            escape_code(Latin1, Utf8mb4, Some("é".as_bytes())),
+            Ok(Some(0xE9))
+        );
+        assert_eq!(escape_code(Latin1, Latin1, Some(b"\xE9")), Ok(Some(0xE9)));
+        // MariaDB's 8-bit LIKE: `_` / `%` as the escape stay wildcards.
+        assert_eq!(escape_code(Latin1, Utf8mb4, Some(b"_")), Ok(None));
+        assert_eq!(escape_code(Ascii, Ascii, Some(b"%")), Ok(None));
+        assert_eq!(escape_code(Utf8mb4, Utf8mb4, Some(b"_")), Ok(Some(0x5F)));
+        assert_eq!(escape_code(Latin1, Utf8mb4, Some(b"")), Ok(Some(0)));
+        let p = LikePattern::new(
+            Collation::from_name("latin1_swedish_ci")
+                .unwrap()
+                .over_utf8(),
+            b"a__b",
+            Some(b"_"),
+        )
+        .unwrap();
+        assert!(!p.matches(b"a_b"));
+        assert!(p.matches(b"axyb"));
+    }
 
     fn like(coll: &str, v: &[u8], p: &[u8]) -> bool {
         LikePattern::new(Collation::from_name(coll).unwrap(), p, None)
