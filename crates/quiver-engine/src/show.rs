@@ -198,11 +198,13 @@ impl Session {
                     filter_of(show_options),
                 )
             }
-            Statement::ShowVariables { filter, .. } => {
+            Statement::ShowVariables { filter, global, .. } => {
                 let mut values = Vec::with_capacity(VARIABLES.len());
+                // GLOBAL: the values a new session starts with.
+                let scope = if *global { "@@global." } else { "@@" };
                 for v in VARIABLES {
                     let e = quiver_sql::sqlparser::ast::Expr::Identifier(
-                        quiver_sql::sqlparser::ast::Ident::new(format!("@@{v}")),
+                        quiver_sql::sqlparser::ast::Ident::new(format!("{scope}{v}")),
                     );
                     let a = self.constant_value(&e)?;
                     values.push(match ScalarValue::from_array(&a, 0)? {

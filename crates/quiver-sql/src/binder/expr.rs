@@ -322,7 +322,8 @@ impl Binder<'_> {
         }
         let text = |s: &str| Ok(Expr::lit(ScalarValue::Utf8(s.to_string())));
         let int = |i: i64| Ok(Expr::lit(ScalarValue::Int64(i)));
-        let v = &self.vars;
+        let defaults = super::SessionVars::default();
+        let v = if global { &defaults } else { &self.vars };
         match n.as_str() {
             "collation_connection" => text(v.collation_connection.name()),
             "character_set_connection" => text(v.collation_connection.charset().name()),
