@@ -39,29 +39,13 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
             }
         }
         Expr::Function {
-            func:
-                ScalarFunc::Concat
-                | ScalarFunc::Coalesce
-                | ScalarFunc::NullIf
-                | ScalarFunc::Substring
-                | ScalarFunc::Upper
-                | ScalarFunc::Lower
-                | ScalarFunc::Trim
-                | ScalarFunc::LTrim
-                | ScalarFunc::RTrim
-                | ScalarFunc::Left
-                | ScalarFunc::Right
-                | ScalarFunc::Replace
-                | ScalarFunc::Reverse
-                | ScalarFunc::Repeat
-                | ScalarFunc::Lpad
-                | ScalarFunc::Rpad
-                | ScalarFunc::ConcatWs
-                | ScalarFunc::SubstringIndex,
+            func,
             args,
             data_type,
-        } if is_string(data_type) => aggregate(args.iter().filter(|a| is_string(&a.data_type())))
-            .unwrap_or((d, Coercibility::None)),
+        } if is_string(data_type) && combines_operands(*func) => {
+            aggregate(args.iter().filter(|a| is_string(&a.data_type())))
+                .unwrap_or((d, Coercibility::None))
+        }
         // HEX's digits and SPACE's spaces: literal-like strings (MariaDB:
         // COERCIBLE).
         Expr::Function {
@@ -83,6 +67,32 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
         _ if is_string(&e.data_type()) => (d, Coercibility::Implicit),
         _ => (d, Coercibility::Numeric),
     }
+}
+
+/// String functions whose result's collation (and repertoire) is their
+/// string arguments' combined, as MySQL aggregates them.
+fn combines_operands(func: ScalarFunc) -> bool {
+    matches!(
+        func,
+        ScalarFunc::Concat
+            | ScalarFunc::Coalesce
+            | ScalarFunc::NullIf
+            | ScalarFunc::Substring
+            | ScalarFunc::Upper
+            | ScalarFunc::Lower
+            | ScalarFunc::Trim
+            | ScalarFunc::LTrim
+            | ScalarFunc::RTrim
+            | ScalarFunc::Left
+            | ScalarFunc::Right
+            | ScalarFunc::Replace
+            | ScalarFunc::Reverse
+            | ScalarFunc::Repeat
+            | ScalarFunc::Lpad
+            | ScalarFunc::Rpad
+            | ScalarFunc::ConcatWs
+            | ScalarFunc::SubstringIndex
+    )
 }
 
 /// The collation several string operands combine to (CONCAT, CASE), or
@@ -122,29 +132,9 @@ fn ascii_repertoire(e: &Expr) -> bool {
         Expr::Cast { expr, to } if is_string(to) => {
             !is_string(&expr.data_type()) || ascii_repertoire(expr)
         }
-        Expr::Function {
-            func:
-                ScalarFunc::Concat
-                | ScalarFunc::Coalesce
-                | ScalarFunc::NullIf
-                | ScalarFunc::Substring
-                | ScalarFunc::Upper
-                | ScalarFunc::Lower
-                | ScalarFunc::Trim
-                | ScalarFunc::LTrim
-                | ScalarFunc::RTrim
-                | ScalarFunc::Left
-                | ScalarFunc::Right
-                | ScalarFunc::Replace
-                | ScalarFunc::Reverse
-                | ScalarFunc::Repeat
-                | ScalarFunc::Lpad
-                | ScalarFunc::Rpad
-                | ScalarFunc::ConcatWs
-                | ScalarFunc::SubstringIndex,
-            args,
-            ..
-        } => args.iter().all(ascii_repertoire),
+        Expr::Function { func, args, .. } if combines_operands(*func) => {
+            args.iter().all(ascii_repertoire)
+        }
         Expr::Function {
             func: ScalarFunc::Hex | ScalarFunc::Space,
             ..
