@@ -13,8 +13,8 @@ use arrow_schema::{DataType, SchemaRef};
 use hashbrown::HashTable;
 use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::types::{is_decimal, pow10, rescale, rescale256, trim_pad};
-use quiver_common::{QuiverError, Result};
-use quiver_plan::AggFunc;
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::{AggFunc, ScalarFunc};
 
 use super::int_group_map::IntGroupMap;
 use super::packed_keys::{str_key_array, PackedLayout};
@@ -347,6 +347,16 @@ impl GroupTable {
         let ids = self.group_ids(&keys, batch.num_rows())?;
         for (acc, spec) in self.accs.iter_mut().zip(aggs) {
             acc.resize(self.groups);
+            if let Acc::Distinct {
+                tuple: Some(parts),
+                sets,
+                bytes,
+                ..
+            } = acc
+            {
+                update_tuples(parts, batch, &ids, sets, bytes)?;
+                continue;
+            }
             let arg = spec
                 .arg
                 .as_ref()
@@ -794,10 +804,119 @@ enum Acc {
         /// COUNT(DISTINCT) of strings under a non-default collation keeps
         /// normalized keys.
         collation: Option<Collation>,
+        /// COUNT(DISTINCT a, b, ..): the parts, each compared under its own
+        /// collation (see [`tuple_parts`]).
+        tuple: Option<Vec<PhysicalExpr>>,
         /// Bytes the sets hold: entries (with the table's spare room) and
         /// string bytes.
         bytes: usize,
     },
+}
+
+/// The parts of COUNT(DISTINCT a, b, ..) from the one argument the binder
+/// makes of them: `CASE WHEN <a part is NULL> THEN NULL ELSE CONCAT(
+/// CHAR_LENGTH(a), ':', a, CHAR_LENGTH(b), ':', b, .., z) END` (each part a
+/// string: a string expression under its collation, anything else cast).
+/// That string is one value per tuple, but compared as one string it
+/// ignores the parts' collations (`'a'` and `'A'` under `_ci`, trailing
+/// spaces under PAD SPACE); the parts let each be compared under its own.
+fn tuple_parts(e: &PhysicalExpr) -> Option<Vec<PhysicalExpr>> {
+    let e = match e {
+        PhysicalExpr::Collate(inner, _) => inner.as_ref(),
+        e => e,
+    };
+    let PhysicalExpr::Case {
+        branches,
+        else_expr: Some(key),
+        ..
+    } = e
+    else {
+        return None;
+    };
+    let [(_, PhysicalExpr::Literal(ScalarValue::Null, _))] = branches.as_slice() else {
+        return None;
+    };
+    let PhysicalExpr::Function {
+        func: ScalarFunc::Concat,
+        args,
+        ..
+    } = key.as_ref()
+    else {
+        return None;
+    };
+    let same = |a: &PhysicalExpr, b: &PhysicalExpr| format!("{a:?}") == format!("{b:?}");
+    let mut parts = vec![];
+    let mut rest = args.as_slice();
+    loop {
+        match rest {
+            [last] => {
+                parts.push(last.clone());
+                break;
+            }
+            [PhysicalExpr::Cast {
+                expr: len,
+                to: DataType::Utf8,
+            }, PhysicalExpr::Literal(ScalarValue::Utf8(sep), _), part, tail @ ..]
+                if sep == ":"
+                    && matches!(len.as_ref(), PhysicalExpr::Function {
+                        func: ScalarFunc::CharLength,
+                        args,
+                        ..
+                    } if args.len() == 1 && same(&args[0], part)) =>
+            {
+                parts.push(part.clone());
+                rest = tail;
+            }
+            _ => return None,
+        }
+    }
+    (parts.len() > 1).then_some(parts)
+}
+
+/// Adds the tuples of `parts` (rows with no NULL part) to the sets of
+/// groups `ids`: each part as its collation's normalized key (trailing
+/// spaces removed under the default collation), each preceded by its
+/// length so that distinct tuples make distinct values.
+fn update_tuples(
+    parts: &[PhysicalExpr],
+    batch: &RecordBatch,
+    ids: &[u32],
+    sets: &mut [HashSet<DistinctValue>],
+    bytes: &mut usize,
+) -> Result<()> {
+    let arrays = parts
+        .iter()
+        .map(|p| cast_array(&p.evaluate_array(batch)?, &DataType::Utf8))
+        .collect::<Result<Vec<_>>>()?;
+    let strings: Vec<&arrow_array::StringArray> = arrays.iter().map(|a| a.as_string()).collect();
+    let collations: Vec<Option<Collation>> = parts
+        .iter()
+        .map(|p| Some(p.collation()).filter(|c| *c != quiver_plan::default_collation()))
+        .collect();
+    let mut key = Vec::new();
+    for (i, g) in ids.iter().enumerate() {
+        if strings.iter().any(|s| s.is_null(i)) {
+            continue;
+        }
+        key.clear();
+        for (s, c) in strings.iter().zip(&collations) {
+            let at = key.len();
+            key.extend_from_slice(&[0; 4]);
+            let x = s.value(i).as_bytes();
+            match c {
+                Some(c) => c.normalized_key(x, &mut key),
+                None => key.extend_from_slice(trim_pad(x)),
+            }
+            let len = (key.len() - at - 4) as u32;
+            key[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        }
+        let v = DistinctValue::Bytes(key.clone());
+        let size = distinct_value_bytes(&v);
+        if sets[*g as usize].insert(v) {
+            *bytes += size;
+        }
+    }
+    Ok(())
 }
 
 /// Bytes of one distinct value in a set: the slot, its control byte and
@@ -860,11 +979,13 @@ impl Acc {
             .map(|a| a.collation())
             .filter(|c| *c != quiver_plan::default_collation());
         if spec.distinct && spec.func != AggFunc::Min && spec.func != AggFunc::Max {
+            let count = spec.func == AggFunc::Count;
             return Acc::Distinct {
                 func: spec.func,
                 sets: vec![],
                 input: None,
-                collation: collation.filter(|_| spec.func == AggFunc::Count),
+                collation: collation.filter(|_| count),
+                tuple: spec.arg.as_ref().filter(|_| count).and_then(tuple_parts),
                 bytes: 0,
             };
         }
@@ -2030,5 +2151,102 @@ mod tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tuple_tests {
+    use super::*;
+    use arrow_array::{Int64Array, StringArray};
+    use arrow_schema::{Field, Schema};
+
+    /// COUNT(DISTINCT a, b) as the binder builds it: each part compared
+    /// under its own collation, NULL parts skipped.
+    #[test]
+    fn count_distinct_tuples_compare_parts_under_their_collations() {
+        let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
+        let a = PhysicalExpr::Collate(Box::new(PhysicalExpr::Column(1)), ci);
+        let b = PhysicalExpr::Column(2);
+        let len = |p: &PhysicalExpr| PhysicalExpr::Cast {
+            expr: Box::new(PhysicalExpr::Function {
+                func: ScalarFunc::CharLength,
+                args: vec![p.clone()],
+                data_type: DataType::Int64,
+            }),
+            to: DataType::Utf8,
+        };
+        let is_null = |p: &PhysicalExpr| PhysicalExpr::Unary {
+            op: quiver_plan::UnaryOp::IsNull,
+            expr: Box::new(p.clone()),
+        };
+        let key = PhysicalExpr::Case {
+            branches: vec![(
+                PhysicalExpr::Binary {
+                    op: quiver_plan::BinaryOp::Or,
+                    left: Box::new(is_null(&a)),
+                    right: Box::new(is_null(&b)),
+                    data_type: DataType::Boolean,
+                    collation: quiver_plan::default_collation(),
+                },
+                PhysicalExpr::Literal(ScalarValue::Null, DataType::Utf8),
+            )],
+            else_expr: Some(Box::new(PhysicalExpr::Function {
+                func: ScalarFunc::Concat,
+                args: vec![
+                    len(&a),
+                    PhysicalExpr::Literal(ScalarValue::Utf8(":".into()), DataType::Utf8),
+                    a.clone(),
+                    b.clone(),
+                ],
+                data_type: DataType::Utf8,
+            })),
+            data_type: DataType::Utf8,
+        };
+        assert_eq!(tuple_parts(&key).map(|p| p.len()), Some(2));
+        let spec = AggregateSpec {
+            func: AggFunc::Count,
+            arg: Some(key),
+            distinct: true,
+            output_type: DataType::Int64,
+            text: String::new(),
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("i", DataType::Int64, false),
+            Field::new("a", DataType::Utf8, true),
+            Field::new("b", DataType::Utf8, true),
+        ]));
+        let rows = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from(vec![0; 8])),
+                Arc::new(StringArray::from(vec![
+                    Some("a"),
+                    Some("A"),
+                    Some("a "),
+                    Some("é"),
+                    Some("a"),
+                    None,
+                    Some("ab"),
+                    Some("a"),
+                ])),
+                Arc::new(StringArray::from(vec![
+                    Some("x"),
+                    Some("x"),
+                    Some("x  "),
+                    Some("x"),
+                    Some("X"),
+                    Some("x"),
+                    Some("c"),
+                    Some("bc"),
+                ])),
+            ],
+        )
+        .unwrap();
+        let aggs = vec![spec];
+        let mut t = GroupTable::new(&[], &aggs);
+        t.update(&rows, &[], &aggs).unwrap();
+        let out = t.accs.pop().unwrap().finish(&DataType::Int64, 1).unwrap();
+        // (a, x) thrice, (é, x), (a, X), (ab, c), (a, bc); NULL skipped.
+        assert_eq!(out.as_primitive::<Int64Type>().value(0), 5);
     }
 }
