@@ -18,7 +18,8 @@ use quiver_plan::{AggFunc, ScalarFunc};
 
 use super::int_group_map::IntGroupMap;
 use super::packed_keys::{str_key_array, PackedLayout};
-use super::str_group_map::StrGroupMap;
+use super::scan::{take_scan_position, ScanPosition};
+use super::str_group_map::{splice, StrGroupMap};
 use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, scaled_div, PhysicalExpr};
@@ -68,14 +69,29 @@ impl AggregateExec {
     }
 
     fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
+        // With several partitions a group's rows, and the spellings of its
+        // key, are spread over partial tables: where equal keys can differ
+        // in their bytes, each table notes where its groups were first seen
+        // so that the merge keeps the spelling of the first row.
+        let several = self.input.output_partitions() > 1;
+        let keys = several && self.keys_can_differ();
+        let values = several && self.values_can_differ();
+        let track = keys || values;
         let tables = for_each_partition(&self.input, ctx, |stream| {
-            let mut table = GroupTable::new(&self.group_types, &self.aggs);
+            let mut table = GroupTable::tracking(&self.group_types, &self.aggs, keys, values);
             let mut memory = OwnedReservation::new(ctx);
             let mut reserved = 0;
+            // Positions are those of batches pulled from here on.
+            take_scan_position();
             for batch in stream {
                 let batch = batch?;
                 ctx.check_cancelled()?;
-                table.update(&batch, &self.group, &self.aggs)?;
+                let at = if track {
+                    table.batch_position(take_scan_position())
+                } else {
+                    0
+                };
+                table.update_at(&batch, &self.group, &self.aggs, at)?;
                 let size = table.memory_size();
                 if size > reserved + (1 << 20) {
                     memory.grow(size - reserved)?;
@@ -84,18 +100,216 @@ impl AggregateExec {
             }
             Ok((table, memory))
         })?;
-        let mut it = tables.into_iter();
-        let (mut total, _m) = it
+        let classes = order_classes(tables.iter().map(|(t, _)| t.seen.scan));
+        let mut it = tables.into_iter().zip(classes);
+        let ((mut total, _m), class) = it
             .next()
             .ok_or_else(|| QuiverError::internal("aggregate without input partitions"))?;
+        total.set_class(class);
         let mut keep = vec![_m];
-        for (t, m) in it {
-            total.merge(t)?;
+        let mut it = it.peekable();
+        while let Some(((t, m), class)) = it.next() {
+            total.merge_in(t, class, it.peek().is_none())?;
             keep.push(m);
         }
         let batch = total.finish(&self.schema, &self.aggs)?;
         Ok(Arc::new(vec![batch]))
     }
+
+    /// Whether two rows of one group can show different keys: some key is
+    /// a string under a collation where equal is not identical (case or
+    /// accents fold, or trailing spaces pad).
+    fn keys_can_differ(&self) -> bool {
+        self.group
+            .iter()
+            .zip(&self.group_types)
+            .any(|(g, t)| is_string_type(t) && !is_exact(g.collation()))
+    }
+
+    /// Whether a string MIN or MAX can tie distinct values.
+    fn values_can_differ(&self) -> bool {
+        self.aggs.iter().any(|a| {
+            !a.distinct
+                && matches!(a.func, AggFunc::Min | AggFunc::Max)
+                && a.output_type == DataType::Utf8
+                && a.arg.as_ref().is_some_and(|e| !is_exact(e.collation()))
+        })
+    }
+}
+
+fn is_string_type(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+    )
+}
+
+/// Whether strings equal under `c` are the same bytes.
+fn is_exact(c: Collation) -> bool {
+    c.is_binary_eq() && !c.is_pad_space()
+}
+
+/// Which scan a partial table's positions are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum SeenIn {
+    /// No batch yet.
+    #[default]
+    Nothing,
+    /// Every batch came from this scan (`ScanPosition::scan`).
+    Scan(usize),
+    /// Some batch came from no known scan position, or from another scan:
+    /// positions only order the table's own rows.
+    Unknown,
+}
+
+/// Where the rows of each partial table (in partition order) are in the
+/// input, as the high bits of their positions: the partitions of one scan
+/// share the class of the first of them (their morsels order their rows),
+/// any other partition is a class of its own, and classes go in partition
+/// order (the inputs of a UNION ALL in turn).
+fn order_classes(scans: impl Iterator<Item = SeenIn>) -> Vec<Position> {
+    let scans: Vec<SeenIn> = scans.collect();
+    (0..scans.len())
+        .map(|p| {
+            let first = match scans[p] {
+                SeenIn::Scan(id) => scans
+                    .iter()
+                    .position(|s| *s == SeenIn::Scan(id))
+                    .unwrap_or(p),
+                _ => p,
+            };
+            (first.min(CLASS_MAX as usize) as Position) << CLASS_SHIFT
+        })
+        .collect()
+}
+
+/// A row's position as far as rows of different partial tables compare:
+/// its table's class, then the morsel (or batch) it came in. The rows of
+/// one morsel are all in one table, which keeps first-seen order itself.
+type Position = u32;
+const CLASS_SHIFT: u32 = 24;
+const CLASS_MAX: Position = (1 << (Position::BITS - CLASS_SHIFT)) - 1;
+const MORSEL_MAX: u64 = (1 << CLASS_SHIFT) - 1;
+/// The position of a group (or value) not seen.
+const UNSEEN: Position = Position::MAX;
+/// In [`FirstSeen::reps`]: the group shows its own key.
+const OWN_KEY: u32 = u32::MAX;
+
+impl FirstSeen {
+    /// Notes the position of the groups a batch at `at` made (ids from
+    /// `first.len()` up to `groups`).
+    fn record(&mut self, groups: usize, at: Position) {
+        if self.first.len() < groups {
+            self.first.resize(groups, at);
+        }
+    }
+
+    /// Groups shown with the key of a merged table: (group, source, row)
+    /// by group, one for each (the last merged).
+    fn final_reps(&self) -> Vec<(u32, u32, u32)> {
+        let mut reps = self.reps.clone();
+        // Stable: in merge order within a group.
+        reps.sort_by_key(|r| r.0);
+        let mut out: Vec<(u32, u32, u32)> = Vec::with_capacity(reps.len());
+        for r in reps {
+            match out.last_mut() {
+                Some(l) if l.0 == r.0 => *l = r,
+                _ => out.push(r),
+            }
+        }
+        out
+    }
+
+    /// For string key column `c` whose group `g` shows `current(g)` (None:
+    /// NULL), the groups to show another key, and that key (in group
+    /// order): where the bytes differ (mostly they do not).
+    fn patches<'a>(
+        &'a self,
+        reps: &[(u32, u32, u32)],
+        c: usize,
+        current: impl Fn(usize) -> Option<&'a [u8]>,
+    ) -> Vec<(usize, &'a [u8])> {
+        let mut patches = vec![];
+        for &(g, src, k) in reps {
+            let (g, k) = (g as usize, k as usize);
+            if src == OWN_KEY {
+                continue;
+            }
+            let Some(o) = self.sources[src as usize][c].as_string_opt::<i32>() else {
+                continue;
+            };
+            if o.is_valid(k) {
+                let v = o.value(k).as_bytes();
+                if current(g).is_some_and(|cur| cur != v) {
+                    patches.push((g, v));
+                }
+            }
+        }
+        patches
+    }
+
+    /// The key columns `keys` (one value per group) with the keys of
+    /// groups first seen in a merged table taken from that table, where
+    /// their bytes differ.
+    fn representatives(&self, keys: Vec<ArrayRef>) -> Result<Vec<ArrayRef>> {
+        if self.reps.is_empty() {
+            return Ok(keys);
+        }
+        let reps = self.final_reps();
+        keys.iter()
+            .enumerate()
+            .map(|(c, a)| {
+                let Some(s) = a.as_string_opt::<i32>() else {
+                    // Values of other types that group together are the same.
+                    return Ok(a.clone());
+                };
+                let patches =
+                    self.patches(&reps, c, |g| s.is_valid(g).then(|| s.value(g).as_bytes()));
+                Ok(match patches.is_empty() {
+                    true => a.clone(),
+                    false => Arc::new(patch_strings(s, &patches)?) as ArrayRef,
+                })
+            })
+            .collect()
+    }
+}
+
+/// `a` with the values of rows `patches` (in row order) replaced.
+fn patch_strings(
+    a: &arrow_array::StringArray,
+    patches: &[(usize, &[u8])],
+) -> Result<arrow_array::StringArray> {
+    let offsets = a.value_offsets();
+    let (offsets, bytes) = splice(a.len(), |i| offsets[i] as usize, a.value_data(), patches)?;
+    arrow_array::StringArray::try_new(
+        arrow_buffer::OffsetBuffer::new(offsets.into()),
+        bytes.into(),
+        a.nulls().cloned(),
+    )
+    .map_err(|e| QuiverError::internal(format!("GROUP BY keys: {e}")))
+}
+
+/// First-seen bookkeeping of a partial table (see [`AggregateExec::run`]).
+#[derive(Debug, Default)]
+struct FirstSeen {
+    /// Which scan the positions are in.
+    scan: SeenIn,
+    /// Batches so far: the position of a batch no scan position came with.
+    batches: u64,
+    /// Whether positions are kept at all.
+    on: bool,
+    /// Per group, the position of its first row.
+    first: Vec<Position>,
+    /// Groups whose first row is in a table merged in later, in merge
+    /// order (a later entry for a group replaces an earlier one): group
+    /// `.0` shows row `.2` of `sources[.1]` (its own key for `OWN_KEY`).
+    reps: Vec<(u32, u32, u32)>,
+    /// Key arrays of merged tables that hold some group's first row.
+    sources: Vec<Vec<ArrayRef>>,
 }
 
 impl ExecutionPlan for AggregateExec {
@@ -149,16 +363,37 @@ struct GroupTable {
     strs: Option<StrGroupMap>,
     groups: usize,
     accs: Vec<Acc>,
+    /// Where groups were first seen, when kept (see [`AggregateExec::run`]).
+    seen: FirstSeen,
 }
 
 impl GroupTable {
+    /// A table that keeps no positions (one partition, or keys and values
+    /// where equal is identical).
+    #[cfg(test)]
     fn new(types: &[DataType], aggs: &[AggregateSpec]) -> GroupTable {
+        GroupTable::tracking(types, aggs, false, false)
+    }
+
+    /// A table that notes where each group was first seen (with `keys`)
+    /// and where each string MIN/MAX of a collation that ties distinct
+    /// values was (with `values`).
+    fn tracking(
+        types: &[DataType],
+        aggs: &[AggregateSpec],
+        keys: bool,
+        values: bool,
+    ) -> GroupTable {
         let groups = if types.is_empty() { 1 } else { 0 };
-        let mut accs: Vec<Acc> = aggs.iter().map(Acc::new).collect();
+        let mut accs: Vec<Acc> = aggs.iter().map(|a| Acc::new(a, values)).collect();
         for a in &mut accs {
             a.resize(groups);
         }
         GroupTable {
+            seen: FirstSeen {
+                on: keys && !types.is_empty(),
+                ..Default::default()
+            },
             types: types.to_vec(),
             keys: None,
             hashes: vec![],
@@ -297,6 +532,23 @@ impl GroupTable {
         ids
     }
 
+    /// The keys the groups show: [`GroupTable::key_arrays`] with the
+    /// spelling of each group's first row (see [`FirstSeen`]).
+    fn shown_keys(&self) -> Result<Option<Vec<ArrayRef>>> {
+        if self.seen.reps.is_empty() {
+            return self.key_arrays();
+        }
+        if let (Some(m), Some(DataType::Utf8)) = (&self.strs, self.types.first()) {
+            // Patched as the keys are copied out of the map.
+            let reps = self.seen.final_reps();
+            let patches = self.seen.patches(&reps, 0, |g| m.key_bytes(g));
+            return Ok(Some(vec![m.keys_patched(&patches)?]));
+        }
+        self.key_arrays()?
+            .map(|k| self.seen.representatives(k))
+            .transpose()
+    }
+
     /// The group keys as arrays of the GROUP BY types, in group id order.
     fn key_arrays(&self) -> Result<Option<Vec<ArrayRef>>> {
         // Keys hashed as their text (wide decimals) go back to their type.
@@ -334,17 +586,61 @@ impl GroupTable {
         self.keys.as_ref().map(|k| k.to_arrays()).transpose()
     }
 
+    /// The position of the first row of the next batch (its class bits
+    /// 0), from where its scan says it is.
+    fn batch_position(&mut self, p: Option<ScanPosition>) -> Position {
+        let f = &mut self.seen;
+        f.batches += 1;
+        let at = match (p, f.scan) {
+            (Some(p), SeenIn::Nothing) => {
+                f.scan = SeenIn::Scan(p.scan);
+                p.morsel
+            }
+            (Some(p), SeenIn::Scan(id)) if p.scan == id => p.morsel,
+            _ => {
+                f.scan = SeenIn::Unknown;
+                f.batches
+            }
+        };
+        at.min(MORSEL_MAX) as Position
+    }
+
+    /// Puts the table's positions in `class` (see [`order_classes`]).
+    fn set_class(&mut self, class: Position) {
+        for p in &mut self.seen.first {
+            *p |= class;
+        }
+        for a in &mut self.accs {
+            a.set_class(class);
+        }
+    }
+
+    #[cfg(test)]
     fn update(
         &mut self,
         batch: &RecordBatch,
         group: &[PhysicalExpr],
         aggs: &[AggregateSpec],
     ) -> Result<()> {
+        self.update_at(batch, group, aggs, 0)
+    }
+
+    /// Adds a batch whose first row is at position `at`.
+    fn update_at(
+        &mut self,
+        batch: &RecordBatch,
+        group: &[PhysicalExpr],
+        aggs: &[AggregateSpec],
+        at: Position,
+    ) -> Result<()> {
         let keys = group
             .iter()
             .map(|g| KeyColumn::collated(&g.evaluate_array(batch)?, g.collation()))
             .collect::<Result<Vec<_>>>()?;
         let ids = self.group_ids(&keys, batch.num_rows())?;
+        if self.seen.on {
+            self.seen.record(self.groups, at);
+        }
         for (acc, spec) in self.accs.iter_mut().zip(aggs) {
             acc.resize(self.groups);
             if let Acc::Distinct {
@@ -362,12 +658,26 @@ impl GroupTable {
                 .as_ref()
                 .map(|a| a.evaluate_array(batch))
                 .transpose()?;
-            acc.update(&ids, arg.as_ref())?;
+            acc.update(&ids, arg.as_ref(), at)?;
         }
         Ok(())
     }
 
+    #[cfg(test)]
     fn merge(&mut self, other: GroupTable) -> Result<()> {
+        self.merge_in(other, 0, false)
+    }
+
+    /// Folds in the table of a later partition, its positions in `class`
+    /// (`last`: no table is merged after it). Where both saw a group, the
+    /// key it shows is the one of the earlier first row.
+    fn merge_in(&mut self, other: GroupTable, class: Position, last: bool) -> Result<()> {
+        let before = self.groups;
+        // The other table's keys as arrays, where the merge makes them.
+        let mut arrays = None;
+        // Per group of the other table, whether its key has other bytes
+        // than ours, where known.
+        let mut spelled: Option<Vec<bool>> = None;
         let ids: Vec<u32> = match (&other.ints, &other.keys) {
             (Some(m), _) if other.packed.is_some() => {
                 let layout = other.packed.expect("checked");
@@ -392,13 +702,32 @@ impl GroupTable {
                     Some(c) => KeyColumn::collated(&keys, c)?,
                     None => KeyColumn::new(&keys)?,
                 };
-                self.group_ids(&[key], other.groups)?
+                arrays = Some(vec![keys]);
+                match (&mut self.strs, &key.values) {
+                    // What `group_ids` does with one string key once the
+                    // table holds strings, noting spellings.
+                    (Some(own), KeyValues::Str(s)) if self.seen.on && self.keys.is_none() => {
+                        let mut ids = Vec::with_capacity(other.groups);
+                        let mut differs = Vec::with_capacity(other.groups);
+                        own.group_ids_spelled(
+                            s,
+                            key.nulls.as_ref(),
+                            other.groups,
+                            &mut ids,
+                            &mut differs,
+                        );
+                        self.groups = own.len();
+                        spelled = Some(differs);
+                        ids
+                    }
+                    _ => self.group_ids(&[key], other.groups)?,
+                }
             }
             (None, None) if self.types.is_empty() => vec![0],
             (None, None) => vec![],
             (None, Some(k)) => {
-                let arrays = k.to_arrays()?;
-                let keys = arrays
+                let a = k.to_arrays()?;
+                let keys = a
                     .iter()
                     .enumerate()
                     .map(|(i, a)| match k.collation(i) {
@@ -406,18 +735,66 @@ impl GroupTable {
                         None => KeyColumn::new(a),
                     })
                     .collect::<Result<Vec<_>>>()?;
+                arrays = Some(a);
                 self.group_ids(&keys, other.groups)?
             }
         };
+        if self.seen.on {
+            let f = &mut self.seen;
+            let source = f.sources.len() as u32;
+            let mut replaced = false;
+            // In the last merge, before any group shows another table's
+            // key, a group the other table spells as we do keeps our key
+            // (where it was first seen matters no more).
+            let skip_same = last && f.reps.is_empty();
+            let position = |k: usize| other.seen.first.get(k).map_or(UNSEEN, |p| p | class);
+            for (k, &g) in ids.iter().enumerate() {
+                let g = g as usize;
+                let differs = spelled.as_ref().is_none_or(|d| d[k]);
+                if g >= before {
+                    // A group new to us: its key is the other table's.
+                    if !last {
+                        if f.first.len() <= g {
+                            f.first.resize(g + 1, UNSEEN);
+                        }
+                        f.first[g] = position(k);
+                    }
+                    continue;
+                }
+                if !differs && skip_same {
+                    continue;
+                }
+                let p = position(k);
+                if p < f.first[g] {
+                    f.first[g] = p;
+                    if differs {
+                        f.reps.push((g as u32, source, k as u32));
+                        replaced = true;
+                    } else if !f.reps.is_empty() {
+                        // Our own key again, over any other shown before.
+                        f.reps.push((g as u32, OWN_KEY, 0));
+                    }
+                }
+            }
+            if replaced {
+                let keys = match arrays {
+                    Some(a) => a,
+                    None => other
+                        .key_arrays()?
+                        .ok_or_else(|| QuiverError::internal("merged groups without keys"))?,
+                };
+                self.seen.sources.push(keys);
+            }
+        }
         for (a, b) in self.accs.iter_mut().zip(other.accs) {
             a.resize(self.groups);
-            a.merge(b, &ids)?;
+            a.merge(b, &ids, class)?;
         }
         Ok(())
     }
 
     fn finish(self, schema: &SchemaRef, aggs: &[AggregateSpec]) -> Result<RecordBatch> {
-        let mut cols: Vec<ArrayRef> = match self.key_arrays()? {
+        let mut cols: Vec<ArrayRef> = match self.shown_keys()? {
             Some(k) => k,
             None => self
                 .types
@@ -533,6 +910,8 @@ fn fold_min_max<T: PartialOrd + Copy>(
     }
 }
 
+/// With `first` (positions by group, and the batch's position) the
+/// position of each value kept is noted.
 fn min_max_strs<C: Collator>(
     k: C,
     s: &arrow_array::StringArray,
@@ -540,6 +919,7 @@ fn min_max_strs<C: Collator>(
     nulls: Option<&NullBuffer>,
     vals: &mut [Option<String>],
     min: bool,
+    mut first: Option<(&mut [Position], Position)>,
 ) {
     let beats = |x: &[u8], cur: &[u8]| {
         let o = k.compare(x, cur);
@@ -550,14 +930,20 @@ fn min_max_strs<C: Collator>(
         }
     };
     let valid = |i: usize| nulls.is_none_or(|n| n.is_valid(i));
+    // Whether `x` was stored.
     let store = |slot: &mut Option<String>, x: &str| match slot {
         Some(cur) => {
-            if beats(x.as_bytes(), cur.as_bytes()) {
+            let b = beats(x.as_bytes(), cur.as_bytes());
+            if b {
                 cur.clear();
                 cur.push_str(x);
             }
+            b
         }
-        None => *slot = Some(x.to_string()),
+        None => {
+            *slot = Some(x.to_string());
+            true
+        }
     };
     if let [g, ..] = ids {
         if vals.len() == 1 && *g == 0 {
@@ -601,14 +987,29 @@ fn min_max_strs<C: Collator>(
                 }
             }
             if let Some(b) = best {
-                store(&mut vals[0], b);
+                if store(&mut vals[0], b) {
+                    if let Some((f, at)) = first {
+                        f[0] = at;
+                    }
+                }
             }
             return;
         }
     }
-    for (i, g) in ids.iter().enumerate() {
-        if valid(i) {
-            store(&mut vals[*g as usize], s.value(i));
+    match &mut first {
+        None => {
+            for (i, g) in ids.iter().enumerate() {
+                if valid(i) {
+                    store(&mut vals[*g as usize], s.value(i));
+                }
+            }
+        }
+        Some((f, at)) => {
+            for (i, g) in ids.iter().enumerate() {
+                if valid(i) && store(&mut vals[*g as usize], s.value(i)) {
+                    f[*g as usize] = *at;
+                }
+            }
         }
     }
 }
@@ -796,6 +1197,11 @@ enum Acc {
         vals: Vec<Option<String>>,
         min: bool,
         collation: Collation,
+        /// Under a collation where distinct strings tie, with several
+        /// partitions: the position of each group's value (see
+        /// [`AggregateExec::run`]), so that the merge keeps the first of
+        /// tied values, as one scan does.
+        first: Option<Vec<Position>>,
     },
     Distinct {
         func: AggFunc,
@@ -971,7 +1377,8 @@ fn valid(a: &ArrayRef) -> Option<NullBuffer> {
 }
 
 impl Acc {
-    fn new(spec: &AggregateSpec) -> Acc {
+    /// The state of `spec`; with `track`, string MIN/MAX note positions.
+    fn new(spec: &AggregateSpec, track: bool) -> Acc {
         let input = spec.arg.as_ref().map(|_| spec.output_type.clone());
         let collation = spec
             .arg
@@ -1021,11 +1428,15 @@ impl Acc {
             AggFunc::Min | AggFunc::Max => {
                 let min = spec.func == AggFunc::Min;
                 match &spec.output_type {
-                    DataType::Utf8 => Acc::MinMaxStr {
-                        vals: vec![],
-                        min,
-                        collation: collation.unwrap_or_else(quiver_plan::default_collation),
-                    },
+                    DataType::Utf8 => {
+                        let collation = collation.unwrap_or_else(quiver_plan::default_collation);
+                        Acc::MinMaxStr {
+                            vals: vec![],
+                            min,
+                            collation,
+                            first: (track && !is_exact(collation)).then(Vec::new),
+                        }
+                    }
                     DataType::Float64 | DataType::Float32 => Acc::MinMaxFloat {
                         vals: vec![],
                         seen: vec![],
@@ -1086,12 +1497,27 @@ impl Acc {
                 vals.resize(n, i256::ZERO);
                 seen.resize(n, false);
             }
-            Acc::MinMaxStr { vals, .. } => vals.resize(n, None),
+            Acc::MinMaxStr { vals, first, .. } => {
+                vals.resize(n, None);
+                if let Some(f) = first {
+                    f.resize(n, UNSEEN);
+                }
+            }
             Acc::Distinct { sets, .. } => sets.resize_with(n, HashSet::new),
         }
     }
 
-    fn update(&mut self, ids: &[u32], arg: Option<&ArrayRef>) -> Result<()> {
+    /// Puts the positions of a partial state in `class` (see [`order_classes`]).
+    fn set_class(&mut self, class: Position) {
+        if let Acc::MinMaxStr { first: Some(f), .. } = self {
+            for p in f.iter_mut().filter(|p| **p != UNSEEN) {
+                *p |= class;
+            }
+        }
+    }
+
+    /// Adds the rows of a batch at position `at` (of groups `ids`).
+    fn update(&mut self, ids: &[u32], arg: Option<&ArrayRef>, at: Position) -> Result<()> {
         let nulls = arg.and_then(valid);
         let is_valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
         match self {
@@ -1202,18 +1628,21 @@ impl Acc {
                 vals,
                 min,
                 collation,
+                first,
             } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
                 let a = cast_array(a, &DataType::Utf8)?;
                 let s = a.as_string::<i32>();
                 let min = *min;
+                let first = first.as_deref_mut().map(|f| (f, at));
                 with_collator!(*collation, |k| min_max_strs(
                     k,
                     s,
                     ids,
                     nulls.as_ref(),
                     vals,
-                    min
+                    min,
+                    first
                 ));
             }
             Acc::Distinct {
@@ -1273,8 +1702,9 @@ impl Acc {
         Ok(())
     }
 
-    /// Folds `other`'s groups into ours; `ids[k]` is our id of its group k.
-    fn merge(&mut self, other: Acc, ids: &[u32]) -> Result<()> {
+    /// Folds `other`'s groups into ours; `ids[k]` is our id of its group k,
+    /// `class` the class of its positions (it is of a later partition).
+    fn merge(&mut self, other: Acc, ids: &[u32], class: Position) -> Result<()> {
         match (self, other) {
             (Acc::Count { counts, .. }, Acc::Count { counts: o, .. }) => {
                 for (k, g) in ids.iter().enumerate() {
@@ -1378,14 +1808,40 @@ impl Acc {
                     vals,
                     min,
                     collation,
+                    first,
                 },
-                Acc::MinMaxStr { vals: ov, .. },
+                Acc::MinMaxStr {
+                    vals: ov,
+                    first: of,
+                    ..
+                },
             ) => {
                 for (k, v) in ov.into_iter().enumerate() {
                     let Some(x) = v else { continue };
-                    let slot = &mut vals[ids[k] as usize];
-                    if beats(&x, slot.as_deref(), *min, *collation) {
-                        *slot = Some(x);
+                    let g = ids[k] as usize;
+                    let slot = &mut vals[g];
+                    match (first.as_deref_mut(), of.as_deref()) {
+                        // Of tied values the one seen first.
+                        (Some(f), Some(of)) => {
+                            let p = of[k] | class;
+                            let take = match slot.as_deref() {
+                                None => true,
+                                Some(cur) => {
+                                    let o = collation.compare(x.as_bytes(), cur.as_bytes());
+                                    (if *min { o.is_lt() } else { o.is_gt() })
+                                        || (o.is_eq() && p < f[g])
+                                }
+                            };
+                            if take {
+                                *slot = Some(x);
+                                f[g] = p;
+                            }
+                        }
+                        _ => {
+                            if beats(&x, slot.as_deref(), *min, *collation) {
+                                *slot = Some(x);
+                            }
+                        }
                     }
                 }
             }
@@ -2248,5 +2704,210 @@ mod tuple_tests {
         let out = t.accs.pop().unwrap().finish(&DataType::Int64, 1).unwrap();
         // (a, x) thrice, (é, x), (a, X), (ab, c), (a, bc); NULL skipped.
         assert_eq!(out.as_primitive::<Int64Type>().value(0), 5);
+    }
+}
+
+#[cfg(test)]
+mod first_seen_tests {
+    use super::*;
+    use arrow_array::{Int64Array, StringArray};
+    use arrow_schema::{Field, Schema};
+
+    fn batch(ids: &[i64], strs: &[&str]) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("i", DataType::Int64, false),
+            Field::new("s", DataType::Utf8, false),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from(ids.to_vec())),
+                Arc::new(StringArray::from(strs.to_vec())),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn strings(a: &ArrayRef) -> Vec<String> {
+        a.as_string::<i32>()
+            .iter()
+            .map(|s| s.unwrap_or("NULL").to_string())
+            .collect()
+    }
+
+    /// Two partitions of one scan that took its morsels out of order: the
+    /// first partition morsel 1, the second morsel 0. Keys and tied MINs
+    /// show the spelling of morsel 0's rows.
+    #[test]
+    fn merge_keeps_the_spelling_of_the_earliest_row() {
+        let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
+        let s = PhysicalExpr::Collate(Box::new(PhysicalExpr::Column(1)), ci);
+        let min = AggregateSpec {
+            func: AggFunc::Min,
+            arg: Some(s.clone()),
+            distinct: false,
+            output_type: DataType::Utf8,
+            text: String::new(),
+        };
+        // One string key (StrGroupMap), a string and an integer (the
+        // general table), a default-collation key whose spellings differ in
+        // trailing spaces (packed keys that stop packing).
+        let shapes: Vec<(Vec<PhysicalExpr>, Vec<DataType>)> = vec![
+            (vec![s.clone()], vec![DataType::Utf8]),
+            (
+                vec![s.clone(), PhysicalExpr::Column(0)],
+                vec![DataType::Utf8, DataType::Int64],
+            ),
+            (vec![PhysicalExpr::Column(1)], vec![DataType::Utf8]),
+        ];
+        for (shape, (group, types)) in shapes.into_iter().enumerate() {
+            let aggs = vec![min.clone()];
+            let (early, late) = if shape == 2 {
+                (
+                    batch(&[0, 0, 0], &["ab", "cd ", "x"]),
+                    batch(&[0, 0, 0, 0], &["x", "ab  ", "cd", "e"]),
+                )
+            } else {
+                (
+                    batch(&[0, 0, 0], &["ab", "Cd ", "x"]),
+                    batch(&[0, 0, 0, 0], &["x", "AB ", "cd", "e"]),
+                )
+            };
+            let run = |parts: Vec<(u64, &RecordBatch)>| {
+                let mut tables = vec![];
+                for (p, (morsel, b)) in parts.into_iter().enumerate() {
+                    let mut t = GroupTable::tracking(&types, &aggs, true, true);
+                    let at = t.batch_position(Some(ScanPosition { scan: 7, morsel }));
+                    t.update_at(b, &group, &aggs, at).unwrap();
+                    tables.push((p, t));
+                }
+                let classes = order_classes(tables.iter().map(|(_, t)| t.seen.scan));
+                let mut it = tables.into_iter().zip(classes);
+                let ((_, mut total), class) = it.next().unwrap();
+                total.set_class(class);
+                for ((_, t), class) in it {
+                    total.merge_in(t, class, true).unwrap();
+                }
+                let mut fields: Vec<Field> = types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| Field::new(format!("k{i}"), t.clone(), true))
+                    .collect();
+                fields.push(Field::new("m", DataType::Utf8, true));
+                let out = total.finish(&Arc::new(Schema::new(fields)), &aggs).unwrap();
+                let keys = strings(out.column(0));
+                let mins = strings(out.column(out.num_columns() - 1));
+                let mut rows: Vec<(String, String)> = keys.into_iter().zip(mins).collect();
+                rows.sort();
+                rows
+            };
+            let in_order = run(vec![(0, &early), (1, &late)]);
+            let swapped = run(vec![(1, &late), (0, &early)]);
+            assert_eq!(in_order, swapped, "shape {shape}");
+            let want: Vec<(String, String)> = if shape == 2 {
+                vec![("ab", "ab"), ("cd ", "cd "), ("e", "e"), ("x", "x")]
+            } else {
+                vec![("Cd ", "Cd "), ("ab", "ab"), ("e", "e"), ("x", "x")]
+            }
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+            assert_eq!(in_order, want, "shape {shape}");
+        }
+    }
+
+    /// Three partitions: the key a group shows is that of the earliest of
+    /// the three, also when a later merge brings back our own spelling.
+    #[test]
+    fn three_partitions_show_the_earliest_spelling() {
+        let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
+        let s = PhysicalExpr::Collate(Box::new(PhysicalExpr::Column(1)), ci);
+        let shapes: Vec<(Vec<PhysicalExpr>, Vec<DataType>)> = vec![
+            (vec![s.clone()], vec![DataType::Utf8]),
+            (
+                vec![s.clone(), PhysicalExpr::Column(0)],
+                vec![DataType::Utf8, DataType::Int64],
+            ),
+        ];
+        // (morsel, spelling) of each partition; the earliest wins.
+        let cases: Vec<(Vec<(u64, &str)>, &str)> = vec![
+            (vec![(5, "a"), (2, "A"), (1, "a")], "a"),
+            (vec![(5, "a"), (2, "A"), (1, "a ")], "a "),
+            (vec![(5, "a"), (2, "A"), (3, "a ")], "A"),
+            (vec![(1, "a"), (2, "A"), (3, "a ")], "a"),
+            (vec![(3, "a"), (2, "a"), (1, "A")], "A"),
+        ];
+        for (shape, (group, types)) in shapes.iter().enumerate() {
+            for (parts, want) in &cases {
+                let aggs: Vec<AggregateSpec> = vec![];
+                let mut tables = vec![];
+                for (morsel, v) in parts {
+                    let mut t = GroupTable::tracking(types, &aggs, true, false);
+                    let at = t.batch_position(Some(ScanPosition {
+                        scan: 7,
+                        morsel: *morsel,
+                    }));
+                    t.update_at(&batch(&[0, 0], &[v, "b"]), group, &aggs, at)
+                        .unwrap();
+                    tables.push(t);
+                }
+                let classes = order_classes(tables.iter().map(|t| t.seen.scan));
+                let n = tables.len();
+                let mut it = tables.into_iter().zip(classes).enumerate();
+                let (_, (mut total, class)) = it.next().unwrap();
+                total.set_class(class);
+                for (i, (t, class)) in it {
+                    total.merge_in(t, class, i + 1 == n).unwrap();
+                }
+                let keys = total.shown_keys().unwrap().unwrap();
+                assert_eq!(
+                    strings(&keys[0]),
+                    vec![want.to_string(), "b".to_string()],
+                    "shape {shape} {parts:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn patched_strings_keep_the_other_rows() {
+        let a = StringArray::from(vec![
+            Some("zz"),
+            Some("ab"),
+            None,
+            Some(""),
+            Some("cd "),
+            Some("e"),
+        ]);
+        let a = a.slice(1, 5);
+        let out = patch_strings(&a, &[(0, b"AB  ".as_slice()), (3, b"CD"), (4, b"")]).unwrap();
+        let got: Vec<Option<&str>> = out.iter().collect();
+        assert_eq!(
+            got,
+            vec![Some("AB  "), None, Some(""), Some("CD"), Some("")]
+        );
+        let out = patch_strings(&a, &[(2, b"x".as_slice())]).unwrap();
+        let got: Vec<Option<&str>> = out.iter().collect();
+        assert_eq!(
+            got,
+            vec![Some("ab"), None, Some("x"), Some("cd "), Some("e")]
+        );
+    }
+
+    #[test]
+    fn partitions_of_one_scan_share_a_class() {
+        let scans = [
+            SeenIn::Scan(7),
+            SeenIn::Scan(7),
+            SeenIn::Scan(9),
+            SeenIn::Unknown,
+            SeenIn::Scan(9),
+            SeenIn::Nothing,
+        ];
+        let classes: Vec<Position> = order_classes(scans.into_iter())
+            .into_iter()
+            .map(|c| c >> CLASS_SHIFT)
+            .collect();
+        assert_eq!(classes, vec![0, 0, 2, 3, 2, 5]);
     }
 }

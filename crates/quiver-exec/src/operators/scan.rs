@@ -9,6 +9,7 @@
 //! show that a pushed-down `col <op> constant`, BETWEEN or IN cannot hold
 //! for any row are skipped without being read.
 
+use std::cell::Cell;
 use std::cmp::Ordering as Cmp;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -35,6 +36,31 @@ pub struct ScanExec {
     partitions: usize,
     morsels: OnceLock<Result<Arc<Morsels>>>,
     metrics: Arc<Metrics>,
+}
+
+thread_local! {
+    /// The scan and morsel of the batch a scan last returned on this
+    /// thread (see [`take_scan_position`]).
+    static SCAN_POSITION: Cell<Option<ScanPosition>> = const { Cell::new(None) };
+}
+
+/// Where a batch comes from in a scan: which scan (an identity shared by
+/// all partitions of one scan) and which of its morsels. Morsels are
+/// numbered in table order and each is read by one partition, so two
+/// batches of one scan are in table order by `morsel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanPosition {
+    pub scan: usize,
+    pub morsel: u64,
+}
+
+/// The position of the batch a scan last returned on this thread, cleared.
+/// An operator that pulls its input on its own thread through operators
+/// that stream batch by batch (filters, projections, a hash join's probe
+/// side) calls it after each batch to learn where that batch's rows are in
+/// the scan; `None` when no scan returned a batch since the last call.
+pub fn take_scan_position() -> Option<ScanPosition> {
+    SCAN_POSITION.with(|p| p.take())
 }
 
 #[derive(Debug)]
@@ -520,7 +546,15 @@ impl ExecutionPlan for ScanExec {
             };
             match filters.apply(batch) {
                 Ok(b) if b.num_rows() == 0 => continue,
-                other => return Some(other),
+                other => {
+                    SCAN_POSITION.with(|p| {
+                        p.set(Some(ScanPosition {
+                            scan: Arc::as_ptr(&morsels) as usize,
+                            morsel: i as u64,
+                        }))
+                    });
+                    return Some(other);
+                }
             }
         });
         Ok(metered(Box::new(stream), &self.metrics))

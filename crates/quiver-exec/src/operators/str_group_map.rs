@@ -109,8 +109,34 @@ impl StrGroupMap {
         rows: usize,
         out: &mut Vec<u32>,
     ) {
+        self.group_ids_noting::<false>(s, nulls, rows, out, &mut vec![])
+    }
+
+    /// [`StrGroupMap::group_ids`], also noting in `spelled` per row whether
+    /// it joined a group whose key has other bytes (another spelling under
+    /// the collation).
+    pub fn group_ids_spelled(
+        &mut self,
+        s: &StringArray,
+        nulls: Option<&NullBuffer>,
+        rows: usize,
+        out: &mut Vec<u32>,
+        spelled: &mut Vec<bool>,
+    ) {
+        self.group_ids_noting::<true>(s, nulls, rows, out, spelled)
+    }
+
+    fn group_ids_noting<const NOTE: bool>(
+        &mut self,
+        s: &StringArray,
+        nulls: Option<&NullBuffer>,
+        rows: usize,
+        out: &mut Vec<u32>,
+        spelled: &mut Vec<bool>,
+    ) {
         if let Some(c) = self.collation {
-            return with_collator!(c, |k| self.group_ids_collated(k, s, nulls, rows, out));
+            return with_collator!(c, |k| self
+                .group_ids_collated::<_, NOTE>(k, s, nulls, rows, out, spelled));
         }
         let offsets = s.value_offsets();
         let data = s.value_data();
@@ -119,6 +145,9 @@ impl StrGroupMap {
             if nulls.is_some_and(|n| n.is_null(i)) {
                 let g = self.null_group();
                 out.push(g);
+                if NOTE {
+                    spelled.push(false);
+                }
                 continue;
             }
             let value = &data[offsets[i] as usize..offsets[i + 1] as usize];
@@ -127,6 +156,9 @@ impl StrGroupMap {
             let found = self.table.find(h, |&g| {
                 self.hashes[g as usize] == h && trim_pad(self.key(g)) == key
             });
+            if NOTE {
+                spelled.push(found.is_some_and(|&g| self.key(g) != value));
+            }
             let g = match found {
                 Some(&g) => g,
                 None => {
@@ -181,13 +213,14 @@ impl StrGroupMap {
     /// bytes, so `short` maps those bytes to the group the collation's own
     /// hash and eq found for them the first time: repeated short keys (ship
     /// modes, flags) skip hashing and comparing.
-    fn group_ids_collated<C: Collator>(
+    fn group_ids_collated<C: Collator, const NOTE: bool>(
         &mut self,
         k: C,
         s: &StringArray,
         nulls: Option<&NullBuffer>,
         rows: usize,
         out: &mut Vec<u32>,
+        spelled: &mut Vec<bool>,
     ) {
         let offsets = s.value_offsets();
         let data = s.value_data();
@@ -196,12 +229,18 @@ impl StrGroupMap {
             if nulls.is_some_and(|n| n.is_null(i)) {
                 let g = self.null_group();
                 out.push(g);
+                if NOTE {
+                    spelled.push(false);
+                }
                 continue;
             }
             let at = offsets[i] as usize;
             let value = &data[at..offsets[i + 1] as usize];
             let short = Self::short_ascii_key::<C>(data, at, value);
             if let Some(g) = short.and_then(|key| self.short.get(&key)) {
+                if NOTE {
+                    spelled.push(self.key(*g) != value);
+                }
                 out.push(*g);
                 continue;
             }
@@ -211,6 +250,9 @@ impl StrGroupMap {
                     && Some(g) != self.null_group
                     && k.eq(self.key(g), value)
             });
+            if NOTE {
+                spelled.push(found.is_some_and(|&g| self.key(g) != value));
+            }
             let g = match found {
                 Some(&g) => g,
                 None => {
@@ -227,22 +269,71 @@ impl StrGroupMap {
         }
     }
 
+    /// The key of group `g` as first seen; `None` for the NULL group.
+    pub fn key_bytes(&self, g: usize) -> Option<&[u8]> {
+        (self.null_group != Some(g as u32)).then(|| self.key(g as u32))
+    }
+
     /// The keys by group id, NULL for the NULL group.
     pub fn keys(&self) -> Result<ArrayRef> {
-        let offsets: Vec<i32> = self.offsets.iter().map(|o| *o as i32).collect();
+        self.keys_patched(&[])
+    }
+
+    /// [`StrGroupMap::keys`] with the keys of groups `patches` (in group
+    /// order) replaced by other bytes (equal under the collation: another
+    /// spelling of the group).
+    pub fn keys_patched(&self, patches: &[(usize, &[u8])]) -> Result<ArrayRef> {
+        let (offsets, bytes) = splice(self.len(), |i| self.offsets[i], &self.bytes, patches)?;
         let nulls = self.null_group.map(|n| {
             let mut valid = vec![true; self.len()];
             valid[n as usize] = false;
             NullBuffer::from(valid)
         });
-        let a = StringArray::try_new(
-            OffsetBuffer::new(offsets.into()),
-            self.bytes.clone().into(),
-            nulls,
-        )
-        .map_err(|e| QuiverError::internal(format!("string group keys: {e}")))?;
+        let a = StringArray::try_new(OffsetBuffer::new(offsets.into()), bytes.into(), nulls)
+            .map_err(|e| QuiverError::internal(format!("string group keys: {e}")))?;
         Ok(Arc::new(a))
     }
+}
+
+/// Values `0..n` of a string column (value `i` is `data[offset(i)..offset(i
+/// + 1)]`) with values `patches` (in row order) replaced: the offsets (from
+/// 0) and bytes of an `i32` string array. Rows between patches are copied in
+/// one piece.
+pub(super) fn splice(
+    n: usize,
+    offset: impl Fn(usize) -> usize,
+    data: &[u8],
+    patches: &[(usize, &[u8])],
+) -> Result<(Vec<i32>, Vec<u8>)> {
+    let grow: usize = patches.iter().map(|(_, v)| v.len()).sum();
+    let start = offset(0);
+    let mut bytes: Vec<u8> = Vec::with_capacity(offset(n) - start + grow);
+    let mut out: Vec<i32> = Vec::with_capacity(n + 1);
+    out.push(0);
+    let too_long = || QuiverError::internal("string keys of more than 2 GiB");
+    // Rows `from..to` as they are.
+    let run = |bytes: &mut Vec<u8>, out: &mut Vec<i32>, from: usize, to: usize| {
+        if from >= to {
+            return Ok(());
+        }
+        let (a, b) = (offset(from), offset(to));
+        let shift = bytes.len() as i64 - a as i64;
+        bytes.extend_from_slice(&data[a..b]);
+        if bytes.len() > i32::MAX as usize {
+            return Err(too_long());
+        }
+        out.extend((from + 1..=to).map(|i| (offset(i) as i64 + shift) as i32));
+        Ok(())
+    };
+    let mut from = 0;
+    for &(g, v) in patches {
+        run(&mut bytes, &mut out, from, g)?;
+        bytes.extend_from_slice(v);
+        out.push(i32::try_from(bytes.len()).map_err(|_| too_long())?);
+        from = g + 1;
+    }
+    run(&mut bytes, &mut out, from, n)?;
+    Ok((out, bytes))
 }
 
 #[cfg(test)]
