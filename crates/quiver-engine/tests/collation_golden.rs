@@ -54,22 +54,33 @@ fn arrow_cast_i64(a: &arrow_array::ArrayRef) -> arrow_array::ArrayRef {
     quiver_exec::expr::cast_array(a, &arrow_schema::DataType::Int64).expect("integer column")
 }
 
+/// The golden rows `keep` picks whose two strings at `cols` a column of
+/// `coll` can hold, each with their SQL literals.
+fn pair_cases<'r>(
+    rows: &'r [Vec<String>],
+    coll: &str,
+    keep: impl Fn(&Vec<String>) -> bool,
+    cols: [usize; 2],
+) -> Vec<(&'r Vec<String>, Vec<String>)> {
+    rows.iter()
+        .filter(|r| keep(r))
+        .filter_map(|r| {
+            let [a, b] = cols;
+            Some((
+                r,
+                vec![charset_literal(coll, &r[a])?, charset_literal(coll, &r[b])?],
+            ))
+        })
+        .collect()
+}
+
 #[test]
 fn equality_and_strcmp_through_sql_match_mariadb() {
     let rows = golden("compare.tsv");
     let s = session();
     let mut f = Checker::new("compare.tsv", "");
     for (t, coll) in collations_of(&rows, 0).iter().enumerate() {
-        let cases: Vec<(&Vec<String>, Vec<String>)> = rows
-            .iter()
-            .filter(|r| r[0] == *coll)
-            .filter_map(|r| {
-                Some((
-                    r,
-                    vec![charset_literal(coll, &r[2])?, charset_literal(coll, &r[3])?],
-                ))
-            })
-            .collect();
+        let cases = pair_cases(&rows, coll, |r| r[0] == *coll, [2, 3]);
         let table = format!("g{t}");
         let values: Vec<Vec<String>> = cases.iter().map(|(_, v)| v.clone()).collect();
         load(&s, &table, coll, &["a", "b"], &values);
@@ -127,16 +138,7 @@ fn like_through_sql_matches_mariadb() {
         let Some(escape_sql) = escape_clause(coll, escape) else {
             continue;
         };
-        let cases: Vec<(&Vec<String>, Vec<String>)> = rows
-            .iter()
-            .filter(|r| r[0] == *coll && r[3] == *escape)
-            .filter_map(|r| {
-                Some((
-                    r,
-                    vec![charset_literal(coll, &r[1])?, charset_literal(coll, &r[2])?],
-                ))
-            })
-            .collect();
+        let cases = pair_cases(&rows, coll, |r| r[0] == *coll && r[3] == *escape, [1, 2]);
         let table = format!("l{t}");
         let values: Vec<Vec<String>> = cases.iter().map(|(_, v)| v.clone()).collect();
         load(&s, &table, coll, &["v", "p"], &values);
@@ -703,16 +705,7 @@ fn locate_through_sql_matches_mariadb() {
     let s = session();
     let mut f = Checker::new("locate.tsv", "");
     for (t, coll) in collations_of(&rows, 0).iter().enumerate() {
-        let cases: Vec<(&Vec<String>, Vec<String>)> = rows
-            .iter()
-            .filter(|r| r[0] == *coll)
-            .filter_map(|r| {
-                Some((
-                    r,
-                    vec![charset_literal(coll, &r[1])?, charset_literal(coll, &r[2])?],
-                ))
-            })
-            .collect();
+        let cases = pair_cases(&rows, coll, |r| r[0] == *coll, [1, 2]);
         let table = format!("o{t}");
         let values: Vec<Vec<String>> = cases.iter().map(|(_, v)| v.clone()).collect();
         load(&s, &table, coll, &["n", "h"], &values);
