@@ -27,6 +27,9 @@ pub enum ScalarValue {
     /// Microseconds since 1970-01-01 00:00:00.
     DateTime(i64),
     Utf8(String),
+    /// A binary string (charset `binary`): bytes, not text. X'FF', BINARY 'a',
+    /// VARBINARY / BLOB cells.
+    Binary(Vec<u8>),
 }
 
 impl ScalarValue {
@@ -51,6 +54,7 @@ impl ScalarValue {
             ScalarValue::Date(_) => DataType::Date32,
             ScalarValue::DateTime(_) => DataType::Timestamp(TimeUnit::Microsecond, None),
             ScalarValue::Utf8(_) => DataType::Utf8,
+            ScalarValue::Binary(_) => DataType::Binary,
         }
     }
 
@@ -97,6 +101,10 @@ impl ScalarValue {
             DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(i).to_string()),
             DataType::LargeUtf8 => ScalarValue::Utf8(array.as_string::<i64>().value(i).to_string()),
             DataType::Utf8View => ScalarValue::Utf8(array.as_string_view().value(i).to_string()),
+            DataType::Binary => ScalarValue::Binary(array.as_binary::<i32>().value(i).to_vec()),
+            DataType::LargeBinary => {
+                ScalarValue::Binary(array.as_binary::<i64>().value(i).to_vec())
+            }
             other => return Err(QuiverError::internal(format!("no scalar for type {other}"))),
         })
     }
@@ -112,6 +120,9 @@ impl ScalarValue {
             ScalarValue::Date(d) => Some(*d as f64),
             ScalarValue::DateTime(t) => Some(*t as f64),
             ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s)),
+            ScalarValue::Binary(b) => {
+                Some(crate::types::parse_f64_prefix(&String::from_utf8_lossy(b)))
+            }
             ScalarValue::Null => None,
         }
     }
@@ -127,6 +138,9 @@ impl ScalarValue {
                 .and_then(|q| i64::try_from(q).ok()),
             ScalarValue::Float64(f) => Some(f.round_ties_even() as i64),
             ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s).round() as i64),
+            ScalarValue::Binary(b) => {
+                Some(crate::types::parse_f64_prefix(&String::from_utf8_lossy(b)).round() as i64)
+            }
             ScalarValue::Date(d) => Some(*d as i64),
             ScalarValue::DateTime(t) => Some(*t),
             ScalarValue::Null => None,
@@ -149,6 +163,10 @@ impl ScalarValue {
         match (self, other) {
             (Null, _) | (_, Null) => None,
             (Utf8(a), Utf8(b)) => Some(crate::types::compare_pad_space(a.as_bytes(), b.as_bytes())),
+            // The binary collation has no padding: plain byte order.
+            (Binary(a), Binary(b)) => Some(a.cmp(b)),
+            (Binary(a), Utf8(b)) => Some(a.as_slice().cmp(b.as_bytes())),
+            (Utf8(a), Binary(b)) => Some(a.as_bytes().cmp(b.as_slice())),
             (Int64(a), Int64(b)) => Some(a.cmp(b)),
             (UInt64(a), UInt64(b)) => Some(a.cmp(b)),
             (Int64(a), UInt64(b)) => Some((*a as i128).cmp(&(*b as i128))),
@@ -179,6 +197,9 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Date(d) => write!(f, "{}", format_date(*d)),
             ScalarValue::DateTime(t) => write!(f, "{}", format_datetime(*t)),
             ScalarValue::Utf8(s) => write!(f, "{s}"),
+            // Bytes that are not UTF-8 cannot be text; shown as the
+            // replacement character (HEX() shows them exactly).
+            ScalarValue::Binary(b) => write!(f, "{}", String::from_utf8_lossy(b)),
         }
     }
 }
@@ -248,6 +269,16 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
                 }
             };
             Arc::new(TimestampMicrosecondArray::from_value(t, n))
+        }
+        DataType::Binary => {
+            let bytes: Vec<u8> = match v {
+                ScalarValue::Binary(b) => b.clone(),
+                other => other.to_string().into_bytes(),
+            };
+            Arc::new(BinaryArray::from_iter_values(std::iter::repeat_n(
+                bytes.as_slice(),
+                n,
+            )))
         }
         DataType::Utf8 => {
             let s = v.to_string();
