@@ -239,8 +239,23 @@ pub fn decimal_type(p: u8, s: i8) -> DataType {
     }
 }
 
+/// Text or a binary string: MySQL's string types (CHAR, VARCHAR, TEXT, and
+/// BINARY, VARBINARY, BLOB).
 pub fn is_string(t: &DataType) -> bool {
+    is_text(t) || is_binary(t)
+}
+
+/// Text: characters of some charset, kept as UTF-8.
+pub fn is_text(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// A binary string (charset `binary`): bytes.
+pub fn is_binary(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
 }
 
 pub fn is_temporal(t: &DataType) -> bool {
@@ -401,6 +416,9 @@ pub fn comparison_type(l: &DataType, r: &DataType) -> DataType {
     match (l, r) {
         (Null, other) | (other, Null) => other.clone(),
         (a, b) if a == b => a.clone(),
+        // The binder has put both under one charset before; a binary side
+        // is compared as bytes.
+        (a, b) if (is_binary(a) || is_binary(b)) && is_string(a) && is_string(b) => Binary,
         (a, b) if is_string(a) && is_string(b) => Utf8,
         (Date32, Date32) => Date32,
         (Date32, Timestamp(..)) | (Timestamp(..), Date32) => datetime_type(),
@@ -440,6 +458,9 @@ pub fn common_type(types: &[DataType]) -> DataType {
             (DataType::Null, t) => t.clone(),
             (_, DataType::Null) => out.clone(),
             (a, b) if a == b => a.clone(),
+            // Text meeting bytes is bytes, unless the binder's collation
+            // rules said otherwise (it converts the operands first).
+            (a, b) if is_binary(a) || is_binary(b) => DataType::Binary,
             (a, b) if is_string(a) || is_string(b) => DataType::Utf8,
             (DataType::Date32, DataType::Timestamp(..))
             | (DataType::Timestamp(..), DataType::Date32) => datetime_type(),
@@ -522,6 +543,7 @@ pub fn mysql_type_name(t: &DataType) -> String {
         DataType::Date32 => "date".into(),
         DataType::Timestamp(..) => "datetime".into(),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "varchar".into(),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => "blob".into(),
         other => other.to_string(),
     }
 }

@@ -37,9 +37,21 @@ pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>>
                 row.push(if n.as_ref().is_some_and(|n| n.is_null(r)) {
                     None
                 } else if let Some(bytes) = c.as_binary_opt::<i32>() {
-                    // Bytes (WEIGHT_STRING): shown as text where they are, as
-                    // the mysql client does; HEX() shows them exactly.
-                    Some(String::from_utf8_lossy(bytes.value(r)).into_owned())
+                    // Bytes: shown as text where they are UTF-8, as the mysql
+                    // client does, else as 0x.. hex (MySQL 8's client shows
+                    // binary that way), never as replacement characters.
+                    let b = bytes.value(r);
+                    Some(match std::str::from_utf8(b) {
+                        Ok(text) => text.to_string(),
+                        Err(_) => {
+                            let mut hex = String::with_capacity(2 + 2 * b.len());
+                            hex.push_str("0x");
+                            for byte in b {
+                                hex.push_str(&format!("{byte:02X}"));
+                            }
+                            hex
+                        }
+                    })
                 } else {
                     Some(ScalarValue::from_array(c, r)?.to_string())
                 });

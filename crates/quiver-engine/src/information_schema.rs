@@ -421,8 +421,9 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         .next()
         .unwrap_or("")
         .to_string();
-    let is_string = quiver_common::types::is_string(f.data_type());
-    let collation = is_string.then(|| {
+    // Binary strings have no charset or collation (NULL, as MariaDB shows).
+    let is_text = quiver_common::types::is_text(f.data_type());
+    let collation = is_text.then(|| {
         f.metadata()
             .get(COLUMN_COLLATION_KEY)
             .and_then(|c| Collation::from_name(c))
@@ -446,7 +447,9 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
     };
     ColumnFacts {
         name: f.name().clone(),
-        char_length: CharLength::of(&column_type).map(|l| l.max_chars()),
+        char_length: CharLength::of(&column_type)
+            .map(|l| l.max_chars())
+            .or_else(|| binary_length(&column_type)),
         column_type,
         data_type,
         nullable: f.is_nullable(),
@@ -457,6 +460,23 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         collation,
         precision,
     }
+}
+
+/// The bytes a binary column type holds (its characters and its octets).
+fn binary_length(column_type: &str) -> Option<usize> {
+    Some(match column_type {
+        "tinyblob" => 255,
+        "blob" => 65_535,
+        "mediumblob" => 16_777_215,
+        "longblob" => 4_294_967_295,
+        t => {
+            let (kind, rest) = t.split_once('(')?;
+            if !matches!(kind, "binary" | "varbinary") {
+                return None;
+            }
+            rest.strip_suffix(')')?.parse().ok()?
+        }
+    })
 }
 
 fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
@@ -498,9 +518,10 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
             (
                 "CHARACTER_OCTET_LENGTH",
                 num(&|c| {
-                    c.char_length
-                        .zip(c.collation)
-                        .map(|(l, co)| (l * co.charset().max_char_len()) as u64)
+                    c.char_length.map(|l| match c.collation {
+                        Some(co) => (l * co.charset().max_char_len()) as u64,
+                        None => l as u64,
+                    })
                 }),
             ),
             ("NUMERIC_PRECISION", num(&|c| c.precision.map(|p| p.0))),

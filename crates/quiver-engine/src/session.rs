@@ -1007,7 +1007,7 @@ impl Session {
                     format!("Incorrect column name '{n}'"),
                 ));
             }
-            let t = sql_type(&c.data_type)?;
+            let mut t = sql_type(&c.data_type)?;
             let not_null = c.options.iter().any(|o| {
                 matches!(o.option, ColumnOption::NotNull)
                     || matches!(o.option, ColumnOption::PrimaryKey(_))
@@ -1018,7 +1018,15 @@ impl Session {
             }
             if t == DataType::Utf8 {
                 let coll = column_collation(c, table_collation)?;
-                meta.insert(COLUMN_COLLATION_KEY.to_string(), coll.name().to_string());
+                if coll.charset() == quiver_collation::Charset::Binary {
+                    // MariaDB: VARCHAR(5) CHARACTER SET binary is VARBINARY(5).
+                    t = DataType::Binary;
+                    let text = meta.get(COLUMN_TYPE_KEY).map_or("text", String::as_str);
+                    let bytes = quiver_sql::binary_column_type(text);
+                    meta.insert(COLUMN_TYPE_KEY.to_string(), bytes);
+                } else {
+                    meta.insert(COLUMN_COLLATION_KEY.to_string(), coll.name().to_string());
+                }
             }
             let mut field = Field::new(&c.name.value, t, !not_null).with_metadata(meta.clone());
             if let Some(def) = c.options.iter().find_map(|o| match &o.option {
@@ -1027,7 +1035,7 @@ impl Session {
             }) {
                 // Checked now so that a bad DEFAULT is refused at CREATE time.
                 let value = self.constant_value(def)?;
-                store_cast(&value, &field, 0)
+                store_cast(&value, &field, 0, "")
                     .and_then(|v| check_charset(&v, &field, 0, ""))
                     .map_err(|_| {
                         QuiverError::new(
@@ -1086,7 +1094,7 @@ impl Session {
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| QuiverError::internal(format!("stored DEFAULT of '{}': {e}", f.name())))?;
-        let one = store_cast(&self.constant_value(&e)?, f, 0)?;
+        let one = store_cast(&self.constant_value(&e)?, f, 0, "")?;
         let index = arrow_array::UInt32Array::from(vec![0u32; rows]);
         Ok(arrow_select::take::take(one.as_ref(), &index, None)?)
     }
@@ -1109,6 +1117,10 @@ impl Session {
                 None => QuiverError::unknown_table(&format!("quiver.{name}")),
             })?;
         let schema = table.schema();
+        let table_prefix = format!(
+            "`{}`.`{name}`.",
+            self.current_database().unwrap_or_else(|| "quiver".into())
+        );
         // Which table column each source column fills.
         let targets: Vec<usize> = if ins.columns.is_empty() {
             (0..schema.fields().len()).collect()
@@ -1165,6 +1177,7 @@ impl Session {
                                     &cast_array(p, &common_input_type(p.data_type(), t))?,
                                     f,
                                     r,
+                                    &table_prefix,
                                 )
                             })
                             .collect::<Result<Vec<_>>>()?;
@@ -1191,9 +1204,8 @@ impl Session {
         for (i, f) in schema.fields().iter().enumerate() {
             let a = match targets.iter().position(|t| *t == i) {
                 Some(src) => {
-                    let a = store_cast(&columns[src], f, 0)?;
-                    let db = self.current_database().unwrap_or_else(|| "quiver".into());
-                    check_charset(&a, f, 0, &format!("`{db}`.`{name}`."))?;
+                    let a = store_cast(&columns[src], f, 0, &table_prefix)?;
+                    check_charset(&a, f, 0, &table_prefix)?;
                     a
                 }
                 None => self.column_default(f, rows)?,
@@ -1257,7 +1269,14 @@ fn needs_rewrite(source: Option<&SqlSource>, database: Option<&str>) -> bool {
 /// Converts a value to a column's type with MySQL strict-mode checks:
 /// out of range is 1264, an invalid date or number is 1292 / 1366.
 /// `first_row` is the 0-based row number of `a`'s first value in the statement.
-fn store_cast(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
+/// `table`: how error 1366 names the column's table (`` `db`.`t`. ``).
+fn store_cast(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Result<ArrayRef> {
+    if f.data_type() == &DataType::Binary {
+        return store_bytes(a, f, first_row);
+    }
+    if a.data_type() == &DataType::Binary && f.data_type() == &DataType::Utf8 {
+        return store_cast(&bytes_as_text(a, f, first_row, table)?, f, first_row, table);
+    }
     let out = store_cast_type(a, f, first_row)?;
     match f
         .metadata()
@@ -1267,6 +1286,128 @@ fn store_cast(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
         Some(len) => store_chars(&out, f, len, first_row),
         None => Ok(out),
     }
+}
+
+/// Values for a BINARY(n) / VARBINARY(n) / BLOB column: text as its bytes
+/// (numbers as their text's); longer than n bytes is MySQL's strict-mode
+/// error 1406 (spaces too), and BINARY(n) pads with 0x00 to n bytes.
+fn store_bytes(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
+    use arrow_array::BinaryArray;
+    let bytes = match a.data_type() {
+        DataType::Binary => a.clone(),
+        DataType::Null => return Ok(arrow_array::new_null_array(&DataType::Binary, a.len())),
+        DataType::Utf8 => Arc::new(BinaryArray::from(
+            a.as_any()
+                .downcast_ref::<StringArray>()
+                .expect("Utf8")
+                .clone(),
+        )),
+        _ => {
+            let text = cast_array(a, &DataType::Utf8)?;
+            Arc::new(BinaryArray::from(
+                text.as_any()
+                    .downcast_ref::<StringArray>()
+                    .expect("Utf8")
+                    .clone(),
+            ))
+        }
+    };
+    let declared = f
+        .metadata()
+        .get(COLUMN_TYPE_KEY)
+        .map(String::as_str)
+        .unwrap_or("");
+    let (fixed, n) = match declared.split_once('(') {
+        Some((kind @ ("binary" | "varbinary"), rest)) => {
+            match rest.trim_end_matches(')').parse::<usize>() {
+                Ok(n) => (kind == "binary", n),
+                Err(_) => return Ok(bytes),
+            }
+        }
+        _ => return Ok(bytes),
+    };
+    let b = bytes
+        .as_any()
+        .downcast_ref::<BinaryArray>()
+        .expect("Binary");
+    let mut padded = false;
+    for (row, v) in b.iter().enumerate() {
+        let Some(v) = v else { continue };
+        if v.len() > n {
+            return Err(QuiverError::new(
+                1406,
+                "22001",
+                format!(
+                    "Data too long for column '{}' at row {}",
+                    f.name(),
+                    first_row + row + 1
+                ),
+            ));
+        }
+        padded |= fixed && v.len() < n;
+    }
+    if !padded {
+        return Ok(bytes);
+    }
+    let values: Vec<Option<Vec<u8>>> = b
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                let mut p = v.to_vec();
+                p.resize(n, 0);
+                p
+            })
+        })
+        .collect();
+    Ok(Arc::new(BinaryArray::from_iter(values)))
+}
+
+/// Bytes stored into a text column: read in the column's charset (latin1
+/// takes any byte); bytes that are not a character there are MySQL's
+/// strict-mode error 1366.
+fn bytes_as_text(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Result<ArrayRef> {
+    use arrow_array::BinaryArray;
+    let b = a.as_any().downcast_ref::<BinaryArray>().expect("Binary");
+    let charset = f
+        .metadata()
+        .get(COLUMN_COLLATION_KEY)
+        .and_then(|n| Collation::from_name(n))
+        .map_or(quiver_collation::Charset::Utf8mb4, |c| c.charset());
+    let mut values: Vec<Option<String>> = Vec::with_capacity(b.len());
+    for (row, v) in b.iter().enumerate() {
+        let Some(v) = v else {
+            values.push(None);
+            continue;
+        };
+        let bad = match charset {
+            quiver_collation::Charset::Latin1 => None,
+            quiver_collation::Charset::Ascii => v.iter().position(|c| !c.is_ascii()),
+            _ => match std::str::from_utf8(v) {
+                Ok(_) => None,
+                Err(e) => Some(e.valid_up_to()),
+            },
+        };
+        if let Some(at) = bad {
+            return Err(QuiverError::new(
+                1366,
+                "22007",
+                format!(
+                    "Incorrect string value: '{}' for column {table}`{}` at row {}",
+                    quiver_collation::text::incorrect_value_text(v, at),
+                    f.name(),
+                    first_row + row + 1
+                ),
+            ));
+        }
+        let mut s = String::with_capacity(v.len());
+        if quiver_collation::text::is_single_byte_text(charset) {
+            quiver_collation::text::decode(charset, v, &mut s);
+        } else {
+            s.push_str(std::str::from_utf8(v).expect("checked above"));
+        }
+        values.push(Some(s));
+    }
+    Ok(Arc::new(StringArray::from(values)))
 }
 
 /// Values for a latin1 / ascii / utf8mb3 column (kept as UTF-8) must be

@@ -54,6 +54,13 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         | T::MediumText
         | T::LongText
         | T::String(_) => DataType::Utf8,
+        T::Binary(_)
+        | T::Varbinary(_)
+        | T::Blob(_)
+        | T::TinyBlob
+        | T::MediumBlob
+        | T::LongBlob
+        | T::Bytea => DataType::Binary,
         // MySQL: BOOLEAN is TINYINT(1); it stores any small integer.
         T::Boolean | T::Bool => DataType::Int8,
         other => return Err(QuiverError::not_supported(format!("data type {other}"))),
@@ -104,6 +111,14 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         T::TinyText => Some("tinytext".into()),
         T::MediumText => Some("mediumtext".into()),
         T::LongText => Some("longtext".into()),
+        T::Binary(n) => Some(format!("binary({})", n.unwrap_or(1))),
+        T::Varbinary(Some(sqlparser::ast::BinaryLength::IntegerLength { length })) => {
+            Some(format!("varbinary({length})"))
+        }
+        T::Blob(n) => Some(blob_type(n.unwrap_or(65_535)).into()),
+        T::TinyBlob => Some("tinyblob".into()),
+        T::MediumBlob => Some("mediumblob".into()),
+        T::LongBlob => Some("longblob".into()),
         // BOOLEAN is TINYINT(1): clients read the width 1 as "boolean".
         T::Boolean | T::Bool => Some("tinyint(1)".into()),
         // A display width travels to clients as the column's length
@@ -122,6 +137,32 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         T::MediumInt(_) => Some("mediumint".into()),
         T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),
         _ => None,
+    }
+}
+
+/// The BLOB type MariaDB makes of `BLOB(n)`: the smallest that holds n bytes.
+pub fn blob_type(n: u64) -> &'static str {
+    match n {
+        0..=255 => "tinyblob",
+        256..=65_535 => "blob",
+        65_536..=16_777_215 => "mediumblob",
+        _ => "longblob",
+    }
+}
+
+/// The binary column type MariaDB makes of a text type declared with
+/// CHARACTER SET binary (VARCHAR(5) is VARBINARY(5), TEXT is BLOB).
+pub fn binary_column_type(text_type: &str) -> String {
+    match text_type.split_once('(') {
+        Some(("char", n)) => format!("binary({n}"),
+        Some(("varchar", n)) => format!("varbinary({n}"),
+        _ => match text_type {
+            "tinytext" => "tinyblob",
+            "mediumtext" => "mediumblob",
+            "longtext" => "longblob",
+            _ => "blob",
+        }
+        .to_string(),
     }
 }
 

@@ -11,9 +11,9 @@ use std::cmp::Ordering;
 use arrow_schema::DataType;
 use quiver_common::types::{
     add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, decimal_type,
-    declared_arithmetic_type, integer_digits, integer_literal_digits, is_decimal, is_string,
-    is_temporal, parse_date, parse_datetime, parse_f64_prefix, pow10, rescale256, to_decimal256,
-    ArithOp, MAX_DECIMAL_PRECISION,
+    declared_arithmetic_type, integer_digits, integer_literal_digits, is_binary, is_decimal,
+    is_string, is_temporal, is_text, parse_date, parse_datetime, parse_f64_prefix, pow10,
+    rescale256, to_decimal256, ArithOp, MAX_DECIMAL_PRECISION,
 };
 use quiver_common::{i256, QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
@@ -137,7 +137,15 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
             S::DateTime(t) => Some(S::DateTime(*t)),
             _ => None,
         },
-        t if is_string(t) => Some(S::Utf8(v.to_string())),
+        t if is_binary(t) => match v {
+            S::Binary(b) => Some(S::Binary(b.clone())),
+            other => Some(S::Binary(other.to_string().into_bytes())),
+        },
+        t if is_string(t) => match v {
+            // Bytes that are not UTF-8 become text at run time ('?').
+            S::Binary(b) => String::from_utf8(b.clone()).ok().map(S::Utf8),
+            other => Some(S::Utf8(other.to_string())),
+        },
         _ => None,
     }
 }
@@ -181,6 +189,7 @@ fn exact_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
             S::Utf8(_) | S::Date(_) | S::DateTime(_) => cast_literal(v, to),
             _ => None,
         },
+        t if is_binary(t) => matches!(v, S::Binary(_)).then(|| v.clone()),
         t if is_string(t) => matches!(v, S::Utf8(_)).then(|| v.clone()),
         DataType::Boolean => matches!(v, S::Boolean(_)).then(|| v.clone()),
         _ => None,
@@ -189,8 +198,31 @@ fn exact_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
 
 /// `e` converted to `to`; literals are converted now when possible.
 pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
-    if &e.data_type() == to {
+    let from = e.data_type();
+    if &from == to {
         return e;
+    }
+    // Text and bytes convert by charset, not by Arrow's cast: text becomes
+    // its bytes in its own charset, bytes read as utf8mb4 ('?' for what is
+    // not a character).
+    if is_string(to) && from != DataType::Null && is_binary(to) != is_binary(&from) {
+        let e = if is_binary(to) && !is_text(&from) {
+            cast(e, &DataType::Utf8)
+        } else {
+            e
+        };
+        let charset = if is_binary(to) {
+            quiver_collation::Charset::Binary
+        } else {
+            quiver_collation::Charset::Utf8mb4
+        };
+        // A literal converts now (bytes to text only when they are UTF-8).
+        if let Expr::Literal(v, _) = &e {
+            if let Some(v) = cast_literal(v, to) {
+                return Expr::Literal(v, to.clone());
+            }
+        }
+        return super::collation::to_charset(e, charset);
     }
     if let Expr::Literal(v, _) = &e {
         if let Some(v) = cast_literal(v, to) {

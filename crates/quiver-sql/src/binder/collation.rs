@@ -9,7 +9,7 @@
 
 use arrow_schema::DataType;
 use quiver_collation::{text, Charset, Collation};
-use quiver_common::types::is_string;
+use quiver_common::types::{is_binary, is_string};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp, Coercibility, Expr, ScalarFunc};
 
@@ -20,7 +20,12 @@ pub(crate) type Derivation = (Collation, Coercibility);
 
 /// The derivation of `e`, from its own structure.
 pub(crate) fn derivation(e: &Expr) -> Derivation {
-    let d = default_collation();
+    // A binary string's collation is `binary` unless a node says otherwise.
+    let d = if is_binary(&e.data_type()) {
+        Collation::binary()
+    } else {
+        default_collation()
+    };
     match e {
         Expr::Collate {
             collation,
@@ -29,7 +34,9 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
         } => (*collation, *coercibility),
         Expr::Column(..) => (d, Coercibility::Implicit),
         Expr::Literal(ScalarValue::Null, _) => (d, Coercibility::Ignorable),
-        Expr::Literal(ScalarValue::Utf8(_), _) => (d, Coercibility::Coercible),
+        Expr::Literal(ScalarValue::Utf8(_) | ScalarValue::Binary(_), _) => {
+            (d, Coercibility::Coercible)
+        }
         Expr::Literal(..) => (d, Coercibility::Numeric),
         Expr::Cast { expr, to } if is_string(to) => {
             if is_string(&expr.data_type()) {
@@ -95,6 +102,59 @@ fn combines_operands(func: ScalarFunc) -> bool {
     )
 }
 
+/// A string function of binary and text arguments (CONCAT(u, X'41'),
+/// LEFT(b, 1)): its string arguments and result in the charset their
+/// collations combine to, as MariaDB: bytes when binary wins (text becomes its
+/// bytes), else text (bytes read in the winner's charset; error 1300 for a
+/// constant that is not text there). Numbers turned into strings take no part.
+pub(crate) fn string_function_charset(e: Expr) -> Result<Expr> {
+    let Expr::Function {
+        func,
+        args,
+        data_type,
+    } = e
+    else {
+        return Ok(e);
+    };
+    let mixed = args.iter().any(|a| is_binary(&a.data_type()))
+        && args
+            .iter()
+            .any(|a| !is_binary(&a.data_type()) && is_string(&a.data_type()))
+        || is_binary(&data_type) != args.iter().any(|a| is_binary(&a.data_type()));
+    if !combines_operands(func) || !is_string(&data_type) || !mixed {
+        return Ok(Expr::Function {
+            func,
+            args,
+            data_type,
+        });
+    }
+    let number_text =
+        |a: &Expr| matches!(a, Expr::Cast { expr, .. } if !is_string(&expr.data_type()));
+    let winner = aggregate(
+        args.iter()
+            .filter(|a| is_string(&a.data_type()) && !number_text(a)),
+    )
+    .map(|(c, _)| c.charset())
+    .unwrap_or(Charset::Binary);
+    let args = args
+        .into_iter()
+        .map(|a| match is_string(&a.data_type()) {
+            true => convert(a, winner),
+            false => Ok(a),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let data_type = if winner == Charset::Binary {
+        DataType::Binary
+    } else {
+        DataType::Utf8
+    };
+    Ok(Expr::Function {
+        func,
+        args,
+        data_type,
+    })
+}
+
 /// The collation several string operands combine to (CONCAT, CASE), or
 /// `None` for an illegal mix (coercibility NONE: usable, not comparable).
 fn aggregate<'a>(mut operands: impl Iterator<Item = &'a Expr>) -> Option<Derivation> {
@@ -124,6 +184,7 @@ fn side(e: &Expr) -> Side {
 fn ascii_repertoire(e: &Expr) -> bool {
     match e {
         Expr::Literal(ScalarValue::Utf8(s), _) => s.is_ascii(),
+        Expr::Literal(ScalarValue::Binary(_), _) => false,
         Expr::Literal(..) => true,
         Expr::Collate {
             expr, collation, ..
@@ -298,10 +359,15 @@ pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> 
         };
     }
     let acc = acc.derivation;
-    if acc.0 == default_collation() && strings.iter().all(|e| !matches!(e, Expr::Collate { .. })) {
+    let charset = acc.0.charset();
+    let same_kind = |e: &&Expr| is_binary(&e.data_type()) == (charset == Charset::Binary);
+    if acc.0 == default_collation()
+        && strings
+            .iter()
+            .all(|e| !matches!(e, Expr::Collate { .. }) && same_kind(e))
+    {
         return Ok(exprs);
     }
-    let charset = acc.0.charset();
     let first = derivation(first);
     exprs
         .into_iter()
@@ -310,7 +376,11 @@ pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> 
                 return Ok(e);
             }
             let d = derivation(&e);
-            let e = if d.0.charset() != charset && text::is_single_byte_text(charset) {
+            let e = if charset == Charset::Binary || is_binary(&e.data_type()) {
+                // Bytes meeting text: the text as its bytes when binary won,
+                // else the bytes read as the winner's text.
+                convert(e, charset)?
+            } else if d.0.charset() != charset && text::is_single_byte_text(charset) {
                 convert_operand(e, charset).map_err(|()| illegal_mix(first, d, op))?
             } else {
                 e
@@ -376,16 +446,85 @@ fn convert_operand(e: Expr, charset: Charset) -> std::result::Result<Expr, ()> {
 }
 
 /// `CONVERT(e USING charset)` of a string: the characters `charset` cannot
-/// hold become `?` (no node for utf8mb4, which holds them all).
+/// hold become `?` (no node for utf8mb4 text, which holds them all). To
+/// `binary`, text becomes its bytes in its own charset; from binary, bytes
+/// are read in `charset` (what is not a character there becomes `?`).
 pub(crate) fn to_charset(e: Expr, charset: Charset) -> Expr {
-    if !text::restricts(charset) {
-        return e;
-    }
+    let from_binary = is_binary(&e.data_type());
+    let data_type = match charset {
+        Charset::Binary if from_binary => return e,
+        Charset::Binary => DataType::Binary,
+        _ if !from_binary && !text::restricts(charset) => return e,
+        _ => DataType::Utf8,
+    };
     Expr::Function {
         func: ScalarFunc::ToCharset(charset),
         args: vec![e],
-        data_type: DataType::Utf8,
+        data_type,
     }
+}
+
+/// `e` as an operand where strings meet under `charset`, one side binary:
+/// a constant is converted now, and bytes that are not text of `charset`
+/// are MariaDB's error 1300 (a column's, at run time, become `?`).
+pub(crate) fn convert(e: Expr, charset: Charset) -> Result<Expr> {
+    let from_binary = is_binary(&e.data_type());
+    if from_binary == (charset == Charset::Binary) {
+        return Ok(e);
+    }
+    let literal = match &e {
+        Expr::Collate { expr, .. } => expr.as_ref(),
+        e => e,
+    };
+    match literal {
+        Expr::Literal(ScalarValue::Binary(b), _) => {
+            Ok(Expr::lit(ScalarValue::Utf8(decode_exact(charset, b)?)))
+        }
+        Expr::Literal(ScalarValue::Utf8(s), _) if charset == Charset::Binary => Ok(Expr::lit(
+            ScalarValue::Binary(text_bytes(charset_of(&e), s)),
+        )),
+        _ => Ok(to_charset(e, charset)),
+    }
+}
+
+/// Bytes read as text of `charset`; MariaDB's error 1300 naming up to three
+/// bytes from the first that is not a character there.
+pub(crate) fn decode_exact(charset: Charset, bytes: &[u8]) -> Result<String> {
+    let bad = match charset {
+        Charset::Latin1 => None,
+        Charset::Ascii => bytes.iter().position(|b| !b.is_ascii()),
+        _ => match std::str::from_utf8(bytes) {
+            Ok(s) => text::first_unrepresentable(charset, s.as_bytes()),
+            Err(e) => Some(e.valid_up_to()),
+        },
+    };
+    if let Some(at) = bad {
+        let hex: String = bytes[at..bytes.len().min(at + 3)]
+            .iter()
+            .map(|b| format!("{b:02X}"))
+            .collect();
+        return Err(QuiverError::new(
+            1300,
+            "HY000",
+            format!("Invalid {} character string: '{hex}'", charset.name()),
+        ));
+    }
+    if !text::is_single_byte_text(charset) {
+        return Ok(String::from_utf8(bytes.to_vec()).expect("checked above"));
+    }
+    let mut s = String::with_capacity(bytes.len());
+    text::decode(charset, bytes, &mut s);
+    Ok(s)
+}
+
+/// The bytes of text `s` in `charset` (its own UTF-8 for the Unicode ones).
+pub(crate) fn text_bytes(charset: Charset, s: &str) -> Vec<u8> {
+    if !text::is_single_byte_text(charset) {
+        return s.as_bytes().to_vec();
+    }
+    let mut bytes = Vec::with_capacity(s.len());
+    text::encode(charset, s.as_bytes(), &mut bytes);
+    bytes
 }
 
 /// The charset a string expression's characters are in (the connection's,
@@ -485,7 +624,7 @@ pub(crate) fn explicit(e: Expr, name: &str) -> Result<Expr> {
             ),
         ));
     }
-    let e = if e.data_type() == DataType::Utf8 {
+    let e = if e.data_type() == DataType::Utf8 || is_binary(&e.data_type()) {
         e
     } else {
         coerce::cast(e, &DataType::Utf8)
@@ -497,6 +636,9 @@ pub(crate) fn explicit(e: Expr, name: &str) -> Result<Expr> {
 /// (`_latin1'..'`, `_latin1 X'E9'`): its bytes read in that charset.
 /// Unicode charsets take the bytes as UTF-8 (`None` when they are not).
 pub(crate) fn introduced_text(charset: Charset, bytes: Vec<u8>) -> Option<String> {
+    if charset == Charset::Binary {
+        return None;
+    }
     if text::is_single_byte_text(charset) {
         let mut s = String::new();
         text::decode(charset, &bytes, &mut s);

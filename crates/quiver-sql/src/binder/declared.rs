@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use arrow_schema::DataType;
-use quiver_common::types::{is_string, CharLength, IntKind, IntType};
+use quiver_common::types::{is_binary, is_string, CharLength, IntKind, IntType};
 use quiver_common::ScalarValue;
 use quiver_plan::{AggFunc, BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp, WindowFunc};
 
@@ -20,6 +20,9 @@ use super::Binder;
 /// MySQL's longest VARCHAR in utf8mb4 characters: a derived length beyond it
 /// is no longer a VARCHAR (and is left undeclared).
 const MAX_VARCHAR: u64 = 16_383;
+
+/// MySQL's longest VARBINARY in bytes.
+const MAX_VARBINARY: u64 = 65_532;
 
 /// A string expression's declared kind and length in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +92,49 @@ impl Binder<'_> {
             // A column keeps its own type, TEXT included.
             Expr::Column(id, _) => self.declared.get(id).cloned(),
             Expr::Collate { expr, .. } => self.declared_type(expr),
+            _ if is_binary(&t) => {
+                let n = self.bytes(e)?;
+                (n <= MAX_VARBINARY).then(|| format!("varbinary({n})").into())
+            }
             _ => self.declared_string(e)?.text(),
+        }
+    }
+
+    /// The most bytes binary expression `e` holds, if known (MariaDB: a
+    /// literal's bytes, text made bytes its characters times its charset's
+    /// widest, CONCAT's the sum).
+    fn bytes(&self, e: &Expr) -> Option<u64> {
+        let t = e.data_type();
+        if !is_binary(&t) {
+            let width = super::collation::charset_of(e).max_char_len() as u64;
+            return self.chars(e)?.checked_mul(width);
+        }
+        match e {
+            Expr::Literal(ScalarValue::Binary(b), _) => Some(b.len() as u64),
+            Expr::Literal(v, _) if v.is_null() => Some(0),
+            Expr::Collate { expr, .. } => self.bytes(expr),
+            Expr::Column(id, _) => {
+                let text = self.declared.get(id)?;
+                let (kind, rest) = text.split_once('(')?;
+                matches!(kind, "binary" | "varbinary")
+                    .then(|| rest.strip_suffix(')')?.parse().ok())?
+            }
+            Expr::Function { func, args, .. } => match func {
+                ScalarFunc::ToCharset(_) | ScalarFunc::Upper | ScalarFunc::Lower => {
+                    self.bytes(args.first()?)
+                }
+                // CAST(x AS BINARY(n)): n bytes.
+                ScalarFunc::Rpad => constant(args.get(1)?).map(|n| n.max(0) as u64),
+                ScalarFunc::Concat => {
+                    let mut n: u64 = 0;
+                    for a in args {
+                        n = n.checked_add(self.bytes(a)?)?;
+                    }
+                    Some(n)
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 

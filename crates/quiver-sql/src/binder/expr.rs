@@ -53,7 +53,10 @@ impl Binder<'_> {
                 let x = literal(&v.value)?;
                 let conn = self.vars.collation_connection;
                 Ok(match x {
-                    Expr::Literal(ScalarValue::Utf8(s), t) if conn != quiver_plan::default_collation() => {
+                    Expr::Literal(ScalarValue::Utf8(s), t)
+                        if conn != quiver_plan::default_collation()
+                            && !matches!(v.value, ast::Value::NationalStringLiteral(_)) =>
+                    {
                         // A character the connection's charset cannot hold
                         // (`SET NAMES latin1` in the embedded engine, whose
                         // statements are Unicode) becomes `?`, as MySQL
@@ -62,6 +65,19 @@ impl Binder<'_> {
                         quiver_collation::text::convert_lossy_str(conn.charset(), &s, &mut held);
                         Expr::Literal(ScalarValue::Utf8(held), t)
                             .with_collation(conn, quiver_plan::Coercibility::Coercible)
+                    }
+                    // N'..': the national charset, utf8mb3 (what it cannot
+                    // hold becomes '?').
+                    Expr::Literal(ScalarValue::Utf8(s), t)
+                        if matches!(v.value, ast::Value::NationalStringLiteral(_)) =>
+                    {
+                        let c = quiver_collation::Collation::from_name("utf8mb3_general_ci")
+                            .expect("a built-in collation")
+                            .over_utf8();
+                        let mut held = String::new();
+                        quiver_collation::text::convert_lossy_str(c.charset(), &s, &mut held);
+                        Expr::Literal(ScalarValue::Utf8(held), t)
+                            .with_collation(c, quiver_plan::Coercibility::Coercible)
                     }
                     x => x,
                 })
@@ -116,14 +132,15 @@ impl Binder<'_> {
                     return Err(QuiverError::not_supported(format!("{e}")));
                 }
                 // sqlparser reads MySQL's `BINARY a = b` as `CAST(a = b AS
-                // BINARY)` (BINARY binds tighter in MySQL): refused rather
-                // than answered wrong until the parser reads it right.
-                if matches!(data_type, ast::DataType::Binary(_))
-                    && matches!(expr.as_ref(), A::BinaryOp { .. } | A::Like { .. } | A::ILike { .. } | A::InList { .. } | A::Between { .. } | A::IsNull(_) | A::IsNotNull(_))
-                {
-                    return Err(QuiverError::not_supported(
-                        "BINARY before a comparison (write CAST(x AS BINARY) = y)",
-                    ));
+                // BINARY)`; in MySQL BINARY binds tighter than any operator,
+                // so it applies to the leftmost operand: `(BINARY a) = b`.
+                if matches!(data_type, ast::DataType::Binary(None)) {
+                    if let Some(rewritten) = binary_on_leftmost(expr) {
+                        // Without the text, the far more common operator.
+                        if self.binary_prefix(expr).unwrap_or(true) {
+                            return self.expr(&rewritten, ctx);
+                        }
+                    }
                 }
                 let x = self.expr(expr, ctx)?;
                 if let Some(b) = binary_string(&x, data_type) {
@@ -138,7 +155,7 @@ impl Binder<'_> {
                 } else {
                     x
                 };
-                Ok(char_length_limit(sql_cast(x, &to), data_type))
+                Ok(self.in_connection_collation(char_length_limit(sql_cast(x, &to), data_type)))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
                 if !styles.is_empty() {
@@ -148,7 +165,10 @@ impl Binder<'_> {
                 match (data_type, charset) {
                     (Some(t), None) => match binary_string(&x, t) {
                         Some(b) => b,
-                        None => Ok(char_length_limit(sql_cast(x, &cast_type(t)?), t)),
+                        None => Ok(self.in_connection_collation(char_length_limit(
+                            sql_cast(x, &cast_type(t)?),
+                            t,
+                        ))),
                     },
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
@@ -207,7 +227,9 @@ impl Binder<'_> {
             A::Function(f) if session_constant(f).is_some() => {
                 self.system_variable(session_constant(f).expect("checked"))
             }
-            A::Function(f) => self.function(f, ctx),
+            A::Function(f) => self
+                .function(f, ctx)
+                .and_then(collation::string_function_charset),
             // `_utf8mb4'abc'`, `_latin1 X'E9'`: a literal in that charset's
             // default collation, its bytes read in the charset.
             A::Prefixed { prefix, value } => {
@@ -232,6 +254,9 @@ impl Binder<'_> {
                     _ => None,
                 };
                 let x = match bytes {
+                    Some(b) if c.charset() == quiver_collation::Charset::Binary => {
+                        Expr::lit(ScalarValue::Binary(b))
+                    }
                     Some(b) => match collation::introduced_text(c.charset(), b) {
                         Some(t) => Expr::lit(ScalarValue::Utf8(t)),
                         None => return Err(QuiverError::not_supported("binary string literals")),
@@ -282,6 +307,40 @@ impl Binder<'_> {
         }
     }
 
+    /// A CAST / CONVERT to CHAR without a charset: text in the connection's
+    /// charset and collation (IMPLICIT), as MariaDB; other types unchanged.
+    fn in_connection_collation(&self, x: Expr) -> Expr {
+        if !quiver_common::types::is_text(&x.data_type()) {
+            return x;
+        }
+        let conn = self.vars.collation_connection;
+        let inner = match collation::to_charset(x, conn.charset()) {
+            Expr::Collate { expr, .. } => *expr,
+            e => e,
+        };
+        Expr::Collate {
+            expr: Box::new(inner),
+            collation: conn,
+            coercibility: quiver_plan::Coercibility::Implicit,
+        }
+    }
+
+    /// Whether `inner` (of a CAST to BINARY) was written after the BINARY
+    /// operator rather than inside `CAST(.. AS BINARY)`: the token before
+    /// it in the statement's text says; `None` without the text.
+    fn binary_prefix(&self, inner: &ast::Expr) -> Option<bool> {
+        use sqlparser::ast::Spanned;
+        use sqlparser::tokenizer::Token;
+        let tokens = self.source.as_deref()?.tokens()?;
+        let start = inner.span().start;
+        let first = tokens.partition_point(|t| t.span.start < start);
+        let before = tokens[..first]
+            .iter()
+            .rev()
+            .find(|t| !matches!(t.token, Token::Whitespace(_)))?;
+        Some(matches!(&before.token, Token::Word(w) if w.value.eq_ignore_ascii_case("binary")))
+    }
+
     /// `@name`: the value the session gave it, a constant of its type and
     /// collation (IMPLICIT, as MySQL's); NULL when never set.
     fn user_variable(&self, name: &str) -> Expr {
@@ -296,6 +355,11 @@ impl Binder<'_> {
                     (ScalarValue::Utf8(_), c) => Expr::Collate {
                         expr: Box::new(e),
                         collation: c.unwrap_or_else(quiver_plan::default_collation),
+                        coercibility: quiver_plan::Coercibility::Implicit,
+                    },
+                    (ScalarValue::Binary(_), _) => Expr::Collate {
+                        expr: Box::new(e),
+                        collation: quiver_collation::Collation::binary(),
                         coercibility: quiver_plan::Coercibility::Implicit,
                     },
                     _ => e,
@@ -753,10 +817,25 @@ pub(crate) fn literal(v: &ast::Value) -> Result<Expr> {
         | V::DoubleQuotedString(s)
         | V::NationalStringLiteral(s)
         | V::EscapedStringLiteral(s) => Expr::lit(ScalarValue::Utf8(s.clone())),
-        V::HexStringLiteral(h) => match hex_bytes(h).and_then(|b| String::from_utf8(b).ok()) {
-            Some(s) => Expr::lit(ScalarValue::Utf8(s)),
-            None => return Err(QuiverError::not_supported("binary string literals")),
-        },
+        // X'..' and 0x..: a binary string (MariaDB: charset binary, COERCIBLE).
+        // X'..' and 0x..: a binary string (MariaDB: charset binary,
+        // COERCIBLE). The parser gives both the same token, so an odd digit
+        // count reads as 0x's does (a leading 0).
+        V::HexStringLiteral(h) => {
+            let even = if h.len() % 2 == 1 {
+                format!("0{h}")
+            } else {
+                h.clone()
+            };
+            match hex_bytes(&even) {
+                Some(b) => Expr::lit(ScalarValue::Binary(b)),
+                None => {
+                    return Err(QuiverError::syntax_msg(format!(
+                        "You have an error in your SQL syntax near 'X'{h}''"
+                    )))
+                }
+            }
+        }
         V::Boolean(b) => bool_lit(*b),
         V::Null => null_lit(DataType::Null),
         V::Placeholder(_) => return Err(QuiverError::not_supported("statement parameters")),
@@ -872,18 +951,58 @@ impl Binder<'_> {
     }
 }
 
-fn binary_string(x: &Expr, to: &ast::DataType) -> Option<Result<Expr>> {
-    match to {
-        ast::DataType::Binary(None) => {}
-        ast::DataType::Binary(Some(_)) => {
-            return Some(Err(QuiverError::not_supported("BINARY(n) casts")))
+/// `BINARY a op b ...` as MySQL reads it: `a` (the leftmost operand) made
+/// binary; `None` when `e` is not an operator expression.
+fn binary_on_leftmost(e: &ast::Expr) -> Option<ast::Expr> {
+    use ast::Expr as A;
+    fn wrap(e: &ast::Expr) -> ast::Expr {
+        match binary_on_leftmost(e) {
+            Some(r) => r,
+            None => A::Cast {
+                kind: ast::CastKind::Cast,
+                expr: Box::new(e.clone()),
+                data_type: ast::DataType::Binary(None),
+                format: None,
+            },
         }
+    }
+    let mut out = e.clone();
+    match &mut out {
+        A::BinaryOp { left, .. } => **left = wrap(left),
+        A::Like { expr, .. } | A::ILike { expr, .. } | A::RLike { expr, .. } => **expr = wrap(expr),
+        A::InList { expr, .. } | A::InSubquery { expr, .. } | A::Between { expr, .. } => {
+            **expr = wrap(expr)
+        }
+        A::IsNull(x) | A::IsNotNull(x) | A::IsTrue(x) | A::IsFalse(x) => **x = wrap(x),
         _ => return None,
     }
-    Some(
-        collation::column_charset_default("binary")
-            .map(|c| string_arg(x.clone()).with_collation(c, quiver_plan::Coercibility::Implicit)),
-    )
+    Some(out)
+}
+
+/// `BINARY x`, `CAST(x AS BINARY)`: the bytes of `x` (IMPLICIT); with a
+/// length, cut or padded with 0x00 to it, as MariaDB.
+fn binary_string(x: &Expr, to: &ast::DataType) -> Option<Result<Expr>> {
+    let length = match to {
+        ast::DataType::Binary(n) => *n,
+        _ => return None,
+    };
+    let bytes = coerce::cast(string_arg(x.clone()), &DataType::Binary);
+    let bytes = match length {
+        None => bytes,
+        Some(n) => Expr::Function {
+            func: quiver_plan::ScalarFunc::Rpad,
+            args: vec![
+                bytes,
+                Expr::lit(ScalarValue::Int64(n.min(i64::MAX as u64) as i64)),
+                Expr::lit(ScalarValue::Binary(vec![0])),
+            ],
+            data_type: DataType::Binary,
+        },
+    };
+    Some(Ok(bytes.with_collation(
+        quiver_collation::Collation::binary(),
+        quiver_plan::Coercibility::Implicit,
+    )))
 }
 
 fn typed_string(ts: &ast::TypedString) -> Result<Expr> {

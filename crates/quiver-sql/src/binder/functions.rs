@@ -461,10 +461,11 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         }
         "weight_string" => {
             arity(name, &args, 1..=1)?;
-            if matches!(args[0], Expr::Literal(ScalarValue::Null, _)) {
+            // MariaDB weighs strings only: a number's weight is NULL.
+            if !is_string(&args[0].data_type()) {
                 return Ok(null_lit(DataType::Binary));
             }
-            let s = super::collation::collated(string_arg(one(args)));
+            let s = super::collation::collated(one(args));
             Ok(Expr::Function {
                 func: ScalarFunc::WeightString,
                 args: vec![s],
