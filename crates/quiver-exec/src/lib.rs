@@ -1,6 +1,7 @@
 //! Physical execution: operators over Arrow record batches, run as parallel
 //! partitions (morsel-driven scans, shared hash tables, partial aggregation).
 
+pub mod bytes;
 pub mod context;
 pub mod expr;
 pub mod hash;

@@ -164,6 +164,9 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
     if from == &DataType::Null {
         return Ok(arrow_array::new_null_array(to, a.len()));
     }
+    if let Some(out) = binary_cast(a, to)? {
+        return Ok(out);
+    }
     let nulls = a.logical_nulls();
     Ok(match to {
         DataType::Int8 => int_target::<Int8Type>(a, |v| v as i8)?,
@@ -318,6 +321,30 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
     })
 }
 
+/// Casts from or to binary strings. A binary value read as a number or a
+/// date reads its bytes as text (`CAST(X'3132' AS SIGNED)` is 12); as text
+/// it is its bytes in utf8mb4 with `?` for each invalid byte (the binder
+/// writes charset conversions as `ToCharset`; this is the fallback). A value
+/// cast to binary is its text's UTF-8 bytes. None: no binary string involved.
+fn binary_cast(a: &ArrayRef, to: &DataType) -> Result<Option<ArrayRef>> {
+    let from = a.data_type();
+    if from == &DataType::Binary {
+        let text =
+            crate::bytes::decode_array(quiver_collation::Charset::Utf8mb4, a.as_binary::<i32>());
+        return Ok(Some(match to {
+            DataType::Utf8 => text,
+            to => cast_array(&text, to)?,
+        }));
+    }
+    if to != &DataType::Binary {
+        return Ok(None);
+    }
+    let text = cast_array(a, &DataType::Utf8)?;
+    Ok(Some(Arc::new(
+        crate::bytes::byte_view(text.as_ref()).expect("text"),
+    )))
+}
+
 /// CAST(x AS type) / CONVERT(x, type) as the SQL operator converts, where
 /// that differs from the conversion of a value stored into a column
 /// ([`cast_array`]): between SIGNED and UNSIGNED integers wrap around, a
@@ -328,6 +355,12 @@ pub fn sql_cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
     let from = a.data_type();
     if from == to || from == &DataType::Null {
         return cast_array(a, to);
+    }
+    if from == &DataType::Binary {
+        // Bytes read as text, then converted as text is.
+        let text =
+            crate::bytes::decode_array(quiver_collation::Charset::Utf8mb4, a.as_binary::<i32>());
+        return sql_cast(&text, to);
     }
     let nulls = a.logical_nulls();
     Ok(match (from, to) {

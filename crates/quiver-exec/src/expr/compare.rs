@@ -8,7 +8,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, ArrowPrimitiveType, BooleanArray, RecordBatch,
+    cast::AsArray, types::*, Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray,
+    RecordBatch,
 };
 use arrow_buffer::Buffer;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
@@ -19,6 +20,7 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp};
 
 use super::{cast_array, ColumnarValue, PhysicalExpr};
+use crate::bytes::{byte_view, is_binary};
 
 #[inline(always)]
 fn test(op: BinaryOp, o: Ordering) -> bool {
@@ -40,7 +42,7 @@ pub fn compare(
     rows: usize,
     collation: Collation,
 ) -> Result<ColumnarValue> {
-    let t = comparison_type(&l.data_type(), &r.data_type());
+    let t = operand_type(&l.data_type(), &r.data_type());
     let to_t = |v: ColumnarValue| -> Result<ColumnarValue> {
         Ok(match v {
             ColumnarValue::Array(a) if a.data_type() != &t => {
@@ -84,6 +86,28 @@ pub fn compare(
                 op, &a, &b, collation,
             )?)))
         }
+    }
+}
+
+/// The type two operands compare in: bytes when one is a binary string and
+/// the other a string (the binder makes them agree; this keeps a text
+/// operand from turning both into numbers), else MySQL's comparison type.
+fn operand_type(l: &DataType, r: &DataType) -> DataType {
+    let stringy = |t: &DataType| is_binary(t) || t == &DataType::Utf8 || t == &DataType::Null;
+    if (is_binary(l) || is_binary(r)) && stringy(l) && stringy(r) {
+        DataType::Binary
+    } else {
+        comparison_type(l, r)
+    }
+}
+
+/// The bytes of a string constant: a binary value's own, a text's UTF-8,
+/// any other value's text.
+pub(crate) fn scalar_bytes(s: &ScalarValue) -> std::borrow::Cow<'_, [u8]> {
+    match s {
+        ScalarValue::Binary(b) => b.as_slice().into(),
+        ScalarValue::Utf8(t) => t.as_bytes().into(),
+        other => other.to_string().into_bytes().into(),
     }
 }
 
@@ -165,14 +189,15 @@ where
 /// ([`CollatedConstant::eq_column`]: the SIMD byte kernel under the `_bin`
 /// collations, the ASCII folding kernel under the `_ci` ones); order one loop
 /// monomorphized per collation.
+///
+/// `s` is a text or binary column as bytes ([`byte_view`]); a binary one
+/// comes with the `binary` collation.
 fn cmp_str_scalar_collated(
     op: BinaryOp,
-    a: &dyn Array,
-    c: &str,
+    s: &BinaryArray,
+    c: &[u8],
     collation: Collation,
 ) -> Result<BooleanBuffer> {
-    let s = a.as_string::<i32>();
-    let c = c.as_bytes();
     if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
         let prepared = CollatedConstant::new(c);
         let mut words = vec![0u64; s.len().div_ceil(64)];
@@ -188,7 +213,7 @@ fn cmp_str_scalar_collated(
     }
     Ok(with_collator!(collation, |k| BooleanBuffer::collect_bool(
         s.len(),
-        |i| test(op, k.compare(s.value(i).as_bytes(), c))
+        |i| test(op, k.compare(s.value(i), c))
     )))
 }
 
@@ -239,10 +264,17 @@ fn compare_scalar(
             let c = quiver_common::types::to_decimal256(s, *scale)?;
             cmp_prim_scalar::<Decimal256Type>(op, a, c)
         }
-        DataType::Utf8 => match s {
-            ScalarValue::Utf8(c) => cmp_str_scalar_collated(op, a, c, collation)?,
-            other => cmp_str_scalar_collated(op, a, &other.to_string(), collation)?,
-        },
+        DataType::Utf8 => {
+            let v = byte_view(a.as_ref()).expect("a string column");
+            cmp_str_scalar_collated(op, &v, &scalar_bytes(s), collation)?
+        }
+        // Bytes, whatever collation the operand carries.
+        DataType::Binary => cmp_str_scalar_collated(
+            op,
+            a.as_binary::<i32>(),
+            &scalar_bytes(s),
+            Collation::binary(),
+        )?,
         DataType::Boolean => {
             let c = s.truth().unwrap_or(false);
             let v = a.as_boolean().values();
@@ -265,6 +297,7 @@ pub fn compare_arrays_collated(
     collation: Collation,
 ) -> Result<BooleanArray> {
     if collation == default_collation() || a.data_type() != &DataType::Utf8 {
+        // Binary strings compare as bytes there.
         return compare_arrays(op, a, b);
     }
     let b = if b.data_type() != &DataType::Utf8 {
@@ -312,6 +345,11 @@ pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<Boolea
                     compare_pad_space(x.value(i).as_bytes(), y.value(i).as_bytes()),
                 )
             })
+        }
+        // Plain byte order, no padding: 'a' < 'a\0' < 'a '.
+        DataType::Binary => {
+            let (x, y) = (a.as_binary::<i32>(), b.as_binary::<i32>());
+            BooleanBuffer::collect_bool(x.len(), |i| test(op, x.value(i).cmp(y.value(i))))
         }
         DataType::Boolean => {
             let (x, y) = (a.as_boolean().values(), b.as_boolean().values());
@@ -379,20 +417,29 @@ impl ScalarSet {
                 _ => return None,
             }
         }
+        // Binary strings: bytes under the `binary` collation (its
+        // normalized key is the bytes themselves).
+        let collation = if is_binary(t) {
+            Collation::binary()
+        } else {
+            collation
+        };
         let kind = match t {
-            DataType::Utf8 if values.len() <= LINEAR_MAX => SetKind::ShortStrings(
-                collation,
-                values
-                    .iter()
-                    .map(|v| CollatedConstant::new(v.to_string().as_bytes()))
-                    .collect(),
-            ),
-            DataType::Utf8 if collation != default_collation() => {
+            DataType::Utf8 | DataType::Binary if values.len() <= LINEAR_MAX => {
+                SetKind::ShortStrings(
+                    collation,
+                    values
+                        .iter()
+                        .map(|v| CollatedConstant::new(&scalar_bytes(v)))
+                        .collect(),
+                )
+            }
+            DataType::Utf8 | DataType::Binary if collation != default_collation() => {
                 let keys = values
                     .iter()
                     .map(|s| {
                         let mut k = Vec::new();
-                        collation.normalized_key(s.to_string().as_bytes(), &mut k);
+                        collation.normalized_key(&scalar_bytes(s), &mut k);
                         k
                     })
                     .collect();
@@ -461,12 +508,7 @@ impl ScalarSet {
                 BooleanBuffer::collect_bool(n, |i| list.contains(&v[i]))
             }
             SetKind::ShortStrings(collation, items) => {
-                let s = if a.data_type() == &DataType::Utf8 {
-                    a.clone()
-                } else {
-                    cast_array(a, &DataType::Utf8)?
-                };
-                let s = s.as_string::<i32>();
+                let s = set_operand(a)?;
                 let mut any = vec![0u64; n.div_ceil(64)];
                 let mut eq = vec![0u64; n.div_ceil(64)];
                 for item in items {
@@ -482,34 +524,22 @@ impl ScalarSet {
                 BooleanBuffer::new(Buffer::from_vec(any), 0, n)
             }
             SetKind::Strings(list, set) => {
-                let s = if a.data_type() == &DataType::Utf8 {
-                    a.clone()
-                } else {
-                    cast_array(a, &DataType::Utf8)?
-                };
-                let s = s.as_string::<i32>();
+                let s = set_operand(a)?;
                 if list.len() <= LINEAR_MAX {
                     BooleanBuffer::collect_bool(n, |i| {
-                        let v = trim_pad(s.value(i).as_bytes());
+                        let v = trim_pad(s.value(i));
                         list.iter().any(|x| x.as_slice() == v)
                     })
                 } else {
-                    BooleanBuffer::collect_bool(n, |i| {
-                        set.contains(trim_pad(s.value(i).as_bytes()))
-                    })
+                    BooleanBuffer::collect_bool(n, |i| set.contains(trim_pad(s.value(i))))
                 }
             }
             SetKind::Collated(c) => {
-                let s = if a.data_type() == &DataType::Utf8 {
-                    a.clone()
-                } else {
-                    cast_array(a, &DataType::Utf8)?
-                };
-                let s = s.as_string::<i32>();
+                let s = set_operand(a)?;
                 let mut key = Vec::new();
                 with_collator!(c.collation, |k| BooleanBuffer::collect_bool(n, |i| {
                     key.clear();
-                    k.normalized_key(s.value(i).as_bytes(), &mut key);
+                    k.normalized_key(s.value(i), &mut key);
                     c.keys.contains(&key)
                 }))
             }
@@ -526,6 +556,16 @@ impl ScalarSet {
         }
         Ok(BooleanArray::new(bits, nulls))
     }
+}
+
+/// The column of a string IN list as bytes (text or binary as it is,
+/// anything else as text).
+fn set_operand(a: &ArrayRef) -> Result<BinaryArray> {
+    let s = match a.data_type() {
+        DataType::Utf8 | DataType::Binary => a.clone(),
+        _ => cast_array(a, &DataType::Utf8)?,
+    };
+    Ok(byte_view(s.as_ref()).expect("a string column"))
 }
 
 fn int_getter(a: &ArrayRef) -> Result<Box<dyn Fn(usize) -> i128 + '_>> {
@@ -613,8 +653,116 @@ pub fn in_list_dynamic(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{RecordBatch, StringArray};
+    use arrow_array::{BinaryArray, RecordBatch, StringArray};
     use arrow_schema::{Field, Schema};
+
+    /// Binary strings compare as plain bytes (no padding: 'a' < 'a\0' <
+    /// 'a '), column against column and against a constant, and IN lists
+    /// (short and hashed) agree with a scalar memcmp reference.
+    #[test]
+    fn binary_compares_are_plain_byte_order() {
+        let words: [&[u8]; 10] = [
+            b"",
+            b"a",
+            b"a ",
+            b"a\0",
+            b"A",
+            b"\xFF",
+            b"\xC3\xA9",
+            b"ab",
+            b"a\xFF",
+            b" ",
+        ];
+        let n = 120;
+        let col = |k: usize| -> Vec<Option<&[u8]>> {
+            (0..n)
+                .map(|i| (i % 13 != 5).then(|| words[(i * k + i / 7) % words.len()]))
+                .collect()
+        };
+        let (xs, ys) = (col(3), col(7));
+        let x: ArrayRef = Arc::new(BinaryArray::from(xs.clone()));
+        let y: ArrayRef = Arc::new(BinaryArray::from(ys.clone()));
+        let ops = [
+            BinaryOp::Eq,
+            BinaryOp::NotEq,
+            BinaryOp::Lt,
+            BinaryOp::LtEq,
+            BinaryOp::Gt,
+            BinaryOp::GtEq,
+        ];
+        let reference = |op, a: &Option<&[u8]>, b: &Option<&[u8]>| match (a, b) {
+            (Some(a), Some(b)) => Some(test(op, a.cmp(b))),
+            _ => None,
+        };
+        for op in ops {
+            // Whatever collation the operands carry, bytes decide.
+            for collation in [default_collation(), Collation::binary()] {
+                let got = compare(
+                    op,
+                    ColumnarValue::Array(x.clone()),
+                    ColumnarValue::Array(y.clone()),
+                    n,
+                    collation,
+                )
+                .unwrap()
+                .into_array(n)
+                .unwrap();
+                let want: BooleanArray = xs
+                    .iter()
+                    .zip(&ys)
+                    .map(|(a, b)| reference(op, a, b))
+                    .collect();
+                assert_eq!(got.as_boolean(), &want, "{op:?} columns");
+                for c in words {
+                    let got = compare(
+                        op,
+                        ColumnarValue::Array(x.clone()),
+                        ColumnarValue::Scalar(ScalarValue::Binary(c.to_vec()), DataType::Binary),
+                        n,
+                        collation,
+                    )
+                    .unwrap()
+                    .into_array(n)
+                    .unwrap();
+                    let want: BooleanArray =
+                        xs.iter().map(|a| reference(op, a, &Some(c))).collect();
+                    assert_eq!(got.as_boolean(), &want, "{op:?} {c:?}");
+                }
+            }
+        }
+        // A text constant meets a binary column as its UTF-8 bytes.
+        let got = compare(
+            BinaryOp::Eq,
+            ColumnarValue::Array(x.clone()),
+            ColumnarValue::Scalar(ScalarValue::Utf8("a".into()), DataType::Utf8),
+            n,
+            default_collation(),
+        )
+        .unwrap()
+        .into_array(n)
+        .unwrap();
+        let want: BooleanArray = xs.iter().map(|a| a.map(|a| a == b"a")).collect();
+        assert_eq!(got.as_boolean(), &want);
+        // IN lists: short (kernel per constant) and long (hashed).
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("b", DataType::Binary, true)])),
+            vec![x.clone()],
+        )
+        .unwrap();
+        for list in [&words[1..3], &words[..], &[&b"a "[..], b"\xFF"][..]] {
+            let items: Vec<PhysicalExpr> = list
+                .iter()
+                .map(|w| PhysicalExpr::Literal(ScalarValue::Binary(w.to_vec()), DataType::Binary))
+                .collect();
+            let set =
+                ScalarSet::from_literals(&items, &DataType::Binary, default_collation()).unwrap();
+            let got = set.contains_array(&x).unwrap();
+            let want: BooleanArray = xs.iter().map(|a| a.map(|a| list.contains(&a))).collect();
+            assert_eq!(got, want, "{list:?}");
+            let dynamic = in_list_dynamic(&x, &items, &batch, default_collation()).unwrap();
+            assert_eq!(dynamic, want, "{list:?} dynamic");
+        }
+    }
 
     /// A short string IN-list (the equality kernel per constant, OR-ed) gives
     /// what `x = c1 OR x = c2 ...` gives, row by row, under collations that

@@ -15,7 +15,7 @@ use quiver_common::types::{add_months, civil_from_days, rescale};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{DatePart, ScalarFunc};
 
-use super::{cast_array, string_build, ColumnarValue, PhysicalExpr};
+use super::{binary_fns, cast_array, string_build, ColumnarValue, PhysicalExpr};
 
 pub fn case_when(
     branches: &[(PhysicalExpr, PhysicalExpr)],
@@ -100,6 +100,8 @@ pub fn call(
             .ok_or_else(|| QuiverError::wrong_arguments(&format!("{func:?}")))
     };
     let out: ArrayRef = match func {
+        // Binary results, and counts or positions in binary arguments: bytes.
+        _ if binary_fns::applies(func, &arrays, t) => binary_fns::call(func, &arrays, collation)?,
         ScalarFunc::Substring => {
             let pos = cast_array(arg(1)?, &DataType::Int64)?;
             let pos = pos.as_primitive::<Int64Type>();
@@ -263,18 +265,13 @@ pub fn call(
         | ScalarFunc::Floor
         | ScalarFunc::Ceil => numeric_fn(func, arg(0)?, arrays.get(1), t)?,
     };
-    // Bytes (WEIGHT_STRING) have no scalar form: a one-value array repeated.
-    if all_scalar && out.data_type() == &DataType::Binary {
-        let idx = arrow_array::UInt32Array::from(vec![0u32; rows]);
-        return Ok(ColumnarValue::Array(arrow_select::take::take(
-            &out, &idx, None,
-        )?));
-    }
     if all_scalar {
-        Ok(ColumnarValue::Scalar(
-            ScalarValue::from_array(&out, 0)?,
-            t.clone(),
-        ))
+        // Bytes keep their type whatever the node says.
+        let t = match out.data_type() {
+            DataType::Binary => DataType::Binary,
+            _ => t.clone(),
+        };
+        Ok(ColumnarValue::Scalar(ScalarValue::from_array(&out, 0)?, t))
     } else {
         Ok(ColumnarValue::Array(out))
     }
@@ -521,7 +518,7 @@ fn trim_str<'a>(s: &'a str, what: &str, leading: bool, trailing: bool) -> &'a st
 
 /// SUBSTRING in characters: 1-based, negative positions count from the end,
 /// position 0 gives the empty string (MySQL).
-fn substring(s: &str, pos: i64, len: Option<i64>) -> &str {
+pub(super) fn substring(s: &str, pos: i64, len: Option<i64>) -> &str {
     let count = if s.is_ascii() {
         s.len() as i64
     } else {

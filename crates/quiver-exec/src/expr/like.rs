@@ -3,13 +3,14 @@
 //! the SIMD substring kernel (prefix, suffix, `%a%b%` runs), or a character
 //! matcher where the collation needs one. MySQL semantics: no padding.
 
-use arrow_array::{cast::AsArray, Array, ArrayRef, BooleanArray};
+use arrow_array::{Array, ArrayRef, BinaryArray, BooleanArray};
 use arrow_buffer::{BooleanBuffer, Buffer};
 use arrow_schema::DataType;
 use quiver_collation::{Collation, LikePattern};
 use quiver_common::{QuiverError, Result};
 
 use super::cast_array;
+use crate::bytes::byte_view;
 
 /// Compiles a pattern under `collation`; `escape` is the ESCAPE character
 /// (`\\` when there is none).
@@ -20,19 +21,20 @@ pub fn compile(collation: Collation, pattern: &[u8], escape: Option<char>) -> Re
         .map_err(|e| QuiverError::new(e.mysql_code(), "HY000", e.to_string()))
 }
 
-fn strings(a: &ArrayRef) -> Result<ArrayRef> {
-    if a.data_type() == &DataType::Utf8 {
-        Ok(a.clone())
-    } else {
-        cast_array(a, &DataType::Utf8)
-    }
+/// Text or binary values as bytes (a binary value is matched byte by
+/// byte: its pattern was compiled under `binary`); anything else as text.
+fn strings(a: &ArrayRef) -> Result<BinaryArray> {
+    let a = match a.data_type() {
+        DataType::Utf8 | DataType::Binary => a.clone(),
+        _ => cast_array(a, &DataType::Utf8)?,
+    };
+    Ok(byte_view(a.as_ref()).expect("a string column"))
 }
 
 /// A constant pattern over a column, through the collation crate's column
 /// matcher (which searches the whole values buffer for a `%piece%`).
 pub fn like_array(a: &ArrayRef, m: &LikePattern) -> Result<BooleanArray> {
-    let a = strings(a)?;
-    let s = a.as_string::<i32>();
+    let s = strings(a)?;
     let mut words = vec![0u64; s.len().div_ceil(64)];
     m.matches_column(s.value_offsets(), s.value_data(), &mut words)
         .map_err(|e| QuiverError::internal(format!("LIKE column kernel: {e}")))?;
@@ -47,14 +49,16 @@ pub fn like_dynamic(
     escape: Option<char>,
     collation: Collation,
 ) -> Result<BooleanArray> {
-    let (a, p) = (strings(a)?, strings(p)?);
-    let (s, p) = (a.as_string::<i32>(), p.as_string::<i32>());
+    let collation = if a.data_type() == &DataType::Binary {
+        Collation::binary()
+    } else {
+        collation
+    };
+    let (s, p) = (strings(a)?, strings(p)?);
     s.iter()
         .zip(p.iter())
         .map(|(s, p)| match (s, p) {
-            (Some(s), Some(p)) => Ok(Some(
-                compile(collation, p.as_bytes(), escape)?.matches(s.as_bytes()),
-            )),
+            (Some(s), Some(p)) => Ok(Some(compile(collation, p, escape)?.matches(s))),
             _ => Ok(None),
         })
         .collect()
@@ -63,6 +67,7 @@ pub fn like_dynamic(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn m(p: &str, escape: Option<char>) -> LikePattern {
         compile(Collation::utf8mb4_bin(), p.as_bytes(), escape).unwrap()
@@ -86,5 +91,56 @@ mod tests {
         assert!(m("a%b_", Some('!')).matches(b"axxbz"));
         let ci = compile(Collation::utf8mb4_general_ci(), b"%PEND%", None).unwrap();
         assert!(ci.matches("x pending".as_bytes()));
+    }
+
+    /// Over binary values (MariaDB): `_` is one byte, no case folding, no
+    /// padding; the column matcher agrees with the per-value matcher.
+    #[test]
+    fn like_over_binary_values_matches_bytes() {
+        let values: Vec<Option<&[u8]>> = vec![
+            Some(b"abc"),
+            Some(b"ABC"),
+            Some("é".as_bytes()),
+            Some(b"\xE9"),
+            None,
+            Some(b"a\0c"),
+            Some(b"ab "),
+            Some(b"xabcx"),
+        ];
+        let a: ArrayRef = Arc::new(BinaryArray::from(values.clone()));
+        for (pattern, want) in [
+            (
+                "A%",
+                vec![false, true, false, false, false, false, false, false],
+            ),
+            (
+                "_",
+                vec![false, false, false, true, false, false, false, false],
+            ),
+            (
+                "__",
+                vec![false, false, true, false, false, false, false, false],
+            ),
+            (
+                "a_c",
+                vec![true, false, false, false, false, true, false, false],
+            ),
+            (
+                "%b%",
+                vec![true, false, false, false, false, false, true, true],
+            ),
+            ("ab", vec![false; 8]),
+        ] {
+            let m = compile(Collation::binary(), pattern.as_bytes(), None).unwrap();
+            let got = like_array(&a, &m).unwrap();
+            let plain: Vec<Option<bool>> = values.iter().map(|v| v.map(|v| m.matches(v))).collect();
+            assert_eq!(got, BooleanArray::from(plain.clone()), "{pattern}");
+            let want: Vec<Option<bool>> =
+                values.iter().zip(want).map(|(v, w)| v.map(|_| w)).collect();
+            assert_eq!(plain, want, "{pattern}");
+            let p: ArrayRef = Arc::new(arrow_array::StringArray::from(vec![pattern; 8]));
+            let dynamic = like_dynamic(&a, &p, None, Collation::utf8mb4_bin()).unwrap();
+            assert_eq!(dynamic, got, "{pattern} per row");
+        }
     }
 }

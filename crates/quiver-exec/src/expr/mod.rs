@@ -4,6 +4,7 @@
 //! Dispatch on types happens once per batch; the loops inside are typed.
 
 mod arith;
+mod binary_fns;
 mod cast;
 mod compare;
 mod functions;
@@ -127,6 +128,16 @@ fn strip_collate(e: &Expr) -> &Expr {
     match e {
         Expr::Collate { expr, .. } => strip_collate(expr),
         other => other,
+    }
+}
+
+/// The collation an operator applies to operand `e`: a binary string is
+/// compared as bytes (`binary`) whatever node is on top of it.
+fn operand_collation(e: &Expr) -> Collation {
+    if crate::bytes::is_binary(&e.data_type()) {
+        Collation::binary()
+    } else {
+        e.collation()
     }
 }
 
@@ -256,7 +267,10 @@ impl PhysicalExpr {
                 left: c(left)?,
                 right: c(right)?,
                 data_type: width.physical(&expr.data_type()),
-                collation: left.collation(),
+                collation: match operand_collation(right) {
+                    c if c == Collation::binary() => c,
+                    _ => operand_collation(left),
+                },
             },
             Expr::Unary { op, expr } => PhysicalExpr::Unary {
                 op: *op,
@@ -269,10 +283,13 @@ impl PhysicalExpr {
                 escape,
             } => {
                 // A constant pattern is compiled once, not per row.
-                let collation = expr.collation();
+                let collation = operand_collation(expr);
                 let matcher = match strip_collate(pattern) {
                     Expr::Literal(ScalarValue::Utf8(p), _) => {
                         Some(Arc::new(like::compile(collation, p.as_bytes(), *escape)?))
+                    }
+                    Expr::Literal(ScalarValue::Binary(p), _) => {
+                        Some(Arc::new(like::compile(collation, p, *escape)?))
                     }
                     _ => None,
                 };
@@ -292,7 +309,7 @@ impl PhysicalExpr {
             } => {
                 let list: Vec<PhysicalExpr> =
                     list.iter().map(|e| compile(e)).collect::<Result<_>>()?;
-                let collation = expr.collation();
+                let collation = operand_collation(expr);
                 let set = compare::ScalarSet::from_literals(
                     &list,
                     &width.physical(&expr.data_type()),
