@@ -1196,7 +1196,12 @@ impl Session {
                     return Err(QuiverError::column_count_mismatch(1));
                 }
                 let b = arrow_select::concat::concat_batches(&s, &batches)?;
-                b.columns().to_vec()
+                b.columns()
+                    .iter()
+                    .zip(s.fields())
+                    .zip(&targets)
+                    .map(|((c, from), &to)| text_as_bytes(c, from, schema.field(to)))
+                    .collect()
             }
         };
         let rows = columns.first().map(|c| c.len()).unwrap_or(0);
@@ -1360,6 +1365,34 @@ fn store_bytes(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
         })
         .collect();
     Ok(Arc::new(BinaryArray::from_iter(values)))
+}
+
+/// Text of a latin1 / ascii result column (kept as UTF-8) headed for a
+/// binary column: its bytes in its own charset (`é` is E9), as MySQL stores it.
+fn text_as_bytes(a: &ArrayRef, from: &Field, to: &Field) -> ArrayRef {
+    let charset = from
+        .metadata()
+        .get(COLUMN_COLLATION_KEY)
+        .and_then(|n| Collation::from_name(n))
+        .map(|c| c.charset());
+    let (Some(charset), Some(text)) = (charset, a.as_any().downcast_ref::<StringArray>()) else {
+        return a.clone();
+    };
+    if to.data_type() != &DataType::Binary || !quiver_collation::text::is_single_byte_text(charset)
+    {
+        return a.clone();
+    }
+    let bytes: arrow_array::BinaryArray = text
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                let mut b = Vec::with_capacity(v.len());
+                quiver_collation::text::encode(charset, v.as_bytes(), &mut b);
+                b
+            })
+        })
+        .collect();
+    Arc::new(bytes)
 }
 
 /// Bytes stored into a text column: read in the column's charset (latin1

@@ -196,11 +196,47 @@ fn exact_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
     }
 }
 
+/// A `0x..` literal as written: a binary string that MySQL reads as an
+/// unsigned integer in a numeric context (`0x41 + 0` is 65, where `X'41' + 0`
+/// is 0). The binder marks it as the binary literal under an explicit
+/// COERCIBLE `binary` node ([`hex_literal`]), which string contexts replace.
+pub(crate) fn hex_number(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Collate {
+            expr,
+            collation,
+            coercibility: quiver_plan::Coercibility::Coercible,
+        } if *collation == quiver_collation::Collation::binary() => match expr.as_ref() {
+            Expr::Literal(ScalarValue::Binary(b), _) => {
+                // Beyond 8 bytes MySQL's value is all ones.
+                Some(match b.len() {
+                    0..=8 => b.iter().fold(0u64, |n, &d| n << 8 | d as u64),
+                    _ => u64::MAX,
+                })
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The expression of a `0x..` literal (see [`hex_number`]).
+pub(crate) fn hex_literal(bytes: Vec<u8>) -> Expr {
+    Expr::Collate {
+        expr: Box::new(Expr::lit(ScalarValue::Binary(bytes))),
+        collation: quiver_collation::Collation::binary(),
+        coercibility: quiver_plan::Coercibility::Coercible,
+    }
+}
+
 /// `e` converted to `to`; literals are converted now when possible.
 pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
     let from = e.data_type();
     if &from == to {
         return e;
+    }
+    if let Some(n) = hex_number(&e).filter(|_| !is_string(to)) {
+        return cast(Expr::lit(ScalarValue::UInt64(n)), to);
     }
     // Text and bytes convert by charset, not by Arrow's cast: text becomes
     // its bytes in its own charset, bytes read as utf8mb4 ('?' for what is
@@ -244,6 +280,9 @@ pub(crate) fn sql_cast(e: Expr, to: &DataType) -> Expr {
     let from = e.data_type();
     if &from == to {
         return e;
+    }
+    if let Some(n) = hex_number(&e).filter(|_| !is_string(to)) {
+        return sql_cast(Expr::lit(ScalarValue::UInt64(n)), to);
     }
     if let Expr::Literal(v, _) = &e {
         if let Some(v) = cast_literal(v, to) {

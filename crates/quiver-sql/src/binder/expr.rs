@@ -49,6 +49,21 @@ impl Binder<'_> {
                 _ => Err(QuiverError::not_supported(format!("the name {e}"))),
             },
             A::Value(v) => {
+                // X'..' needs whole bytes; 0x.. (the same token) does not.
+                if let ast::Value::HexStringLiteral(h) = &v.value {
+                    if h.len() % 2 == 1 && self.written_with_x(v.span.start) {
+                        return Err(QuiverError::syntax_msg(format!(
+                            "You have an error in your SQL syntax near 'X'{h}''"
+                        )));
+                    }
+                }
+                if let ast::Value::HexStringLiteral(_) = &v.value {
+                    if self.source.is_some() && !self.written_with_x(v.span.start) {
+                        if let Expr::Literal(ScalarValue::Binary(b), _) = literal(&v.value)? {
+                            return Ok(coerce::hex_literal(b));
+                        }
+                    }
+                }
                 // String literals are in the connection's collation (COERCIBLE).
                 let x = literal(&v.value)?;
                 let conn = self.vars.collation_connection;
@@ -323,6 +338,16 @@ impl Binder<'_> {
             collation: conn,
             coercibility: quiver_plan::Coercibility::Implicit,
         }
+    }
+
+    /// Whether the token at `at` is written `X'..'` (not `0x..`).
+    fn written_with_x(&self, at: sqlparser::tokenizer::Location) -> bool {
+        let Some(src) = self.source.as_deref() else {
+            return false;
+        };
+        src.offset(at)
+            .and_then(|o| src.text().get(o..o + 1))
+            .is_some_and(|c| c.eq_ignore_ascii_case("x"))
     }
 
     /// Whether `inner` (of a CAST to BINARY) was written after the BINARY
