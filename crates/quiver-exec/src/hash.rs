@@ -3,13 +3,14 @@
 //! hashed a column at a time and compared row against row without dispatch
 //! per value. Strings hash and compare under their collation: the default
 //! utf8mb4_bin without trailing spaces (PAD SPACE) on byte loops here, any
-//! other with a loop monomorphized per collation.
+//! other with a loop monomorphized per collation. Binary strings are keys
+//! under the `binary` collation: their bytes, no padding.
 
 use std::sync::Arc;
 
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, Date32Array, Decimal128Array, Float64Array,
-    Int64Array, StringArray, TimestampMicrosecondArray,
+    cast::AsArray, types::*, Array, ArrayRef, BinaryArray, Date32Array, Decimal128Array,
+    Float64Array, Int64Array, StringArray, TimestampMicrosecondArray,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
@@ -18,6 +19,7 @@ use quiver_common::types::trim_pad;
 use quiver_common::Result;
 use quiver_plan::default_collation;
 
+use crate::bytes::{byte_view, is_binary};
 use crate::expr::cast_array;
 
 #[inline(always)]
@@ -53,14 +55,16 @@ pub enum KeyValues {
     Int(Vec<i64>),
     Wide(Vec<i128>),
     Float(Vec<u64>),
-    Str(StringArray),
+    /// Text or binary strings, as bytes (the same buffers).
+    Str(BinaryArray),
 }
 
 #[derive(Debug, Clone)]
 pub struct KeyColumn {
     pub values: KeyValues,
     pub nulls: Option<NullBuffer>,
-    /// The collation of string keys when it is not the default.
+    /// The collation of string keys when it is not the default (always
+    /// `binary` for binary strings).
     pub collation: Option<Collation>,
 }
 
@@ -68,7 +72,10 @@ impl KeyColumn {
     /// Key values of `a`; strings under `collation`.
     pub fn collated(a: &ArrayRef, collation: Collation) -> Result<KeyColumn> {
         let mut k = KeyColumn::new(a)?;
-        if matches!(k.values, KeyValues::Str(_)) && collation != default_collation() {
+        if matches!(k.values, KeyValues::Str(_))
+            && collation != default_collation()
+            && k.collation.is_none()
+        {
             k.collation = Some(collation);
         }
         Ok(k)
@@ -119,7 +126,9 @@ impl KeyColumn {
                         .collect(),
                 )
             }
-            DataType::Utf8 => KeyValues::Str(a.as_string::<i32>().clone()),
+            DataType::Utf8 | DataType::Binary => {
+                KeyValues::Str(byte_view(a.as_ref()).expect("a string array"))
+            }
             DataType::Null => KeyValues::Int(vec![0; a.len()]),
             t if t.is_integer() || t == &DataType::Boolean => {
                 let i = cast_array(a, &DataType::Int64)?;
@@ -127,7 +136,7 @@ impl KeyColumn {
             }
             _ => {
                 let s = cast_array(a, &DataType::Utf8)?;
-                KeyValues::Str(s.as_string::<i32>().clone())
+                KeyValues::Str(byte_view(s.as_ref()).expect("a string array"))
             }
         };
         let nulls = if a.data_type() == &DataType::Null {
@@ -138,7 +147,7 @@ impl KeyColumn {
         Ok(KeyColumn {
             values,
             nulls,
-            collation: None,
+            collation: is_binary(a.data_type()).then(Collation::binary),
         })
     }
 
@@ -181,12 +190,12 @@ impl KeyColumn {
             KeyValues::Str(s) => match self.collation {
                 None => {
                     for (i, h) in hashes.iter_mut().enumerate() {
-                        *h = mix(*h ^ hash_bytes(trim_pad(s.value(i).as_bytes())));
+                        *h = mix(*h ^ hash_bytes(trim_pad(s.value(i))));
                     }
                 }
                 Some(c) => with_collator!(c, |k| {
                     for (i, h) in hashes.iter_mut().enumerate() {
-                        *h = mix(*h ^ k.hash(s.value(i).as_bytes(), 0));
+                        *h = mix(*h ^ k.hash(s.value(i), 0));
                     }
                 }),
             },
@@ -212,7 +221,7 @@ impl KeyColumn {
             (KeyValues::Wide(x), KeyValues::Wide(y)) => x[i] == y[j],
             (KeyValues::Float(x), KeyValues::Float(y)) => x[i] == y[j],
             (KeyValues::Str(x), KeyValues::Str(y)) => {
-                let (p, q) = (x.value(i).as_bytes(), y.value(j).as_bytes());
+                let (p, q) = (x.value(i), y.value(j));
                 match self.collation {
                     None => p == q || trim_pad(p) == trim_pad(q),
                     Some(c) => c.eq(p, q),
@@ -293,7 +302,7 @@ impl GroupKeys {
                     n.push(valid)
                 }
                 (KeyStore::Str(b, o, n), KeyValues::Str(s)) => {
-                    b.extend_from_slice(s.value(i).as_bytes());
+                    b.extend_from_slice(s.value(i));
                     o.push(b.len());
                     n.push(valid);
                 }
@@ -335,7 +344,7 @@ impl GroupKeys {
                         return !n[g] && kn;
                     }
                     let p = &b[o[g]..o[g + 1]];
-                    let q = s.value(i).as_bytes();
+                    let q = s.value(i);
                     match collation {
                         None => p == q || trim_pad(p) == trim_pad(q),
                         Some(c) => c.eq(p, q),
@@ -398,12 +407,15 @@ impl GroupKeys {
                         let offsets = arrow_buffer::OffsetBuffer::new(
                             o.iter().map(|x| *x as i32).collect::<Vec<i32>>().into(),
                         );
-                        let s: ArrayRef = Arc::new(StringArray::try_new(
-                            offsets,
-                            b.clone().into(),
-                            Some(NullBuffer::from(n.clone())),
-                        )?);
-                        cast_array(&s, t)?
+                        let nulls = Some(NullBuffer::from(n.clone()));
+                        if t == &DataType::Binary {
+                            Arc::new(BinaryArray::try_new(offsets, b.clone().into(), nulls)?)
+                        } else {
+                            // Keys of text are whole UTF-8 values (checked).
+                            let s: ArrayRef =
+                                Arc::new(StringArray::try_new(offsets, b.clone().into(), nulls)?);
+                            cast_array(&s, t)?
+                        }
                     }
                 })
             })
@@ -420,5 +432,53 @@ impl GroupKeys {
                 KeyStore::Str(b, o, _) => b.len() + o.len() * 9,
             })
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Binary keys (as joins and the general GROUP BY table use them) are
+    /// equal exactly when their bytes are, hash alike then, and keep their
+    /// type through the general table; text keys still pad.
+    #[test]
+    fn binary_keys_are_their_bytes() {
+        let words: Vec<Option<&[u8]>> = vec![
+            Some(b"a"),
+            Some(b"a "),
+            Some(b"a\0"),
+            Some(b"A"),
+            Some(b""),
+            None,
+            Some(b"\xFF"),
+            Some(b"a"),
+        ];
+        let a: ArrayRef = Arc::new(BinaryArray::from(words.clone()));
+        // Whatever collation the expression carries, bytes decide.
+        let k = KeyColumn::collated(&a, Collation::utf8mb4_general_ci()).unwrap();
+        assert_eq!(k.collation, Some(Collation::binary()));
+        let h = hash_rows(std::slice::from_ref(&k), words.len());
+        for i in 0..words.len() {
+            for j in 0..words.len() {
+                assert_eq!(k.eq(i, &k, j), words[i] == words[j], "{i} {j}");
+                if words[i] == words[j] {
+                    assert_eq!(h[i], h[j]);
+                }
+            }
+        }
+        let mut store = GroupKeys::new(std::slice::from_ref(&k), vec![DataType::Binary]);
+        for i in [0, 1, 5, 6] {
+            store.push(std::slice::from_ref(&k), i);
+        }
+        assert!(store.eq(0, std::slice::from_ref(&k), 7));
+        assert!(!store.eq(1, std::slice::from_ref(&k), 0));
+        let back = store.to_arrays().unwrap();
+        let want = BinaryArray::from(vec![Some(&b"a"[..]), Some(b"a "), None, Some(b"\xFF")]);
+        assert_eq!(back[0].as_ref(), &want as &dyn Array);
+        // Text keys under the default collation: 'a' = 'a '.
+        let t: ArrayRef = Arc::new(StringArray::from(vec!["a", "a "]));
+        let t = KeyColumn::new(&t).unwrap();
+        assert!(t.eq(0, &t, 1));
     }
 }

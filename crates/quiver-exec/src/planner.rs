@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema, SchemaRef};
-use quiver_common::types::comparison_type;
 use quiver_common::Result;
 use quiver_plan::optimizer::estimate_rows;
 use quiver_plan::{ColumnInfo, Expr, JoinKind, LogicalPlan};
@@ -17,7 +16,7 @@ const LEFT_BUILD_RATIO: f64 = 8.0;
 /// The same for a left outer join (see `HashJoinExec::with_left_build`).
 const LEFT_OUTER_BUILD_RATIO: f64 = 3.0;
 
-use crate::expr::{DecimalWidth, Layout, PhysicalExpr};
+use crate::expr::{operand_type, DecimalWidth, Layout, PhysicalExpr};
 use crate::operators::*;
 
 /// The schema of `columns` as declared (what clients are told).
@@ -248,10 +247,11 @@ impl Planner {
                 let mut lk = Vec::new();
                 let mut rk = Vec::new();
                 for (l, r) in on {
-                    // Both sides hash and compare in one common type.
+                    // Both sides hash and compare in one common type (bytes
+                    // when a binary string meets a string).
                     let t = self
                         .width
-                        .physical(&comparison_type(&l.data_type(), &r.data_type()));
+                        .physical(&operand_type(&l.data_type(), &r.data_type()));
                     lk.push(self.compile(&l.clone().cast(&t), &ll)?);
                     rk.push(self.compile(&r.clone().cast(&t), &rl)?);
                 }

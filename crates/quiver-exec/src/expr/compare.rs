@@ -92,7 +92,7 @@ pub fn compare(
 /// The type two operands compare in: bytes when one is a binary string and
 /// the other a string (the binder makes them agree; this keeps a text
 /// operand from turning both into numbers), else MySQL's comparison type.
-fn operand_type(l: &DataType, r: &DataType) -> DataType {
+pub(crate) fn operand_type(l: &DataType, r: &DataType) -> DataType {
     let stringy = |t: &DataType| is_binary(t) || t == &DataType::Utf8 || t == &DataType::Null;
     if (is_binary(l) || is_binary(r)) && stringy(l) && stringy(r) {
         DataType::Binary

@@ -28,6 +28,7 @@ use quiver_plan::{
 pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
+pub(crate) use compare::operand_type;
 
 /// A value produced by an expression: a whole column, or one value for all rows.
 #[derive(Debug, Clone)]

@@ -21,6 +21,7 @@ use super::packed_keys::{str_key_array, PackedLayout};
 use super::scan::{take_scan_position, ScanPosition};
 use super::str_group_map::{splice, StrGroupMap};
 use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
+use crate::bytes::{byte_view, is_binary};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, scaled_div, PhysicalExpr};
 use crate::hash::{hash_rows, GroupKeys, KeyColumn, KeyValues};
@@ -123,7 +124,7 @@ impl AggregateExec {
         self.group
             .iter()
             .zip(&self.group_types)
-            .any(|(g, t)| is_string_type(t) && !is_exact(g.collation()))
+            .any(|(g, t)| is_string_type(t) && !is_binary(t) && !is_exact(g.collation()))
     }
 
     /// Whether a string MIN or MAX can tie distinct values.
@@ -567,7 +568,7 @@ impl GroupTable {
                 .map(|(k, t)| match k.values {
                     KeyValues::Int(v) => int_values_array(v, k.nulls, t),
                     _ => typed(
-                        str_key_array(&k).ok_or_else(|| {
+                        str_key_array(&k, t)?.ok_or_else(|| {
                             QuiverError::internal("packed GROUP BY key of an unexpected shape")
                         })?,
                         Some(t),
@@ -681,7 +682,13 @@ impl GroupTable {
         let ids: Vec<u32> = match (&other.ints, &other.keys) {
             (Some(m), _) if other.packed.is_some() => {
                 let layout = other.packed.expect("checked");
-                let keys = layout.unpack(m.keys(), Some(&m.validity()))?;
+                let mut keys = layout.unpack(m.keys(), Some(&m.validity()))?;
+                for (k, t) in keys.iter_mut().zip(&other.types) {
+                    // Binary keys compare as bytes, trailing spaces too.
+                    if is_binary(t) {
+                        k.collation = Some(Collation::binary());
+                    }
+                }
                 self.group_ids(&keys, other.groups)?
             }
             (Some(m), _) => {
@@ -838,11 +845,11 @@ fn int_values_array(v: Vec<i64>, nulls: Option<NullBuffer>, t: &DataType) -> Res
 
 /// `x` replaces the current MIN (`min`) or MAX string under `collation`
 /// (ties keep the value seen first).
-fn beats(x: &str, current: Option<&str>, min: bool, collation: Collation) -> bool {
+fn beats(x: &[u8], current: Option<&[u8]>, min: bool, collation: Collation) -> bool {
     match current {
         None => true,
         Some(cur) => {
-            let o = collation.compare(x.as_bytes(), cur.as_bytes());
+            let o = collation.compare(x, cur);
             if min {
                 o.is_lt()
             } else {
@@ -863,7 +870,7 @@ fn beats(x: &str, current: Option<&str>, min: bool, collation: Collation) -> boo
 #[inline(always)]
 fn prefix_key_at<C: Collator>(
     k: C,
-    s: &arrow_array::StringArray,
+    s: &arrow_array::BinaryArray,
     i: usize,
 ) -> Option<(u64, usize)> {
     let offsets = s.value_offsets();
@@ -872,7 +879,7 @@ fn prefix_key_at<C: Collator>(
     let key = match s.value_data().get(start..start + 8) {
         Some(w) => k.prefix_key_of_head(u64::from_le_bytes(w.try_into().ok()?), len),
         // The last few bytes of the buffer.
-        None => k.prefix_key(s.value(i).as_bytes()),
+        None => k.prefix_key(s.value(i)),
     };
     key.map(|key| (key, len))
 }
@@ -914,10 +921,10 @@ fn fold_min_max<T: PartialOrd + Copy>(
 /// position of each value kept is noted.
 fn min_max_strs<C: Collator>(
     k: C,
-    s: &arrow_array::StringArray,
+    s: &arrow_array::BinaryArray,
     ids: &[u32],
     nulls: Option<&NullBuffer>,
-    vals: &mut [Option<String>],
+    vals: &mut [Option<Vec<u8>>],
     min: bool,
     mut first: Option<(&mut [Position], Position)>,
 ) {
@@ -931,17 +938,17 @@ fn min_max_strs<C: Collator>(
     };
     let valid = |i: usize| nulls.is_none_or(|n| n.is_valid(i));
     // Whether `x` was stored.
-    let store = |slot: &mut Option<String>, x: &str| match slot {
+    let store = |slot: &mut Option<Vec<u8>>, x: &[u8]| match slot {
         Some(cur) => {
-            let b = beats(x.as_bytes(), cur.as_bytes());
+            let b = beats(x, cur);
             if b {
                 cur.clear();
-                cur.push_str(x);
+                cur.extend_from_slice(x);
             }
             b
         }
         None => {
-            *slot = Some(x.to_string());
+            *slot = Some(x.to_vec());
             true
         }
     };
@@ -952,7 +959,7 @@ fn min_max_strs<C: Collator>(
             // the best so far on one integer compare of their first bytes
             // (loaded as one word from the values buffer); only ties of
             // the keys are compared in full.
-            let mut best: Option<&str> = None;
+            let mut best: Option<&[u8]> = None;
             // The best value's key and length.
             let mut best_key: Option<(u64, usize)> = None;
             for i in 0..ids.len() {
@@ -980,7 +987,7 @@ fn min_max_strs<C: Collator>(
                         }
                     }
                     let x = s.value(i);
-                    if best.is_none_or(|b| beats(x.as_bytes(), b.as_bytes())) {
+                    if best.is_none_or(|b| beats(x, b)) {
                         best = Some(x);
                         best_key = xk;
                     }
@@ -1194,7 +1201,8 @@ enum Acc {
         t: DataType,
     },
     MinMaxStr {
-        vals: Vec<Option<String>>,
+        /// Bytes of text (UTF-8) or of binary strings, as the output type.
+        vals: Vec<Option<Vec<u8>>>,
         min: bool,
         collation: Collation,
         /// Under a collation where distinct strings tie, with several
@@ -1292,12 +1300,18 @@ fn update_tuples(
 ) -> Result<()> {
     let arrays = parts
         .iter()
-        .map(|p| cast_array(&p.evaluate_array(batch)?, &DataType::Utf8))
+        .map(|p| p.evaluate_array(batch))
         .collect::<Result<Vec<_>>>()?;
-    let strings: Vec<&arrow_array::StringArray> = arrays.iter().map(|a| a.as_string()).collect();
+    let strings: Vec<arrow_array::BinaryArray> =
+        arrays.iter().map(string_bytes).collect::<Result<_>>()?;
+    // A binary part is its bytes (the binary collation's key).
     let collations: Vec<Option<Collation>> = parts
         .iter()
-        .map(|p| Some(p.collation()).filter(|c| *c != quiver_plan::default_collation()))
+        .zip(&arrays)
+        .map(|(p, a)| match is_binary(a.data_type()) {
+            true => Some(Collation::binary()),
+            false => Some(p.collation()).filter(|c| *c != quiver_plan::default_collation()),
+        })
         .collect();
     let mut key = Vec::new();
     for (i, g) in ids.iter().enumerate() {
@@ -1308,7 +1322,7 @@ fn update_tuples(
         for (s, c) in strings.iter().zip(&collations) {
             let at = key.len();
             key.extend_from_slice(&[0; 4]);
-            let x = s.value(i).as_bytes();
+            let x = s.value(i);
             match c {
                 Some(c) => c.normalized_key(x, &mut key),
                 None => key.extend_from_slice(trim_pad(x)),
@@ -1323,6 +1337,16 @@ fn update_tuples(
         }
     }
     Ok(())
+}
+
+/// String values as bytes: text and binary strings as they are, anything
+/// else as its text.
+fn string_bytes(a: &ArrayRef) -> Result<arrow_array::BinaryArray> {
+    let a = match a.data_type() {
+        DataType::Utf8 | DataType::Binary => a.clone(),
+        _ => cast_array(a, &DataType::Utf8)?,
+    };
+    Ok(byte_view(a.as_ref()).expect("a string array"))
 }
 
 /// Bytes of one distinct value in a set: the slot, its control byte and
@@ -1428,6 +1452,13 @@ impl Acc {
             AggFunc::Min | AggFunc::Max => {
                 let min = spec.func == AggFunc::Min;
                 match &spec.output_type {
+                    // Binary strings: bytes in plain order.
+                    DataType::Binary => Acc::MinMaxStr {
+                        vals: vec![],
+                        min,
+                        collation: Collation::binary(),
+                        first: None,
+                    },
                     DataType::Utf8 => {
                         let collation = collation.unwrap_or_else(quiver_plan::default_collation);
                         Acc::MinMaxStr {
@@ -1631,8 +1662,8 @@ impl Acc {
                 first,
             } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
-                let a = cast_array(a, &DataType::Utf8)?;
-                let s = a.as_string::<i32>();
+                let s = string_bytes(a)?;
+                let s = &s;
                 let min = *min;
                 let first = first.as_deref_mut().map(|f| (f, at));
                 with_collator!(*collation, |k| min_max_strs(
@@ -1670,23 +1701,25 @@ impl Acc {
                         .iter()
                         .map(|x| DistinctValue::Float((x + 0.0).to_bits()))
                         .collect()
+                } else if is_binary(a.data_type()) {
+                    // Binary strings: distinct bytes (no padding).
+                    string_bytes(a)?
+                        .iter()
+                        .map(|x| DistinctValue::Bytes(x.unwrap_or(b"").to_vec()))
+                        .collect()
                 } else if let Some(c) = collation {
-                    let s = cast_array(a, &DataType::Utf8)?;
-                    s.as_string::<i32>()
+                    string_bytes(a)?
                         .iter()
                         .map(|x| {
                             let mut k = Vec::new();
-                            c.normalized_key(x.unwrap_or("").as_bytes(), &mut k);
+                            c.normalized_key(x.unwrap_or(b""), &mut k);
                             DistinctValue::Bytes(k)
                         })
                         .collect()
                 } else {
-                    let s = cast_array(a, &DataType::Utf8)?;
-                    s.as_string::<i32>()
+                    string_bytes(a)?
                         .iter()
-                        .map(|x| {
-                            DistinctValue::Bytes(trim_pad(x.unwrap_or("").as_bytes()).to_vec())
-                        })
+                        .map(|x| DistinctValue::Bytes(trim_pad(x.unwrap_or(b"")).to_vec()))
                         .collect()
                 };
                 for (i, (g, v)) in ids.iter().zip(vals).enumerate() {
@@ -1827,7 +1860,7 @@ impl Acc {
                             let take = match slot.as_deref() {
                                 None => true,
                                 Some(cur) => {
-                                    let o = collation.compare(x.as_bytes(), cur.as_bytes());
+                                    let o = collation.compare(&x, cur);
                                     (if *min { o.is_lt() } else { o.is_gt() })
                                         || (o.is_eq() && p < f[g])
                                 }
@@ -2054,7 +2087,16 @@ impl Acc {
                 ));
                 cast_array(&a, t)?
             }
+            Acc::MinMaxStr { vals, .. } if t == &DataType::Binary => {
+                Arc::new(arrow_array::BinaryArray::from_iter(vals))
+            }
             Acc::MinMaxStr { vals, .. } => {
+                // Values of text are whole UTF-8 values (checked).
+                let vals = vals
+                    .into_iter()
+                    .map(|v| v.map(String::from_utf8).transpose())
+                    .collect::<std::result::Result<Vec<Option<String>>, _>>()
+                    .map_err(|e| QuiverError::internal(format!("MIN/MAX of text: {e}")))?;
                 let a: ArrayRef = Arc::new(arrow_array::StringArray::from(vals));
                 cast_array(&a, t)?
             }
@@ -2909,5 +2951,147 @@ mod first_seen_tests {
             .map(|c| c >> CLASS_SHIFT)
             .collect();
         assert_eq!(classes, vec![0, 0, 2, 3, 2, 5]);
+    }
+}
+
+#[cfg(test)]
+mod binary_tests {
+    use super::*;
+    use arrow_array::{BinaryArray, Int64Array};
+    use arrow_schema::{Field, Schema};
+    use std::collections::{BTreeMap, BTreeSet};
+
+    type Row = (i64, Option<Vec<u8>>);
+
+    fn batch(rows: &[Row]) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("i", DataType::Int64, false),
+            Field::new("b", DataType::Binary, true),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.0))),
+                Arc::new(BinaryArray::from_iter(rows.iter().map(|r| r.1.clone()))),
+            ],
+        )
+        .unwrap()
+    }
+
+    /// GROUP BY a binary key (packed while short, then the string map or
+    /// the general table; alone, with an integer), merged over partitions,
+    /// with MIN / MAX / COUNT(DISTINCT) of binary values: bytes decide, no
+    /// padding ('a' and 'a ' are two groups), plain byte order. Checked
+    /// against a reference over `Vec<u8>`.
+    #[test]
+    fn binary_keys_and_min_max_distinct_are_bytes() {
+        let words: [&[u8]; 9] = [
+            b"a",
+            b"a ",
+            b"a\0",
+            b"A",
+            b"",
+            b" ",
+            b"\xFF",
+            b"\xC3\xA9",
+            b"ab",
+        ];
+        let long = b"a long binary key \xFF".to_vec();
+        let row = |k: usize| -> Row {
+            let b = match k % 10 {
+                9 => None,
+                w => Some(words[(w + k / 10) % words.len()].to_vec()),
+            };
+            ((k % 3) as i64, b)
+        };
+        let early: Vec<Row> = (0..60).map(row).collect();
+        let mut late: Vec<Row> = (60..130).map(row).collect();
+        late.push((1, Some(long.clone())));
+        let b = PhysicalExpr::Column(1);
+        let spec = |func, distinct, t: DataType| AggregateSpec {
+            func,
+            arg: Some(b.clone()),
+            distinct,
+            output_type: t,
+            text: String::new(),
+        };
+        let aggs = vec![
+            spec(AggFunc::Min, false, DataType::Binary),
+            spec(AggFunc::Max, false, DataType::Binary),
+            spec(AggFunc::Count, true, DataType::Int64),
+        ];
+        let shapes: Vec<(Vec<PhysicalExpr>, Vec<DataType>, &[Row])> = vec![
+            (vec![b.clone()], vec![DataType::Binary], &early[..]),
+            (vec![b.clone()], vec![DataType::Binary], &late[..]),
+            (
+                vec![b.clone(), PhysicalExpr::Column(0)],
+                vec![DataType::Binary, DataType::Int64],
+                &early[..],
+            ),
+            (
+                vec![PhysicalExpr::Column(0), b.clone()],
+                vec![DataType::Int64, DataType::Binary],
+                &late[..],
+            ),
+        ];
+        for (shape, (group, types, second)) in shapes.into_iter().enumerate() {
+            let parts = [batch(&early), batch(second)];
+            let mut tables = parts.iter().map(|p| {
+                let mut t = GroupTable::tracking(&types, &aggs, true, true);
+                t.update_at(p, &group, &aggs, 0).unwrap();
+                t
+            });
+            let mut total = tables.next().unwrap();
+            for t in tables {
+                total.merge_in(t, 1 << CLASS_SHIFT, true).unwrap();
+            }
+            let mut fields: Vec<Field> = types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Field::new(format!("k{i}"), t.clone(), true))
+                .collect();
+            fields.push(Field::new("min", DataType::Binary, true));
+            fields.push(Field::new("max", DataType::Binary, true));
+            fields.push(Field::new("n", DataType::Int64, true));
+            let out = total.finish(&Arc::new(Schema::new(fields)), &aggs).unwrap();
+            let k = types.len();
+            let bytes = |c: usize, r: usize| -> Option<Vec<u8>> {
+                let a = out.column(c).as_binary::<i32>();
+                a.is_valid(r).then(|| a.value(r).to_vec())
+            };
+            type Key = (Option<i64>, Option<Vec<u8>>);
+            let key_of = |r: &Row| -> Key {
+                match shape {
+                    0 | 1 => (None, r.1.clone()),
+                    _ => (Some(r.0), r.1.clone()),
+                }
+            };
+            let mut got: BTreeMap<Key, (Option<Vec<u8>>, Option<Vec<u8>>, i64)> = BTreeMap::new();
+            for r in 0..out.num_rows() {
+                let int = |c: usize| out.column(c).as_primitive::<Int64Type>().value(r);
+                let key = match shape {
+                    0 | 1 => (None, bytes(0, r)),
+                    2 => (Some(int(1)), bytes(0, r)),
+                    _ => (Some(int(0)), bytes(1, r)),
+                };
+                let n = out.column(k + 2).as_primitive::<Int64Type>().value(r);
+                assert!(got.insert(key, (bytes(k, r), bytes(k + 1, r), n)).is_none());
+            }
+            let mut want: BTreeMap<Key, BTreeSet<Vec<u8>>> = BTreeMap::new();
+            for r in early.iter().chain(second) {
+                let set = want.entry(key_of(r)).or_default();
+                if let Some(v) = &r.1 {
+                    set.insert(v.clone());
+                }
+            }
+            let want: BTreeMap<Key, (Option<Vec<u8>>, Option<Vec<u8>>, i64)> = want
+                .into_iter()
+                .map(|(k, s)| {
+                    let n = s.len() as i64;
+                    (k, (s.first().cloned(), s.last().cloned(), n))
+                })
+                .collect();
+            assert_eq!(got, want, "shape {shape}");
+        }
     }
 }

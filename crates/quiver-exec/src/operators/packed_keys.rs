@@ -6,12 +6,14 @@
 //! group shows. Strings therefore pack only without trailing spaces: under PAD
 //! SPACE `'a'` and `'a '` are one group, and byte equality of strings without
 //! trailing spaces is exactly PAD SPACE equality, while the group still shows
-//! the bytes it was first seen with. A batch that does not pack moves the
-//! table to the general path (the caller handles that).
+//! the bytes it was first seen with. A binary string (NO PAD: `'a'` and
+//! `'a '` differ) packs with its trailing spaces, the length telling them
+//! apart. A batch that does not pack moves the table to the general path
+//! (the caller handles that).
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, StringArray};
+use arrow_array::{ArrayRef, BinaryArray, StringArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::DataType;
 
@@ -46,7 +48,7 @@ impl PackedLayout {
     pub fn of(keys: &[KeyColumn], types: &[DataType]) -> Option<PackedLayout> {
         let half = |k: &KeyColumn, t: &DataType| match (&k.values, t) {
             (KeyValues::Int(_), _) => Some(Half::Int),
-            (KeyValues::Str(_), DataType::Utf8) => Some(Half::Str),
+            (KeyValues::Str(_), DataType::Utf8 | DataType::Binary) => Some(Half::Str),
             _ => None,
         };
         match (keys, types) {
@@ -57,7 +59,7 @@ impl PackedLayout {
             {
                 None
             }
-            ([k], [DataType::Utf8]) if matches!(k.values, KeyValues::Str(_)) => {
+            ([k], [DataType::Utf8 | DataType::Binary]) if matches!(k.values, KeyValues::Str(_)) => {
                 Some(PackedLayout::ShortStr)
             }
             ([a, b], [ta, tb]) => {
@@ -78,12 +80,13 @@ impl PackedLayout {
                 let KeyValues::Str(s) = &k.values else {
                     return None;
                 };
+                let pad = pads(k);
                 let mut out = Vec::with_capacity(rows);
                 for i in 0..rows {
                     if k.is_null(i) {
                         out.push(0);
                     } else {
-                        out.push(pack_str(str_bytes(s, i), SHORT_STR_MAX)? as i64);
+                        out.push(pack_str(str_bytes(s, i), SHORT_STR_MAX, pad)? as i64);
                     }
                 }
                 Some(out)
@@ -126,16 +129,23 @@ impl PackedLayout {
 }
 
 #[inline]
-fn str_bytes(s: &StringArray, i: usize) -> &[u8] {
+fn str_bytes(s: &BinaryArray, i: usize) -> &[u8] {
     let o = s.value_offsets();
     &s.value_data()[o[i] as usize..o[i + 1] as usize]
 }
 
-/// `b` as `len << (8 * max) | bytes`, if it has at most `max` bytes and no
-/// trailing space.
+/// Whether trailing spaces keep the string keys of `k` from packing: all
+/// but binary strings' (the unpacked keys of a merge come back under the
+/// default collation, and the caller gives binary keys theirs back).
+fn pads(k: &KeyColumn) -> bool {
+    k.collation != Some(quiver_collation::Collation::binary())
+}
+
+/// `b` as `len << (8 * max) | bytes`, if it has at most `max` bytes and,
+/// when trailing spaces pad (`pad`), none of them.
 #[inline]
-fn pack_str(b: &[u8], max: usize) -> Option<u64> {
-    if b.len() > max || b.last() == Some(&b' ') {
+fn pack_str(b: &[u8], max: usize, pad: bool) -> Option<u64> {
+    if b.len() > max || (pad && b.last() == Some(&b' ')) {
         return None;
     }
     let mut x = 0u64;
@@ -157,8 +167,9 @@ fn pack_half(k: &KeyColumn, half: Half, rows: usize, shift: u32, out: &mut [i64]
             }
         }
         (KeyValues::Str(s), Half::Str) => {
+            let pad = pads(k);
             for (i, o) in out.iter_mut().enumerate().take(rows) {
-                *o |= (pack_str(str_bytes(s, i), HALF_STR_MAX)? as i64) << shift;
+                *o |= (pack_str(str_bytes(s, i), HALF_STR_MAX, pad)? as i64) << shift;
             }
         }
         _ => return None,
@@ -178,7 +189,7 @@ fn unpack_half(values: impl Iterator<Item = u64>, half: Half) -> Result<KeyColum
     })
 }
 
-fn unpack_strs(packed: impl Iterator<Item = u64>, max: usize) -> Result<StringArray> {
+fn unpack_strs(packed: impl Iterator<Item = u64>, max: usize) -> Result<BinaryArray> {
     let mut bytes = Vec::new();
     let mut offsets = vec![0i32];
     for k in packed {
@@ -186,20 +197,26 @@ fn unpack_strs(packed: impl Iterator<Item = u64>, max: usize) -> Result<StringAr
         bytes.extend((0..len).map(|i| (k >> (8 * i)) as u8));
         offsets.push(bytes.len() as i32);
     }
-    // Packed strings came from whole UTF-8 values, so this cannot fail.
-    StringArray::try_new(OffsetBuffer::new(offsets.into()), bytes.into(), None)
+    BinaryArray::try_new(OffsetBuffer::new(offsets.into()), bytes.into(), None)
         .map_err(|e| QuiverError::internal(format!("unpacking GROUP BY strings: {e}")))
 }
 
-/// A string key column as an array of the GROUP BY type (always `Utf8` here).
-pub fn str_key_array(k: &KeyColumn) -> Option<ArrayRef> {
-    match &k.values {
-        KeyValues::Str(s) => {
-            let s = StringArray::new(s.offsets().clone(), s.values().clone(), k.nulls.clone());
-            Some(Arc::new(s))
-        }
-        _ => None,
-    }
+/// A string key column as an array of the GROUP BY type `t` (`Utf8` or
+/// `Binary` here).
+pub fn str_key_array(k: &KeyColumn, t: &DataType) -> Result<Option<ArrayRef>> {
+    let KeyValues::Str(s) = &k.values else {
+        return Ok(None);
+    };
+    let (offsets, values, nulls) = (s.offsets().clone(), s.values().clone(), k.nulls.clone());
+    Ok(Some(if t == &DataType::Binary {
+        Arc::new(BinaryArray::new(offsets, values, nulls))
+    } else {
+        // Packed text came from whole UTF-8 values: checking cannot fail.
+        Arc::new(
+            StringArray::try_new(offsets, values, nulls)
+                .map_err(|e| QuiverError::internal(format!("GROUP BY strings: {e}")))?,
+        )
+    }))
 }
 
 #[cfg(test)]
@@ -234,7 +251,7 @@ mod tests {
         let out = PackedLayout::ShortStr
             .unpack(&packed, Some(&validity))
             .unwrap();
-        let a = str_key_array(&out[0]).unwrap();
+        let a = str_key_array(&out[0], &DataType::Utf8).unwrap().unwrap();
         assert_eq!(a.as_ref(), &StringArray::from(vals.to_vec()) as &dyn Array);
     }
 
@@ -252,16 +269,60 @@ mod tests {
         let packed = pair.pack(&ok, 2).unwrap();
         let back = pair.unpack(&packed, None).unwrap();
         assert_eq!(
-            str_key_array(&back[0]).unwrap().as_ref(),
+            str_key_array(&back[0], &DataType::Utf8)
+                .unwrap()
+                .unwrap()
+                .as_ref(),
             &StringArray::from(vec!["R", "ABC"]) as &dyn Array
         );
         assert_eq!(
-            str_key_array(&back[1]).unwrap().as_ref(),
+            str_key_array(&back[1], &DataType::Utf8)
+                .unwrap()
+                .unwrap()
+                .as_ref(),
             &StringArray::from(vec!["F", ""]) as &dyn Array
         );
         let long = [strs(&[Some("ABCD")]), strs(&[Some("F")])];
         assert_eq!(pair.pack(&long, 1), None);
         let null = [strs(&[None]), strs(&[Some("F")])];
         assert_eq!(pair.pack(&null, 1), None);
+    }
+
+    /// Binary keys pack with trailing spaces (NO PAD) and any bytes, stay
+    /// distinct, and unpack to a binary array of the same values.
+    #[test]
+    fn binary_keys_pack_with_their_trailing_spaces() {
+        let vals: Vec<Option<&[u8]>> = vec![
+            Some(b"a"),
+            Some(b"a "),
+            Some(b"a\0"),
+            Some(b" "),
+            Some(b""),
+            None,
+            Some(b"\xFF\xFE"),
+            Some(b"1234567"),
+        ];
+        let a: ArrayRef = Arc::new(BinaryArray::from(vals.clone()));
+        let k = KeyColumn::new(&a).unwrap();
+        assert_eq!(
+            PackedLayout::of(&[k.clone()], &[DataType::Binary]),
+            Some(PackedLayout::ShortStr)
+        );
+        let packed = PackedLayout::ShortStr.pack(&[k], vals.len()).unwrap();
+        let mut distinct = packed.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), vals.len() - 1);
+        let validity: Vec<bool> = vals.iter().map(|v| v.is_some()).collect();
+        let out = PackedLayout::ShortStr
+            .unpack(&packed, Some(&validity))
+            .unwrap();
+        let back = str_key_array(&out[0], &DataType::Binary).unwrap().unwrap();
+        assert_eq!(back.as_ref(), a.as_ref());
+        let long: ArrayRef = Arc::new(BinaryArray::from(vec![&b"12345678"[..]]));
+        assert_eq!(
+            PackedLayout::ShortStr.pack(&[KeyColumn::new(&long).unwrap()], 1),
+            None
+        );
     }
 }

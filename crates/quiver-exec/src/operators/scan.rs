@@ -273,6 +273,9 @@ fn compare_values(a: &ScalarValue, b: &ScalarValue, collation: Collation) -> Opt
         (S::Utf8(x), S::Utf8(y)) if collation.is_binary_eq() => {
             Some(collation.compare(x.as_bytes(), y.as_bytes()))
         }
+        // Binary strings (should their pages keep bounds): plain bytes.
+        (S::Binary(x), S::Binary(y)) => Some(x.cmp(y)),
+        (S::Binary(x), S::Utf8(y)) => Some(x.as_slice().cmp(y.as_bytes())),
         _ => {
             let ((x, sx), (y, sy)) = (as_decimal(a)?, as_decimal(b)?);
             let scale = sx.max(sy);
@@ -293,6 +296,9 @@ fn all_below(z: &ColumnZone, c: &ScalarValue, collation: Collation) -> bool {
             (ScalarValue::Utf8(p), ScalarValue::Utf8(c)) if collation.is_binary_eq() => {
                 let c = c.as_bytes();
                 p.as_bytes() < &c[..c.len().min(p.len())]
+            }
+            (ScalarValue::Binary(p), ScalarValue::Binary(c)) => {
+                p.as_slice() < &c[..c.len().min(p.len())]
             }
             _ => false,
         };

@@ -9,11 +9,12 @@
 //! with the collation's own `hash` and `eq` (for the `_ci` collations an
 //! ASCII key is hashed as its uppercased words). A group keeps the spelling
 //! it was first seen with (`'a '` after `'a'` joins `'a'`, `'A'` after `'a'`
-//! under `_ci`), as the general table does.
+//! under `_ci`), as the general table does. Binary strings are keys under
+//! the `binary` collation (bytes, no padding) and come out as binary.
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, StringArray};
+use arrow_array::{ArrayRef, BinaryArray, StringArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use hashbrown::HashTable;
 use quiver_collation::{with_collator, Collation, Collator};
@@ -104,7 +105,7 @@ impl StrGroupMap {
     /// appended to `out`; new groups are made as needed.
     pub fn group_ids(
         &mut self,
-        s: &StringArray,
+        s: &BinaryArray,
         nulls: Option<&NullBuffer>,
         rows: usize,
         out: &mut Vec<u32>,
@@ -117,7 +118,7 @@ impl StrGroupMap {
     /// the collation).
     pub fn group_ids_spelled(
         &mut self,
-        s: &StringArray,
+        s: &BinaryArray,
         nulls: Option<&NullBuffer>,
         rows: usize,
         out: &mut Vec<u32>,
@@ -128,7 +129,7 @@ impl StrGroupMap {
 
     fn group_ids_noting<const NOTE: bool>(
         &mut self,
-        s: &StringArray,
+        s: &BinaryArray,
         nulls: Option<&NullBuffer>,
         rows: usize,
         out: &mut Vec<u32>,
@@ -216,7 +217,7 @@ impl StrGroupMap {
     fn group_ids_collated<C: Collator, const NOTE: bool>(
         &mut self,
         k: C,
-        s: &StringArray,
+        s: &BinaryArray,
         nulls: Option<&NullBuffer>,
         rows: usize,
         out: &mut Vec<u32>,
@@ -289,7 +290,12 @@ impl StrGroupMap {
             valid[n as usize] = false;
             NullBuffer::from(valid)
         });
-        let a = StringArray::try_new(OffsetBuffer::new(offsets.into()), bytes.into(), nulls)
+        let offsets = OffsetBuffer::new(offsets.into());
+        if self.collation == Some(Collation::binary()) {
+            return Ok(Arc::new(BinaryArray::new(offsets, bytes.into(), nulls)));
+        }
+        // Keys of text are whole UTF-8 values (checked).
+        let a = StringArray::try_new(offsets, bytes.into(), nulls)
             .map_err(|e| QuiverError::internal(format!("string group keys: {e}")))?;
         Ok(Arc::new(a))
     }
@@ -341,6 +347,38 @@ mod tests {
     use super::*;
     use arrow_array::Array;
 
+    fn bytes(s: &StringArray) -> BinaryArray {
+        crate::bytes::byte_view(s).unwrap()
+    }
+
+    /// Binary keys group by their bytes (no padding, no case) and come out
+    /// as binary, against a plain first-seen reference.
+    #[test]
+    fn binary_keys_group_by_bytes() {
+        let words: [&[u8]; 7] = [b"a", b"a ", b"A", b"a\0", b"\xFF", b"", b"  "];
+        let vals: Vec<Option<&[u8]>> = (0..200)
+            .map(|i| (i % 11 != 3).then(|| words[(i * 5 + i / 9) % words.len()]))
+            .collect();
+        let s = BinaryArray::from(vals.clone());
+        let mut m = StrGroupMap::with_collation(Some(Collation::binary()));
+        let mut ids = vec![];
+        m.group_ids(&s, s.nulls(), s.len(), &mut ids);
+        let mut seen: Vec<Option<&[u8]>> = vec![];
+        let want: Vec<u32> = vals
+            .iter()
+            .map(|v| match seen.iter().position(|x| x == v) {
+                Some(g) => g as u32,
+                None => {
+                    seen.push(*v);
+                    (seen.len() - 1) as u32
+                }
+            })
+            .collect();
+        assert_eq!(ids, want);
+        let keys = m.keys().unwrap();
+        assert_eq!(keys.as_ref(), &BinaryArray::from(seen) as &dyn Array);
+    }
+
     #[test]
     fn pad_space_equal_keys_share_a_group_and_keep_the_first_spelling() {
         let s = StringArray::from(vec![
@@ -355,6 +393,7 @@ mod tests {
         ]);
         let mut m = StrGroupMap::with_collation(None);
         let mut ids = vec![];
+        let s = bytes(&s);
         m.group_ids(&s, s.nulls(), s.len(), &mut ids);
         assert_eq!(ids, vec![0, 0, 1, 2, 3, 2, 1, 4]);
         let keys = m.keys().unwrap();
@@ -378,11 +417,14 @@ mod tests {
         ]);
         let mut m = StrGroupMap::with_collation(Some(ci));
         let mut ids = vec![];
+        let s = bytes(&s);
         m.group_ids(&s, s.nulls(), s.len(), &mut ids);
         assert_eq!(ids, vec![0, 0, 1, 0, 2, 3, 3, 4, 5]);
         // A second batch: short keys found through the uppercased-bytes map
         // join the groups of the first.
-        let s2 = StringArray::from(vec!["mAIL", "SHIP  ", "mai\t", "eA", "Mails"]);
+        let s2 = bytes(&StringArray::from(vec![
+            "mAIL", "SHIP  ", "mai\t", "eA", "Mails",
+        ]));
         let mut ids = vec![];
         m.group_ids(&s2, None, s2.len(), &mut ids);
         assert_eq!(ids, vec![0, 2, 4, 3, 6]);

@@ -15,7 +15,7 @@ use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array,
 };
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
-use quiver_collation::with_collator;
+use quiver_collation::{with_collator, Collation};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::{default_collation, AggFunc, WindowFunc};
 
@@ -319,16 +319,20 @@ fn min_max(breaks: &[u8], a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<
             min_max(breaks, &ints, min, spec)
         }
         _ => {
-            // Strings (and anything else, as its text) under the argument's collation.
-            let text = cast_array(a, &DataType::Utf8)?;
-            let s = text.as_string::<i32>();
-            let collation = spec
-                .arg
-                .as_ref()
-                .map(|e| e.collation())
-                .unwrap_or_else(default_collation);
-            let at = with_collator!(collation, |c| kernels::min_max_str(c, breaks, s, min));
-            Ok(arrow_select::take::take(s, &at, None)?)
+            // Strings (and anything else, as its text) under the argument's
+            // collation; binary strings as bytes.
+            let text = match a.data_type() {
+                DataType::Utf8 | DataType::Binary => a.clone(),
+                _ => cast_array(a, &DataType::Utf8)?,
+            };
+            let s = crate::bytes::byte_view(text.as_ref()).expect("a string array");
+            let collation = match spec.arg.as_ref() {
+                _ if text.data_type() == &DataType::Binary => Collation::binary(),
+                Some(e) => e.collation(),
+                None => default_collation(),
+            };
+            let at = with_collator!(collation, |c| kernels::min_max_str(c, breaks, &s, min));
+            Ok(arrow_select::take::take(&text, &at, None)?)
         }
     }
 }

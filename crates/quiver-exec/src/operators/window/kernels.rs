@@ -8,7 +8,7 @@
 use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::{
     Array, ArrowNativeTypeOp, Decimal128Array, Float64Array, Int64Array, PrimitiveArray,
-    StringArray, UInt32Array,
+    UInt32Array,
 };
 use arrow_buffer::NullBuffer;
 use quiver_collation::Collator;
@@ -303,7 +303,7 @@ pub(super) fn min_max_primitive<T: ArrowPrimitiveType>(
 pub(super) fn min_max_str<C: Collator>(
     c: C,
     breaks: &[u8],
-    values: &StringArray,
+    values: &arrow_array::BinaryArray,
     min: bool,
 ) -> UInt32Array {
     let nulls = values.nulls();
@@ -317,7 +317,7 @@ pub(super) fn min_max_str<C: Collator>(
                 let better = match best {
                     None => true,
                     Some(b) => {
-                        let o = c.compare(values.value(r).as_bytes(), values.value(*b).as_bytes());
+                        let o = c.compare(values.value(r), values.value(*b));
                         if min {
                             o.is_lt()
                         } else {
