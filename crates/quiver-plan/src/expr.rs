@@ -158,6 +158,13 @@ pub enum ScalarFunc {
     Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
+    /// UNHEX(str): the bytes hex digits spell (NULL for a non-digit).
+    Unhex,
+    /// ASCII(str): the first byte of the string in its charset.
+    Ascii,
+    /// ORD(str): the first character's bytes in its charset as one
+    /// big-endian number (ASCII's for a one-byte character).
+    Ord,
     /// LOCATE(substr, str [, pos]): 1-based character position under the
     /// collation of the operands, 0 if absent (INSTR and POSITION too).
     Locate,

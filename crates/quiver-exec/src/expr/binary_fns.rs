@@ -554,3 +554,126 @@ mod tests {
         assert_eq!(back.as_string::<i32>().value(0), "??A??");
     }
 }
+
+/// UNHEX(s): the bytes its hex digits spell (an odd count reads a leading
+/// 0, as MariaDB); NULL when a character is not a hex digit.
+pub fn unhex(a: &ArrayRef) -> Result<ArrayRef> {
+    let s = bytes_of(a)?;
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    Ok(build(s.len(), |i, out| {
+        if s.is_null(i) {
+            return false;
+        }
+        let v = s.value(i);
+        let (head, rest) = v.split_at(v.len() % 2);
+        out.reserve(v.len().div_ceil(2));
+        if let Some(&c) = head.first() {
+            match digit(c) {
+                Some(d) => out.push(d),
+                None => return false,
+            }
+        }
+        for pair in rest.chunks_exact(2) {
+            match (digit(pair[0]), digit(pair[1])) {
+                (Some(h), Some(l)) => out.push(h << 4 | l),
+                _ => return false,
+            }
+        }
+        true
+    }))
+}
+
+/// ASCII(s) (`ord` false): the first byte of `s` in its charset; ORD(s):
+/// the first character's bytes as one big-endian number. 0 for ''.
+pub fn first_code(a: &ArrayRef, charset: quiver_collation::Charset, ord: bool) -> Result<ArrayRef> {
+    let s = bytes_of(a)?;
+    let text = !is_binary(a.data_type());
+    let single = quiver_collation::text::is_single_byte_text(charset);
+    let out: Int64Array = s
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                let Some(&first) = v.first() else { return 0 };
+                if text && single && first >= 0x80 {
+                    // latin1 / ascii text is kept as UTF-8: its own byte.
+                    let mut b = Vec::with_capacity(1);
+                    let len = utf8_len(first).min(v.len());
+                    quiver_collation::text::encode(charset, &v[..len], &mut b);
+                    return b.first().copied().unwrap_or(b'?') as i64;
+                }
+                if !ord || !text || first < 0x80 {
+                    return first as i64;
+                }
+                let len = utf8_len(first).min(v.len());
+                v[..len].iter().fold(0i64, |n, &b| n << 8 | b as i64)
+            })
+        })
+        .collect();
+    Ok(Arc::new(out))
+}
+
+/// The length of the UTF-8 sequence `first` starts (1 for a stray byte).
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod code_tests {
+    use super::*;
+    use arrow_array::StringArray;
+
+    fn ints_of(a: ArrayRef) -> Vec<Option<i64>> {
+        a.as_primitive::<Int64Type>().iter().collect()
+    }
+
+    #[test]
+    fn unhex_reads_pairs_and_a_leading_odd_digit() {
+        let a: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("41ff"),
+            Some("414"),
+            Some("4G"),
+            Some(""),
+            None,
+        ]));
+        let out = unhex(&a).unwrap();
+        let b = out.as_binary::<i32>();
+        assert_eq!(b.value(0), b"\x41\xff");
+        assert_eq!(b.value(1), b"\x04\x14");
+        assert!(b.is_null(2));
+        assert_eq!(b.value(3), b"");
+        assert!(b.is_null(4));
+    }
+
+    #[test]
+    fn ascii_and_ord_read_the_charsets_bytes() {
+        use quiver_collation::Charset;
+        let a: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("é"),
+            Some("a"),
+            Some(""),
+            None,
+        ]));
+        assert_eq!(
+            ints_of(first_code(&a, Charset::Utf8mb4, false).unwrap()),
+            vec![Some(0xC3), Some(97), Some(0), None]
+        );
+        assert_eq!(
+            ints_of(first_code(&a, Charset::Utf8mb4, true).unwrap()),
+            vec![Some(0xC3A9), Some(97), Some(0), None]
+        );
+        assert_eq!(
+            ints_of(first_code(&a, Charset::Latin1, true).unwrap()),
+            vec![Some(0xE9), Some(97), Some(0), None]
+        );
+        let b: ArrayRef = Arc::new(BinaryArray::from(vec![&b"\xC3\xA9"[..]]));
+        assert_eq!(
+            ints_of(first_code(&b, Charset::Binary, true).unwrap()),
+            vec![Some(0xC3)]
+        );
+    }
+}

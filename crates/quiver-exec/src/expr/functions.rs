@@ -250,6 +250,10 @@ pub fn call(
             }
         }
         ScalarFunc::Hex => hex(arg(0)?, collation)?,
+        ScalarFunc::Unhex => super::binary_fns::unhex(arg(0)?)?,
+        ScalarFunc::Ascii | ScalarFunc::Ord => {
+            super::binary_fns::first_code(arg(0)?, collation.charset(), func == ScalarFunc::Ord)?
+        }
         ScalarFunc::ToCharset(charset) => map_strings(arg(0)?, value_bytes(arg(0)?), |s, out| {
             text::convert_lossy_str(charset, s, out)
         })?,

@@ -570,6 +570,24 @@ pub(crate) fn declared_union<'a>(
             .into(),
         );
     }
+    // Bytes meeting text: as many bytes as the longest input holds (text
+    // counted at utf8mb4's four bytes a character).
+    if inputs
+        .iter()
+        .any(|t| t.starts_with("varbinary(") || t.starts_with("binary("))
+    {
+        let mut n: u64 = 0;
+        for t in &inputs {
+            let (kind, rest) = t.split_once('(')?;
+            let len: u64 = rest.strip_suffix(')')?.parse().ok()?;
+            n = n.max(match kind {
+                "binary" | "varbinary" => len,
+                "char" | "varchar" => len.checked_mul(4)?,
+                _ => return None,
+            });
+        }
+        return (n <= MAX_VARBINARY).then(|| format!("varbinary({n})").into());
+    }
     let mut n = 0;
     for t in inputs {
         n = n.max(Declared::parse(t)?.chars());

@@ -225,7 +225,7 @@ impl Binder<'_> {
                     None => return Err(QuiverError::wrong_arguments("SUBSTRING")),
                 };
                 let len = substring_for.as_ref().map(|l| self.expr(l, ctx)).transpose()?;
-                Ok(super::functions::substring(s, from, len))
+                collation::string_function_charset(super::functions::substring(s, from, len))
             }
             A::Trim { trim_where, trim_what, expr, trim_characters } => {
                 if trim_characters.is_some() {
@@ -233,7 +233,7 @@ impl Binder<'_> {
                 }
                 let s = self.expr(expr, ctx)?;
                 let what = trim_what.as_ref().map(|w| self.expr(w, ctx)).transpose()?;
-                Ok(super::functions::trim(trim_where.as_ref(), s, what))
+                collation::string_function_charset(super::functions::trim(trim_where.as_ref(), s, what))
             }
             A::Collate { expr, collation: name } => {
                 let x = self.expr(expr, ctx)?;
@@ -284,6 +284,10 @@ impl Binder<'_> {
                         x
                     }
                 };
+                if c.charset() == quiver_collation::Charset::Binary {
+                    // A bare binary literal is binary, COERCIBLE already.
+                    return Ok(coerce::cast(string_arg(x), &DataType::Binary));
+                }
                 Ok(string_arg(x).with_collation(c, quiver_plan::Coercibility::Coercible))
             }
             A::Position { expr, r#in } => {

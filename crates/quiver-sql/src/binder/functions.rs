@@ -387,6 +387,28 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             arity(name, &args, 3..=3)?;
             Ok(string_fn(ScalarFunc::Replace, args, DataType::Utf8))
         }
+        "unhex" => {
+            arity(name, &args, 1..=1)?;
+            Ok(string_fn(ScalarFunc::Unhex, args, DataType::Binary))
+        }
+        "ascii" | "ord" => {
+            arity(name, &args, 1..=1)?;
+            let func = if name == "ascii" {
+                ScalarFunc::Ascii
+            } else {
+                ScalarFunc::Ord
+            };
+            if matches!(args[0], Expr::Literal(ScalarValue::Null, _)) {
+                return Ok(null_lit(DataType::Int64));
+            }
+            // The bytes are the string's charset's: under its collation.
+            let s = super::collation::collated(string_arg(one(args)));
+            Ok(Expr::Function {
+                func,
+                args: vec![s],
+                data_type: DataType::Int64,
+            })
+        }
         "reverse" => {
             arity(name, &args, 1..=1)?;
             Ok(string_fn(ScalarFunc::Reverse, args, DataType::Utf8))
