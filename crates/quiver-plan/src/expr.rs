@@ -158,6 +158,9 @@ pub enum ScalarFunc {
     Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
+    /// UNHEX(str): the binary string of pairs of hex digits (an odd count
+    /// reads as if led by a 0); NULL when a character is no hex digit.
+    Unhex,
     /// LOCATE(substr, str [, pos]): 1-based character position under the
     /// collation of the operands, 0 if absent (INSTR and POSITION too).
     Locate,

@@ -75,6 +75,7 @@ fn function_name(f: ScalarFunc) -> &'static str {
         ScalarFunc::Floor => "floor",
         ScalarFunc::Ceil => "ceiling",
         ScalarFunc::Hex => "hex",
+        ScalarFunc::Unhex => "unhex",
         ScalarFunc::Locate => "locate",
         ScalarFunc::Replace => "replace",
         ScalarFunc::Left => "left",
