@@ -75,7 +75,7 @@ pub fn applies(func: ScalarFunc, args: &[ArrayRef], t: &DataType) -> bool {
         | ScalarFunc::Rpad
         | ScalarFunc::ConcatWs
         | ScalarFunc::SubstringIndex => is_binary(t),
-        ScalarFunc::ToCharset(quiver_collation::Charset::Binary) => true,
+        ScalarFunc::ToCharset(quiver_collation::Charset::Binary) | ScalarFunc::Unhex => true,
         ScalarFunc::ToCharset(_) => is_binary(args[0].data_type()),
         ScalarFunc::Length | ScalarFunc::CharLength | ScalarFunc::WeightString => {
             is_binary(args[0].data_type())
@@ -104,6 +104,10 @@ pub fn call(func: ScalarFunc, args: &[ArrayRef], collation: Collation) -> Result
         },
         ScalarFunc::ToCharset(charset) => {
             crate::bytes::decode_array(charset, args[0].as_binary::<i32>())
+        }
+        ScalarFunc::Unhex => {
+            let s = arg(0)?;
+            build(rows, |i, out| s.is_valid(i) && unhex(s.value(i), out))
         }
         ScalarFunc::Locate => {
             let (sub, s) = (arg(0)?, arg(1)?);
@@ -247,6 +251,26 @@ pub fn call(func: ScalarFunc, args: &[ArrayRef], collation: Collation) -> Result
             )))
         }
     })
+}
+
+/// UNHEX: each pair of hex digits one byte, an odd count read as if led by
+/// a 0 (MariaDB: UNHEX('F') is X'0F'); false (NULL) at a non-digit.
+fn unhex(s: &[u8], out: &mut Vec<u8>) -> bool {
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let (head, pairs) = s.split_at(s.len() % 2);
+    if let [c] = head {
+        match digit(*c) {
+            Some(d) => out.push(d),
+            None => return false,
+        }
+    }
+    for p in pairs.chunks_exact(2) {
+        match (digit(p[0]), digit(p[1])) {
+            (Some(h), Some(l)) => out.push(h << 4 | l),
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// LOCATE in bytes: the 1-based position of `sub` in `s` from byte
@@ -523,6 +547,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// MariaDB's UNHEX answers; a number is read as its text.
+    #[test]
+    fn unhex_as_mariadb() {
+        let text: ArrayRef = Arc::new(arrow_array::StringArray::from(vec![
+            Some("F"),
+            Some("4142"),
+            Some("GG"),
+            Some(""),
+            Some("a1B"),
+            None,
+            Some(" 41"),
+            Some("4G"),
+        ]));
+        let b = |v: &[u8]| Some(v.to_vec());
+        assert_eq!(
+            one(ScalarFunc::Unhex, &[text]),
+            [
+                b(b"\x0F"),
+                b(b"AB"),
+                None,
+                b(b""),
+                b(b"\x0A\x1B"),
+                None,
+                None,
+                None
+            ]
+        );
+        let n: ArrayRef = Arc::new(Int64Array::from(vec![12, -1]));
+        assert_eq!(one(ScalarFunc::Unhex, &[n]), [b(b"\x12"), None]);
     }
 
     #[test]
