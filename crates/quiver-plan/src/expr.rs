@@ -158,7 +158,8 @@ pub enum ScalarFunc {
     Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
-    /// UNHEX(str): the bytes hex digits spell (NULL for a non-digit).
+    /// UNHEX(str): the binary string of pairs of hex digits (an odd count
+    /// reads as if led by a 0); NULL when a character is no hex digit.
     Unhex,
     /// ASCII(str): the first byte of the string in its charset.
     Ascii,

@@ -75,7 +75,7 @@ pub fn applies(func: ScalarFunc, args: &[ArrayRef], t: &DataType) -> bool {
         | ScalarFunc::Rpad
         | ScalarFunc::ConcatWs
         | ScalarFunc::SubstringIndex => is_binary(t),
-        ScalarFunc::ToCharset(quiver_collation::Charset::Binary) => true,
+        ScalarFunc::ToCharset(quiver_collation::Charset::Binary) | ScalarFunc::Unhex => true,
         ScalarFunc::ToCharset(_) => is_binary(args[0].data_type()),
         ScalarFunc::Length | ScalarFunc::CharLength | ScalarFunc::WeightString => {
             is_binary(args[0].data_type())
@@ -104,6 +104,10 @@ pub fn call(func: ScalarFunc, args: &[ArrayRef], collation: Collation) -> Result
         },
         ScalarFunc::ToCharset(charset) => {
             crate::bytes::decode_array(charset, args[0].as_binary::<i32>())
+        }
+        ScalarFunc::Unhex => {
+            let s = arg(0)?;
+            build(rows, |i, out| s.is_valid(i) && unhex(s.value(i), out))
         }
         ScalarFunc::Locate => {
             let (sub, s) = (arg(0)?, arg(1)?);
@@ -247,6 +251,26 @@ pub fn call(func: ScalarFunc, args: &[ArrayRef], collation: Collation) -> Result
             )))
         }
     })
+}
+
+/// UNHEX: each pair of hex digits one byte, an odd count read as if led by
+/// a 0 (MariaDB: UNHEX('F') is X'0F'); false (NULL) at a non-digit.
+fn unhex(s: &[u8], out: &mut Vec<u8>) -> bool {
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let (head, pairs) = s.split_at(s.len() % 2);
+    if let [c] = head {
+        match digit(*c) {
+            Some(d) => out.push(d),
+            None => return false,
+        }
+    }
+    for p in pairs.chunks_exact(2) {
+        match (digit(p[0]), digit(p[1])) {
+            (Some(h), Some(l)) => out.push(h << 4 | l),
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// LOCATE in bytes: the 1-based position of `sub` in `s` from byte
@@ -525,6 +549,37 @@ mod tests {
         }
     }
 
+    /// MariaDB's UNHEX answers; a number is read as its text.
+    #[test]
+    fn unhex_as_mariadb() {
+        let text: ArrayRef = Arc::new(arrow_array::StringArray::from(vec![
+            Some("F"),
+            Some("4142"),
+            Some("GG"),
+            Some(""),
+            Some("a1B"),
+            None,
+            Some(" 41"),
+            Some("4G"),
+        ]));
+        let b = |v: &[u8]| Some(v.to_vec());
+        assert_eq!(
+            one(ScalarFunc::Unhex, &[text]),
+            [
+                b(b"\x0F"),
+                b(b"AB"),
+                None,
+                b(b""),
+                b(b"\x0A\x1B"),
+                None,
+                None,
+                None
+            ]
+        );
+        let n: ArrayRef = Arc::new(Int64Array::from(vec![12, -1]));
+        assert_eq!(one(ScalarFunc::Unhex, &[n]), [b(b"\x12"), None]);
+    }
+
     #[test]
     fn to_charset_both_ways() {
         let latin1 = Collation::from_name("latin1_swedish_ci")
@@ -553,34 +608,6 @@ mod tests {
         .unwrap();
         assert_eq!(back.as_string::<i32>().value(0), "??A??");
     }
-}
-
-/// UNHEX(s): the bytes its hex digits spell (an odd count reads a leading
-/// 0, as MariaDB); NULL when a character is not a hex digit.
-pub fn unhex(a: &ArrayRef) -> Result<ArrayRef> {
-    let s = bytes_of(a)?;
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    Ok(build(s.len(), |i, out| {
-        if s.is_null(i) {
-            return false;
-        }
-        let v = s.value(i);
-        let (head, rest) = v.split_at(v.len() % 2);
-        out.reserve(v.len().div_ceil(2));
-        if let Some(&c) = head.first() {
-            match digit(c) {
-                Some(d) => out.push(d),
-                None => return false,
-            }
-        }
-        for pair in rest.chunks_exact(2) {
-            match (digit(pair[0]), digit(pair[1])) {
-                (Some(h), Some(l)) => out.push(h << 4 | l),
-                _ => return false,
-            }
-        }
-        true
-    }))
 }
 
 /// ASCII(s) (`ord` false): the first byte of `s` in its charset; ORD(s):
@@ -629,24 +656,6 @@ mod code_tests {
 
     fn ints_of(a: ArrayRef) -> Vec<Option<i64>> {
         a.as_primitive::<Int64Type>().iter().collect()
-    }
-
-    #[test]
-    fn unhex_reads_pairs_and_a_leading_odd_digit() {
-        let a: ArrayRef = Arc::new(StringArray::from(vec![
-            Some("41ff"),
-            Some("414"),
-            Some("4G"),
-            Some(""),
-            None,
-        ]));
-        let out = unhex(&a).unwrap();
-        let b = out.as_binary::<i32>();
-        assert_eq!(b.value(0), b"\x41\xff");
-        assert_eq!(b.value(1), b"\x04\x14");
-        assert!(b.is_null(2));
-        assert_eq!(b.value(3), b"");
-        assert!(b.is_null(4));
     }
 
     #[test]

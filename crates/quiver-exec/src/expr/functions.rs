@@ -250,7 +250,8 @@ pub fn call(
             }
         }
         ScalarFunc::Hex => hex(arg(0)?, collation)?,
-        ScalarFunc::Unhex => super::binary_fns::unhex(arg(0)?)?,
+        // Taken by the binary functions above.
+        ScalarFunc::Unhex => binary_fns::call(func, &arrays, collation)?,
         ScalarFunc::Ascii | ScalarFunc::Ord => {
             super::binary_fns::first_code(arg(0)?, collation.charset(), func == ScalarFunc::Ord)?
         }
@@ -982,6 +983,87 @@ fn numeric_fn(
 #[cfg(test)]
 mod tests {
     use super::substring;
+    use super::*;
+    use arrow_array::BinaryArray;
+    use arrow_schema::{Field, Schema};
+    use quiver_plan::{BinaryOp, UnaryOp};
+
+    /// Binary values through HEX, CASE, COALESCE, IS NULL and casts to
+    /// numbers (MariaDB: HEX(X'41FF') is '41FF', CAST(X'3132' AS SIGNED)
+    /// is 12, X'41' + 0 is 0).
+    #[test]
+    fn binary_values_through_expressions() {
+        let b: ArrayRef = Arc::new(BinaryArray::from(vec![
+            Some(&b"\x41\xFF"[..]),
+            None,
+            Some(b"12"),
+            Some(b"A"),
+        ]));
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("b", DataType::Binary, true)])),
+            vec![b.clone()],
+        )
+        .unwrap();
+        let col = || Box::new(PhysicalExpr::Column(0));
+        let hex = PhysicalExpr::Function {
+            func: ScalarFunc::Hex,
+            args: vec![PhysicalExpr::Column(0)],
+            data_type: DataType::Utf8,
+        };
+        let h = hex.evaluate_array(&batch).unwrap();
+        let h: Vec<Option<&str>> = h.as_string::<i32>().iter().collect();
+        assert_eq!(h, [Some("41FF"), None, Some("3132"), Some("41")]);
+        let lit =
+            |v: &[u8]| PhysicalExpr::Literal(ScalarValue::Binary(v.to_vec()), DataType::Binary);
+        let coalesce = PhysicalExpr::Function {
+            func: ScalarFunc::Coalesce,
+            args: vec![PhysicalExpr::Column(0), lit(b"\0")],
+            data_type: DataType::Binary,
+        };
+        let c = coalesce.evaluate_array(&batch).unwrap();
+        assert_eq!(c.as_binary::<i32>().value(1), b"\0");
+        assert_eq!(c.as_binary::<i32>().value(0), b"\x41\xFF");
+        // CASE WHEN b = X'41' THEN X'FF' ELSE b END
+        let case = PhysicalExpr::Case {
+            branches: vec![(
+                PhysicalExpr::Binary {
+                    op: BinaryOp::Eq,
+                    left: col(),
+                    right: Box::new(lit(b"A")),
+                    data_type: DataType::Boolean,
+                    collation: Collation::binary(),
+                },
+                lit(b"\xFF"),
+            )],
+            else_expr: Some(col()),
+            data_type: DataType::Binary,
+        };
+        let c = case.evaluate_array(&batch).unwrap();
+        let c: Vec<Option<&[u8]>> = c.as_binary::<i32>().iter().collect();
+        assert_eq!(
+            c,
+            [Some(&b"\x41\xFF"[..]), None, Some(b"12"), Some(b"\xFF")]
+        );
+        let is_null = PhysicalExpr::Unary {
+            op: UnaryOp::IsNull,
+            expr: col(),
+        };
+        let n = is_null.evaluate_array(&batch).unwrap();
+        assert_eq!(
+            n.as_boolean(),
+            &BooleanArray::from(vec![false, true, false, false])
+        );
+        let cast = super::super::cast::sql_cast(&b, &DataType::Int64).unwrap();
+        let cast = cast.as_primitive::<Int64Type>();
+        assert_eq!(
+            (cast.value(2), cast.value(3), cast.is_null(1)),
+            (12, 0, true)
+        );
+        let f = cast_array(&b, &DataType::Float64).unwrap();
+        assert_eq!(f.as_primitive::<Float64Type>().value(2), 12.0);
+        let text = cast_array(&b, &DataType::Utf8).unwrap();
+        assert_eq!(text.as_string::<i32>().value(0), "A?");
+    }
 
     #[test]
     fn substring_mysql_positions() {
