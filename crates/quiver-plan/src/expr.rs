@@ -161,6 +161,9 @@ pub enum ScalarFunc {
     /// UNHEX(str): the binary string of pairs of hex digits (an odd count
     /// reads as if led by a 0); NULL when a character is no hex digit.
     Unhex,
+    /// INSERT(str, pos, len, newstr): str with `len` characters from `pos`
+    /// replaced by newstr (str itself when pos is outside it).
+    Insert,
     /// ASCII(str): the first byte of the string in its charset.
     Ascii,
     /// ORD(str): the first character's bytes in its charset as one

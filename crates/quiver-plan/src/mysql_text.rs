@@ -76,6 +76,7 @@ fn function_name(f: ScalarFunc) -> &'static str {
         ScalarFunc::Ceil => "ceiling",
         ScalarFunc::Hex => "hex",
         ScalarFunc::Unhex => "unhex",
+        ScalarFunc::Insert => "insert",
         ScalarFunc::Ascii => "ascii",
         ScalarFunc::Ord => "ord",
         ScalarFunc::Locate => "locate",

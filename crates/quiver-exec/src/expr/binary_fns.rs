@@ -74,7 +74,8 @@ pub fn applies(func: ScalarFunc, args: &[ArrayRef], t: &DataType) -> bool {
         | ScalarFunc::Lpad
         | ScalarFunc::Rpad
         | ScalarFunc::ConcatWs
-        | ScalarFunc::SubstringIndex => is_binary(t),
+        | ScalarFunc::SubstringIndex
+        | ScalarFunc::Insert => is_binary(t),
         ScalarFunc::ToCharset(quiver_collation::Charset::Binary) | ScalarFunc::Unhex => true,
         ScalarFunc::ToCharset(_) => is_binary(args[0].data_type()),
         ScalarFunc::Length | ScalarFunc::CharLength | ScalarFunc::WeightString => {
@@ -233,6 +234,24 @@ pub fn call(func: ScalarFunc, args: &[ArrayRef], collation: Collation) -> Result
                     return false;
                 }
                 pad_bytes(s.value(i), want, pad.value(i), left, out)
+            })
+        }
+        ScalarFunc::Insert => {
+            let (s, pos, len, new) = (arg(0)?, ints(&args[1])?, ints(&args[2])?, arg(3)?);
+            build(rows, |i, out| {
+                if s.is_null(i) || pos.is_null(i) || len.is_null(i) || new.is_null(i) {
+                    return false;
+                }
+                let v = s.value(i);
+                match insert_span(v.len(), pos.value(i), len.value(i), |k| k) {
+                    Some((start, end)) => {
+                        out.extend_from_slice(&v[..start]);
+                        out.extend_from_slice(new.value(i));
+                        out.extend_from_slice(&v[end..]);
+                    }
+                    None => out.extend_from_slice(v),
+                }
+                true
             })
         }
         ScalarFunc::SubstringIndex => {
@@ -685,4 +704,26 @@ mod code_tests {
             vec![Some(0xC3)]
         );
     }
+}
+
+/// INSERT's replaced span of a string of `n` characters, as offsets
+/// (`offset(k)`: where character k starts): MySQL replaces `len` characters
+/// from 1-based `pos` (to the end for a negative or long `len`); `None` when
+/// `pos` is outside the string, which then stays as it is.
+pub fn insert_span(
+    n: usize,
+    pos: i64,
+    len: i64,
+    offset: impl Fn(usize) -> usize,
+) -> Option<(usize, usize)> {
+    if pos < 1 || pos as u64 > n as u64 {
+        return None;
+    }
+    let first = pos as usize - 1;
+    let last = if len < 0 || len as u64 >= (n - first) as u64 {
+        n
+    } else {
+        first + len as usize
+    };
+    Some((offset(first), offset(last)))
 }

@@ -220,6 +220,33 @@ pub fn call(
             let parts: Vec<&StringArray> = parts.iter().map(|p| p.as_string::<i32>()).collect();
             string_build::concat_ws(parts[0], &parts[1..])
         }
+        ScalarFunc::Insert => {
+            let s = strings(arg(0)?)?;
+            let new = strings(arg(3)?)?;
+            let (pos, len) = (counts(arg(1)?)?, counts(arg(2)?)?);
+            let (s, new) = (s.as_string::<i32>(), new.as_string::<i32>());
+            let (pos, len) = (
+                pos.as_primitive::<Int64Type>(),
+                len.as_primitive::<Int64Type>(),
+            );
+            let mut b = StringBuilder::with_capacity(n, s.values().len() + new.values().len());
+            for i in 0..n {
+                if s.is_null(i) || pos.is_null(i) || len.is_null(i) || new.is_null(i) {
+                    b.append_null();
+                    continue;
+                }
+                let v = s.value(i);
+                let chars = v.chars().count();
+                let at = |k: usize| v.char_indices().nth(k).map_or(v.len(), |(o, _)| o);
+                match super::binary_fns::insert_span(chars, pos.value(i), len.value(i), at) {
+                    Some((start, end)) => {
+                        b.append_value(format!("{}{}{}", &v[..start], new.value(i), &v[end..]))
+                    }
+                    None => b.append_value(v),
+                }
+            }
+            Arc::new(b.finish())
+        }
         ScalarFunc::SubstringIndex => string_build::substring_index(
             strings(arg(0)?)?.as_string::<i32>(),
             strings(arg(1)?)?.as_string::<i32>(),

@@ -99,6 +99,7 @@ fn combines_operands(func: ScalarFunc) -> bool {
             | ScalarFunc::Rpad
             | ScalarFunc::ConcatWs
             | ScalarFunc::SubstringIndex
+            | ScalarFunc::Insert
     )
 }
 

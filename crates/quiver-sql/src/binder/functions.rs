@@ -387,6 +387,14 @@ fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             arity(name, &args, 3..=3)?;
             Ok(string_fn(ScalarFunc::Replace, args, DataType::Utf8))
         }
+        "insert" => {
+            arity(name, &args, 4..=4)?;
+            Ok(string_int_fn(
+                ScalarFunc::Insert,
+                args,
+                &[false, true, true, false],
+            ))
+        }
         "unhex" => {
             arity(name, &args, 1..=1)?;
             Ok(string_fn(ScalarFunc::Unhex, args, DataType::Binary))

@@ -1071,6 +1071,10 @@ fn declared_through_cast(c: &ColumnInfo, t: &DataType) -> Option<std::sync::Arc<
     if c.data_type.is_integer() && t.is_integer() {
         return union_int_input(c).map(Into::into);
     }
+    // Text made bytes: the union counts its characters' bytes.
+    if quiver_common::types::is_string(&c.data_type) && quiver_common::types::is_string(t) {
+        return c.column_type.clone();
+    }
     None
 }
 
