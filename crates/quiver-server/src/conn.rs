@@ -480,10 +480,14 @@ impl<S: Stream> Conn<S> {
                 self.io.write_payload(s.as_bytes());
             }
             com::SET_OPTION => {
-                let mut r = Reader::new(body);
-                match r.u16() {
-                    Ok(0) => self.multi_statements = true,
-                    Ok(1) => self.multi_statements = false,
+                // As MariaDB: the option is the body's first two bytes, those
+                // missing read as zero (a 1-byte body is option 0 or 1; it
+                // reads past the body into the packet's NUL terminator),
+                // bytes after them ignored.
+                let byte = |i: usize| body.get(i).copied().unwrap_or(0);
+                match u16::from_le_bytes([byte(0), byte(1)]) {
+                    0 => self.multi_statements = true,
+                    1 => self.multi_statements = false,
                     _ => {
                         self.send_error(&proto::unknown_command(cmd))?;
                         return Ok(Next::Continue);
@@ -532,9 +536,20 @@ impl<S: Stream> Conn<S> {
                         s.long_data_overflow = false;
                         self.send_ok(0, false);
                     }
-                    None => self.io.write_payload(&proto::err_packet(&unknown_stmt(id))),
+                    None => self
+                        .io
+                        .write_payload(&proto::err_packet(&unknown_stmt(id, "mysqld_stmt_reset"))),
                 },
-                Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+                // A body shorter than the id: MariaDB reads past it (into
+                // whatever follows) and names the handle it found there;
+                // here it is read with zeros and, not being the one the
+                // client meant, is not looked up.
+                Err(_) => {
+                    let mut id = [0u8; 4];
+                    id[..body.len()].copy_from_slice(body);
+                    let e = unknown_stmt(u32::from_le_bytes(id), "mysqld_stmt_reset");
+                    self.io.write_payload(&proto::err_packet(&e));
+                }
             },
             other => self
                 .io
@@ -1014,7 +1029,10 @@ impl<S: Stream> Conn<S> {
             let id = r.u32()?;
             let _flags = r.u8()?;
             let _iterations = r.u32()?;
-            let stmt = self.stmts.get_mut(&id).ok_or_else(|| unknown_stmt(id))?;
+            let stmt = self
+                .stmts
+                .get_mut(&id)
+                .ok_or_else(|| unknown_stmt(id, "mysqld_stmt_execute"))?;
             let values = stmt.read_params(&mut r, client)?;
             Ok((stmt.substitute(&values), stmt.names.clone()))
         })();
@@ -1071,11 +1089,13 @@ fn wildcard_matches(wild: &str, name: &str) -> bool {
     matched[name.len()]
 }
 
-fn unknown_stmt(id: u32) -> QuiverError {
+/// 1243: no prepared statement `id`; `command` is the server function
+/// MariaDB names (mysqld_stmt_execute, mysqld_stmt_reset).
+fn unknown_stmt(id: u32, command: &str) -> QuiverError {
     QuiverError::new(
         1243,
         "HY000",
-        format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+        format!("Unknown prepared statement handler ({id}) given to {command}"),
     )
 }
 

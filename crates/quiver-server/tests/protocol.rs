@@ -161,6 +161,31 @@ fn multi_statements_give_one_result_each_and_stop_at_an_error() {
     let eof = single.read();
     assert_eq!(eof[0], 0xFE);
     assert_eq!(single.query_all("SELECT 1; SELECT 2").len(), 2);
+    // A body of one byte is the option with a zero high byte, as MariaDB
+    // reads it (not an error): 1 turns them off, 0 on; an empty body is 0.
+    single.command(0x1B, &[1]);
+    assert_eq!(single.read()[0], 0xFE);
+    assert_eq!(single.query("SELECT 1; SELECT 2").code(), 1064);
+    single.command(0x1B, &[0]);
+    assert_eq!(single.read()[0], 0xFE);
+    assert_eq!(single.query_all("SELECT 1; SELECT 2").len(), 2);
+    single.command(0x1B, &[1, 0, 7]);
+    assert_eq!(single.read()[0], 0xFE, "bytes after the option are ignored");
+    single.command(0x1B, &[]);
+    assert_eq!(single.read()[0], 0xFE);
+    assert_eq!(single.query_all("SELECT 1; SELECT 2").len(), 2);
+    // An option that does not exist: 1047 Unknown command, as MariaDB.
+    single.command(0x1B, &[2]);
+    let e = parse_err(&single.read());
+    assert_eq!(e.code(), 1047);
+    assert_eq!(
+        e,
+        Outcome::Err {
+            code: 1047,
+            state: "08S01".into(),
+            message: "Unknown command".into()
+        }
+    );
 }
 
 #[test]
@@ -825,4 +850,98 @@ fn field_list_wildcards_pick_columns() {
         }
         assert_eq!(names, want, "{}", String::from_utf8_lossy(wild));
     }
+}
+
+#[test]
+fn absurd_temporal_parameters_and_unknown_handles_as_mariadb() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    // COM_STMT_RESET of an unknown handle names mysqld_stmt_reset (MariaDB's
+    // text); a body shorter than the id is an unknown handle too.
+    c.command(0x1A, &77u32.to_le_bytes());
+    assert_eq!(
+        parse_err(&c.read()),
+        Outcome::Err {
+            code: 1243,
+            state: "HY000".into(),
+            message: "Unknown prepared statement handler (77) given to mysqld_stmt_reset".into()
+        }
+    );
+    c.command(0x1A, &[1]);
+    assert_eq!(parse_err(&c.read()).code(), 1243);
+    let e = c.execute(77, &[]);
+    assert!(
+        matches!(&e, Outcome::Err { message, .. } if message.ends_with("mysqld_stmt_execute")),
+        "{e:?}"
+    );
+
+    // MYSQL_TIME parameters read as MariaDB reads them (its answers, taken
+    // from the oracle with raw packets): out-of-range fields make the zero
+    // date, which the engine refuses (it has no zero dates) with 1525, where
+    // MariaDB returns 0000-00-00 00:00:00 with a warning.
+    let (id, _, _) = c.prepare("SELECT CAST(? AS CHAR)").unwrap();
+    let mut run =
+        |ty: u8, value: &[u8]| -> Outcome { c.execute(id, &[Param::Raw(ty, value.to_vec())]) };
+    let (date, datetime, time) = (10u8, 12u8, 11u8);
+    let text = |o: Outcome| o.scalar();
+    assert_eq!(
+        text(run(datetime, &[7, 0xE8, 0x07, 2, 29, 1, 2, 3])).as_deref(),
+        Some("2024-02-29 01:02:03")
+    );
+    for absurd in [
+        &[4, 0xE8, 0x07, 13, 1][..],                           // month 13
+        &[4, 0xE8, 0x07, 1, 40],                               // day 40
+        &[7, 0xE8, 0x07, 1, 1, 99, 0, 0],                      // hour 99
+        &[7, 0xE8, 0x07, 1, 1, 1, 60, 0],                      // minute 60
+        &[11, 0xE8, 0x07, 1, 1, 1, 1, 1, 0x80, 0x84, 0x1E, 0], // 2,000,000 µs
+        &[3, 0xE8, 0x07, 1],                                   // too short
+        &[0],                                                  // empty: the zero date
+    ] {
+        assert_eq!(run(datetime, absurd).code(), 1525, "{absurd:?}");
+    }
+    assert_eq!(run(date, &[4, 0xE8, 0x07, 13, 1]).code(), 1525);
+    // A length of 5 reads the hour and zeros, one of 12 the microseconds.
+    assert_eq!(
+        text(run(datetime, &[5, 0xE8, 0x07, 1, 1, 1])).as_deref(),
+        Some("2024-01-01 01:00:00")
+    );
+    assert_eq!(
+        text(run(
+            datetime,
+            &[12, 0xE8, 0x07, 1, 1, 1, 1, 1, 5, 0, 0, 0, 0]
+        ))
+        .as_deref(),
+        Some("2024-01-01 01:01:01.000005")
+    );
+    // A DATE ignores a time part.
+    assert_eq!(
+        text(run(date, &[7, 0xE8, 0x07, 1, 2, 3, 4, 5])).as_deref(),
+        Some("2024-01-02")
+    );
+    // TIME: hours up to 838 pass, beyond is 838:59:59; minute or second
+    // past 59 is 00:00:00; any non-zero sign byte is negative.
+    for (value, want) in [
+        (&[8, 0, 0, 0, 0, 0, 99, 0, 0][..], "99:00:00"),
+        (&[8, 0, 1, 0, 0, 0, 2, 3, 4], "26:03:04"),
+        (&[8, 0, 40, 0, 0, 0, 0, 0, 0], "838:59:59"),
+        (&[8, 1, 0xA0, 0x86, 1, 0, 0, 0, 0], "-838:59:59"),
+        (&[8, 0, 0, 0, 0, 0, 1, 60, 0], "00:00:00"),
+        (&[8, 0, 0, 0, 0, 0, 1, 1, 99], "00:00:00"),
+        (&[8, 5, 0, 0, 0, 0, 1, 0, 0], "-01:00:00"),
+        (&[8, 1, 0xFF, 0xFF, 0xFF, 0xFF, 30, 0, 0], "-06:00:00"),
+        (&[5, 0, 0, 0, 0, 1], "00:00:00"),
+    ] {
+        assert_eq!(text(run(time, value)).as_deref(), Some(want), "{value:?}");
+    }
+    // A length past the end of the packet, or none at all: no panic; the
+    // value is missing (1210) or reads as zeros.
+    assert_eq!(run(datetime, &[]).code(), 1210);
+    assert_eq!(run(time, &[]).code(), 1210);
+    // (MariaDB reads on past the packet: its answer depends on what lies there.)
+    assert_eq!(
+        text(run(datetime, &[11, 0xE8, 0x07, 1, 1])).as_deref(),
+        Some("2024-01-01 00:00:00")
+    );
+    assert_eq!(text(run(time, &[0xFC, 8])).as_deref(), Some("00:00:00"));
+    assert_eq!(c.query("SELECT 1").scalar().as_deref(), Some("1"));
 }
