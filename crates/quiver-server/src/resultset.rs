@@ -203,11 +203,22 @@ pub fn column_meta(
     if f.metadata().contains_key(COLUMN_NO_DEFAULT_KEY) {
         flags |= flag::NO_DEFAULT_VALUE;
     }
-    let (schema, table, org_table, org_name) = match origin {
+    let (mut schema, mut table, mut org_table, org_name) = match origin {
         Some([schema, table, org_table, org_name]) => (schema, table, org_table, org_name),
         None if table.is_empty() => ("", "", "", ""),
         None => (schema, table, table, f.name().as_str()),
     };
+    // The engine names an information_schema view `information_schema.X`
+    // (one name) in Quiver's schema; MariaDB says schema
+    // information_schema, table X, and every such column has no default.
+    if let Some(view) = org_table.strip_prefix("information_schema.") {
+        if table == org_table {
+            table = view;
+        }
+        org_table = view;
+        schema = "information_schema";
+        flags |= flag::NO_DEFAULT_VALUE;
+    }
     ColumnMeta {
         name: f.name().clone(),
         org_name: org_name.to_string(),

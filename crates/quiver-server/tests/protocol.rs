@@ -945,3 +945,110 @@ fn absurd_temporal_parameters_and_unknown_handles_as_mariadb() {
     assert_eq!(text(run(time, &[0xFC, 8])).as_deref(), Some("00:00:00"));
     assert_eq!(c.query("SELECT 1").scalar().as_deref(), Some("1"));
 }
+
+#[test]
+fn tables_and_table_status_of_a_database_folder() {
+    let dir = std::env::temp_dir().join(format!("quiver-server-status-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (h, _db) = start_with(Database::open(&dir).unwrap(), ServerConfig::default());
+    let mut c = Client::connect(
+        h.local_addr(),
+        Options {
+            db: Some("quiver"),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    c.query("CREATE TABLE st (id INT, name VARCHAR(10))");
+    c.query("INSERT INTO st VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')");
+    c.query("CREATE VIEW sv AS SELECT id FROM st");
+    // Row counts, the size of the table's files, their times.
+    let r = c.query(
+        "SELECT TABLE_ROWS, DATA_LENGTH, AVG_ROW_LENGTH, CREATE_TIME, UPDATE_TIME, UPDATE_TIME >= CREATE_TIME FROM information_schema.TABLES WHERE TABLE_NAME = 'st'",
+    );
+    let row: Vec<String> = r.rows()[0].iter().map(|v| v.clone().unwrap()).collect();
+    let (rows, bytes, avg): (u64, u64, u64) = (
+        row[0].parse().unwrap(),
+        row[1].parse().unwrap(),
+        row[2].parse().unwrap(),
+    );
+    let on_disk: u64 = std::fs::read_dir(dir.join("tables"))
+        .unwrap()
+        .flatten()
+        .flat_map(|t| std::fs::read_dir(t.path()).unwrap().flatten())
+        .map(|f| f.metadata().unwrap().len())
+        .sum();
+    assert_eq!((rows, bytes, avg), (4, on_disk, on_disk / 4), "{row:?}");
+    // Times in UTC (the session's time zone is SYSTEM), within the test's minutes.
+    let utc = |at: std::time::SystemTime| {
+        let secs = at.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let (y, m, d) = quiver_common::types::civil_from_days(secs.div_euclid(86_400) as i32);
+        let t = secs.rem_euclid(86_400);
+        format!(
+            "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+            t / 3600,
+            t / 60 % 60,
+            t % 60
+        )
+    };
+    let now = std::time::SystemTime::now();
+    let earlier = utc(now - Duration::from_secs(600));
+    let later = utc(now + Duration::from_secs(60));
+    for t in &row[3..5] {
+        assert!(
+            earlier <= *t && *t <= later,
+            "{t} not within {earlier} .. {later}"
+        );
+    }
+    assert_eq!(row[5], "1");
+    // SHOW TABLE STATUS: the same, named as MariaDB names it, in name order.
+    let r = c.query("SHOW TABLE STATUS");
+    let names: Vec<&str> = r.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Name",
+            "Engine",
+            "Version",
+            "Row_format",
+            "Rows",
+            "Avg_row_length",
+            "Data_length",
+            "Max_data_length",
+            "Index_length",
+            "Data_free",
+            "Auto_increment",
+            "Create_time",
+            "Update_time",
+            "Check_time",
+            "Collation",
+            "Checksum",
+            "Create_options",
+            "Comment",
+            "Max_index_length",
+            "Temporary"
+        ]
+    );
+    assert_eq!(r.columns()[0].org_name, "TABLE_NAME");
+    assert_eq!(r.columns()[0].schema, "information_schema");
+    let cells =
+        |i: usize| -> Vec<Option<String>> { r.rows().iter().map(|row| row[i].clone()).collect() };
+    assert_eq!(cells(0), [Some("st".into()), Some("sv".into())]);
+    assert_eq!(cells(4), [Some("4".into()), None]);
+    assert_eq!(cells(6), [Some(on_disk.to_string()), None]);
+    assert_eq!(cells(17), [Some("".into()), Some("VIEW".into())]);
+    let r = c.query("SHOW TABLE STATUS FROM quiver LIKE 's_'");
+    assert_eq!(r.rows().len(), 2);
+    let r = c.query("SHOW TABLE STATUS WHERE Rows > 3");
+    assert_eq!(r.rows().len(), 1);
+    assert_eq!(
+        c.query("SHOW TABLE STATUS IN information_schema")
+            .rows()
+            .len(),
+        0
+    );
+    assert_eq!(c.query("SHOW TABLE STATUS FROM nope").code(), 1049);
+    drop(c);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
+}
