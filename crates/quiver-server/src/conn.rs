@@ -462,13 +462,16 @@ impl<S: Stream> Conn<S> {
             com::QUIT => return Ok(Next::Close),
             com::PING => self.send_ok(0, false),
             com::QUERY => self.query(body)?,
-            com::INIT_DB => match self.client_text(body, "the database name") {
-                Ok(db) => match self.use_database(&db) {
-                    Ok(()) => self.send_ok(0, false),
+            com::INIT_DB => {
+                match Self::client_text_of(body, self.session.client_charset(), "the database name")
+                {
+                    Ok(db) => match self.use_database(&db) {
+                        Ok(()) => self.send_ok(0, false),
+                        Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+                    },
                     Err(e) => self.io.write_payload(&proto::err_packet(&e)),
-                },
-                Err(e) => self.io.write_payload(&proto::err_packet(&e)),
-            },
+                }
+            }
             com::FIELD_LIST => self.field_list(body),
             com::STATISTICS => {
                 let s = format!(
@@ -724,6 +727,34 @@ impl<S: Stream> Conn<S> {
     /// latin1 / ascii (`SET NAMES latin1`).
     fn client_text<'a>(&self, body: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, str>> {
         let charset = self.session.client_charset();
+        let body = match Self::binary_literals_as_hex(body, charset) {
+            std::borrow::Cow::Borrowed(b) => b,
+            std::borrow::Cow::Owned(b) => {
+                // Only hex digits replaced bytes: the rest reads as before.
+                return Self::client_text_of(&b, charset, what).map(|s| s.into_owned().into());
+            }
+        };
+        Self::client_text_of(body, charset, what)
+    }
+
+    /// `body` with its `_binary'..'` literals that are not text in
+    /// `charset` as X'..' (see [`crate::binary_literals`]); a single-byte
+    /// charset reads any byte.
+    fn binary_literals_as_hex(
+        body: &[u8],
+        charset: quiver_collation::Charset,
+    ) -> std::borrow::Cow<'_, [u8]> {
+        if quiver_collation::text::is_single_byte_text(charset) || body.is_ascii() {
+            return std::borrow::Cow::Borrowed(body);
+        }
+        crate::binary_literals::rewrite(body, |b| std::str::from_utf8(b).is_ok())
+    }
+
+    fn client_text_of<'a>(
+        body: &'a [u8],
+        charset: quiver_collation::Charset,
+        what: &str,
+    ) -> Result<std::borrow::Cow<'a, str>> {
         if quiver_collation::text::is_single_byte_text(charset) && !body.is_ascii() {
             let mut s = String::new();
             quiver_collation::text::decode(charset, body, &mut s);

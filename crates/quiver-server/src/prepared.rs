@@ -311,8 +311,8 @@ fn text_literal(client: Charset, b: &[u8]) -> Result<String> {
 }
 
 /// A string literal: quoted with `'` doubled and `\` and NUL escaped. Bytes
-/// that are not UTF-8 are refused as MySQL refuses them for a utf8mb4 value
-/// (the engine has no binary strings yet).
+/// that are not UTF-8 are a binary string, `X'hex'` (the binder reads it as
+/// bytes, DataType::Binary), as MariaDB takes such a parameter as binary.
 pub fn bytes_literal(b: &[u8]) -> Result<String> {
     Ok(match std::str::from_utf8(b) {
         Ok(s) => {
@@ -330,12 +330,13 @@ pub fn bytes_literal(b: &[u8]) -> Result<String> {
             out
         }
         Err(_) => {
-            let hex: String = b.iter().take(32).map(|x| format!("{x:02X}")).collect();
-            return Err(QuiverError::new(
-                1300,
-                "HY000",
-                format!("Invalid utf8mb4 character string: '{hex}'"),
-            ));
+            let mut out = String::with_capacity(b.len() * 2 + 3);
+            out.push_str("X'");
+            for x in b {
+                out.push_str(&format!("{x:02X}"));
+            }
+            out.push('\'');
+            out
         }
     })
 }
@@ -356,7 +357,9 @@ mod tests {
     #[test]
     fn literals_escape_quotes_backslashes_and_nul() {
         assert_eq!(bytes_literal(b"it's \\ \0").unwrap(), "'it''s \\\\ \\0'");
-        assert_eq!(bytes_literal(&[0xFF, 0x00]).unwrap_err().code, 1300);
+        assert_eq!(bytes_literal(&[0xFF, 0x00]).unwrap(), "X'FF00'");
+        // latin1 client: every byte is a character, text.
+        assert_eq!(text_literal(Charset::Latin1, &[0xE9]).unwrap(), "'é'");
         assert_eq!(int_literal(-2), "(-2)");
         assert_eq!(double_literal(1.5).unwrap(), "1.5e0");
         assert!(double_literal(f64::NAN).is_err());

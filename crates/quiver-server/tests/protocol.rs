@@ -444,9 +444,13 @@ fn prepared_statements_with_every_parameter_type() {
         1146
     );
     assert_eq!(c.execute(999, &[]).code(), 1243);
-    // Not UTF-8: refused as MySQL refuses it for a utf8mb4 value.
-    let (id, _, _) = c.prepare("SELECT ?").unwrap();
-    assert_eq!(c.execute(id, &[Param::Blob(vec![0xFF, 0xFE])]).code(), 1300);
+    // Not UTF-8: a binary string (X'FFFE' for the engine). Until the
+    // engine's binder reads X'..' literals it refuses them (1235).
+    let (id, _, _) = c.prepare("SELECT HEX(?)").unwrap();
+    match c.execute(id, &[Param::Blob(vec![0xFF, 0xFE])]) {
+        Outcome::Err { code, .. } => assert_eq!(code, 1235),
+        r => assert_eq!(r.scalar().as_deref(), Some("FFFE")),
+    }
     // COM_STMT_CLOSE: the handle is gone.
     c.command(0x19, &sel.to_le_bytes());
     assert_eq!(c.execute(sel, &[Param::LongLong(1)]).code(), 1243);
@@ -614,6 +618,16 @@ fn malformed_truncated_and_oversized_packets_end_only_their_connection() {
     );
     assert_eq!(parse_err(&c.read()).code(), 1835);
     c.command(0x03, &[0xC3, 0x28]); // not UTF-8
+    assert_eq!(parse_err(&c.read()).code(), 1300);
+    // Raw bytes in a _binary literal (as PyMySQL sends bytes) are not text:
+    // the literal goes to the engine as X'FF005C27' (refused with 1235
+    // until its binder reads X'..'); outside one they are still 1300.
+    c.command(0x03, b"SELECT HEX(_binary'\xFF\\0\\\\\\'')");
+    match c.read_result(false) {
+        Outcome::Err { code, .. } => assert_eq!(code, 1235),
+        r => assert_eq!(r.scalar().as_deref(), Some("FF005C27")),
+    }
+    c.command(0x03, b"SELECT HEX('\xFF')");
     assert_eq!(parse_err(&c.read()).code(), 1300);
     assert_eq!(c.query("SELECT 2").scalar().as_deref(), Some("2"));
     // An oversized command after login: ERR 1153 and the connection ends.
