@@ -101,6 +101,11 @@ impl Table {
         self.schema.clone()
     }
 
+    /// The table's folder (None for a table of an in-memory database).
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
     /// Errors of the files name the table already (1877, 1812); others get
     /// its name in front.
     fn storage_error(&self, e: QuiverError) -> QuiverError {

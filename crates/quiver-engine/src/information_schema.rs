@@ -9,8 +9,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray, UInt64Array};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_array::{
+    ArrayRef, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray, UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use quiver_collation::Collation;
 use quiver_common::types::{
     CharLength, IntKind, IntType, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_TYPE_KEY,
@@ -48,6 +50,9 @@ impl MemTable {
                 ),
                 Column::Number(_) => Field::new(*n, DataType::UInt64, true),
                 Column::Int(_) => Field::new(*n, DataType::Int32, true),
+                Column::DateTime(_) => {
+                    Field::new(*n, DataType::Timestamp(TimeUnit::Microsecond, None), true)
+                }
             })
             .collect();
         let arrays: Vec<ArrayRef> = columns
@@ -57,9 +62,47 @@ impl MemTable {
                     Column::Text(v) => Arc::new(StringArray::from(v)),
                     Column::Number(v) => Arc::new(UInt64Array::from(v)),
                     Column::Int(v) => Arc::new(Int32Array::from(v)),
+                    Column::DateTime(v) => Arc::new(TimestampMicrosecondArray::from(v)),
                 }
             })
             .collect();
+        let schema = Arc::new(Schema::new(fields));
+        let batch = RecordBatch::try_new(schema.clone(), arrays)?;
+        Ok(Arc::new(MemTable {
+            name: name.to_string(),
+            schema,
+            batches: Arc::new(vec![batch]),
+        }))
+    }
+
+    /// Columns with MariaDB's declared types (text, unsigned numbers or
+    /// datetimes).
+    pub fn typed(name: &str, columns: Vec<Typed>) -> Result<Arc<MemTable>> {
+        let mut fields = Vec::with_capacity(columns.len());
+        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns.len());
+        for c in columns {
+            let mut meta = std::collections::HashMap::from([(
+                COLUMN_TYPE_KEY.to_string(),
+                c.column_type.to_string(),
+            )]);
+            let (t, a): (DataType, ArrayRef) = match c.values {
+                Column::Text(v) => {
+                    meta.insert(
+                        COLUMN_COLLATION_KEY.to_string(),
+                        "utf8mb4_general_ci".to_string(),
+                    );
+                    (DataType::Utf8, Arc::new(StringArray::from(v)))
+                }
+                Column::Number(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v))),
+                Column::Int(v) => (DataType::Int32, Arc::new(Int32Array::from(v))),
+                Column::DateTime(v) => (
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                    Arc::new(TimestampMicrosecondArray::from(v)),
+                ),
+            };
+            fields.push(Field::new(c.name, t, !c.not_null).with_metadata(meta));
+            arrays.push(a);
+        }
         let schema = Arc::new(Schema::new(fields));
         let batch = RecordBatch::try_new(schema.clone(), arrays)?;
         Ok(Arc::new(MemTable {
@@ -78,6 +121,18 @@ pub enum Column {
     Text(Vec<Option<String>>),
     Number(Vec<Option<u64>>),
     Int(Vec<Option<i32>>),
+    /// DATETIME values, microseconds since 1970-01-01 00:00:00.
+    DateTime(Vec<Option<i64>>),
+}
+
+/// A column of an information_schema table as MariaDB declares it: its
+/// type (`varchar(64)`, `bigint(21) unsigned`, `datetime`), which sets what
+/// a client is told of it, and whether it is NOT NULL.
+pub struct Typed {
+    pub name: &'static str,
+    pub column_type: &'static str,
+    pub not_null: bool,
+    pub values: Column,
 }
 
 impl TableSource for MemTable {
@@ -340,53 +395,353 @@ fn relations(session: &Session) -> Vec<(String, bool, Option<SchemaRef>)> {
         .collect()
 }
 
-fn tables(session: &Session, name: &str) -> Result<Arc<MemTable>> {
-    let rels = relations(session);
+/// What information_schema.TABLES and SHOW TABLE STATUS say of one
+/// table or view.
+struct TableFacts {
+    name: String,
+    view: bool,
+    rows: Option<u64>,
+    /// Bytes of the table's files (None in memory).
+    data_length: Option<u64>,
+    /// When the table's folder was made, and its files last written.
+    created: Option<i64>,
+    updated: Option<i64>,
+}
+
+/// A file time as a DATETIME in the session's time zone (an explicit
+/// `+hh:mm` offset; SYSTEM is taken as UTC, Quiver's system zone).
+fn datetime_of(t: std::io::Result<std::time::SystemTime>, offset_secs: i64) -> Option<i64> {
+    let since = t.ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let secs = since.as_secs() as i64 + offset_secs;
+    // Whole seconds, as MariaDB shows them.
+    Some(secs * 1_000_000)
+}
+
+/// The session's `time_zone` as seconds east of UTC.
+fn zone_offset(session: &Session) -> i64 {
+    let vars = session.vars();
+    let Some(quiver_common::ScalarValue::Utf8(z)) = vars.system.get("time_zone") else {
+        return 0;
+    };
+    let (sign, rest) = match z.as_bytes().first() {
+        Some(b'+') => (1, &z[1..]),
+        Some(b'-') => (-1, &z[1..]),
+        _ => return 0,
+    };
+    let Some((h, m)) = rest.split_once(':') else {
+        return 0;
+    };
+    sign * (h.parse::<i64>().unwrap_or(0) * 3600 + m.parse::<i64>().unwrap_or(0) * 60)
+}
+
+fn table_facts(session: &Session) -> Vec<TableFacts> {
     let db = session.database();
-    let n = rels.len();
-    MemTable::new(
+    let offset = zone_offset(session);
+    relations(session)
+        .into_iter()
+        .map(|(name, view, _)| {
+            let table = db.table(&name);
+            let rows = table
+                .as_ref()
+                .map(|t| TableSource::row_count(t.as_ref()) as u64);
+            let (mut data_length, mut created, mut updated) = (None, None, None);
+            if let Some(dir) = table.as_ref().and_then(|t| t.dir()) {
+                created = std::fs::metadata(dir)
+                    .ok()
+                    .and_then(|m| datetime_of(m.created(), offset));
+                if let Ok(entries) = std::fs::read_dir(dir) {
+                    let (mut bytes, mut newest) = (0u64, None::<i64>);
+                    for m in entries.flatten().filter_map(|e| e.metadata().ok()) {
+                        if m.is_file() {
+                            bytes += m.len();
+                            newest = newest.max(datetime_of(m.modified(), offset));
+                        }
+                    }
+                    data_length = Some(bytes);
+                    updated = newest;
+                }
+            }
+            TableFacts {
+                name,
+                view,
+                rows,
+                data_length,
+                created,
+                updated,
+            }
+        })
+        .collect()
+}
+
+/// information_schema.TABLES's columns, as MariaDB 10.11 declares them (and
+/// SHOW TABLE STATUS's names for them), with each table's values: row
+/// counts and the size and times of its files where Quiver knows them,
+/// no indexes, NULL for what Quiver does not have (a format version, a row
+/// format, AUTO_INCREMENT, checksums); a view has only its name, type and
+/// the comment VIEW, as in MariaDB.
+fn tables_columns(session: &Session, facts: &[TableFacts]) -> Vec<(&'static str, Typed)> {
+    let db_collation = db_collation(session).name().to_string();
+    let base = |f: &TableFacts| !f.view;
+    let text_all = |v: Vec<String>| Column::Text(v.into_iter().map(Some).collect());
+    let text_base = |value: &dyn Fn(&TableFacts) -> String| {
+        Column::Text(facts.iter().map(|f| base(f).then(|| value(f))).collect())
+    };
+    let num_base = |value: &dyn Fn(&TableFacts) -> Option<u64>| {
+        Column::Number(
+            facts
+                .iter()
+                .map(|f| if base(f) { value(f) } else { None })
+                .collect(),
+        )
+    };
+    let none_num = || Column::Number(vec![None; facts.len()]);
+    let none_dt = || Column::DateTime(vec![None; facts.len()]);
+    let n = facts.len();
+    let col = |name, column_type, not_null, values| Typed {
         name,
-        vec![
-            ("TABLE_CATALOG", text(vec!["def"; n])),
-            ("TABLE_SCHEMA", text(vec![SCHEMA_NAME; n])),
-            ("TABLE_NAME", text(rels.iter().map(|r| r.0.clone()))),
-            (
+        column_type,
+        not_null,
+        values,
+    };
+    vec![
+        (
+            "",
+            col(
+                "TABLE_CATALOG",
+                "varchar(512)",
+                true,
+                text_all(vec!["def".into(); n]),
+            ),
+        ),
+        (
+            "",
+            col(
+                "TABLE_SCHEMA",
+                "varchar(64)",
+                true,
+                text_all(vec![SCHEMA_NAME.into(); n]),
+            ),
+        ),
+        (
+            "Name",
+            col(
+                "TABLE_NAME",
+                "varchar(64)",
+                true,
+                text_all(facts.iter().map(|f| f.name.clone()).collect()),
+            ),
+        ),
+        (
+            "",
+            col(
                 "TABLE_TYPE",
-                text(rels.iter().map(|r| if r.1 { "VIEW" } else { "BASE TABLE" })),
+                "varchar(64)",
+                true,
+                text_all(
+                    facts
+                        .iter()
+                        .map(|f| if f.view { "VIEW" } else { "BASE TABLE" }.into())
+                        .collect(),
+                ),
             ),
-            (
+        ),
+        (
+            "Engine",
+            col(
                 "ENGINE",
-                Column::Text(
-                    rels.iter()
-                        .map(|r| (!r.1).then(|| "Quiver".to_string()))
-                        .collect(),
-                ),
+                "varchar(64)",
+                false,
+                text_base(&|_| "Quiver".into()),
             ),
-            (
+        ),
+        (
+            "Version",
+            col("VERSION", "bigint(21) unsigned", false, none_num()),
+        ),
+        (
+            "Row_format",
+            col(
+                "ROW_FORMAT",
+                "varchar(10)",
+                false,
+                Column::Text(vec![None; n]),
+            ),
+        ),
+        (
+            "Rows",
+            col(
                 "TABLE_ROWS",
-                Column::Number(
-                    rels.iter()
-                        .map(|r| {
-                            db.table(&r.0)
-                                .map(|t| TableSource::row_count(t.as_ref()) as u64)
-                        })
+                "bigint(21) unsigned",
+                false,
+                num_base(&|f| f.rows),
+            ),
+        ),
+        (
+            "Avg_row_length",
+            col(
+                "AVG_ROW_LENGTH",
+                "bigint(21) unsigned",
+                false,
+                num_base(&|f| {
+                    let bytes = f.data_length?;
+                    Some(match f.rows {
+                        Some(r) if r > 0 => bytes / r,
+                        _ => 0,
+                    })
+                }),
+            ),
+        ),
+        (
+            "Data_length",
+            col(
+                "DATA_LENGTH",
+                "bigint(21) unsigned",
+                false,
+                num_base(&|f| f.data_length),
+            ),
+        ),
+        (
+            "Max_data_length",
+            col(
+                "MAX_DATA_LENGTH",
+                "bigint(21) unsigned",
+                false,
+                // 0: no fixed limit, as InnoDB says it.
+                num_base(&|_| Some(0)),
+            ),
+        ),
+        (
+            "Index_length",
+            col(
+                "INDEX_LENGTH",
+                "bigint(21) unsigned",
+                false,
+                num_base(&|_| Some(0)),
+            ),
+        ),
+        (
+            "Data_free",
+            col(
+                "DATA_FREE",
+                "bigint(21) unsigned",
+                false,
+                // Files are written whole: nothing allocated lies unused.
+                num_base(&|_| Some(0)),
+            ),
+        ),
+        (
+            "Auto_increment",
+            col("AUTO_INCREMENT", "bigint(21) unsigned", false, none_num()),
+        ),
+        (
+            "Create_time",
+            col(
+                "CREATE_TIME",
+                "datetime",
+                false,
+                Column::DateTime(
+                    facts
+                        .iter()
+                        .map(|f| if base(f) { f.created } else { None })
                         .collect(),
                 ),
             ),
-            (
+        ),
+        (
+            "Update_time",
+            col(
+                "UPDATE_TIME",
+                "datetime",
+                false,
+                Column::DateTime(
+                    facts
+                        .iter()
+                        .map(|f| if base(f) { f.updated } else { None })
+                        .collect(),
+                ),
+            ),
+        ),
+        (
+            "Check_time",
+            col("CHECK_TIME", "datetime", false, none_dt()),
+        ),
+        (
+            "Collation",
+            col(
                 "TABLE_COLLATION",
-                Column::Text(
-                    rels.iter()
-                        .map(|r| (!r.1).then(|| db_collation(session).name().to_string()))
+                "varchar(64)",
+                false,
+                text_base(&|_| db_collation.clone()),
+            ),
+        ),
+        (
+            "Checksum",
+            col("CHECKSUM", "bigint(21) unsigned", false, none_num()),
+        ),
+        (
+            "Create_options",
+            col(
+                "CREATE_OPTIONS",
+                "varchar(2048)",
+                false,
+                text_base(&|_| String::new()),
+            ),
+        ),
+        (
+            "Comment",
+            col(
+                "TABLE_COMMENT",
+                "varchar(2048)",
+                true,
+                text_all(
+                    facts
+                        .iter()
+                        .map(|f| if f.view { "VIEW" } else { "" }.into())
                         .collect(),
                 ),
             ),
-            (
-                "TABLE_COMMENT",
-                text(rels.iter().map(|r| if r.1 { "VIEW" } else { "" })),
+        ),
+        (
+            "Max_index_length",
+            col(
+                "MAX_INDEX_LENGTH",
+                "bigint(21) unsigned",
+                false,
+                num_base(&|_| Some(0)),
             ),
-        ],
-    )
+        ),
+        (
+            "Temporary",
+            col("TEMPORARY", "varchar(1)", false, text_base(&|_| "N".into())),
+        ),
+    ]
+}
+
+fn tables(session: &Session, name: &str) -> Result<Arc<MemTable>> {
+    let facts = table_facts(session);
+    let columns = tables_columns(session, &facts)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    MemTable::typed(name, columns)
+}
+
+/// SHOW TABLE STATUS's rows: TABLES's columns without the catalog, schema
+/// and type, tables in name order (none when `any` is false), and each
+/// column's SHOW name with its TABLES name.
+pub(crate) fn table_status(
+    session: &Session,
+    name: &str,
+    any: bool,
+) -> Result<(Arc<MemTable>, Vec<(&'static str, &'static str)>)> {
+    let mut facts = if any { table_facts(session) } else { vec![] };
+    facts.sort_by(|a, b| a.name.cmp(&b.name));
+    let (names, columns): (Vec<_>, Vec<_>) = tables_columns(session, &facts)
+        .into_iter()
+        .filter(|(show, _)| !show.is_empty())
+        .map(|(show, c)| ((show, c.name), c))
+        .unzip();
+    Ok((MemTable::typed(name, columns)?, names))
 }
 
 /// What COLUMNS and SHOW COLUMNS say about one column.

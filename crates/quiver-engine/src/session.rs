@@ -316,6 +316,11 @@ impl Session {
         source.as_ref().map(|s| Arc::from(s.text().trim()))
     }
 
+    /// The text the statement being run was parsed from, if known.
+    pub(crate) fn source(&self) -> Option<Arc<SqlSource>> {
+        self.source.lock().expect("session lock").clone()
+    }
+
     pub fn database(&self) -> &Arc<Database> {
         &self.db
     }

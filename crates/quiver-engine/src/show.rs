@@ -9,7 +9,9 @@ use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_sql::sqlparser::ast::{ObjectName, ShowStatementFilter, Statement};
 
-use crate::information_schema::{column_facts, info_table, processlist, Column, MemTable};
+use crate::information_schema::{
+    column_facts, info_table, processlist, table_status, Column, MemTable,
+};
 use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::{Session, StatementResult};
 
@@ -288,6 +290,23 @@ impl Session {
                     s.filter.clone(),
                 )
             }
+            Statement::ShowVariable { variable }
+                if variable.len() >= 2
+                    && variable[0].value.eq_ignore_ascii_case("TABLE")
+                    && variable[1].value.eq_ignore_ascii_case("STATUS") =>
+            {
+                let (db, filter) = self.table_status_options(variable)?;
+                if let Some(db) = &db {
+                    self.check_schema(db)?;
+                }
+                // information_schema's views have no status here (MariaDB
+                // lists them as its MEMORY / Aria tables): no rows.
+                let in_info = db
+                    .or_else(|| self.current_database())
+                    .is_some_and(|d| d.eq_ignore_ascii_case(INFORMATION_SCHEMA));
+                let (t, names) = table_status(self, "information_schema.TABLES", !in_info)?;
+                return self.filter_table_status(t, &names, filter).map(Some);
+            }
             Statement::ShowProcessList { full } => (
                 processlist(
                     self,
@@ -390,6 +409,91 @@ impl Session {
         MemTable::new(SHOW_TABLE, cols)
     }
 
+    /// `SHOW TABLE STATUS [FROM | IN db] [LIKE 'p' | WHERE expr]`, which
+    /// the parser keeps only as words (`variable`): the options are read
+    /// again from the statement's text after STATUS, as those of a SHOW
+    /// TABLES. Without the text, only FROM / IN db of the words.
+    fn table_status_options(
+        &self,
+        variable: &[quiver_sql::sqlparser::ast::Ident],
+    ) -> Result<(Option<String>, Option<ShowStatementFilter>)> {
+        let status = &variable[1];
+        let rest = self.source().and_then(|src| {
+            let at = src.offset(status.span.end)?;
+            src.text().get(at..).map(str::to_string)
+        });
+        if let Some(rest) = rest {
+            let stmts = quiver_sql::parse_sql(&format!("SHOW TABLES {rest}"))?;
+            if let Some(Statement::ShowTables { show_options, .. }) = stmts.first() {
+                let db = show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                    .map(last_name);
+                return Ok((db, filter_of(show_options)));
+            }
+        }
+        let db = match variable.get(2..4) {
+            Some([from, db])
+                if from.value.eq_ignore_ascii_case("FROM")
+                    || from.value.eq_ignore_ascii_case("IN") =>
+            {
+                Some(db.value.clone())
+            }
+            _ => None,
+        };
+        Ok((db, None))
+    }
+
+    /// SHOW TABLE STATUS's rows selected from information_schema.TABLES's
+    /// columns under their SHOW names, so that a client is told the names
+    /// MariaDB tells (schema information_schema, table TABLES, the columns'
+    /// own names); LIKE on TABLE_NAME, a WHERE over the SHOW names.
+    fn filter_table_status(
+        &self,
+        table: Arc<MemTable>,
+        names: &[(&str, &str)],
+        filter: Option<ShowStatementFilter>,
+    ) -> Result<StatementResult> {
+        let items: Vec<String> = names
+            .iter()
+            .map(|(show, column)| format!("`{column}` AS `{show}`"))
+            .collect();
+        let select = format!(
+            "SELECT {} FROM `information_schema`.`TABLES`",
+            items.join(", ")
+        );
+        let sql = match filter {
+            None => select,
+            Some(ShowStatementFilter::Like(p))
+            | Some(ShowStatementFilter::ILike(p))
+            | Some(ShowStatementFilter::NoKeyword(p)) => format!(
+                "{select} WHERE `TABLE_NAME` LIKE '{}'",
+                p.replace('\\', "\\\\").replace('\'', "''")
+            ),
+            Some(ShowStatementFilter::Where(e)) => {
+                format!("SELECT * FROM ({select}) AS `status` WHERE {e}")
+            }
+        };
+        self.run_show_query(&sql, table)
+    }
+
+    /// Runs `sql` over `table` (a SHOW's rows).
+    fn run_show_query(&self, sql: &str, table: Arc<MemTable>) -> Result<StatementResult> {
+        let stmts = quiver_sql::parse_sql(sql)?;
+        let Some(Statement::Query(q)) = stmts.first() else {
+            return Err(QuiverError::internal(
+                "SHOW filter did not parse as a query",
+            ));
+        };
+        // Bound as the text it is (information_schema is renamed when it
+        // names it), not as the SHOW statement's.
+        let source = Arc::new(quiver_sql::SqlSource::new(sql));
+        let (schema, batches) =
+            self.with_source(&source, || self.run_query_with(q, Some(table)))?;
+        Ok(StatementResult::Rows { schema, batches })
+    }
+
     /// The rows of `table` that pass `filter` (LIKE on the first column,
     /// case-insensitive as MySQL's metadata; or a WHERE over its columns).
     fn filter_show(
@@ -397,6 +501,10 @@ impl Session {
         table: Arc<MemTable>,
         filter: Option<ShowStatementFilter>,
     ) -> Result<StatementResult> {
+        // Named with its schema: a one-part name would be an
+        // information_schema table while that is the current database.
+        let from = format!("`{SCHEMA_NAME}`.`{SHOW_TABLE}`");
+
         let first = quiver_plan::TableSource::schema(table.as_ref())
             .field(0)
             .name()
@@ -412,21 +520,11 @@ impl Session {
             )),
             Some(ShowStatementFilter::Where(e)) => Some(e.to_string()),
         };
-        // Named with its schema: a one-part name would be an
-        // information_schema table while that is the current database.
-        let from = format!("`{SCHEMA_NAME}`.`{SHOW_TABLE}`");
         let sql = match condition {
             Some(c) => format!("SELECT * FROM {from} WHERE {c}"),
             None => format!("SELECT * FROM {from}"),
         };
-        let stmts = quiver_sql::parse_sql(&sql)?;
-        let Some(Statement::Query(q)) = stmts.first() else {
-            return Err(QuiverError::internal(
-                "SHOW filter did not parse as a query",
-            ));
-        };
-        let (schema, batches) = self.run_query_with(q, Some(table))?;
-        Ok(StatementResult::Rows { schema, batches })
+        self.run_show_query(&sql, table)
     }
 }
 

@@ -462,13 +462,16 @@ impl<S: Stream> Conn<S> {
             com::QUIT => return Ok(Next::Close),
             com::PING => self.send_ok(0, false),
             com::QUERY => self.query(body)?,
-            com::INIT_DB => match self.client_text(body, "the database name") {
-                Ok(db) => match self.use_database(&db) {
-                    Ok(()) => self.send_ok(0, false),
+            com::INIT_DB => {
+                match Self::client_text_of(body, self.session.client_charset(), "the database name")
+                {
+                    Ok(db) => match self.use_database(&db) {
+                        Ok(()) => self.send_ok(0, false),
+                        Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+                    },
                     Err(e) => self.io.write_payload(&proto::err_packet(&e)),
-                },
-                Err(e) => self.io.write_payload(&proto::err_packet(&e)),
-            },
+                }
+            }
             com::FIELD_LIST => self.field_list(body),
             com::STATISTICS => {
                 let s = format!(
@@ -480,10 +483,14 @@ impl<S: Stream> Conn<S> {
                 self.io.write_payload(s.as_bytes());
             }
             com::SET_OPTION => {
-                let mut r = Reader::new(body);
-                match r.u16() {
-                    Ok(0) => self.multi_statements = true,
-                    Ok(1) => self.multi_statements = false,
+                // As MariaDB: the option is the body's first two bytes, those
+                // missing read as zero (a 1-byte body is option 0 or 1; it
+                // reads past the body into the packet's NUL terminator),
+                // bytes after them ignored.
+                let byte = |i: usize| body.get(i).copied().unwrap_or(0);
+                match u16::from_le_bytes([byte(0), byte(1)]) {
+                    0 => self.multi_statements = true,
+                    1 => self.multi_statements = false,
                     _ => {
                         self.send_error(&proto::unknown_command(cmd))?;
                         return Ok(Next::Continue);
@@ -532,9 +539,20 @@ impl<S: Stream> Conn<S> {
                         s.long_data_overflow = false;
                         self.send_ok(0, false);
                     }
-                    None => self.io.write_payload(&proto::err_packet(&unknown_stmt(id))),
+                    None => self
+                        .io
+                        .write_payload(&proto::err_packet(&unknown_stmt(id, "mysqld_stmt_reset"))),
                 },
-                Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+                // A body shorter than the id: MariaDB reads past it (into
+                // whatever follows) and names the handle it found there;
+                // here it is read with zeros and, not being the one the
+                // client meant, is not looked up.
+                Err(_) => {
+                    let mut id = [0u8; 4];
+                    id[..body.len()].copy_from_slice(body);
+                    let e = unknown_stmt(u32::from_le_bytes(id), "mysqld_stmt_reset");
+                    self.io.write_payload(&proto::err_packet(&e));
+                }
             },
             other => self
                 .io
@@ -709,6 +727,34 @@ impl<S: Stream> Conn<S> {
     /// latin1 / ascii (`SET NAMES latin1`).
     fn client_text<'a>(&self, body: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, str>> {
         let charset = self.session.client_charset();
+        let body = match Self::binary_literals_as_hex(body, charset) {
+            std::borrow::Cow::Borrowed(b) => b,
+            std::borrow::Cow::Owned(b) => {
+                // Only hex digits replaced bytes: the rest reads as before.
+                return Self::client_text_of(&b, charset, what).map(|s| s.into_owned().into());
+            }
+        };
+        Self::client_text_of(body, charset, what)
+    }
+
+    /// `body` with its `_binary'..'` literals that are not text in
+    /// `charset` as X'..' (see [`crate::binary_literals`]); a single-byte
+    /// charset reads any byte.
+    fn binary_literals_as_hex(
+        body: &[u8],
+        charset: quiver_collation::Charset,
+    ) -> std::borrow::Cow<'_, [u8]> {
+        if quiver_collation::text::is_single_byte_text(charset) || body.is_ascii() {
+            return std::borrow::Cow::Borrowed(body);
+        }
+        crate::binary_literals::rewrite(body, |b| std::str::from_utf8(b).is_ok())
+    }
+
+    fn client_text_of<'a>(
+        body: &'a [u8],
+        charset: quiver_collation::Charset,
+        what: &str,
+    ) -> Result<std::borrow::Cow<'a, str>> {
         if quiver_collation::text::is_single_byte_text(charset) && !body.is_ascii() {
             let mut s = String::new();
             quiver_collation::text::decode(charset, body, &mut s);
@@ -1014,7 +1060,10 @@ impl<S: Stream> Conn<S> {
             let id = r.u32()?;
             let _flags = r.u8()?;
             let _iterations = r.u32()?;
-            let stmt = self.stmts.get_mut(&id).ok_or_else(|| unknown_stmt(id))?;
+            let stmt = self
+                .stmts
+                .get_mut(&id)
+                .ok_or_else(|| unknown_stmt(id, "mysqld_stmt_execute"))?;
             let values = stmt.read_params(&mut r, client)?;
             Ok((stmt.substitute(&values), stmt.names.clone()))
         })();
@@ -1071,11 +1120,13 @@ fn wildcard_matches(wild: &str, name: &str) -> bool {
     matched[name.len()]
 }
 
-fn unknown_stmt(id: u32) -> QuiverError {
+/// 1243: no prepared statement `id`; `command` is the server function
+/// MariaDB names (mysqld_stmt_execute, mysqld_stmt_reset).
+fn unknown_stmt(id: u32, command: &str) -> QuiverError {
     QuiverError::new(
         1243,
         "HY000",
-        format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+        format!("Unknown prepared statement handler ({id}) given to {command}"),
     )
 }
 

@@ -5,6 +5,7 @@
 //! docs/SERVER.md for what is supported.
 
 pub mod auth;
+mod binary_literals;
 mod conn;
 mod itemnames;
 pub mod packet;

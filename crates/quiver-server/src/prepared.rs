@@ -156,48 +156,12 @@ fn read_value(r: &mut Reader, code: u8, unsigned: bool, client: Charset) -> Resu
         ty::FLOAT => double_literal(f32::from_le_bytes(r.u32()?.to_le_bytes()) as f64)?,
         ty::DOUBLE => double_literal(f64::from_bits(r.u64()?))?,
         ty::DATE | ty::DATETIME | ty::TIMESTAMP => {
-            let len = r.u8()?;
-            let b = r.take(len as usize)?;
-            let (y, mo, d) = match len {
-                0 => (0, 0, 0),
-                4 | 7 | 11 => (u16::from_le_bytes([b[0], b[1]]), b[2], b[3]),
-                _ => return Err(bad_arguments()),
-            };
-            let date = format!("{y:04}-{mo:02}-{d:02}");
-            if code == ty::DATE {
-                format!("DATE'{date}'")
-            } else {
-                let (h, mi, s) = if len >= 7 {
-                    (b[4], b[5], b[6])
-                } else {
-                    (0, 0, 0)
-                };
-                let frac = if len == 11 {
-                    format!(".{:06}", u32::from_le_bytes([b[7], b[8], b[9], b[10]]))
-                } else {
-                    String::new()
-                };
-                format!("TIMESTAMP'{date} {h:02}:{mi:02}:{s:02}{frac}'")
-            }
+            let (len, b) = temporal_bytes(r)?;
+            datetime_literal(code == ty::DATE, len, b)
         }
         ty::TIME => {
-            let len = r.u8()?;
-            let b = r.take(len as usize)?;
-            match len {
-                0 => "'00:00:00'".to_string(),
-                8 | 12 => {
-                    let neg = if b[0] == 1 { "-" } else { "" };
-                    let days = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as u64;
-                    let h = days * 24 + b[5] as u64;
-                    let frac = if len == 12 {
-                        format!(".{:06}", u32::from_le_bytes([b[8], b[9], b[10], b[11]]))
-                    } else {
-                        String::new()
-                    };
-                    format!("'{neg}{h:02}:{:02}:{:02}{frac}'", b[6], b[7])
-                }
-                _ => return Err(bad_arguments()),
-            }
+            let (len, b) = temporal_bytes(r)?;
+            time_literal(len, b)
         }
         ty::DECIMAL | ty::NEWDECIMAL => {
             let b = r.lenenc_bytes()?;
@@ -228,6 +192,104 @@ fn read_value(r: &mut Reader, code: u8, unsigned: bool, client: Charset) -> Resu
     })
 }
 
+/// A temporal parameter's declared length and bytes. As MariaDB: no
+/// length at all is 1210, a length cut short is 0; a length past the end of
+/// the packet reads what is there (MariaDB reads on past the packet into
+/// whatever follows, a value it then finds out of range or not: here the
+/// missing bytes read as zero).
+fn temporal_bytes<'a>(r: &mut Reader<'a>) -> Result<(usize, &'a [u8])> {
+    if r.remaining() == 0 {
+        return Err(bad_arguments());
+    }
+    let len = r.lenenc_int().unwrap_or_else(|_| {
+        r.rest();
+        0
+    });
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    let b = r.take(len.min(r.remaining()))?;
+    Ok((len, b))
+}
+
+/// Byte `i` of a temporal value, zero past its end: MariaDB reads the
+/// fields a length announces whatever bytes are really there (a length of
+/// 5 reads hour, minute and second).
+fn byte(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([byte(b, i), byte(b, i + 1), byte(b, i + 2), byte(b, i + 3)])
+}
+
+/// A DATE / DATETIME / TIMESTAMP parameter (MYSQL_TIME in the binary
+/// protocol) as MariaDB's set_param_date / set_param_datetime read it:
+/// fewer than 4 bytes are the zero date; the time fields come with more
+/// than 4, the microseconds with more than 7 (and then the value has 6
+/// decimals); a field out of range (month 13, day 32, hour 24, minute 60,
+/// microseconds past 999999, year past 9999) makes the value the zero date,
+/// as MariaDB's check_datetime_range does (with a warning there). Days a
+/// month lacks (Feb 30) pass, as in MariaDB. The zero date goes in as a
+/// literal the engine judges (it has no zero dates yet: an error there).
+fn datetime_literal(date_only: bool, len: usize, b: &[u8]) -> String {
+    let (mut y, mut mo, mut d) = (0u32, 0u32, 0u32);
+    let (mut h, mut mi, mut s, mut us) = (0u32, 0u32, 0u32, 0u32);
+    if len >= 4 {
+        y = u16::from_le_bytes([byte(b, 0), byte(b, 1)]) as u32;
+        mo = byte(b, 2) as u32;
+        d = byte(b, 3) as u32;
+        if !date_only && len > 4 {
+            (h, mi, s) = (byte(b, 4) as u32, byte(b, 5) as u32, byte(b, 6) as u32);
+        }
+        if !date_only && len > 7 {
+            us = u32_at(b, 7);
+        }
+    }
+    if y > 9999 || mo > 12 || d > 31 || h > 23 || mi > 59 || s > 59 || us > 999_999 {
+        (y, mo, d, h, mi, s, us) = (0, 0, 0, 0, 0, 0, 0);
+    }
+    let date = format!("{y:04}-{mo:02}-{d:02}");
+    if date_only {
+        return format!("DATE'{date}'");
+    }
+    let frac = if len > 7 {
+        format!(".{us:06}")
+    } else {
+        String::new()
+    };
+    format!("TIMESTAMP'{date} {h:02}:{mi:02}:{s:02}{frac}'")
+}
+
+/// A TIME parameter as MariaDB's set_param_time reads it: fewer than 8
+/// bytes are 00:00:00; a sign byte (any non-zero is negative), days, hour,
+/// minute, second, and microseconds with more than 8 bytes. Days and hours
+/// past 838 hours are 838:59:59; a minute or second past 59 or
+/// microseconds past 999999 make the value 00:00:00. The engine has no
+/// TIME type yet: the value goes in as its text.
+fn time_literal(len: usize, b: &[u8]) -> String {
+    if len < 8 {
+        return "'00:00:00'".to_string();
+    }
+    let mut neg = byte(b, 0) != 0;
+    let days = u32_at(b, 1);
+    // MariaDB's unsigned arithmetic, wrapping included.
+    let mut h = (byte(b, 5) as u32).wrapping_add(days.wrapping_mul(24));
+    let (mut mi, mut s) = (byte(b, 6) as u32, byte(b, 7) as u32);
+    let mut us = if len > 8 { u32_at(b, 8) } else { 0 };
+    if h > 838 {
+        (h, mi, s) = (838, 59, 59);
+    }
+    if mi > 59 || s > 59 || us > 999_999 {
+        (neg, h, mi, s, us) = (false, 0, 0, 0, 0);
+    }
+    let sign = if neg { "-" } else { "" };
+    let frac = if len > 8 {
+        format!(".{us:06}")
+    } else {
+        String::new()
+    };
+    format!("'{sign}{h:02}:{mi:02}:{s:02}{frac}'")
+}
+
 /// `[-+]digits[.digits]`: what a DECIMAL parameter may hold to go in unquoted.
 fn is_decimal_text(s: &str) -> bool {
     let body = s.strip_prefix(['-', '+']).unwrap_or(s);
@@ -249,8 +311,8 @@ fn text_literal(client: Charset, b: &[u8]) -> Result<String> {
 }
 
 /// A string literal: quoted with `'` doubled and `\` and NUL escaped. Bytes
-/// that are not UTF-8 are refused as MySQL refuses them for a utf8mb4 value
-/// (the engine has no binary strings yet).
+/// that are not UTF-8 are a binary string, `X'hex'` (the binder reads it as
+/// bytes, DataType::Binary), as MariaDB takes such a parameter as binary.
 pub fn bytes_literal(b: &[u8]) -> Result<String> {
     Ok(match std::str::from_utf8(b) {
         Ok(s) => {
@@ -268,12 +330,13 @@ pub fn bytes_literal(b: &[u8]) -> Result<String> {
             out
         }
         Err(_) => {
-            let hex: String = b.iter().take(32).map(|x| format!("{x:02X}")).collect();
-            return Err(QuiverError::new(
-                1300,
-                "HY000",
-                format!("Invalid utf8mb4 character string: '{hex}'"),
-            ));
+            let mut out = String::with_capacity(b.len() * 2 + 3);
+            out.push_str("X'");
+            for x in b {
+                out.push_str(&format!("{x:02X}"));
+            }
+            out.push('\'');
+            out
         }
     })
 }
@@ -294,10 +357,75 @@ mod tests {
     #[test]
     fn literals_escape_quotes_backslashes_and_nul() {
         assert_eq!(bytes_literal(b"it's \\ \0").unwrap(), "'it''s \\\\ \\0'");
-        assert_eq!(bytes_literal(&[0xFF, 0x00]).unwrap_err().code, 1300);
+        assert_eq!(bytes_literal(&[0xFF, 0x00]).unwrap(), "X'FF00'");
+        // latin1 client: every byte is a character, text.
+        assert_eq!(text_literal(Charset::Latin1, &[0xE9]).unwrap(), "'é'");
         assert_eq!(int_literal(-2), "(-2)");
         assert_eq!(double_literal(1.5).unwrap(), "1.5e0");
         assert!(double_literal(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn temporal_parameters_are_read_as_mariadb_reads_them() {
+        let dt = |b: &[u8]| datetime_literal(false, b.len(), b);
+        // 2024-02-29 01:02:03
+        assert_eq!(
+            dt(&[0xE8, 0x07, 2, 29, 1, 2, 3]),
+            "TIMESTAMP'2024-02-29 01:02:03'"
+        );
+        // Out of range: the zero date.
+        let zero = "TIMESTAMP'0000-00-00 00:00:00'";
+        assert_eq!(dt(&[0xE8, 0x07, 13, 1]), zero);
+        assert_eq!(dt(&[0xE8, 0x07, 1, 32]), zero);
+        assert_eq!(dt(&[0xE8, 0x07, 1, 1, 99, 0, 0]), zero);
+        assert_eq!(dt(&[0xE8, 0x07, 1, 1, 1, 60, 0]), zero);
+        assert_eq!(dt(&[0x10, 0x27, 1, 1]), zero, "year 10000");
+        assert_eq!(
+            dt(&[0xE8, 0x07, 1, 1, 1, 1, 1, 0x80, 0x84, 0x1E, 0]),
+            "TIMESTAMP'0000-00-00 00:00:00.000000'",
+            "2,000,000 microseconds"
+        );
+        // Short: the zero date; February 30 passes.
+        assert_eq!(dt(&[0xE8, 0x07, 1]), zero);
+        assert_eq!(dt(&[]), zero);
+        assert_eq!(dt(&[0xE8, 0x07, 2, 30]), "TIMESTAMP'2024-02-30 00:00:00'");
+        // A length of 5 or 12: the fields it announces, zero where missing.
+        assert_eq!(
+            datetime_literal(false, 5, &[0xE8, 0x07, 1, 1, 1]),
+            "TIMESTAMP'2024-01-01 01:00:00'"
+        );
+        assert_eq!(
+            dt(&[0xE8, 0x07, 1, 1, 1, 1, 1, 5, 0, 0, 0, 0]),
+            "TIMESTAMP'2024-01-01 01:01:01.000005'"
+        );
+        // A DATE ignores the time; out of range is the zero date.
+        assert_eq!(
+            datetime_literal(true, 7, &[0xE8, 0x07, 1, 2, 3, 4, 5]),
+            "DATE'2024-01-02'"
+        );
+        assert_eq!(
+            datetime_literal(true, 4, &[0xE8, 0x07, 13, 1]),
+            "DATE'0000-00-00'"
+        );
+
+        let tm = |b: &[u8]| time_literal(b.len(), b);
+        assert_eq!(tm(&[0, 1, 0, 0, 0, 2, 3, 4]), "'26:03:04'");
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 99, 0, 0]), "'99:00:00'");
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 60, 0]), "'00:00:00'");
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 1, 99]), "'00:00:00'");
+        assert_eq!(tm(&[0, 40, 0, 0, 0, 0, 0, 0]), "'838:59:59'");
+        assert_eq!(tm(&[1, 0xA0, 0x86, 1, 0, 0, 0, 0]), "'-838:59:59'");
+        assert_eq!(tm(&[5, 0, 0, 0, 0, 1, 0, 0]), "'-01:00:00'");
+        assert_eq!(tm(&[0xFF; 8]), "'00:00:00'");
+        // Days * 24 wraps in 32 bits, as in MariaDB: -1 day is -24 hours.
+        assert_eq!(tm(&[1, 0xFF, 0xFF, 0xFF, 0xFF, 30, 0, 0]), "'-06:00:00'");
+        assert_eq!(tm(&[1, 0, 0, 0, 0, 0, 0, 0]), "'-00:00:00'");
+        assert_eq!(
+            tm(&[0, 0, 0, 0, 0, 1, 1, 1, 0x80, 0x84, 0x1E, 0]),
+            "'00:00:00.000000'"
+        );
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 2]), "'00:00:00'");
+        assert_eq!(tm(&[1]), "'00:00:00'");
     }
 
     #[test]

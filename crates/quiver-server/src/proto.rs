@@ -108,9 +108,10 @@ pub fn err_packet(e: &QuiverError) -> Vec<u8> {
     p
 }
 
-/// 1047 / 08S01: a command the server does not know.
-pub fn unknown_command(cmd: u8) -> QuiverError {
-    QuiverError::new(1047, "08S01", format!("Unknown command 0x{cmd:02x}"))
+/// 1047 / 08S01: a command the server does not know (or a COM_SET_OPTION
+/// option), in MariaDB's words, which do not name the command.
+pub fn unknown_command(_cmd: u8) -> QuiverError {
+    QuiverError::new(1047, "08S01", "Unknown command")
 }
 
 /// 1835: a packet whose content does not match its command.

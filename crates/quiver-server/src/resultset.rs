@@ -151,13 +151,17 @@ pub fn column_meta(
             (ty::DATETIME, 26, flag::BINARY, 6, BINARY_COLLATION)
         }
         DataType::Timestamp(..) => (ty::DATETIME, 19, flag::BINARY, 0, BINARY_COLLATION),
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => (
-            ty::BLOB,
-            65535,
-            flag::BINARY | flag::BLOB,
-            0,
-            BINARY_COLLATION,
-        ),
+        // Binary strings (charset binary): by the declared type of a table
+        // column as MariaDB sends it; a computed one as MariaDB sends
+        // CAST(x AS BINARY) or X'..' (VAR_STRING), its length unknown here.
+        // Never in character_set_results: the bytes travel as they are.
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
+            let (ty, length, flags) = match declared.and_then(declared_binary) {
+                Some(d) => d,
+                None => (ty::VAR_STRING, STRING_CHARS, flag::BINARY),
+            };
+            (ty, length, flags, 0, BINARY_COLLATION)
+        }
         _ => {
             // Strings (and anything else, sent as its text). MariaDB also
             // sets BINARY_FLAG for a `_bin` collation; not here, since
@@ -203,11 +207,22 @@ pub fn column_meta(
     if f.metadata().contains_key(COLUMN_NO_DEFAULT_KEY) {
         flags |= flag::NO_DEFAULT_VALUE;
     }
-    let (schema, table, org_table, org_name) = match origin {
+    let (mut schema, mut table, mut org_table, org_name) = match origin {
         Some([schema, table, org_table, org_name]) => (schema, table, org_table, org_name),
         None if table.is_empty() => ("", "", "", ""),
         None => (schema, table, table, f.name().as_str()),
     };
+    // The engine names an information_schema view `information_schema.X`
+    // (one name) in Quiver's schema; MariaDB says schema
+    // information_schema, table X, and every such column has no default.
+    if let Some(view) = org_table.strip_prefix("information_schema.") {
+        if table == org_table {
+            table = view;
+        }
+        org_table = view;
+        schema = "information_schema";
+        flags |= flag::NO_DEFAULT_VALUE;
+    }
     ColumnMeta {
         name: f.name().clone(),
         org_name: org_name.to_string(),
@@ -267,6 +282,27 @@ impl DeclaredString {
             CharLength::Char(n) => DeclaredString::Char(n.try_into().ok()?),
             CharLength::Varchar(n) => DeclaredString::Varchar(n.try_into().ok()?),
         })
+    }
+}
+
+/// A binary string column's declared type (`binary(4)`, `varbinary(16)`,
+/// `tinyblob` .. `longblob`) as MariaDB sends it: type, length in bytes,
+/// flags.
+fn declared_binary(column_type: &str) -> Option<(u8, u32, u16)> {
+    let blob = |bytes| Some((ty::BLOB, bytes, flag::BINARY | flag::BLOB));
+    match column_type {
+        "tinyblob" => return blob(255),
+        "blob" => return blob(65_535),
+        "mediumblob" => return blob(16_777_215),
+        "longblob" => return blob(u32::MAX),
+        _ => {}
+    }
+    let (kind, rest) = column_type.split_once('(')?;
+    let n: u32 = rest.strip_suffix(')')?.trim().parse().ok()?;
+    match kind.trim() {
+        "binary" => Some((ty::STRING, n, flag::BINARY)),
+        "varbinary" => Some((ty::VAR_STRING, n, flag::BINARY)),
+        _ => None,
     }
 }
 
@@ -558,6 +594,72 @@ mod tests {
         want.extend((-2i16).to_le_bytes());
         want.extend(1i32.to_le_bytes());
         assert_eq!(out, want);
+    }
+
+    #[test]
+    fn binary_strings_are_described_and_sent_as_mariadb_does() {
+        use arrow_array::BinaryArray;
+        let field = |declared: Option<&str>, nullable: bool| {
+            let f = Field::new("b", DataType::Binary, nullable);
+            match declared {
+                Some(d) => f.with_metadata(std::collections::HashMap::from([
+                    (COLUMN_TYPE_KEY.to_string(), d.to_string()),
+                    (COLUMN_ORIGIN_KEY.to_string(), "quiver\0b\0b\0b".to_string()),
+                ])),
+                None => f,
+            }
+        };
+        // (declared, type, length, flags) as MariaDB 10.11 sends them for
+        // CREATE TABLE b (b4 BINARY(4), vb VARBINARY(16), tb TINYBLOB, ...).
+        for (declared, t, length, flags) in [
+            ("binary(4)", ty::STRING, 4, 128),
+            ("varbinary(16)", ty::VAR_STRING, 16, 128),
+            ("tinyblob", ty::BLOB, 255, 144),
+            ("blob", ty::BLOB, 65_535, 144),
+            ("mediumblob", ty::BLOB, 16_777_215, 144),
+            ("longblob", ty::BLOB, u32::MAX, 144),
+        ] {
+            // character_set_results latin1 changes nothing for bytes.
+            let m = column_meta(
+                &field(Some(declared), true),
+                "",
+                "",
+                false,
+                Collation::from_name("latin1_swedish_ci"),
+            );
+            assert_eq!(
+                (m.ty, m.length, m.flags, m.charset, m.decimals),
+                (t, length, flags, BINARY_COLLATION, 0),
+                "{declared}"
+            );
+        }
+        let nn = column_meta(&field(Some("varbinary(3)"), false), "", "", false, None);
+        assert_eq!(
+            (nn.ty, nn.length, nn.flags),
+            (ty::VAR_STRING, 3, 4225 - 4096)
+        );
+        // Computed (CAST('a' AS BINARY)): VAR_STRING, BINARY_FLAG, charset 63.
+        let c = column_meta(&field(None, true), "", "", false, None);
+        assert_eq!(
+            (c.ty, c.flags, c.charset, c.decimals),
+            (ty::VAR_STRING, 128, BINARY_COLLATION, 0)
+        );
+        // The bytes go raw in both protocols, whatever character_set_results.
+        let bytes: Vec<u8> = (0..=255).collect();
+        let cols: Vec<ArrayRef> = vec![Arc::new(BinaryArray::from(vec![Some(&bytes[..]), None]))];
+        for results in [Charset::Utf8mb4, Charset::Latin1] {
+            let mut out = vec![];
+            text_row(&cols, 0, results, &mut out).unwrap();
+            assert_eq!(out[..3], [0xFC, 0x00, 0x01]);
+            assert_eq!(out[3..], bytes[..]);
+            let mut out = vec![];
+            binary_row(&cols, &[ty::VAR_STRING], 0, results, &mut out).unwrap();
+            assert_eq!(out[..5], [0, 0, 0xFC, 0x00, 0x01]);
+            assert_eq!(out[5..], bytes[..]);
+            let mut out = vec![];
+            text_row(&cols, 1, results, &mut out).unwrap();
+            assert_eq!(out, [0xFB]);
+        }
     }
 
     #[test]

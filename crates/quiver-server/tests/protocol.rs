@@ -161,6 +161,31 @@ fn multi_statements_give_one_result_each_and_stop_at_an_error() {
     let eof = single.read();
     assert_eq!(eof[0], 0xFE);
     assert_eq!(single.query_all("SELECT 1; SELECT 2").len(), 2);
+    // A body of one byte is the option with a zero high byte, as MariaDB
+    // reads it (not an error): 1 turns them off, 0 on; an empty body is 0.
+    single.command(0x1B, &[1]);
+    assert_eq!(single.read()[0], 0xFE);
+    assert_eq!(single.query("SELECT 1; SELECT 2").code(), 1064);
+    single.command(0x1B, &[0]);
+    assert_eq!(single.read()[0], 0xFE);
+    assert_eq!(single.query_all("SELECT 1; SELECT 2").len(), 2);
+    single.command(0x1B, &[1, 0, 7]);
+    assert_eq!(single.read()[0], 0xFE, "bytes after the option are ignored");
+    single.command(0x1B, &[]);
+    assert_eq!(single.read()[0], 0xFE);
+    assert_eq!(single.query_all("SELECT 1; SELECT 2").len(), 2);
+    // An option that does not exist: 1047 Unknown command, as MariaDB.
+    single.command(0x1B, &[2]);
+    let e = parse_err(&single.read());
+    assert_eq!(e.code(), 1047);
+    assert_eq!(
+        e,
+        Outcome::Err {
+            code: 1047,
+            state: "08S01".into(),
+            message: "Unknown command".into()
+        }
+    );
 }
 
 #[test]
@@ -419,9 +444,13 @@ fn prepared_statements_with_every_parameter_type() {
         1146
     );
     assert_eq!(c.execute(999, &[]).code(), 1243);
-    // Not UTF-8: refused as MySQL refuses it for a utf8mb4 value.
-    let (id, _, _) = c.prepare("SELECT ?").unwrap();
-    assert_eq!(c.execute(id, &[Param::Blob(vec![0xFF, 0xFE])]).code(), 1300);
+    // Not UTF-8: a binary string (X'FFFE' for the engine). Until the
+    // engine's binder reads X'..' literals it refuses them (1235).
+    let (id, _, _) = c.prepare("SELECT HEX(?)").unwrap();
+    match c.execute(id, &[Param::Blob(vec![0xFF, 0xFE])]) {
+        Outcome::Err { code, .. } => assert_eq!(code, 1235),
+        r => assert_eq!(r.scalar().as_deref(), Some("FFFE")),
+    }
     // COM_STMT_CLOSE: the handle is gone.
     c.command(0x19, &sel.to_le_bytes());
     assert_eq!(c.execute(sel, &[Param::LongLong(1)]).code(), 1243);
@@ -589,6 +618,16 @@ fn malformed_truncated_and_oversized_packets_end_only_their_connection() {
     );
     assert_eq!(parse_err(&c.read()).code(), 1835);
     c.command(0x03, &[0xC3, 0x28]); // not UTF-8
+    assert_eq!(parse_err(&c.read()).code(), 1300);
+    // Raw bytes in a _binary literal (as PyMySQL sends bytes) are not text:
+    // the literal goes to the engine as X'FF005C27' (refused with 1235
+    // until its binder reads X'..'); outside one they are still 1300.
+    c.command(0x03, b"SELECT HEX(_binary'\xFF\\0\\\\\\'')");
+    match c.read_result(false) {
+        Outcome::Err { code, .. } => assert_eq!(code, 1235),
+        r => assert_eq!(r.scalar().as_deref(), Some("FF005C27")),
+    }
+    c.command(0x03, b"SELECT HEX('\xFF')");
     assert_eq!(parse_err(&c.read()).code(), 1300);
     assert_eq!(c.query("SELECT 2").scalar().as_deref(), Some("2"));
     // An oversized command after login: ERR 1153 and the connection ends.
@@ -825,4 +864,205 @@ fn field_list_wildcards_pick_columns() {
         }
         assert_eq!(names, want, "{}", String::from_utf8_lossy(wild));
     }
+}
+
+#[test]
+fn absurd_temporal_parameters_and_unknown_handles_as_mariadb() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    // COM_STMT_RESET of an unknown handle names mysqld_stmt_reset (MariaDB's
+    // text); a body shorter than the id is an unknown handle too.
+    c.command(0x1A, &77u32.to_le_bytes());
+    assert_eq!(
+        parse_err(&c.read()),
+        Outcome::Err {
+            code: 1243,
+            state: "HY000".into(),
+            message: "Unknown prepared statement handler (77) given to mysqld_stmt_reset".into()
+        }
+    );
+    c.command(0x1A, &[1]);
+    assert_eq!(parse_err(&c.read()).code(), 1243);
+    let e = c.execute(77, &[]);
+    assert!(
+        matches!(&e, Outcome::Err { message, .. } if message.ends_with("mysqld_stmt_execute")),
+        "{e:?}"
+    );
+
+    // MYSQL_TIME parameters read as MariaDB reads them (its answers, taken
+    // from the oracle with raw packets): out-of-range fields make the zero
+    // date, which the engine refuses (it has no zero dates) with 1525, where
+    // MariaDB returns 0000-00-00 00:00:00 with a warning.
+    let (id, _, _) = c.prepare("SELECT CAST(? AS CHAR)").unwrap();
+    let mut run =
+        |ty: u8, value: &[u8]| -> Outcome { c.execute(id, &[Param::Raw(ty, value.to_vec())]) };
+    let (date, datetime, time) = (10u8, 12u8, 11u8);
+    let text = |o: Outcome| o.scalar();
+    assert_eq!(
+        text(run(datetime, &[7, 0xE8, 0x07, 2, 29, 1, 2, 3])).as_deref(),
+        Some("2024-02-29 01:02:03")
+    );
+    for absurd in [
+        &[4, 0xE8, 0x07, 13, 1][..],                           // month 13
+        &[4, 0xE8, 0x07, 1, 40],                               // day 40
+        &[7, 0xE8, 0x07, 1, 1, 99, 0, 0],                      // hour 99
+        &[7, 0xE8, 0x07, 1, 1, 1, 60, 0],                      // minute 60
+        &[11, 0xE8, 0x07, 1, 1, 1, 1, 1, 0x80, 0x84, 0x1E, 0], // 2,000,000 µs
+        &[3, 0xE8, 0x07, 1],                                   // too short
+        &[0],                                                  // empty: the zero date
+    ] {
+        assert_eq!(run(datetime, absurd).code(), 1525, "{absurd:?}");
+    }
+    assert_eq!(run(date, &[4, 0xE8, 0x07, 13, 1]).code(), 1525);
+    // A length of 5 reads the hour and zeros, one of 12 the microseconds.
+    assert_eq!(
+        text(run(datetime, &[5, 0xE8, 0x07, 1, 1, 1])).as_deref(),
+        Some("2024-01-01 01:00:00")
+    );
+    assert_eq!(
+        text(run(
+            datetime,
+            &[12, 0xE8, 0x07, 1, 1, 1, 1, 1, 5, 0, 0, 0, 0]
+        ))
+        .as_deref(),
+        Some("2024-01-01 01:01:01.000005")
+    );
+    // A DATE ignores a time part.
+    assert_eq!(
+        text(run(date, &[7, 0xE8, 0x07, 1, 2, 3, 4, 5])).as_deref(),
+        Some("2024-01-02")
+    );
+    // TIME: hours up to 838 pass, beyond is 838:59:59; minute or second
+    // past 59 is 00:00:00; any non-zero sign byte is negative.
+    for (value, want) in [
+        (&[8, 0, 0, 0, 0, 0, 99, 0, 0][..], "99:00:00"),
+        (&[8, 0, 1, 0, 0, 0, 2, 3, 4], "26:03:04"),
+        (&[8, 0, 40, 0, 0, 0, 0, 0, 0], "838:59:59"),
+        (&[8, 1, 0xA0, 0x86, 1, 0, 0, 0, 0], "-838:59:59"),
+        (&[8, 0, 0, 0, 0, 0, 1, 60, 0], "00:00:00"),
+        (&[8, 0, 0, 0, 0, 0, 1, 1, 99], "00:00:00"),
+        (&[8, 5, 0, 0, 0, 0, 1, 0, 0], "-01:00:00"),
+        (&[8, 1, 0xFF, 0xFF, 0xFF, 0xFF, 30, 0, 0], "-06:00:00"),
+        (&[5, 0, 0, 0, 0, 1], "00:00:00"),
+    ] {
+        assert_eq!(text(run(time, value)).as_deref(), Some(want), "{value:?}");
+    }
+    // A length past the end of the packet, or none at all: no panic; the
+    // value is missing (1210) or reads as zeros.
+    assert_eq!(run(datetime, &[]).code(), 1210);
+    assert_eq!(run(time, &[]).code(), 1210);
+    // (MariaDB reads on past the packet: its answer depends on what lies there.)
+    assert_eq!(
+        text(run(datetime, &[11, 0xE8, 0x07, 1, 1])).as_deref(),
+        Some("2024-01-01 00:00:00")
+    );
+    assert_eq!(text(run(time, &[0xFC, 8])).as_deref(), Some("00:00:00"));
+    assert_eq!(c.query("SELECT 1").scalar().as_deref(), Some("1"));
+}
+
+#[test]
+fn tables_and_table_status_of_a_database_folder() {
+    let dir = std::env::temp_dir().join(format!("quiver-server-status-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (h, _db) = start_with(Database::open(&dir).unwrap(), ServerConfig::default());
+    let mut c = Client::connect(
+        h.local_addr(),
+        Options {
+            db: Some("quiver"),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    c.query("CREATE TABLE st (id INT, name VARCHAR(10))");
+    c.query("INSERT INTO st VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')");
+    c.query("CREATE VIEW sv AS SELECT id FROM st");
+    // Row counts, the size of the table's files, their times.
+    let r = c.query(
+        "SELECT TABLE_ROWS, DATA_LENGTH, AVG_ROW_LENGTH, CREATE_TIME, UPDATE_TIME, UPDATE_TIME >= CREATE_TIME FROM information_schema.TABLES WHERE TABLE_NAME = 'st'",
+    );
+    let row: Vec<String> = r.rows()[0].iter().map(|v| v.clone().unwrap()).collect();
+    let (rows, bytes, avg): (u64, u64, u64) = (
+        row[0].parse().unwrap(),
+        row[1].parse().unwrap(),
+        row[2].parse().unwrap(),
+    );
+    let on_disk: u64 = std::fs::read_dir(dir.join("tables"))
+        .unwrap()
+        .flatten()
+        .flat_map(|t| std::fs::read_dir(t.path()).unwrap().flatten())
+        .map(|f| f.metadata().unwrap().len())
+        .sum();
+    assert_eq!((rows, bytes, avg), (4, on_disk, on_disk / 4), "{row:?}");
+    // Times in UTC (the session's time zone is SYSTEM), within the test's minutes.
+    let utc = |at: std::time::SystemTime| {
+        let secs = at.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let (y, m, d) = quiver_common::types::civil_from_days(secs.div_euclid(86_400) as i32);
+        let t = secs.rem_euclid(86_400);
+        format!(
+            "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+            t / 3600,
+            t / 60 % 60,
+            t % 60
+        )
+    };
+    let now = std::time::SystemTime::now();
+    let earlier = utc(now - Duration::from_secs(600));
+    let later = utc(now + Duration::from_secs(60));
+    for t in &row[3..5] {
+        assert!(
+            earlier <= *t && *t <= later,
+            "{t} not within {earlier} .. {later}"
+        );
+    }
+    assert_eq!(row[5], "1");
+    // SHOW TABLE STATUS: the same, named as MariaDB names it, in name order.
+    let r = c.query("SHOW TABLE STATUS");
+    let names: Vec<&str> = r.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Name",
+            "Engine",
+            "Version",
+            "Row_format",
+            "Rows",
+            "Avg_row_length",
+            "Data_length",
+            "Max_data_length",
+            "Index_length",
+            "Data_free",
+            "Auto_increment",
+            "Create_time",
+            "Update_time",
+            "Check_time",
+            "Collation",
+            "Checksum",
+            "Create_options",
+            "Comment",
+            "Max_index_length",
+            "Temporary"
+        ]
+    );
+    assert_eq!(r.columns()[0].org_name, "TABLE_NAME");
+    assert_eq!(r.columns()[0].schema, "information_schema");
+    let cells =
+        |i: usize| -> Vec<Option<String>> { r.rows().iter().map(|row| row[i].clone()).collect() };
+    assert_eq!(cells(0), [Some("st".into()), Some("sv".into())]);
+    assert_eq!(cells(4), [Some("4".into()), None]);
+    assert_eq!(cells(6), [Some(on_disk.to_string()), None]);
+    assert_eq!(cells(17), [Some("".into()), Some("VIEW".into())]);
+    let r = c.query("SHOW TABLE STATUS FROM quiver LIKE 's_'");
+    assert_eq!(r.rows().len(), 2);
+    let r = c.query("SHOW TABLE STATUS WHERE Rows > 3");
+    assert_eq!(r.rows().len(), 1);
+    assert_eq!(
+        c.query("SHOW TABLE STATUS IN information_schema")
+            .rows()
+            .len(),
+        0
+    );
+    assert_eq!(c.query("SHOW TABLE STATUS FROM nope").code(), 1049);
+    drop(c);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
 }

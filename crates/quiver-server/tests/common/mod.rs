@@ -498,6 +498,8 @@ pub enum Param {
     Time(bool, u32, u8, u8, u8),
     /// A string whose value went by COM_STMT_SEND_LONG_DATA.
     LongData,
+    /// A type code and the value's bytes exactly as given (length included).
+    Raw(u8, Vec<u8>),
 }
 
 impl Param {
@@ -519,12 +521,14 @@ impl Param {
             Param::DateTime(..) => (12, false),
             Param::Time(..) => (11, false),
             Param::LongData => (252, false),
+            Param::Raw(t, _) => (*t, false),
         }
     }
 
     fn encode(&self, p: &mut Vec<u8>) {
         match self {
             Param::Null | Param::LongData => {}
+            Param::Raw(_, b) => p.extend_from_slice(b),
             Param::Tiny(v) => p.push(*v as u8),
             Param::UTiny(v) => p.push(*v),
             Param::Short(v) => p.extend_from_slice(&v.to_le_bytes()),
