@@ -757,7 +757,9 @@ impl Session {
         let conditions = self.plan_conditions();
         let (plan, snapshot) = self.with_source(source, || self.bind_query(query, None))?;
         let plan = Arc::new(self.select_limit(plan, query));
-        if !snapshot {
+        // NOW() and its kin are bound as the statement's time: not kept.
+        const CLOCKS: [&str; 6] = ["now", "curdate", "current_", "localtime", "sysdate", "utc_"];
+        if !snapshot && !CLOCKS.iter().any(|w| source.mentions(w)) {
             self.plan_cache.put(source.text(), conditions, plan.clone());
         }
         Ok(plan)

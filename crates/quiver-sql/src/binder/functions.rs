@@ -116,6 +116,24 @@ const UNSUPPORTED: &[&str] = &[
 ];
 
 impl Binder<'_> {
+    /// The statement's time in microseconds: UTC, or in the session's time
+    /// zone when it names an offset (`SET time_zone = '+02:00'`).
+    fn statement_time(&self, utc: bool) -> i64 {
+        let now = *self.now.get_or_init(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros() as i64)
+        });
+        if utc {
+            return now;
+        }
+        let offset = match self.vars.system.get("time_zone") {
+            Some(ScalarValue::Utf8(z)) => zone_offset_micros(z),
+            _ => 0,
+        };
+        now + offset
+    }
+
     pub(crate) fn function(&mut self, f: &ast::Function, ctx: &Ctx) -> Result<Expr> {
         let name = match f.name.0.as_slice() {
             [ast::ObjectNamePart::Identifier(i)] => i.value.to_lowercase(),
@@ -234,7 +252,59 @@ impl Binder<'_> {
             .iter()
             .map(|e| self.expr(e, ctx))
             .collect::<Result<Vec<_>>>()?;
+        if matches!(
+            name.as_str(),
+            "now"
+                | "current_timestamp"
+                | "localtime"
+                | "localtimestamp"
+                | "sysdate"
+                | "utc_timestamp"
+                | "curdate"
+                | "current_date"
+                | "utc_date"
+        ) {
+            return self.clock(&name, &args);
+        }
         scalar(&name, args)
+    }
+
+    // The statement's time (one reading per statement, as MySQL's), in
+    // the session's time zone: an offset it names, else the system's
+    // (UTC, as @@system_time_zone says).
+    fn clock(&self, name: &str, args: &[Expr]) -> Result<Expr> {
+        let date = matches!(name, "curdate" | "current_date" | "utc_date");
+        arity(name, args, 0..=usize::from(!date))?;
+        let digits = match args.first() {
+            None => 0,
+            Some(Expr::Literal(v, _)) => match v.as_i64() {
+                Some(d @ 0..=6) => d as u32,
+                _ => {
+                    return Err(QuiverError::new(
+                        1426,
+                        "42000",
+                        format!("Too big precision {v} specified for '{name}'. Maximum is 6"),
+                    ))
+                }
+            },
+            Some(_) => {
+                return Err(QuiverError::syntax_msg(format!(
+                    "You have an error in your SQL syntax near '{name}'"
+                )))
+            }
+        };
+        let utc = name.starts_with("utc_");
+        let now = self.statement_time(utc);
+        let unit = 10i64.pow(6 - digits);
+        let t = now - now.rem_euclid(unit);
+        Ok(if date {
+            Expr::lit(ScalarValue::Date(t.div_euclid(86_400_000_000) as i32))
+        } else {
+            Expr::Literal(
+                ScalarValue::DateTime(t),
+                quiver_common::types::datetime_type(),
+            )
+        })
     }
 }
 
@@ -849,4 +919,21 @@ pub(crate) fn numeric(func: ScalarFunc, x: Expr, digits: Option<Expr>) -> Result
         args,
         data_type,
     })
+}
+
+/// The offset of a time zone written `+hh:mm` / `-hh:mm`, in microseconds;
+/// 0 for SYSTEM (UTC here) and names.
+fn zone_offset_micros(zone: &str) -> i64 {
+    let (sign, rest) = match zone.as_bytes().first() {
+        Some(b'+') => (1, &zone[1..]),
+        Some(b'-') => (-1, &zone[1..]),
+        _ => return 0,
+    };
+    let Some((h, m)) = rest.split_once(':') else {
+        return 0;
+    };
+    match (h.parse::<i64>(), m.parse::<i64>()) {
+        (Ok(h), Ok(m)) => sign * (h * 60 + m) * 60_000_000,
+        _ => 0,
+    }
 }

@@ -115,6 +115,8 @@ pub struct Binder<'a> {
     declared: HashMap<ColumnId, std::sync::Arc<str>>,
     /// Display lengths of DOUBLE columns computed in this query.
     double_lengths: HashMap<ColumnId, u32>,
+    /// The statement's time (UTC microseconds), read once when first asked.
+    now: std::cell::OnceCell<i64>,
 }
 
 #[derive(Debug, Clone)]
@@ -265,6 +267,7 @@ impl<'a> Binder<'a> {
             origins: HashMap::new(),
             declared: HashMap::new(),
             double_lengths: HashMap::new(),
+            now: Default::default(),
         }
     }
 
