@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Binary strings through real clients: VARBINARY and BLOB columns filled
-with bytes parameters (PyMySQL sends them as _binary'..' escaped in the
-statement text; mysql-connector-python's prepared cursor sends them raw in
-COM_STMT_EXECUTE), read back as bytes with their type codes and charset 63,
+with bytes parameters (PyMySQL sends them escaped in the statement text,
+as '..', or _binary'..' with binary_prefix=True; mysql-connector-python's
+prepared cursor sends them raw in COM_STMT_EXECUTE), read back as bytes with their type codes and charset 63,
 HEX() of the stored bytes, and a text column given bytes that are not UTF-8
 refused with MariaDB's 1366. Exits non-zero on the first mismatch.
 Usage: binary_check.py HOST PORT [DATABASE] (root without a password; the
@@ -57,7 +57,8 @@ def incorrect_string(table, raw):
     return f"Incorrect string value: '{shown}' for column `{DB}`.`{table}`.`t` at row 1"
 
 
-# PyMySQL: parameters interpolated into COM_QUERY text as _binary'...'.
+# PyMySQL: parameters interpolated into COM_QUERY text, bytes as '...'
+# with backslash escapes and the raw bytes (its default, binary_prefix=False).
 conn = pymysql.connect(host=HOST, port=PORT, user="root", password="", database=DB,
                        charset="utf8mb4", autocommit=True)
 cur = conn.cursor()
@@ -82,6 +83,18 @@ cur.execute("SELECT id FROM bin_py WHERE bl = %s ORDER BY id", (b"",))
 check("pymysql empty bytes in WHERE", cur.fetchall(), ((1,),))
 cur.execute("SELECT LENGTH(vb), LENGTH(bl) FROM bin_py ORDER BY id")
 check("pymysql LENGTH", cur.fetchall(), tuple((len(v), len(v)) for v in VALUES))
+# With binary_prefix=True PyMySQL sends _binary'...' (as the mysql client does).
+pre = pymysql.connect(host=HOST, port=PORT, user="root", password="", database=DB,
+                      charset="utf8mb4", autocommit=True, binary_prefix=True)
+pc = pre.cursor()
+check("pymysql binary_prefix literal", pc.mogrify("%s", (b"ab",)), "_binary'ab'")
+pc.execute("DROP TABLE IF EXISTS bin_pre")
+pc.execute("CREATE TABLE bin_pre (id INT, vb VARBINARY(300), bl BLOB)")
+for i, v in enumerate(VALUES):
+    pc.execute("INSERT INTO bin_pre VALUES (%s, %s, %s)", (i, v, v))
+pc.execute("SELECT id, vb, bl, HEX(vb), HEX(bl) FROM bin_pre ORDER BY id")
+rows_check("pymysql binary_prefix", pc.fetchall())
+pre.close()
 
 # A text column refuses bytes that are not UTF-8 (strict mode, MariaDB's 1366):
 # neither stored as '?' nor a dropped connection.
