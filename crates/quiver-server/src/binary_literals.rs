@@ -1,19 +1,23 @@
-//! `_binary'...'` literals whose bytes are not text in the client's charset.
+//! String literals whose bytes are not text in the client's charset.
 //!
-//! PyMySQL and the mysql client send a `bytes` value inside the statement as
-//! `_binary'...'`, with backslash escapes and the raw bytes between the
-//! quotes. Such a statement cannot be read as text in `character_set_client`
-//! (invalid UTF-8), so before it is, each `_binary'...'` (or `_binary"..."`)
-//! literal whose content is not valid text there is rewritten as `X'hex'` of
-//! its unescaped bytes, which the binder reads as a binary literal. Other
-//! quoted strings, quoted identifiers and comments are left as they are, and
-//! so is everything from a literal that does not end (the parser then
-//! reports the syntax error).
+//! PyMySQL sends a `bytes` value inside the statement as `'...'` (as
+//! `_binary'...'` with `binary_prefix=True`, as the mysql client does), with
+//! backslash escapes and the raw bytes between the quotes. Such a statement
+//! cannot be read as text in `character_set_client` (invalid UTF-8), so
+//! before it is, each `_binary'...'` (or `_binary"..."`) literal, and each
+//! plain `'...'` / `"..."` string without an introducer, whose content is not
+//! valid text there is rewritten as `X'hex'` of its unescaped bytes, which
+//! the binder reads as a binary literal. MariaDB keeps such a plain string as
+//! text with bad bytes: stored in a binary column it is those bytes, in a
+//! text column error 1366 (Incorrect string value), as an X'..' gets in
+//! Quiver. Strings with another introducer (`_latin1'..'`, `N'..'`), quoted
+//! identifiers and comments are left as they are, and so is everything from
+//! a literal that does not end (the parser then reports the syntax error).
 
 use std::borrow::Cow;
 
-/// `sql` with every `_binary` literal whose bytes fail `valid` written as
-/// `X'hex'`; borrowed when there is none.
+/// `sql` with every `_binary` literal or plain string whose bytes fail
+/// `valid` written as `X'hex'`; borrowed when there is none.
 pub fn rewrite<'a>(sql: &'a [u8], valid: impl Fn(&[u8]) -> bool) -> Cow<'a, [u8]> {
     let mut out: Option<Vec<u8>> = None;
     // Bytes of `sql` before `copied` are in `out` already (when it is made).
@@ -24,7 +28,10 @@ pub fn rewrite<'a>(sql: &'a [u8], valid: impl Fn(&[u8]) -> bool) -> Cow<'a, [u8]
         let c = b[i];
         match c {
             b'\'' | b'"' => match string_end(b, i) {
-                Some(end) => i = end,
+                Some(end) => {
+                    as_hex(b, i, i, end, &valid, &mut out, &mut copied);
+                    i = end;
+                }
                 None => break,
             },
             b'`' => {
@@ -59,7 +66,11 @@ pub fn rewrite<'a>(sql: &'a [u8], valid: impl Fn(&[u8]) -> bool) -> Cow<'a, [u8]
                 while i < b.len() && is_word(b[i]) {
                     i += 1;
                 }
-                if !b[start..i].eq_ignore_ascii_case(b"_binary") {
+                let word = &b[start..i];
+                let binary = word.eq_ignore_ascii_case(b"_binary");
+                // Another introducer: its string is read in that charset.
+                let introducer = word[0] == b'_' || word.eq_ignore_ascii_case(b"n");
+                if !binary && !introducer {
                     continue;
                 }
                 let mut q = i;
@@ -72,16 +83,8 @@ pub fn rewrite<'a>(sql: &'a [u8], valid: impl Fn(&[u8]) -> bool) -> Cow<'a, [u8]
                 let Some(end) = string_end(b, q) else {
                     break;
                 };
-                let bytes = unescape(&b[q + 1..end - 1], b[q]);
-                if !valid(&bytes) {
-                    let o = out.get_or_insert_with(|| Vec::with_capacity(b.len() * 2));
-                    o.extend_from_slice(&b[copied..start]);
-                    o.extend_from_slice(b"X'");
-                    for x in &bytes {
-                        o.extend_from_slice(format!("{x:02X}").as_bytes());
-                    }
-                    o.push(b'\'');
-                    copied = end;
+                if binary {
+                    as_hex(b, start, q, end, &valid, &mut out, &mut copied);
                 }
                 i = end;
             }
@@ -95,6 +98,31 @@ pub fn rewrite<'a>(sql: &'a [u8], valid: impl Fn(&[u8]) -> bool) -> Cow<'a, [u8]
             Cow::Owned(o)
         }
     }
+}
+
+/// The literal `b[start..end]` (its string quoted at `b[q]`) as `X'hex'` in
+/// `out` when its unescaped bytes fail `valid`.
+fn as_hex(
+    b: &[u8],
+    start: usize,
+    q: usize,
+    end: usize,
+    valid: impl Fn(&[u8]) -> bool,
+    out: &mut Option<Vec<u8>>,
+    copied: &mut usize,
+) {
+    let bytes = unescape(&b[q + 1..end - 1], b[q]);
+    if valid(&bytes) {
+        return;
+    }
+    let o = out.get_or_insert_with(|| Vec::with_capacity(b.len() * 2));
+    o.extend_from_slice(&b[*copied..start]);
+    o.extend_from_slice(b"X'");
+    for x in &bytes {
+        o.extend_from_slice(format!("{x:02X}").as_bytes());
+    }
+    o.push(b'\'');
+    *copied = end;
 }
 
 fn is_word(c: u8) -> bool {
@@ -212,8 +240,8 @@ mod tests {
     #[test]
     fn other_strings_comments_and_identifiers_are_left_alone() {
         for sql in [
-            &b"SELECT '_binary''\xFF'"[..],
-            b"SELECT 'it''s _binary' , \"_binary'\xFF'\"",
+            &b"SELECT 'it''s _binary' , \"_binary''\""[..],
+            b"SELECT _latin1'\xFF', N'\xFF', _utf8mb4 \"\xFF\"",
             b"SELECT 1 /* _binary'\xFF' */",
             b"SELECT 1 -- _binary'\xFF'\n",
             b"SELECT 1 # _binary'\xFF'",
@@ -230,8 +258,24 @@ mod tests {
         }
         // A later literal after ones left alone is still rewritten.
         assert_eq!(
-            rw(b"SELECT '_binary''\xFF', /* x */ _binary'\xFF' -- c\n"),
-            b"SELECT '_binary''\xFF', /* x */ X'FF' -- c\n"
+            rw(b"SELECT _latin1'\xFF', /* x */ _binary'\xFF' -- c\n"),
+            b"SELECT _latin1'\xFF', /* x */ X'FF' -- c\n"
         );
+    }
+
+    #[test]
+    fn plain_strings_that_are_not_text_become_hex() {
+        // PyMySQL's default (no binary_prefix): bytes as a plain string.
+        assert_eq!(
+            rw(b"INSERT INTO t VALUES (1, '\xFF\\0\\'', \"\xC3\"\"\", 'ok')"),
+            b"INSERT INTO t VALUES (1, X'FF0027', X'C322', 'ok')"
+        );
+        assert_eq!(
+            rw(b"SELECT '_binary''\xFF', \"_binary'\xFF'\""),
+            b"SELECT X'5F62696E61727927FF', X'5F62696E61727927FF27'"
+        );
+        // Valid text in plain strings: borrowed.
+        let sql = "SELECT 'Grüße', \"🎉\"".as_bytes();
+        assert!(matches!(rewrite(sql, utf8), Cow::Borrowed(_)));
     }
 }

@@ -737,7 +737,7 @@ impl<S: Stream> Conn<S> {
         Self::client_text_of(body, charset, what)
     }
 
-    /// `body` with its `_binary'..'` literals that are not text in
+    /// `body` with its `_binary'..'` literals and plain strings that are not text in
     /// `charset` as X'..' (see [`crate::binary_literals`]); a single-byte
     /// charset reads any byte.
     fn binary_literals_as_hex(

@@ -1,7 +1,8 @@
 //! Real MySQL clients against the server: the `mariadb` command-line client,
 //! PyMySQL and mysql-connector-python (pure and C extension, through
 //! scripts/server/client_check.py), and Go's go-sql-driver/mysql
-//! (scripts/server/go_check). They must be installed:
+//! (scripts/server/go_check); binary strings through the Python clients
+//! (scripts/server/binary_check.py). They must be installed:
 //! `scripts/server/setup_clients.sh` does it (CI runs it before the tests).
 
 mod common;
@@ -195,6 +196,40 @@ fn pymysql_and_mysql_connector_python() {
         "{stdout}\n{}",
         text(&out.stderr)
     );
+}
+
+/// Binary strings through PyMySQL (bytes escaped into the statement text)
+/// and mysql-connector-python's prepared cursor (bytes raw in
+/// COM_STMT_EXECUTE): VARBINARY and BLOB round trips of every byte value,
+/// HEX(), type codes and charset 63, and MariaDB's 1366 for bytes that are
+/// not UTF-8 in a text column. scripts/server/binary_check.py passes against
+/// MariaDB 10.11 as well.
+#[test]
+fn binary_strings_through_python_clients() {
+    let py = python();
+    require(&py);
+    let (h, _db) = start_with(Database::in_memory(), Default::default());
+    let script = workspace().join("scripts/server/binary_check.py");
+    let out = Command::new(&py)
+        .arg(&script)
+        .arg("127.0.0.1")
+        .arg(h.local_addr().port().to_string())
+        .output()
+        .expect("run python");
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success() && stdout.ends_with("ALL PASSED\n"),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    for pass in [
+        "PASS pymysql: bytes",
+        "PASS mysql-connector-python (connector pure)",
+        "PASS mysql-connector-python (connector C extension)",
+    ] {
+        assert!(stdout.contains(pass), "{stdout}");
+    }
+    h.shutdown();
 }
 
 #[test]
