@@ -1300,6 +1300,15 @@ fn store_cast(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Result<
     }
 }
 
+/// MySQL's strict-mode error 1406 for a value longer than its column.
+fn data_too_long(f: &Field, row: usize) -> QuiverError {
+    QuiverError::new(
+        1406,
+        "22001",
+        format!("Data too long for column '{}' at row {row}", f.name()),
+    )
+}
+
 /// Values for a BINARY(n) / VARBINARY(n) / BLOB column: text as its bytes
 /// (numbers as their text's); longer than n bytes is MySQL's strict-mode
 /// error 1406 (spaces too), and BINARY(n) pads with 0x00 to n bytes.
@@ -1346,15 +1355,7 @@ fn store_bytes(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
     for (row, v) in b.iter().enumerate() {
         let Some(v) = v else { continue };
         if v.len() > n {
-            return Err(QuiverError::new(
-                1406,
-                "22001",
-                format!(
-                    "Data too long for column '{}' at row {}",
-                    f.name(),
-                    first_row + row + 1
-                ),
-            ));
+            return Err(data_too_long(f, first_row + row + 1));
         }
         padded |= fixed && v.len() < n;
     }
@@ -1503,15 +1504,7 @@ fn store_chars(a: &ArrayRef, f: &Field, len: CharLength, first_row: usize) -> Re
         if kept.len() > n {
             if let Some((cut, _)) = kept.char_indices().nth(n) {
                 if !kept[cut..].bytes().all(|b| b == b' ') {
-                    return Err(QuiverError::new(
-                        1406,
-                        "22001",
-                        format!(
-                            "Data too long for column '{}' at row {}",
-                            f.name(),
-                            first_row + row + 1
-                        ),
-                    ));
+                    return Err(data_too_long(f, first_row + row + 1));
                 }
                 kept = &kept[..cut];
             }

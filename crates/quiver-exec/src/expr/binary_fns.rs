@@ -325,8 +325,9 @@ fn substring(s: &[u8], pos: i64, len: Option<i64>) -> &[u8] {
     &s[start as usize..(start + take) as usize]
 }
 
-/// TRIM of whole repetitions of `what`; an empty `what` removes nothing.
-fn trim<'a>(s: &'a [u8], what: &[u8], leading: bool, trailing: bool) -> &'a [u8] {
+/// TRIM of whole repetitions of `what` (MySQL's TRIM removes a string, not a
+/// set of characters); an empty `what` removes nothing.
+pub(crate) fn trim<'a>(s: &'a [u8], what: &[u8], leading: bool, trailing: bool) -> &'a [u8] {
     if what.is_empty() {
         return s;
     }

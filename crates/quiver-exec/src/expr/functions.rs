@@ -459,19 +459,7 @@ fn hex(a: &ArrayRef, collation: Collation) -> Result<ArrayRef> {
     let charset = collation.charset();
     if text::is_single_byte_text(charset) && quiver_common::types::is_string(a.data_type()) {
         let s = strings(a)?;
-        let s = s.as_string::<i32>();
-        let mut buf = Vec::new();
-        let bytes: arrow_array::BinaryArray = s
-            .iter()
-            .map(|v| {
-                v.map(|v| {
-                    buf.clear();
-                    text::encode(charset, v.as_bytes(), &mut buf);
-                    buf.clone()
-                })
-            })
-            .collect();
-        return hex_of(&(Arc::new(bytes) as ArrayRef));
+        return hex_of(&crate::bytes::encode_array(charset, s.as_string::<i32>()));
     }
     hex_of(a)
 }
@@ -531,21 +519,11 @@ fn hex_of(a: &ArrayRef) -> Result<ArrayRef> {
 /// MySQL's TRIM removes whole repetitions of `what` (not a set of
 /// characters); an empty `what` removes nothing.
 fn trim_str<'a>(s: &'a str, what: &str, leading: bool, trailing: bool) -> &'a str {
-    if what.is_empty() {
-        return s;
-    }
-    let mut out = s;
-    if leading {
-        while let Some(rest) = out.strip_prefix(what) {
-            out = rest;
-        }
-    }
-    if trailing {
-        while let Some(rest) = out.strip_suffix(what) {
-            out = rest;
-        }
-    }
-    out
+    // Whole UTF-8 strings come off whole UTF-8 strings: the rest starts and
+    // ends at character boundaries.
+    let kept = super::binary_fns::trim(s.as_bytes(), what.as_bytes(), leading, trailing);
+    let start = kept.as_ptr() as usize - s.as_ptr() as usize;
+    &s[start..start + kept.len()]
 }
 
 /// SUBSTRING in characters: 1-based, negative positions count from the end,
