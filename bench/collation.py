@@ -7,8 +7,9 @@ Seven string queries over lineitem / orders (equality on l_comment, l_shipmode,
 l_returnflag; MIN/MAX of l_shipmode; MAX(l_comment); LIKE '%pending%deposits%'
 on o_comment; GROUP BY l_shipmode), each
 
-  - in Quiver under three collations: `binary` (Quiver has no VARBINARY yet, so
-    its byte-comparison baseline is utf8mb4_nopad_bin), utf8mb4_bin (the
+  - in Quiver under three collations: `binary` (a byte comparison over the same
+    kind of pages: utf8mb4_nopad_bin; VARBINARY pages keep no min/max yet, so a
+    VARBINARY copy would lose the zone maps), utf8mb4_bin (the
     default, PAD SPACE) and utf8mb4_general_ci, from copies of the columns made
     once with CREATE TABLE ... AS SELECT col COLLATE ... in Quiver's database;
   - in DuckDB (bench/.venv) binary and NOCASE (columns declared COLLATE NOCASE),
@@ -369,8 +370,8 @@ def summary_markdown(args, results, problems, targets, loads, machine):
            f"{args.runs}` on its database ({args.quiver_db.relative_to(ROOT) if args.quiver_db.is_relative_to(ROOT) else args.quiver_db}), "
            "DuckDB on in-memory tables of the same tpchgen 4.0 parquet data, same thread count.",
            "",
-           "- **binary** in Quiver is `utf8mb4_nopad_bin` (a plain byte comparison): Quiver has no VARBINARY "
-           "columns yet. `utf8mb4_bin` (PAD SPACE) is Quiver's default. Quiver's collations come from "
+           "- **binary** in Quiver is `utf8mb4_nopad_bin` (a plain byte comparison over text pages with zone "
+           "maps; VARBINARY pages keep no min/max yet). `utf8mb4_bin` (PAD SPACE) is Quiver's default. Quiver's collations come from "
            "copies of the string columns made with `CREATE TABLE ... AS SELECT col COLLATE ...`.",
            "- DuckDB: `binary` is plain VARCHAR; NOCASE columns are declared `VARCHAR COLLATE NOCASE`. "
            "DuckDB has no PAD SPACE collation, so Quiver's `utf8mb4_bin` is compared with DuckDB's binary.",

@@ -205,9 +205,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         QuiverError::io(&format!("cannot read {}", f.display()), e)
                     })?);
             }
+            if scripts.is_empty() && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                // `quiver sql < script.sql`, as `mysql < script.sql`.
+                let mut input = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)
+                    .map_err(|e| QuiverError::io("cannot read standard input", e))?;
+                scripts.push(input);
+            }
             if scripts.is_empty() {
                 return Err(QuiverError::syntax_msg(
-                    "nothing to run: give -e SQL or -f FILE",
+                    "nothing to run: give -e SQL, -f FILE or statements on standard input",
                 ));
             }
             if let Some(runs) = runs {

@@ -818,3 +818,25 @@ fn execute_accepts_a_leading_comment_line() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "five\n5\n");
 }
+
+/// `quiver sql < script.sql` runs the script, as `mysql < script.sql` does
+/// (it once refused: "nothing to run"); with --format csv for machines.
+#[test]
+fn sql_reads_statements_from_standard_input() {
+    let o = quiver_with_stdin(
+        &["sql", "--format", "csv"],
+        "CREATE TABLE p (b VARBINARY(4));\nINSERT INTO p VALUES (X'41FF');\nSELECT HEX(b) AS h, LENGTH(b) AS n FROM p;\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("h,n\n41FF,2\n"), "{}", stdout(&o));
+}
+
+/// A binary value that is not UTF-8 shows as 0x.. hex in a table, never as
+/// replacement characters; UTF-8 bytes show as their text.
+#[test]
+fn binary_values_show_as_text_or_hex() {
+    let o = quiver(&["sql", "-e", "SELECT X'41FF' AS a, _binary'ok' AS b"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("| 0x41FF |") && out.contains("| ok "), "{out}");
+}
