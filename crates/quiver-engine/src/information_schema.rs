@@ -27,6 +27,34 @@ use quiver_sql::sqlparser::ast::{
 use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::Session;
 
+/// A metadata column's type, values and field metadata: text compares and
+/// sorts as MySQL's metadata does, case-insensitively.
+fn column_array(
+    c: Column,
+) -> (
+    DataType,
+    ArrayRef,
+    std::collections::HashMap<String, String>,
+) {
+    let mut meta = std::collections::HashMap::new();
+    let (t, a): (DataType, ArrayRef) = match c {
+        Column::Text(v) => {
+            meta.insert(
+                COLUMN_COLLATION_KEY.to_string(),
+                "utf8mb4_general_ci".to_string(),
+            );
+            (DataType::Utf8, Arc::new(StringArray::from(v)))
+        }
+        Column::Number(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v))),
+        Column::Int(v) => (DataType::Int32, Arc::new(Int32Array::from(v))),
+        Column::DateTime(v) => (
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            Arc::new(TimestampMicrosecondArray::from(v)),
+        ),
+    };
+    (t, a, meta)
+}
+
 /// A table held in memory for one statement.
 #[derive(Debug)]
 pub struct MemTable {
@@ -38,34 +66,17 @@ pub struct MemTable {
 impl MemTable {
     /// Columns of strings (None is NULL) or unsigned numbers.
     pub fn new(name: &str, columns: Vec<(&str, Column)>) -> Result<Arc<MemTable>> {
-        let fields: Vec<Field> = columns
-            .iter()
-            .map(|(n, c)| match c {
-                // Metadata compares and sorts as MySQL's: case-insensitively.
-                Column::Text(_) => Field::new(*n, DataType::Utf8, true).with_metadata(
-                    std::collections::HashMap::from([(
-                        COLUMN_COLLATION_KEY.to_string(),
-                        "utf8mb4_general_ci".to_string(),
-                    )]),
-                ),
-                Column::Number(_) => Field::new(*n, DataType::UInt64, true),
-                Column::Int(_) => Field::new(*n, DataType::Int32, true),
-                Column::DateTime(_) => {
-                    Field::new(*n, DataType::Timestamp(TimeUnit::Microsecond, None), true)
-                }
-            })
-            .collect();
-        let arrays: Vec<ArrayRef> = columns
+        let (fields, arrays) = columns
             .into_iter()
-            .map(|(_, c)| -> ArrayRef {
-                match c {
-                    Column::Text(v) => Arc::new(StringArray::from(v)),
-                    Column::Number(v) => Arc::new(UInt64Array::from(v)),
-                    Column::Int(v) => Arc::new(Int32Array::from(v)),
-                    Column::DateTime(v) => Arc::new(TimestampMicrosecondArray::from(v)),
-                }
+            .map(|(n, c)| {
+                let (t, a, meta) = column_array(c);
+                (Field::new(n, t, true).with_metadata(meta), a)
             })
-            .collect();
+            .unzip();
+        MemTable::of(name, fields, arrays)
+    }
+
+    fn of(name: &str, fields: Vec<Field>, arrays: Vec<ArrayRef>) -> Result<Arc<MemTable>> {
         let schema = Arc::new(Schema::new(fields));
         let batch = RecordBatch::try_new(schema.clone(), arrays)?;
         Ok(Arc::new(MemTable {
@@ -78,38 +89,15 @@ impl MemTable {
     /// Columns with MariaDB's declared types (text, unsigned numbers or
     /// datetimes).
     pub fn typed(name: &str, columns: Vec<Typed>) -> Result<Arc<MemTable>> {
-        let mut fields = Vec::with_capacity(columns.len());
-        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns.len());
-        for c in columns {
-            let mut meta = std::collections::HashMap::from([(
-                COLUMN_TYPE_KEY.to_string(),
-                c.column_type.to_string(),
-            )]);
-            let (t, a): (DataType, ArrayRef) = match c.values {
-                Column::Text(v) => {
-                    meta.insert(
-                        COLUMN_COLLATION_KEY.to_string(),
-                        "utf8mb4_general_ci".to_string(),
-                    );
-                    (DataType::Utf8, Arc::new(StringArray::from(v)))
-                }
-                Column::Number(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v))),
-                Column::Int(v) => (DataType::Int32, Arc::new(Int32Array::from(v))),
-                Column::DateTime(v) => (
-                    DataType::Timestamp(TimeUnit::Microsecond, None),
-                    Arc::new(TimestampMicrosecondArray::from(v)),
-                ),
-            };
-            fields.push(Field::new(c.name, t, !c.not_null).with_metadata(meta));
-            arrays.push(a);
-        }
-        let schema = Arc::new(Schema::new(fields));
-        let batch = RecordBatch::try_new(schema.clone(), arrays)?;
-        Ok(Arc::new(MemTable {
-            name: name.to_string(),
-            schema,
-            batches: Arc::new(vec![batch]),
-        }))
+        let (fields, arrays) = columns
+            .into_iter()
+            .map(|c| {
+                let (t, a, mut meta) = column_array(c.values);
+                meta.insert(COLUMN_TYPE_KEY.to_string(), c.column_type.to_string());
+                (Field::new(c.name, t, !c.not_null).with_metadata(meta), a)
+            })
+            .unzip();
+        MemTable::of(name, fields, arrays)
     }
 
     pub fn batches_now(&self) -> Arc<Vec<RecordBatch>> {

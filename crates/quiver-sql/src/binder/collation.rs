@@ -20,11 +20,14 @@ pub(crate) type Derivation = (Collation, Coercibility);
 
 /// The derivation of `e`, from its own structure.
 pub(crate) fn derivation(e: &Expr) -> Derivation {
-    // A binary string's collation is `binary` unless a node says otherwise.
-    let d = if is_binary(&e.data_type()) {
-        Collation::binary()
-    } else {
-        default_collation()
+    // A binary string's collation is `binary` unless a node says otherwise
+    // (the type is looked at only where no node says).
+    let d = || {
+        if is_binary(&e.data_type()) {
+            Collation::binary()
+        } else {
+            default_collation()
+        }
     };
     match e {
         Expr::Collate {
@@ -32,17 +35,17 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
             coercibility,
             ..
         } => (*collation, *coercibility),
-        Expr::Column(..) => (d, Coercibility::Implicit),
-        Expr::Literal(ScalarValue::Null, _) => (d, Coercibility::Ignorable),
+        Expr::Column(..) => (d(), Coercibility::Implicit),
+        Expr::Literal(ScalarValue::Null, _) => (d(), Coercibility::Ignorable),
         Expr::Literal(ScalarValue::Utf8(_) | ScalarValue::Binary(_), _) => {
-            (d, Coercibility::Coercible)
+            (d(), Coercibility::Coercible)
         }
-        Expr::Literal(..) => (d, Coercibility::Numeric),
+        Expr::Literal(..) => (d(), Coercibility::Numeric),
         Expr::Cast { expr, to } if is_string(to) => {
             if is_string(&expr.data_type()) {
                 derivation(expr)
             } else {
-                (d, Coercibility::Implicit)
+                (d(), Coercibility::Implicit)
             }
         }
         Expr::Function {
@@ -51,14 +54,14 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
             data_type,
         } if is_string(data_type) && combines_operands(*func) => {
             aggregate(args.iter().filter(|a| is_string(&a.data_type())))
-                .unwrap_or((d, Coercibility::None))
+                .unwrap_or((d(), Coercibility::None))
         }
         // HEX's digits and SPACE's spaces: literal-like strings (MariaDB:
         // COERCIBLE).
         Expr::Function {
             func: ScalarFunc::Hex | ScalarFunc::Space,
             ..
-        } => (d, Coercibility::Coercible),
+        } => (d(), Coercibility::Coercible),
         Expr::Case {
             branches,
             else_expr,
@@ -70,9 +73,9 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
                 .chain(else_expr.as_deref())
                 .filter(|a| is_string(&a.data_type())),
         )
-        .unwrap_or((d, Coercibility::None)),
-        _ if is_string(&e.data_type()) => (d, Coercibility::Implicit),
-        _ => (d, Coercibility::Numeric),
+        .unwrap_or((d(), Coercibility::None)),
+        _ if is_string(&e.data_type()) => (d(), Coercibility::Implicit),
+        _ => (d(), Coercibility::Numeric),
     }
 }
 
