@@ -11,12 +11,13 @@ use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordB
 use arrow_buffer::{i256, NullBuffer};
 use arrow_schema::{DataType, SchemaRef};
 use hashbrown::HashTable;
-use quiver_collation::{with_collator, Collation, Collator};
+use quiver_collation::{with_collator, Collation};
 use quiver_common::types::{is_decimal, pow10, rescale, rescale256, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggFunc, ScalarFunc};
 
 use super::int_group_map::IntGroupMap;
+use super::min_max_str::min_max_strs;
 use super::packed_keys::{str_key_array, PackedLayout};
 use super::scan::{take_scan_position, ScanPosition};
 use super::str_group_map::{splice, StrGroupMap};
@@ -191,7 +192,7 @@ fn order_classes(scans: impl Iterator<Item = SeenIn>) -> Vec<Position> {
 /// A row's position as far as rows of different partial tables compare:
 /// its table's class, then the morsel (or batch) it came in. The rows of
 /// one morsel are all in one table, which keeps first-seen order itself.
-type Position = u32;
+pub(super) type Position = u32;
 const CLASS_SHIFT: u32 = 24;
 const CLASS_MAX: Position = (1 << (Position::BITS - CLASS_SHIFT)) - 1;
 const MORSEL_MAX: u64 = (1 << CLASS_SHIFT) - 1;
@@ -859,31 +860,6 @@ fn beats(x: &[u8], current: Option<&[u8]>, min: bool, collation: Collation) -> b
     }
 }
 
-/// MIN (`min`) or MAX of the strings of `s` into the slots of their groups,
-/// with the compare monomorphized per collation. A group's best value so far
-/// is only copied when a row beats it (ties keep the value seen first), and
-/// one group over the whole batch (no GROUP BY) first finds the batch's best
-/// row by index, comparing with the slot once.
-/// Row `i`'s [`Collator::prefix_key_of_head`] and length, its first bytes
-/// loaded as one word from the values buffer (bytes past the value are
-/// ignored by the key).
-#[inline(always)]
-fn prefix_key_at<C: Collator>(
-    k: C,
-    s: &arrow_array::BinaryArray,
-    i: usize,
-) -> Option<(u64, usize)> {
-    let offsets = s.value_offsets();
-    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-    let len = end.saturating_sub(start);
-    let key = match s.value_data().get(start..start + 8) {
-        Some(w) => k.prefix_key_of_head(u64::from_le_bytes(w.try_into().ok()?), len),
-        // The last few bytes of the buffer.
-        None => k.prefix_key(s.value(i)),
-    };
-    key.map(|key| (key, len))
-}
-
 /// Merges another partial MIN (`min`) or MAX state (`ov`, `os`: value and
 /// whether seen, per row of the other side) into the slots of groups `ids`.
 fn merge_min_max<T: PartialOrd + Copy>(
@@ -912,110 +888,6 @@ fn fold_min_max<T: PartialOrd + Copy>(
             if !seen[g] || (min && x < vals[g]) || (!min && x > vals[g]) {
                 vals[g] = x;
                 seen[g] = true;
-            }
-        }
-    }
-}
-
-/// With `first` (positions by group, and the batch's position) the
-/// position of each value kept is noted.
-fn min_max_strs<C: Collator>(
-    k: C,
-    s: &arrow_array::BinaryArray,
-    ids: &[u32],
-    nulls: Option<&NullBuffer>,
-    vals: &mut [Option<Vec<u8>>],
-    min: bool,
-    mut first: Option<(&mut [Position], Position)>,
-) {
-    let beats = |x: &[u8], cur: &[u8]| {
-        let o = k.compare(x, cur);
-        if min {
-            o.is_lt()
-        } else {
-            o.is_gt()
-        }
-    };
-    let valid = |i: usize| nulls.is_none_or(|n| n.is_valid(i));
-    // Whether `x` was stored.
-    let store = |slot: &mut Option<Vec<u8>>, x: &[u8]| match slot {
-        Some(cur) => {
-            let b = beats(x, cur);
-            if b {
-                cur.clear();
-                cur.extend_from_slice(x);
-            }
-            b
-        }
-        None => {
-            *slot = Some(x.to_vec());
-            true
-        }
-    };
-    if let [g, ..] = ids {
-        if vals.len() == 1 && *g == 0 {
-            // Every id is 0: the slot is the only group. Where the
-            // collation has prefix keys, most values lose (or win) against
-            // the best so far on one integer compare of their first bytes
-            // (loaded as one word from the values buffer); only ties of
-            // the keys are compared in full.
-            let mut best: Option<&[u8]> = None;
-            // The best value's key and length.
-            let mut best_key: Option<(u64, usize)> = None;
-            for i in 0..ids.len() {
-                if valid(i) {
-                    let xk = if C::PREFIX_KEYS {
-                        prefix_key_at(k, s, i)
-                    } else {
-                        None
-                    };
-                    if let (Some((bk, blen)), Some((xk, xlen))) = (best_key, xk) {
-                        // One branch, rarely taken: a value repeating the
-                        // best (same key and length, within 8 bytes: the
-                        // same value under the collation) keeps the first,
-                        // and which values tie is data (1 in 7 shipmodes),
-                        // so it must not be a branch of its own.
-                        let better = if min { xk < bk } else { xk > bk };
-                        let same = (xk == bk) & (xlen == blen) & (xlen <= 8);
-                        if !better & ((xk != bk) | same) {
-                            continue;
-                        }
-                        if better {
-                            best = Some(s.value(i));
-                            best_key = Some((xk, xlen));
-                            continue;
-                        }
-                    }
-                    let x = s.value(i);
-                    if best.is_none_or(|b| beats(x, b)) {
-                        best = Some(x);
-                        best_key = xk;
-                    }
-                }
-            }
-            if let Some(b) = best {
-                if store(&mut vals[0], b) {
-                    if let Some((f, at)) = first {
-                        f[0] = at;
-                    }
-                }
-            }
-            return;
-        }
-    }
-    match &mut first {
-        None => {
-            for (i, g) in ids.iter().enumerate() {
-                if valid(i) {
-                    store(&mut vals[*g as usize], s.value(i));
-                }
-            }
-        }
-        Some((f, at)) => {
-            for (i, g) in ids.iter().enumerate() {
-                if valid(i) && store(&mut vals[*g as usize], s.value(i)) {
-                    f[*g as usize] = *at;
-                }
             }
         }
     }

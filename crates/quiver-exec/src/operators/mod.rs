@@ -7,6 +7,7 @@ mod filter;
 mod hash_join;
 mod int_group_map;
 mod limit;
+mod min_max_str;
 mod packed_keys;
 mod project;
 mod scan;

@@ -1,0 +1,328 @@
+//! MIN and MAX of strings under a collation.
+//!
+//! With no GROUP BY the whole batch feeds one slot, and the kernel is a scan
+//! for the batch's best row. Where the collation has prefix keys
+//! ([`Collator::prefix_key_of_head`]) the scan goes by blocks of rows: each
+//! row's key is computed without a branch and tested against the best
+//! row's key, and only the rows whose key could beat (or tie) the best are
+//! compared in full. After the first few blocks nearly every block has no
+//! such row, so a row costs one word load and a few integer operations,
+//! the same under PAD SPACE and NO PAD.
+
+use arrow_array::{Array, BinaryArray};
+use arrow_buffer::NullBuffer;
+use quiver_collation::Collator;
+
+use super::aggregate::Position;
+
+/// Rows whose prefix keys are tested together (one bit each in a word).
+const BLOCK: usize = 64;
+
+/// MIN (`min`) or MAX of the strings of `s` into the slots of their groups
+/// `ids`, with the compare monomorphized per collation. A group's best
+/// value so far is only copied when a row beats it (ties keep the value
+/// seen first, as MariaDB). With `first` (positions by group, and the
+/// batch's position) the position of each value kept is noted.
+pub(super) fn min_max_strs<C: Collator>(
+    k: C,
+    s: &BinaryArray,
+    ids: &[u32],
+    nulls: Option<&NullBuffer>,
+    vals: &mut [Option<Vec<u8>>],
+    min: bool,
+    mut first: Option<(&mut [Position], Position)>,
+) {
+    let beats = |x: &[u8], cur: &[u8]| {
+        let o = k.compare(x, cur);
+        if min {
+            o.is_lt()
+        } else {
+            o.is_gt()
+        }
+    };
+    let valid = |i: usize| nulls.is_none_or(|n| n.is_valid(i));
+    // Whether `x` was stored.
+    let store = |slot: &mut Option<Vec<u8>>, x: &[u8]| match slot {
+        Some(cur) => {
+            let b = beats(x, cur);
+            if b {
+                cur.clear();
+                cur.extend_from_slice(x);
+            }
+            b
+        }
+        None => {
+            *slot = Some(x.to_vec());
+            true
+        }
+    };
+    if vals.len() == 1 && ids.iter().all(|g| *g == 0) {
+        // One group over the batch: find the batch's best row, then
+        // compare it with the slot once.
+        let best = if min {
+            best_row::<C, true>(k, s, nulls)
+        } else {
+            best_row::<C, false>(k, s, nulls)
+        };
+        if let Some(b) = best {
+            if store(&mut vals[0], s.value(b)) {
+                if let Some((f, at)) = first {
+                    f[0] = at;
+                }
+            }
+        }
+        return;
+    }
+    match &mut first {
+        None => {
+            for (i, g) in ids.iter().enumerate() {
+                if valid(i) {
+                    store(&mut vals[*g as usize], s.value(i));
+                }
+            }
+        }
+        Some((f, at)) => {
+            for (i, g) in ids.iter().enumerate() {
+                if valid(i) && store(&mut vals[*g as usize], s.value(i)) {
+                    f[*g as usize] = *at;
+                }
+            }
+        }
+    }
+}
+
+/// The row of `s` holding its smallest (`MIN`) or largest value under the
+/// collation, the first such row where several are equal; None when every
+/// row is NULL.
+pub(super) fn best_row<C: Collator, const MIN: bool>(
+    k: C,
+    s: &BinaryArray,
+    nulls: Option<&NullBuffer>,
+) -> Option<usize> {
+    let n = s.len();
+    let offsets = s.value_offsets();
+    let data = s.value_data();
+    let mut best = Best::<C, MIN> {
+        k,
+        s,
+        row: None,
+        key: None,
+    };
+    let valid = |i: usize| nulls.is_none_or(|v| v.is_valid(i));
+    let mut start = 0;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        // Each row's first 8 bytes load as one word when the buffer holds
+        // 8 bytes from the block's last value start on.
+        let loadable = offsets[end - 1] as usize + 8 <= data.len();
+        match best.key {
+            Some((bk, blen)) if C::PREFIX_KEYS && loadable => {
+                let mut candidates = 0u64;
+                for i in start..end {
+                    let at = offsets[i] as usize;
+                    let len = (offsets[i + 1] - offsets[i]) as usize;
+                    let head = u64::from_le_bytes(data[at..at + 8].try_into().unwrap());
+                    // Could beat the best, or is equal by its key only: a
+                    // value without a key is compared in full. One equal
+                    // by its key and length within 8 bytes is the same
+                    // value, and the first seen stays.
+                    let candidate = match k.prefix_key_of_head(head, len) {
+                        Some(x) => {
+                            let better = if MIN { x < bk } else { x > bk };
+                            better | ((x == bk) & ((len != blen) | (len > 8)))
+                        }
+                        None => true,
+                    };
+                    candidates |= u64::from(candidate) << (i - start);
+                }
+                while candidates != 0 {
+                    let i = start + candidates.trailing_zeros() as usize;
+                    candidates &= candidates - 1;
+                    if valid(i) {
+                        best.offer(i);
+                    }
+                }
+            }
+            _ => {
+                for i in start..end {
+                    if valid(i) {
+                        best.offer(i);
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+    best.row
+}
+
+/// The best row so far of [`best_row`], with its prefix key and length.
+struct Best<'a, C, const MIN: bool> {
+    k: C,
+    s: &'a BinaryArray,
+    row: Option<usize>,
+    key: Option<(u64, usize)>,
+}
+
+impl<C: Collator, const MIN: bool> Best<'_, C, MIN> {
+    /// Takes row `i` (not NULL) when it beats the best so far.
+    #[inline]
+    fn offer(&mut self, i: usize) {
+        let xk = if C::PREFIX_KEYS {
+            prefix_key_at(self.k, self.s, i)
+        } else {
+            None
+        };
+        let Some(b) = self.row else {
+            self.row = Some(i);
+            self.key = xk;
+            return;
+        };
+        if let (Some((bk, blen)), Some((xk, xlen))) = (self.key, xk) {
+            if xk != bk {
+                // Keys that differ decide.
+                if (xk < bk) == MIN {
+                    self.row = Some(i);
+                    self.key = Some((xk, xlen));
+                }
+                return;
+            }
+            if xlen == blen && xlen <= 8 {
+                // The same value: the first stays.
+                return;
+            }
+        }
+        let o = self.k.compare(self.s.value(i), self.s.value(b));
+        if if MIN { o.is_lt() } else { o.is_gt() } {
+            self.row = Some(i);
+            self.key = xk;
+        }
+    }
+}
+
+/// Row `i`'s [`Collator::prefix_key_of_head`] and length, its first bytes
+/// loaded as one word from the values buffer (bytes past the value are
+/// ignored by the key).
+#[inline(always)]
+fn prefix_key_at<C: Collator>(k: C, s: &BinaryArray, i: usize) -> Option<(u64, usize)> {
+    let offsets = s.value_offsets();
+    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+    let len = end.saturating_sub(start);
+    let key = match s.value_data().get(start..start + 8) {
+        Some(w) => k.prefix_key_of_head(u64::from_le_bytes(w.try_into().ok()?), len),
+        // The last few bytes of the buffer.
+        None => k.prefix_key(s.value(i)),
+    };
+    key.map(|key| (key, len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use quiver_collation::{with_collator, Collation};
+
+    /// The plain definition: the first row that no later row beats.
+    fn reference<C: Collator>(k: C, v: &[Option<Vec<u8>>], min: bool) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, x) in v.iter().enumerate() {
+            let Some(x) = x else { continue };
+            let better = match best {
+                None => true,
+                Some(b) => {
+                    let o = k.compare(x, v[b].as_deref().unwrap());
+                    if min {
+                        o.is_lt()
+                    } else {
+                        o.is_gt()
+                    }
+                }
+            };
+            if better {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    fn coll(name: &str) -> Collation {
+        Collation::from_name(name).unwrap()
+    }
+
+    fn check(coll: Collation, v: &[Option<Vec<u8>>]) {
+        let s = BinaryArray::from(v.iter().map(|x| x.as_deref()).collect::<Vec<_>>());
+        let nulls = s.nulls().cloned();
+        with_collator!(coll, |k| {
+            for min in [true, false] {
+                let want = reference(k, v, min);
+                let got = if min {
+                    best_row::<_, true>(k, &s, nulls.as_ref())
+                } else {
+                    best_row::<_, false>(k, &s, nulls.as_ref())
+                };
+                assert_eq!(got, want, "{coll:?} min={min} {v:?}");
+            }
+        });
+    }
+
+    /// Values near each other in every way that matters to prefix keys:
+    /// shared 8-byte heads with tails that decide, trailing spaces and
+    /// tabs, case, NUL bytes, empty strings, NULLs, and now and then a
+    /// multibyte or invalid UTF-8 value (which has no key).
+    fn value() -> impl Strategy<Value = Option<Vec<u8>>> {
+        let head = prop::sample::select(vec![
+            &b""[..],
+            b"a",
+            b"A",
+            b"zzzzzzzz",
+            b"ZZZZZZZZ",
+            b"abcdefg",
+        ]);
+        let piece =
+            prop::sample::select(vec![&b"a"[..], b"A", b"b", b" ", b"  ", b"\t", b"\0", b"z"]);
+        let odd = prop::sample::select(vec![
+            "é".as_bytes(),
+            "ß".as_bytes(),
+            b"\xff",
+            "Z\u{301}".as_bytes(),
+        ]);
+        let tail = prop::collection::vec(piece, 0..4).prop_map(|p| p.concat());
+        let ascii = (head, tail).prop_map(|(h, t)| [h, &t[..]].concat());
+        let other = (ascii.clone(), odd).prop_map(|(a, o)| [&a[..], o].concat());
+        prop::option::weighted(0.9, prop_oneof![20 => ascii, 1 => other])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn best_row_is_the_plain_fold(v in prop::collection::vec(value(), 0..300)) {
+            for name in [
+                "utf8mb4_bin",
+                "utf8mb4_nopad_bin",
+                "utf8mb4_general_ci",
+                "utf8mb4_general_nopad_ci",
+                "utf8mb4_unicode_ci",
+                "latin1_swedish_ci",
+                "binary",
+            ] {
+                check(coll(name), &v);
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_after_a_long_run_of_losers() {
+        // Many blocks of values that lose on their keys, then a late winner
+        // equal to the best only under PAD SPACE, then a real winner.
+        let mut v: Vec<Option<Vec<u8>>> = (0..1000)
+            .map(|i| Some(format!("m{:07}", i % 97).into_bytes()))
+            .collect();
+        v[3] = Some(b"zz".to_vec());
+        v[500] = Some(b"zz  ".to_vec());
+        v[700] = Some(b"zz\t".to_vec());
+        v[900] = Some(b"a".to_vec());
+        for name in ["utf8mb4_bin", "utf8mb4_nopad_bin", "utf8mb4_general_ci"] {
+            check(coll(name), &v);
+        }
+    }
+}
