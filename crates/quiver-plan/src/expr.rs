@@ -521,6 +521,13 @@ impl fmt::Display for Expr {
         match self {
             Expr::Column(id, _) => write!(f, "#{}", id.0),
             Expr::Literal(ScalarValue::Utf8(s), _) => write!(f, "'{s}'"),
+            // Bytes as the hex literal that writes them: they need not be
+            // text, let alone printable.
+            Expr::Literal(ScalarValue::Binary(b), _) => {
+                write!(f, "X'")?;
+                b.iter().try_for_each(|x| write!(f, "{x:02X}"))?;
+                write!(f, "'")
+            }
             Expr::Literal(v, _) => write!(f, "{v}"),
             Expr::Binary { op, left, right } => write!(f, "({left} {} {right})", op.symbol()),
             Expr::Unary {

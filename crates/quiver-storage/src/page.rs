@@ -326,6 +326,7 @@ impl RawStats {
                 }
                 DataType::Float64 => ScalarValue::Float64(f64::from_le_bytes(b.try_into().ok()?)),
                 DataType::Utf8 => ScalarValue::Utf8(String::from_utf8(b.to_vec()).ok()?),
+                DataType::Binary => ScalarValue::Binary(b.to_vec()),
                 _ => return None,
             })
         };
@@ -665,6 +666,7 @@ pub fn encode_page_collated(
                 &mut body,
                 &mut sketch,
             );
+            stats = string_stats(|i| a.value(i), rows, &valid, false);
         }
         DataType::Null => {}
         other => return Err(format!("cannot store a column of type {other}")),
@@ -791,9 +793,11 @@ fn encode_strings<'a>(
     Encoding::Plain
 }
 
-/// Byte-order min/max of a page's strings, kept only when every byte of the
-/// page is at least 0x20: then byte order refines PAD SPACE order, so the
-/// bounds also hold under utf8mb4_bin (see docs/STORAGE.md, zone maps).
+/// Byte-order min/max of a page's strings. Text (`utf8`) keeps them only
+/// when every byte of the page is at least 0x20: then byte order refines
+/// PAD SPACE order, so the bounds also hold under utf8mb4_bin (see
+/// docs/STORAGE.md, zone maps). Binary strings compare as plain bytes and
+/// keep them always.
 fn string_stats<'a>(
     value: impl Fn(usize) -> &'a [u8],
     rows: usize,
@@ -807,7 +811,7 @@ fn string_stats<'a>(
             continue;
         }
         let v = value(i);
-        if v.iter().any(|&b| b < 0x20) {
+        if utf8 && v.iter().any(|&b| b < 0x20) {
             return RawStats::default();
         }
         if min.is_none_or(|m| v < m) {
