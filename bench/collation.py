@@ -7,11 +7,11 @@ Seven string queries over lineitem / orders (equality on l_comment, l_shipmode,
 l_returnflag; MIN/MAX of l_shipmode; MAX(l_comment); LIKE '%pending%deposits%'
 on o_comment; GROUP BY l_shipmode), each
 
-  - in Quiver under three collations: `binary` (a byte comparison over the same
-    kind of pages: utf8mb4_nopad_bin; VARBINARY pages keep no min/max yet, so a
-    VARBINARY copy would lose the zone maps), utf8mb4_bin (the
-    default, PAD SPACE) and utf8mb4_general_ci, from copies of the columns made
-    once with CREATE TABLE ... AS SELECT col COLLATE ... in Quiver's database;
+  - in Quiver under three collations: `binary` (VARBINARY columns, plain bytes),
+    utf8mb4_bin (the default, PAD SPACE) and utf8mb4_general_ci, each from copies
+    of the columns made the same way, once (CREATE TABLE ... AS SELECT
+    CONVERT(col USING binary) / col COLLATE ... in Quiver's database), so that
+    the three differ by collation only, not by how their pages were written;
   - in DuckDB (bench/.venv) binary and NOCASE (columns declared COLLATE NOCASE),
     from in-memory tables of the same parquet data.
 
@@ -58,10 +58,11 @@ LINEITEM_COLS = ["l_comment", "l_shipmode", "l_returnflag"]
 ORDERS_COLS = ["o_comment"]
 
 # Collations compared: role -> (Quiver collation, Quiver lineitem, orders tables).
-# The plain tables are utf8mb4_bin, Quiver's default.
+# Every role reads copies made by CREATE TABLE ... AS SELECT (the plain tables,
+# written by `quiver tpch gen`, are utf8mb4_bin too but laid out by another writer).
 QUIVER = {
-    "binary": ("utf8mb4_nopad_bin", "lineitem_nopad", "orders_nopad"),
-    "utf8mb4_bin": ("utf8mb4_bin", "lineitem", "orders"),
+    "binary": ("binary", "lineitem_binary", "orders_binary"),
+    "utf8mb4_bin": ("utf8mb4_bin", "lineitem_bin", "orders_bin"),
     "utf8mb4_general_ci": ("utf8mb4_general_ci", "lineitem_ci", "orders_ci"),
 }
 # role -> (DuckDB collation, lineitem, orders tables). utf8mb4_bin has no DuckDB
@@ -170,9 +171,9 @@ def ensure_quiver_db(args):
 
 
 def ensure_quiver_tables(args):
-    """The nopad_bin and general_ci copies of lineitem's and orders' string columns, made once."""
+    """The binary, utf8mb4_bin and general_ci copies of lineitem's and orders' string columns, made once."""
     want = {}
-    for role in ("binary", "utf8mb4_general_ci"):
+    for role in ROLES:
         coll, li, orders = QUIVER[role]
         want[li] = ("lineitem", LINEITEM_COLS, coll)
         want[orders] = ("orders", ORDERS_COLS, coll)
@@ -191,7 +192,10 @@ def ensure_quiver_tables(args):
             ok = False
         if ok:
             continue
-        select = ", ".join(f"{c} COLLATE {coll} AS {c}" for c in cols)
+        if coll == "binary":
+            select = ", ".join(f"CONVERT({c} USING binary) AS {c}" for c in cols)
+        else:
+            select = ", ".join(f"{c} COLLATE {coll} AS {c}" for c in cols)
         print(f"  quiver: CREATE TABLE {table} ({coll}) ...", flush=True)
         t0 = time.perf_counter()
         run_quiver_sql(args, f"CREATE TABLE {table} AS SELECT {select} FROM {source}")
@@ -370,9 +374,10 @@ def summary_markdown(args, results, problems, targets, loads, machine):
            f"{args.runs}` on its database ({args.quiver_db.relative_to(ROOT) if args.quiver_db.is_relative_to(ROOT) else args.quiver_db}), "
            "DuckDB on in-memory tables of the same tpchgen 4.0 parquet data, same thread count.",
            "",
-           "- **binary** in Quiver is `utf8mb4_nopad_bin` (a plain byte comparison over text pages with zone "
-           "maps; VARBINARY pages keep no min/max yet). `utf8mb4_bin` (PAD SPACE) is Quiver's default. Quiver's collations come from "
-           "copies of the string columns made with `CREATE TABLE ... AS SELECT col COLLATE ...`.",
+           "- **binary** in Quiver is VARBINARY columns (plain bytes, with zone maps like the others). "
+           "`utf8mb4_bin` (PAD SPACE) is Quiver's default. Each of Quiver's three collations reads copies of the "
+           "string columns made the same way, with `CREATE TABLE ... AS SELECT CONVERT(col USING binary)` or "
+           "`... AS SELECT col COLLATE ...`, so that they differ by collation only.",
            "- DuckDB: `binary` is plain VARCHAR; NOCASE columns are declared `VARCHAR COLLATE NOCASE`. "
            "DuckDB has no PAD SPACE collation, so Quiver's `utf8mb4_bin` is compared with DuckDB's binary.",
            f"- `eq_comment` looks for `'{COMMENT}'`, a value that exists in this SF1 data (the issue's "
@@ -435,7 +440,7 @@ def plot(args, results, path):
         print("matplotlib missing: no chart")
         return
     names = [n for n, _, _ in QUERIES]
-    labels = {("quiver", "binary"): "quiver binary (utf8mb4_nopad_bin)",
+    labels = {("quiver", "binary"): "quiver binary (VARBINARY)",
               ("quiver", "utf8mb4_bin"): "quiver utf8mb4_bin",
               ("quiver", "utf8mb4_general_ci"): "quiver utf8mb4_general_ci",
               ("duckdb", "binary"): "duckdb binary",

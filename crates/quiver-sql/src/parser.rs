@@ -78,6 +78,7 @@ impl Dialect for QuiverDialect {
     ) -> Option<std::result::Result<Statement, ParserError>> {
         reserved_insert_target(parser)
             .or_else(|| parse_set(parser))
+            .or_else(|| parse_show_table_status(parser))
             .or_else(|| self.0.parse_statement(parser))
     }
 
@@ -159,6 +160,45 @@ fn reserved_insert_target(
             _ => return None,
         }
     }
+}
+
+/// `SHOW TABLE STATUS [FROM | IN db] [LIKE 'p' | WHERE expr]`, which
+/// sqlparser reads as bare words (and fails at `WHERE Name = 't'`'s `=`).
+/// It stays `Statement::ShowVariable` with the words `TABLE STATUS [FROM
+/// db]` (spans kept: the engine reads the options again from the text after
+/// STATUS); the filter is parsed here only so that a bad one is a syntax
+/// error where it is.
+fn parse_show_table_status(
+    parser: &mut Parser,
+) -> Option<std::result::Result<Statement, ParserError>> {
+    let is_word = |t: &Token, word: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if !(is_word(&parser.peek_nth_token_ref(0).token, "SHOW")
+        && is_word(&parser.peek_nth_token_ref(1).token, "TABLE")
+        && is_word(&parser.peek_nth_token_ref(2).token, "STATUS"))
+    {
+        return None;
+    }
+    parser.next_token();
+    let mut word = || {
+        let t = parser.next_token();
+        match t.token {
+            Token::Word(w) => Ident {
+                value: w.value,
+                quote_style: None,
+                span: t.span,
+            },
+            _ => Ident::new(""),
+        }
+    };
+    let mut variable = vec![word(), word()];
+    Some((|| {
+        if let Some(k) = parser.parse_one_of_keywords(&[Keyword::FROM, Keyword::IN]) {
+            variable.push(Ident::new(format!("{k:?}")));
+            variable.push(parser.parse_identifier()?);
+        }
+        parser.parse_show_statement_filter()?;
+        Ok(Statement::ShowVariable { variable })
+    })())
 }
 
 /// The name a SET assignment of `NAMES cs [COLLATE c]` has: its value is
