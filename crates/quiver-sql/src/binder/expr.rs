@@ -672,6 +672,9 @@ impl Binder<'_> {
         let escape = match escape {
             None => None,
             Some(e) => match self.expr(e, ctx)? {
+                // MariaDB: an empty or NULL escape is the default one.
+                Expr::Literal(ScalarValue::Null, _) => None,
+                Expr::Literal(ScalarValue::Utf8(s), _) if s.is_empty() => None,
                 Expr::Literal(ScalarValue::Utf8(s), _) => {
                     let mut chars = s.chars();
                     match (chars.next(), chars.next()) {
@@ -1008,25 +1011,53 @@ fn binary_on_leftmost(e: &ast::Expr) -> Option<ast::Expr> {
     Some(out)
 }
 
-/// `BINARY x`, `CAST(x AS BINARY)`: the bytes of `x` (IMPLICIT); with a
-/// length, cut or padded with 0x00 to it, as MariaDB.
+/// `BINARY x`, `CAST(x AS BINARY)`: the bytes of `x` (IMPLICIT). With a
+/// length `n`, as MariaDB: bytes are cut to `n` bytes, anything else to
+/// its first `n` characters (so 'éé' AS BINARY(1) is C3A9); either is then
+/// padded with 0x00 up to `n` bytes.
 fn binary_string(x: &Expr, to: &ast::DataType) -> Option<Result<Expr>> {
+    use quiver_plan::ScalarFunc;
     let length = match to {
         ast::DataType::Binary(n) => *n,
         _ => return None,
     };
-    let bytes = coerce::cast(string_arg(x.clone()), &DataType::Binary);
+    let func = |func, args, data_type| Expr::Function {
+        func,
+        args,
+        data_type,
+    };
     let bytes = match length {
-        None => bytes,
-        Some(n) => Expr::Function {
-            func: quiver_plan::ScalarFunc::Rpad,
-            args: vec![
-                bytes,
-                Expr::lit(ScalarValue::Int64(n.min(i64::MAX as u64) as i64)),
-                Expr::lit(ScalarValue::Binary(vec![0])),
-            ],
-            data_type: DataType::Binary,
-        },
+        None => coerce::cast(string_arg(x.clone()), &DataType::Binary),
+        Some(n) => {
+            let n = Expr::lit(ScalarValue::Int64(n.min(i64::MAX as u64) as i64));
+            let zero = Expr::lit(ScalarValue::Binary(vec![0]));
+            if x.data_type() == DataType::Binary {
+                func(ScalarFunc::Rpad, vec![x.clone(), n, zero], DataType::Binary)
+            } else {
+                let text = string_arg(x.clone());
+                // Cut in the text's own charset (latin1 text becomes its
+                // latin1 bytes).
+                let (collation, coercibility) = super::collation::derivation(&text);
+                let chars = func(ScalarFunc::Left, vec![text, n.clone()], DataType::Utf8)
+                    .with_collation(collation, coercibility);
+                let cut = coerce::cast(chars, &DataType::Binary);
+                // Padded up to n bytes, never cut: n characters may be more.
+                let len = func(ScalarFunc::Length, vec![cut.clone()], DataType::Int64);
+                let width = Expr::Case {
+                    branches: vec![(
+                        Expr::Binary {
+                            op: quiver_plan::BinaryOp::Gt,
+                            left: Box::new(len.clone()),
+                            right: Box::new(n.clone()),
+                        },
+                        len,
+                    )],
+                    else_expr: Some(Box::new(n)),
+                    data_type: DataType::Int64,
+                };
+                func(ScalarFunc::Rpad, vec![cut, width, zero], DataType::Binary)
+            }
+        }
     };
     Some(Ok(bytes.with_collation(
         quiver_collation::Collation::binary(),
