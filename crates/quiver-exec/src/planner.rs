@@ -186,6 +186,31 @@ impl Planner {
         exprs.into_iter().map(|e| self.compile(e, layout)).collect()
     }
 
+    fn group_concat(
+        &self,
+        g: &quiver_plan::GroupConcat,
+        layout: &Layout,
+    ) -> Result<Arc<GroupConcatSpec>> {
+        Ok(Arc::new(GroupConcatSpec {
+            args: self.compile_all(&g.args, layout)?,
+            distinct_keys: self.compile_all(&g.distinct_keys, layout)?,
+            order_by: g
+                .order_by
+                .iter()
+                .map(|k| {
+                    Ok(SortKey {
+                        expr: self.compile(&k.expr, layout)?,
+                        asc: k.asc,
+                        nulls_first: k.nulls_first,
+                    })
+                })
+                .collect::<Result<_>>()?,
+            separator: g.separator.clone(),
+            max_len: usize::try_from(g.max_len).unwrap_or(usize::MAX),
+            collation: g.collation,
+        }))
+    }
+
     fn plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
         let threads = self.threads;
         let schema = schema_with(&plan.schema(), &self.width);
@@ -310,6 +335,11 @@ impl Planner {
                             distinct: a.distinct,
                             output_type: self.width.physical(&c.data_type),
                             text: format!("{:?}", a.func),
+                            concat: a
+                                .concat
+                                .as_ref()
+                                .map(|g| self.group_concat(g, &l))
+                                .transpose()?,
                         })
                     })
                     .collect::<Result<Vec<_>>>()?;

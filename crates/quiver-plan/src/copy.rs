@@ -141,7 +141,9 @@ impl Copier<'_> {
                     .iter()
                     .map(|(c, a)| {
                         let mut a = a.clone();
-                        a.arg = a.arg.as_ref().map(|e| self.expr(e));
+                        for e in a.exprs_mut() {
+                            *e = self.expr(e);
+                        }
                         (self.column(c), a)
                     })
                     .collect();

@@ -616,6 +616,9 @@ pub enum AggFunc {
     Avg,
     Min,
     Max,
+    /// MySQL's GROUP_CONCAT: its arguments and clauses are in
+    /// [`AggExpr::concat`].
+    GroupConcat,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -624,6 +627,81 @@ pub struct AggExpr {
     pub arg: Option<Expr>,
     pub distinct: bool,
     pub data_type: DataType,
+    /// GROUP_CONCAT's arguments, ORDER BY and separator (its `arg` is
+    /// None); None for every other aggregate.
+    pub concat: Option<Box<GroupConcat>>,
+}
+
+/// `GROUP_CONCAT([DISTINCT] args [ORDER BY ..] [SEPARATOR s])`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupConcat {
+    /// The values of a row, written one after the other with nothing
+    /// between them; each a string of the result's charset. A row where
+    /// any is NULL is skipped.
+    pub args: Vec<Expr>,
+    /// With DISTINCT, what rows are told apart by: the arguments as they
+    /// are (strings under their collations, numbers as numbers). Without
+    /// ORDER BY the distinct rows come in this order (MariaDB's tree).
+    pub distinct_keys: Vec<Expr>,
+    /// The order of the rows; ties in reverse input order, as MariaDB's.
+    pub order_by: Vec<SortExpr>,
+    /// Written between rows (bytes of the result's charset).
+    pub separator: Vec<u8>,
+    /// `group_concat_max_len`: the result is cut to this many bytes of its
+    /// charset, at a character's end.
+    pub max_len: u64,
+    /// The result's collation (its charset says how `max_len` counts:
+    /// latin1 and ascii take one byte per character of the UTF-8 text).
+    pub collation: Collation,
+}
+
+impl AggExpr {
+    /// Every expression the aggregate reads (below the Aggregate).
+    pub fn exprs(&self) -> Vec<&Expr> {
+        let mut out: Vec<&Expr> = self.arg.iter().collect();
+        if let Some(c) = &self.concat {
+            out.extend(&c.args);
+            out.extend(&c.distinct_keys);
+            out.extend(c.order_by.iter().map(|k| &k.expr));
+        }
+        out
+    }
+
+    /// [`AggExpr::exprs`], to change in place.
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        let mut out: Vec<&mut Expr> = self.arg.iter_mut().collect();
+        if let Some(c) = &mut self.concat {
+            out.extend(&mut c.args);
+            out.extend(&mut c.distinct_keys);
+            out.extend(c.order_by.iter_mut().map(|k| &mut k.expr));
+        }
+        out
+    }
+}
+
+impl fmt::Display for GroupConcat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.args.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        if !self.order_by.is_empty() {
+            write!(f, " ORDER BY ")?;
+            for (i, k) in self.order_by.iter().enumerate() {
+                if i > 0 {
+                    write!(f, ", ")?;
+                }
+                write!(f, "{}{}", k.expr, if k.asc { "" } else { " DESC" })?;
+            }
+        }
+        write!(
+            f,
+            " SEPARATOR {:?}",
+            String::from_utf8_lossy(&self.separator)
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -332,11 +332,11 @@ impl LogicalPlan {
                 let a: Vec<String> = aggs
                     .iter()
                     .map(|(c, a)| {
-                        let arg = a
-                            .arg
-                            .as_ref()
-                            .map(|e| e.to_string())
-                            .unwrap_or_else(|| "*".into());
+                        let arg = match (&a.arg, &a.concat) {
+                            (Some(e), _) => e.to_string(),
+                            (None, Some(c)) => c.to_string(),
+                            (None, None) => "*".into(),
+                        };
                         format!(
                             "{:?}({}{arg}) AS #{}",
                             a.func,

@@ -479,6 +479,7 @@ pub fn parse_sql(sql: &str) -> Result<Vec<Statement>> {
         .map_err(|e| syntax_error(sql, &e.to_string()))?;
     check_chain_length(&tokens)?;
     check_query_nesting(&tokens)?;
+    check_group_concat(sql, &tokens)?;
     let tokens = rewrite_tokens(tokens);
     Parser::new(&dialect)
         .with_recursion_limit(MAX_PARSER_DEPTH)
@@ -527,6 +528,61 @@ fn check_query_nesting(tokens: &[TokenWithSpan]) -> Result<()> {
                 }
             }
             _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// GROUP_CONCAT's forms sqlparser takes and MySQL does not: no argument,
+/// `*`, and a SEPARATOR that is not a string literal; 1064 at the token.
+fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
+    let next = |from: usize| {
+        (from..tokens.len()).find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))
+    };
+    let error_at = |k: usize| {
+        let l = tokens[k].span.start;
+        QuiverError::syntax(rest_from(sql, l.line, l.column), l.line)
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        let Token::Word(w) = &t.token else {
+            continue;
+        };
+        if w.quote_style.is_some() || !w.value.eq_ignore_ascii_case("group_concat") {
+            continue;
+        }
+        let Some(open) = next(i + 1).filter(|&k| tokens[k].token == Token::LParen) else {
+            continue;
+        };
+        let mut first = next(open + 1);
+        if let Some(k) = first.filter(|&k| {
+            let t = Some(&tokens[k].token);
+            is_keyword(t, Keyword::DISTINCT) || is_keyword(t, Keyword::ALL)
+        }) {
+            first = next(k + 1);
+        }
+        if let Some(k) = first.filter(|&k| matches!(tokens[k].token, Token::RParen | Token::Mul)) {
+            return Err(error_at(k));
+        }
+        let mut depth = 0usize;
+        for j in open + 1..tokens.len() {
+            match &tokens[j].token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                t if depth == 0 && is_keyword(Some(t), Keyword::SEPARATOR) => {
+                    if let Some(v) = next(j + 1).filter(|&v| {
+                        !matches!(
+                            tokens[v].token,
+                            Token::SingleQuotedString(_)
+                                | Token::DoubleQuotedString(_)
+                                | Token::HexStringLiteral(_)
+                        )
+                    }) {
+                        return Err(error_at(v));
+                    }
+                }
+                _ => {}
+            }
         }
     }
     Ok(())

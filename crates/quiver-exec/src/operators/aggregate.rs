@@ -16,6 +16,7 @@ use quiver_common::types::{is_decimal, pow10, rescale, rescale256, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggFunc, ScalarFunc};
 
+use super::group_concat::{GroupConcatAcc, GroupConcatSpec};
 use super::int_group_map::IntGroupMap;
 use super::min_max_str::min_max_strs;
 use super::packed_keys::{str_key_array, PackedLayout};
@@ -35,6 +36,8 @@ pub struct AggregateSpec {
     pub distinct: bool,
     pub output_type: DataType,
     pub text: String,
+    /// GROUP_CONCAT's arguments and clauses (`arg` is None).
+    pub concat: Option<Arc<GroupConcatSpec>>,
 }
 
 #[derive(Debug)]
@@ -78,7 +81,9 @@ impl AggregateExec {
         let several = self.input.output_partitions() > 1;
         let keys = several && self.keys_can_differ();
         let values = several && self.values_can_differ();
-        let track = keys || values;
+        // GROUP_CONCAT shows rows in input order (or ties of its ORDER BY).
+        let ordered = several && self.aggs.iter().any(|a| a.concat.is_some());
+        let track = keys || values || ordered;
         let tables = for_each_partition(&self.input, ctx, |stream| {
             let mut table = GroupTable::tracking(&self.group_types, &self.aggs, keys, values);
             let mut memory = OwnedReservation::new(ctx);
@@ -655,6 +660,10 @@ impl GroupTable {
                 update_tuples(parts, batch, &ids, sets, bytes)?;
                 continue;
             }
+            if let Acc::GroupConcat(c) = acc {
+                c.update(batch, &ids, at)?;
+                continue;
+            }
             let arg = spec
                 .arg
                 .as_ref()
@@ -1097,6 +1106,7 @@ enum Acc {
         /// string bytes.
         bytes: usize,
     },
+    GroupConcat(Box<GroupConcatAcc>),
 }
 
 /// The parts of COUNT(DISTINCT a, b, ..) from the one argument the binder
@@ -1275,6 +1285,9 @@ fn valid(a: &ArrayRef) -> Option<NullBuffer> {
 impl Acc {
     /// The state of `spec`; with `track`, string MIN/MAX note positions.
     fn new(spec: &AggregateSpec, track: bool) -> Acc {
+        if let Some(c) = &spec.concat {
+            return Acc::GroupConcat(Box::new(GroupConcatAcc::new(c.clone())));
+        }
         let input = spec.arg.as_ref().map(|_| spec.output_type.clone());
         let collation = spec
             .arg
@@ -1359,6 +1372,17 @@ impl Acc {
                     },
                 }
             }
+            // (The planner always gives the clauses: else MySQL's defaults.)
+            AggFunc::GroupConcat => {
+                Acc::GroupConcat(Box::new(GroupConcatAcc::new(Arc::new(GroupConcatSpec {
+                    args: spec.arg.iter().cloned().collect(),
+                    distinct_keys: vec![],
+                    order_by: vec![],
+                    separator: b",".to_vec(),
+                    max_len: 1 << 20,
+                    collation: quiver_plan::default_collation(),
+                }))))
+            }
         }
     }
 
@@ -1407,6 +1431,7 @@ impl Acc {
                 }
             }
             Acc::Distinct { sets, .. } => sets.resize_with(n, HashSet::new),
+            Acc::GroupConcat(c) => c.resize(n),
         }
     }
 
@@ -1417,6 +1442,9 @@ impl Acc {
                 *p |= class;
             }
         }
+        if let Acc::GroupConcat(c) = self {
+            c.set_class(class);
+        }
     }
 
     /// Adds the rows of a batch at position `at` (of groups `ids`).
@@ -1424,6 +1452,9 @@ impl Acc {
         let nulls = arg.and_then(valid);
         let is_valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
         match self {
+            Acc::GroupConcat(_) => {
+                return Err(QuiverError::internal("GROUP_CONCAT reads its batch"))
+            }
             Acc::Count { counts, star } => {
                 if *star || nulls.is_none() {
                     for g in ids {
@@ -1611,6 +1642,7 @@ impl Acc {
     /// `class` the class of its positions (it is of a later partition).
     fn merge(&mut self, other: Acc, ids: &[u32], class: Position) -> Result<()> {
         match (self, other) {
+            (Acc::GroupConcat(c), Acc::GroupConcat(o)) => c.merge(*o, ids, class)?,
             (Acc::Count { counts, .. }, Acc::Count { counts: o, .. }) => {
                 for (k, g) in ids.iter().enumerate() {
                     counts[*g as usize] += o[k];
@@ -1781,6 +1813,7 @@ impl Acc {
             Acc::Distinct { sets, bytes, .. } => {
                 bytes + sets.len() * std::mem::size_of::<HashSet<DistinctValue>>()
             }
+            Acc::GroupConcat(c) => c.held_bytes(),
             _ => 0,
         }
     }
@@ -1806,6 +1839,7 @@ impl Acc {
             }
         };
         Ok(match self {
+            Acc::GroupConcat(c) => c.finish(t, groups)?,
             Acc::Count { mut counts, .. } => {
                 counts.resize(groups, 0);
                 Arc::new(arrow_array::Int64Array::from(counts))
@@ -2120,6 +2154,7 @@ mod tests {
             distinct: false,
             output_type: t,
             text: String::new(),
+            concat: None,
         };
         vec![
             spec(AggFunc::CountStar, None, DataType::Int64),
@@ -2579,6 +2614,7 @@ mod tuple_tests {
             distinct: true,
             output_type: DataType::Int64,
             text: String::new(),
+            concat: None,
         };
         let schema = Arc::new(Schema::new(vec![
             Field::new("i", DataType::Int64, false),
@@ -2662,6 +2698,7 @@ mod first_seen_tests {
             distinct: false,
             output_type: DataType::Utf8,
             text: String::new(),
+            concat: None,
         };
         // One string key (StrGroupMap), a string and an integer (the
         // general table), a default-collation key whose spellings differ in
@@ -2886,6 +2923,7 @@ mod binary_tests {
             distinct,
             output_type: t,
             text: String::new(),
+            concat: None,
         };
         let aggs = vec![
             spec(AggFunc::Min, false, DataType::Binary),

@@ -4,6 +4,7 @@
 
 mod aggregate;
 mod filter;
+mod group_concat;
 mod hash_join;
 mod int_group_map;
 mod limit;
@@ -28,6 +29,7 @@ use quiver_common::{QuiverError, Result};
 
 pub use aggregate::{AggregateExec, AggregateSpec};
 pub use filter::FilterExec;
+pub use group_concat::GroupConcatSpec;
 pub use hash_join::HashJoinExec;
 pub use limit::LimitExec;
 pub use project::ProjectExec;

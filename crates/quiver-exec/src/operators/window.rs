@@ -254,6 +254,9 @@ fn kernel(spec: &WindowSpec, breaks: &[u8], arg: Option<&ArrayRef>) -> Result<Ar
         }
         AggFunc::Min | AggFunc::Max => min_max(breaks, a, f == AggFunc::Min, spec),
         AggFunc::CountStar => Err(QuiverError::internal("COUNT(*) handled above")),
+        AggFunc::GroupConcat => Err(QuiverError::not_supported(
+            "GROUP_CONCAT() aggregate as window function",
+        )),
     }
 }
 

@@ -99,7 +99,7 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 e.collect_columns(&mut need);
             }
             for (_, a) in &aggs {
-                if let Some(e) = &a.arg {
+                for e in a.exprs() {
                     e.collect_columns(&mut need);
                 }
             }

@@ -63,6 +63,7 @@ impl Binder<'_> {
                             arg: None,
                             distinct: false,
                             data_type: DataType::Int64,
+                            concat: None,
                         },
                         None,
                     ));
@@ -86,6 +87,7 @@ impl Binder<'_> {
                         arg: None,
                         distinct: false,
                         data_type: DataType::Int64,
+                        concat: None,
                     },
                     None,
                 ));
@@ -101,6 +103,7 @@ impl Binder<'_> {
                     arg: Some(arg),
                     distinct,
                     data_type: DataType::Int64,
+                    concat: None,
                 },
                 None,
             ));
@@ -151,6 +154,7 @@ impl Binder<'_> {
                         arg: Some(arg),
                         distinct,
                         data_type,
+                        concat: None,
                     },
                     declared,
                 )
@@ -169,6 +173,7 @@ impl Binder<'_> {
                         data_type: arg.data_type(),
                         arg: Some(arg),
                         distinct: false,
+                        concat: None,
                     },
                     arg_declared,
                 )
@@ -232,6 +237,7 @@ impl Binder<'_> {
                 arg: Some(c.expr()),
                 distinct: false,
                 data_type: c.data_type.clone(),
+                concat: None,
             };
             let value = self.register_agg(agg, None, c.name.clone());
             // The rewrite also finds the column bare or under another collation.
@@ -241,7 +247,12 @@ impl Binder<'_> {
         Ok(())
     }
 
-    fn register_agg(&mut self, agg: AggExpr, declared: Option<DataType>, name: String) -> Expr {
+    pub(super) fn register_agg(
+        &mut self,
+        agg: AggExpr,
+        declared: Option<DataType>,
+        name: String,
+    ) -> Expr {
         let shown = |e: Expr| match &declared {
             Some(t) => super::coerce::with_declared_scale(e, t),
             None => e,
@@ -257,7 +268,14 @@ impl Binder<'_> {
             .as_ref()
             .filter(|_| matches!(agg.func, AggFunc::Min | AggFunc::Max))
             .and_then(super::collation::column_collation);
-        let declared = self.declared_aggregate(agg.func, agg.arg.as_ref());
+        let declared = match &agg.concat {
+            // GROUP_CONCAT: its arguments' collation, a length from group_concat_max_len.
+            Some(g) => {
+                c.collation = Some(g.collation).filter(|c| *c != quiver_plan::default_collation());
+                Some(super::group_concat::declared_type(g).into())
+            }
+            None => self.declared_aggregate(agg.func, agg.arg.as_ref()),
+        };
         self.set_declared(&mut c, declared);
         self.block.aggs.push((c.clone(), agg));
         shown(c.expr())

@@ -43,7 +43,6 @@ const UNSUPPORTED: &[&str] = &[
     "replace",
     "left",
     "right",
-    "group_concat",
     "std",
     "stddev",
     "stddev_pop",
@@ -139,6 +138,9 @@ impl Binder<'_> {
             [ast::ObjectNamePart::Identifier(i)] => i.value.to_lowercase(),
             _ => return Err(QuiverError::unknown_function(&f.name.to_string())),
         };
+        if name == "group_concat" {
+            return self.group_concat(f, ctx);
+        }
         if f.filter.is_some()
             || !f.within_group.is_empty()
             || f.null_treatment.is_some()
@@ -317,7 +319,7 @@ fn arity(name: &str, args: &[Expr], range: std::ops::RangeInclusive<usize>) -> R
 }
 
 /// A scalar function call by (lower-case) name.
-fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
+pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
     let one = |args: Vec<Expr>| args.into_iter().next().expect("arity checked");
     match name {
         // What MariaDB says about a value's collation; constants at bind time.

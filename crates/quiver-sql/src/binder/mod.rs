@@ -18,6 +18,7 @@ pub use collation::{
 mod expr;
 mod from;
 mod functions;
+mod group_concat;
 mod query;
 mod scope;
 mod strict;
@@ -495,7 +496,7 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
         LogicalPlan::Aggregate { group, aggs, .. } => {
             group.iter().for_each(|(_, e)| reads(e));
             aggs.iter()
-                .filter_map(|(_, a)| a.arg.as_ref())
+                .flat_map(|(_, a)| a.exprs())
                 .for_each(&mut reads);
         }
         LogicalPlan::Window { exprs, .. } => {

@@ -2,6 +2,7 @@
 //! sql_mode): a division by zero in a statement that writes a table (INSERT,
 //! CREATE TABLE ... SELECT) is error 1365 instead of NULL.
 
+use quiver_common::ScalarValue;
 use quiver_plan::{BinaryOp, Expr, LogicalPlan, ScalarFunc};
 
 /// The plan with the divisions of the values it outputs made strict. Only
@@ -23,7 +24,12 @@ pub fn strict_division(plan: LogicalPlan) -> LogicalPlan {
             aggs: aggs
                 .into_iter()
                 .map(|(c, mut a)| {
-                    a.arg = a.arg.map(strict_division_expr);
+                    for e in a.exprs_mut() {
+                        *e = strict_division_expr(std::mem::replace(
+                            e,
+                            Expr::lit(ScalarValue::Null),
+                        ));
+                    }
                     (c, a)
                 })
                 .collect(),

@@ -458,6 +458,7 @@ impl Binder<'_> {
             arg,
             distinct: false,
             data_type: DataType::Int64,
+            concat: None,
         };
         let rows = self.new_column("count(*)", int.clone(), correlated);
         let values = self.new_column("count(y)", int, correlated);
@@ -474,6 +475,7 @@ impl Binder<'_> {
                     arg: Some(y.expr()),
                     distinct: false,
                     data_type: y.data_type.clone(),
+                    concat: None,
                 },
             ));
             c.expr()

@@ -1,0 +1,234 @@
+//! GROUP_CONCAT: its arguments made strings as CONCAT makes them (one
+//! charset and collation for the result, binary when a binary argument
+//! wins), the keys DISTINCT and ORDER BY compare, the separator, and
+//! `group_concat_max_len` read from the session when the call is bound.
+
+use arrow_schema::DataType;
+use quiver_collation::{Charset, Collation};
+use quiver_common::types::is_string;
+use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::{AggExpr, AggFunc, Expr, GroupConcat, ScalarFunc, SortExpr};
+use sqlparser::ast;
+
+use super::expr::string_arg;
+use super::{collation, Binder, Ctx};
+use crate::types::blob_type;
+
+/// MariaDB's default `group_concat_max_len`.
+pub(crate) const DEFAULT_MAX_LEN: u64 = 1_048_576;
+
+/// Longest result MariaDB declares VARCHAR, in characters (longer: a BLOB
+/// or TEXT type by its bytes).
+const MAX_VARCHAR_CHARS: u64 = 512;
+
+impl Binder<'_> {
+    pub(crate) fn group_concat(&mut self, f: &ast::Function, ctx: &Ctx) -> Result<Expr> {
+        let display = f.to_string();
+        if f.over.is_some() {
+            return Err(QuiverError::not_supported(
+                "GROUP_CONCAT() aggregate as window function",
+            ));
+        }
+        let syntax = || {
+            QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{display}'"
+            ))
+        };
+        let ast::FunctionArguments::List(list) = &f.args else {
+            return Err(syntax());
+        };
+        if f.filter.is_some()
+            || !f.within_group.is_empty()
+            || f.null_treatment.is_some()
+            || f.uses_odbc_syntax
+            || !matches!(f.parameters, ast::FunctionArguments::None)
+        {
+            return Err(syntax());
+        }
+        if !ctx.aggregates {
+            return Err(QuiverError::invalid_group("Invalid use of group function"));
+        }
+        // No aggregates, windows or subqueries inside.
+        let inner = Ctx {
+            aggregates: false,
+            windows: false,
+            subqueries: false,
+            ..*ctx
+        };
+        let distinct = matches!(
+            list.duplicate_treatment,
+            Some(ast::DuplicateTreatment::Distinct)
+        );
+        let mut typed = Vec::with_capacity(list.args.len());
+        for a in &list.args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                    typed.push(self.expr(e, &inner)?)
+                }
+                _ => return Err(syntax()),
+            }
+        }
+        if typed.is_empty() {
+            return Err(syntax());
+        }
+        let mut order = &[][..];
+        let mut separator = None;
+        for c in &list.clauses {
+            match c {
+                ast::FunctionArgumentClause::OrderBy(keys) => order = keys,
+                ast::FunctionArgumentClause::Separator(v) => separator = Some(&v.value),
+                ast::FunctionArgumentClause::Limit(_) => {
+                    return Err(QuiverError::not_supported("LIMIT in GROUP_CONCAT"))
+                }
+                _ => return Err(syntax()),
+            }
+        }
+        let (args, data_type, result) = concat_args(typed.clone())?;
+        let mut order_by = Vec::with_capacity(order.len());
+        for o in order {
+            let asc = super::aggregate::order_asc(o)?;
+            order_by.push(SortExpr {
+                expr: collation::collated(self.order_key(&o.expr, &typed, &inner)?),
+                asc,
+                nulls_first: asc,
+            });
+        }
+        // Strings are told apart under their collation, anything else by
+        // its value (9 before 10).
+        let distinct_keys = match distinct {
+            true => typed
+                .into_iter()
+                .zip(&args)
+                .map(|(t, a)| match is_string(&t.data_type()) {
+                    true => collation::collated(a.clone()),
+                    false => t,
+                })
+                .collect(),
+            false => vec![],
+        };
+        let separator = match separator {
+            None => b",".to_vec(),
+            Some(v) => self
+                .separator_bytes(v, result.charset())
+                .ok_or_else(syntax)??,
+        };
+        let max_len = match self.vars.system.get("group_concat_max_len") {
+            Some(v) => v.as_i64().map_or(DEFAULT_MAX_LEN, |n| n.max(0) as u64),
+            None => DEFAULT_MAX_LEN,
+        };
+        let agg = AggExpr {
+            func: AggFunc::GroupConcat,
+            arg: None,
+            distinct,
+            data_type,
+            concat: Some(Box::new(GroupConcat {
+                args,
+                distinct_keys,
+                order_by,
+                separator,
+                max_len,
+                collation: result,
+            })),
+        };
+        Ok(self.register_agg(agg, None, display))
+    }
+
+    /// A key of GROUP_CONCAT's ORDER BY: `ORDER BY 2` is the second
+    /// argument (1054 beyond them), anything else an expression.
+    fn order_key(&mut self, e: &ast::Expr, args: &[Expr], ctx: &Ctx) -> Result<Expr> {
+        if let ast::Expr::Value(v) = e {
+            if let ast::Value::Number(n, _) = &v.value {
+                if let Ok(k) = n.parse::<usize>() {
+                    return match k.checked_sub(1).and_then(|i| args.get(i)) {
+                        Some(a) => Ok(a.clone()),
+                        None => Err(QuiverError::unknown_column(n, "ORDER BY")),
+                    };
+                }
+            }
+        }
+        self.expr(e, ctx)
+    }
+
+    /// The bytes of SEPARATOR `v` in the result's charset `charset`: a
+    /// string literal (in the connection's charset) or a hex one (bytes).
+    /// None for any other value (a syntax error); 1300 for hex bytes that
+    /// are not text of a text result's charset.
+    fn separator_bytes(&self, v: &ast::Value, charset: Charset) -> Option<Result<Vec<u8>>> {
+        let connection = self.vars.collation_connection.charset();
+        match v {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                Some(Ok(match charset {
+                    // Text is UTF-8 whatever its charset.
+                    Charset::Binary => collation::text_bytes(connection, s),
+                    _ => s.as_bytes().to_vec(),
+                }))
+            }
+            ast::Value::HexStringLiteral(h) => {
+                let bytes = hex_bytes(h)?;
+                match charset {
+                    Charset::Binary => Some(Ok(bytes)),
+                    _ => Some(collation::decode_exact(charset, &bytes).map(String::into_bytes)),
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `X'..'`'s digits as bytes (an odd count has a leading 0, as MySQL).
+fn hex_bytes(h: &str) -> Option<Vec<u8>> {
+    let padded = if h.len() % 2 == 1 {
+        format!("0{h}")
+    } else {
+        h.to_string()
+    };
+    (0..padded.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(padded.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// GROUP_CONCAT's arguments as CONCAT makes them: strings of one charset
+/// (numbers and dates as their text), with the result's type and collation.
+fn concat_args(typed: Vec<Expr>) -> Result<(Vec<Expr>, DataType, Collation)> {
+    let strings: Vec<Expr> = typed.into_iter().map(string_arg).collect();
+    // A NULL argument skips every row: nothing to convert.
+    if strings
+        .iter()
+        .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+    {
+        return Ok((strings, DataType::Utf8, quiver_plan::default_collation()));
+    }
+    let concat = super::functions::scalar("concat", strings)?;
+    let concat = collation::string_function_charset(concat)?;
+    let (result, _) = collation::derivation(&concat);
+    match concat {
+        Expr::Function {
+            func: ScalarFunc::Concat,
+            args,
+            data_type,
+        } => Ok((args, data_type, result)),
+        _ => Err(QuiverError::internal("GROUP_CONCAT arguments")),
+    }
+}
+
+/// The type MariaDB declares GROUP_CONCAT's result: VARCHAR (VARBINARY) of
+/// `group_concat_max_len` characters up to 512, else the TEXT (BLOB) type
+/// that holds that many characters' bytes.
+pub(crate) fn declared_type(g: &GroupConcat) -> String {
+    let charset = g.collation.charset();
+    let chars = g.max_len;
+    let binary = charset == Charset::Binary;
+    if chars <= MAX_VARCHAR_CHARS {
+        return match binary {
+            true => format!("varbinary({chars})"),
+            false => format!("varchar({chars})"),
+        };
+    }
+    let bytes = chars.saturating_mul(charset.max_char_len() as u64);
+    let blob = blob_type(bytes.max(256));
+    match binary {
+        true => blob.to_string(),
+        false => blob.replace("blob", "text"),
+    }
+}
