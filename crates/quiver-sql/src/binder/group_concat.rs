@@ -93,13 +93,15 @@ impl Binder<'_> {
                 nulls_first: asc,
             });
         }
-        // Strings are told apart under their collation, anything else by
-        // its value (9 before 10).
+        // Strings are told apart under their own collation (the result's
+        // when they were converted to its charset), anything else by its
+        // value (9 before 10).
         let distinct_keys = match distinct {
             true => typed
                 .into_iter()
                 .zip(&args)
                 .map(|(t, a)| match is_string(&t.data_type()) {
+                    true if collation::charset_of(&t) == result.charset() => collation::collated(t),
                     true => collation::collated(a.clone()),
                     false => t,
                 })
