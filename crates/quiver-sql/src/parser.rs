@@ -534,7 +534,8 @@ fn check_query_nesting(tokens: &[TokenWithSpan]) -> Result<()> {
 }
 
 /// GROUP_CONCAT's forms sqlparser takes and MySQL does not: no argument,
-/// `*`, and a SEPARATOR that is not a string literal; 1064 at the token.
+/// `*`, ALL, and a SEPARATOR that is not a string literal; 1064 at the
+/// token.
 fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
     let next = |from: usize| {
         (from..tokens.len()).find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))
@@ -554,13 +555,13 @@ fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
             continue;
         };
         let mut first = next(open + 1);
-        if let Some(k) = first.filter(|&k| {
-            let t = Some(&tokens[k].token);
-            is_keyword(t, Keyword::DISTINCT) || is_keyword(t, Keyword::ALL)
-        }) {
+        if let Some(k) = first.filter(|&k| is_keyword(Some(&tokens[k].token), Keyword::DISTINCT)) {
             first = next(k + 1);
         }
-        if let Some(k) = first.filter(|&k| matches!(tokens[k].token, Token::RParen | Token::Mul)) {
+        if let Some(k) = first.filter(|&k| {
+            matches!(tokens[k].token, Token::RParen | Token::Mul)
+                || is_keyword(Some(&tokens[k].token), Keyword::ALL)
+        }) {
             return Err(error_at(k));
         }
         let mut depth = 0usize;
@@ -925,6 +926,33 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn group_concat_forms_mysql_refuses_point_at_their_token() {
+        for (sql, near) in [
+            ("SELECT GROUP_CONCAT() FROM t", ") FROM t"),
+            ("SELECT GROUP_CONCAT( * ) FROM t", "* ) FROM t"),
+            ("SELECT group_concat(DISTINCT) FROM t", ") FROM t"),
+            ("SELECT GROUP_CONCAT(ALL s) FROM t", "ALL s) FROM t"),
+            ("SELECT GROUP_CONCAT(s SEPARATOR 1) FROM t", "1) FROM t"),
+            ("SELECT GROUP_CONCAT(s\nSEPARATOR s) FROM t", "s) FROM t"),
+        ] {
+            let e = parse_sql(sql).unwrap_err();
+            assert_eq!(e.code, 1064, "{sql}");
+            assert!(
+                e.message.contains(&format!("near '{near}'")),
+                "{sql}: {}",
+                e.message
+            );
+        }
+        for ok in [
+            "SELECT GROUP_CONCAT(DISTINCT a, (b) ORDER BY c DESC SEPARATOR '; ') FROM t",
+            "SELECT GROUP_CONCAT(a SEPARATOR X'2C') FROM t",
+            "SELECT separator FROM t",
+        ] {
+            assert!(parse_sql(ok).is_ok(), "{ok}");
+        }
     }
 
     #[test]

@@ -135,20 +135,18 @@ impl Binder<'_> {
         Ok(self.register_agg(agg, None, display))
     }
 
-    /// A key of GROUP_CONCAT's ORDER BY: `ORDER BY 2` is the second
-    /// argument (1054 beyond them), anything else an expression.
+    /// A key of GROUP_CONCAT's ORDER BY: an integer literal is an
+    /// argument's position (`ORDER BY 2` the second; 1054 for none),
+    /// anything else an expression.
     fn order_key(&mut self, e: &ast::Expr, args: &[Expr], ctx: &Ctx) -> Result<Expr> {
-        if let ast::Expr::Value(v) = e {
-            if let ast::Value::Number(n, _) = &v.value {
-                if let Ok(k) = n.parse::<usize>() {
-                    return match k.checked_sub(1).and_then(|i| args.get(i)) {
-                        Some(a) => Ok(a.clone()),
-                        None => Err(QuiverError::unknown_column(n, "ORDER BY")),
-                    };
-                }
-            }
+        match position(e) {
+            Some(k) => usize::try_from(k)
+                .ok()
+                .and_then(|k| args.get(k.checked_sub(1)?))
+                .cloned()
+                .ok_or_else(|| QuiverError::unknown_column(&k.to_string(), "ORDER BY")),
+            None => self.expr(e, ctx),
         }
-        self.expr(e, ctx)
     }
 
     /// The bytes of SEPARATOR `v` in the result's charset `charset`: a
@@ -174,6 +172,25 @@ impl Binder<'_> {
             }
             _ => None,
         }
+    }
+}
+
+/// The value of an integer literal (signed), as MySQL reads a position.
+fn position(e: &ast::Expr) -> Option<i64> {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => position(expr)?.checked_neg(),
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Plus,
+            expr,
+        } => position(expr),
+        _ => None,
     }
 }
 
