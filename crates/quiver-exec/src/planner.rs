@@ -208,6 +208,10 @@ impl Planner {
             separator: g.separator.clone(),
             max_len: usize::try_from(g.max_len).unwrap_or(usize::MAX),
             collation: g.collation,
+            limit: g.limit.map(|(o, c)| {
+                let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+                (n(o), n(c))
+            }),
         }))
     }
 

@@ -632,7 +632,7 @@ pub struct AggExpr {
     pub concat: Option<Box<GroupConcat>>,
 }
 
-/// `GROUP_CONCAT([DISTINCT] args [ORDER BY ..] [SEPARATOR s])`.
+/// `GROUP_CONCAT([DISTINCT] args [ORDER BY ..] [SEPARATOR s] [LIMIT ..])`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupConcat {
     /// The values of a row, written one after the other with nothing
@@ -653,6 +653,8 @@ pub struct GroupConcat {
     /// The result's collation (its charset says how `max_len` counts:
     /// latin1 and ascii take one byte per character of the UTF-8 text).
     pub collation: Collation,
+    /// LIMIT: (offset, count) of the rows in their order.
+    pub limit: Option<(u64, u64)>,
 }
 
 impl AggExpr {
@@ -700,7 +702,11 @@ impl fmt::Display for GroupConcat {
             f,
             " SEPARATOR {:?}",
             String::from_utf8_lossy(&self.separator)
-        )
+        )?;
+        if let Some((offset, count)) = self.limit {
+            write!(f, " LIMIT {offset}, {count}")?;
+        }
+        Ok(())
     }
 }
 

@@ -533,17 +533,18 @@ fn check_query_nesting(tokens: &[TokenWithSpan]) -> Result<()> {
     Ok(())
 }
 
-/// GROUP_CONCAT's forms sqlparser takes and MySQL does not: no argument,
-/// `*`, ALL, and a SEPARATOR that is not a string literal; 1064 at the
-/// token.
-fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
-    let next = |from: usize| {
-        (from..tokens.len()).find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))
-    };
-    let error_at = |k: usize| {
-        let l = tokens[k].span.start;
-        QuiverError::syntax(rest_from(sql, l.line, l.column), l.line)
-    };
+/// One `GROUP_CONCAT(` call among the tokens: its parenthesis, and the
+/// clauses at its own depth.
+struct GroupConcatCall {
+    open: usize,
+    /// The closing parenthesis (None: the statement ends first).
+    close: Option<usize>,
+    separator: Option<usize>,
+    limit: Option<usize>,
+}
+
+fn group_concat_calls(tokens: &[TokenWithSpan]) -> Vec<GroupConcatCall> {
+    let mut calls = vec![];
     for (i, t) in tokens.iter().enumerate() {
         let Token::Word(w) = &t.token else {
             continue;
@@ -551,10 +552,91 @@ fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
         if w.quote_style.is_some() || !w.value.eq_ignore_ascii_case("group_concat") {
             continue;
         }
-        let Some(open) = next(i + 1).filter(|&k| tokens[k].token == Token::LParen) else {
+        let Some(open) = next_token(tokens, i + 1).filter(|&k| tokens[k].token == Token::LParen)
+        else {
             continue;
         };
-        let mut first = next(open + 1);
+        let mut call = GroupConcatCall {
+            open,
+            close: None,
+            separator: None,
+            limit: None,
+        };
+        let mut depth = 0usize;
+        for (j, t) in tokens.iter().enumerate().skip(open + 1) {
+            match &t.token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => {
+                    call.close = Some(j);
+                    break;
+                }
+                Token::RParen => depth -= 1,
+                t if depth == 0 && is_keyword(Some(t), Keyword::SEPARATOR) => {
+                    call.separator.get_or_insert(j);
+                }
+                t if depth == 0 && is_keyword(Some(t), Keyword::LIMIT) => {
+                    call.limit.get_or_insert(j);
+                }
+                _ => {}
+            }
+        }
+        calls.push(call);
+    }
+    calls
+}
+
+/// The index of the first token from `from` on that is not whitespace.
+fn next_token(tokens: &[TokenWithSpan], from: usize) -> Option<usize> {
+    (from..tokens.len()).find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))
+}
+
+/// GROUP_CONCAT's `LIMIT n`, `LIMIT o, n` or `LIMIT n OFFSET o` (unsigned
+/// integer literals, the call's last clause) at token `at`: (offset,
+/// count) and the token after them (the closing parenthesis); else the
+/// token where MySQL's parser stops (None: the end).
+fn group_concat_limit(
+    tokens: &[TokenWithSpan],
+    at: usize,
+) -> std::result::Result<((String, String), usize), Option<usize>> {
+    let int = |k: Option<usize>| match k.map(|k| &tokens[k].token) {
+        Some(Token::Number(n, _)) if n.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok((n.clone(), k.expect("a token")))
+        }
+        _ => Err(k),
+    };
+    let (first, k) = int(next_token(tokens, at + 1))?;
+    let after = next_token(tokens, k + 1);
+    let (values, end) = match after.map(|k| &tokens[k].token) {
+        Some(Token::Comma) => {
+            let (count, k) = int(next_token(tokens, after.expect("a token") + 1))?;
+            ((first, count), next_token(tokens, k + 1))
+        }
+        Some(t) if is_keyword(Some(t), Keyword::OFFSET) => {
+            let (offset, k) = int(next_token(tokens, after.expect("a token") + 1))?;
+            ((offset, first), next_token(tokens, k + 1))
+        }
+        _ => (("0".to_string(), first), after),
+    };
+    match end {
+        Some(e) if tokens[e].token == Token::RParen => Ok((values, e)),
+        other => Err(other),
+    }
+}
+
+/// GROUP_CONCAT's forms sqlparser takes and MySQL does not: no argument,
+/// `*`, ALL, a SEPARATOR that is not a string literal, and a LIMIT that is
+/// not MySQL's; 1064 at the token.
+fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
+    let next = |from: usize| next_token(tokens, from);
+    let error_at = |k: Option<usize>| match k {
+        Some(k) => {
+            let l = tokens[k].span.start;
+            QuiverError::syntax(rest_from(sql, l.line, l.column), l.line)
+        }
+        None => QuiverError::syntax("", sql.trim_end().lines().count().max(1) as u64),
+    };
+    for call in group_concat_calls(tokens) {
+        let mut first = next(call.open + 1);
         if let Some(k) = first.filter(|&k| is_keyword(Some(&tokens[k].token), Keyword::DISTINCT)) {
             first = next(k + 1);
         }
@@ -562,31 +644,56 @@ fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
             matches!(tokens[k].token, Token::RParen | Token::Mul)
                 || is_keyword(Some(&tokens[k].token), Keyword::ALL)
         }) {
-            return Err(error_at(k));
+            return Err(error_at(Some(k)));
         }
-        let mut depth = 0usize;
-        for j in open + 1..tokens.len() {
-            match &tokens[j].token {
-                Token::LParen => depth += 1,
-                Token::RParen if depth == 0 => break,
-                Token::RParen => depth -= 1,
-                t if depth == 0 && is_keyword(Some(t), Keyword::SEPARATOR) => {
-                    if let Some(v) = next(j + 1).filter(|&v| {
-                        !matches!(
-                            tokens[v].token,
-                            Token::SingleQuotedString(_)
-                                | Token::DoubleQuotedString(_)
-                                | Token::HexStringLiteral(_)
-                        )
-                    }) {
-                        return Err(error_at(v));
-                    }
-                }
-                _ => {}
+        if let Some(j) = call.separator {
+            if let Some(v) = next(j + 1).filter(|&v| {
+                !matches!(
+                    tokens[v].token,
+                    Token::SingleQuotedString(_)
+                        | Token::DoubleQuotedString(_)
+                        | Token::HexStringLiteral(_)
+                )
+            }) {
+                return Err(error_at(Some(v)));
             }
+        }
+        if let Some(l) = call.limit {
+            group_concat_limit(tokens, l).map_err(error_at)?;
         }
     }
     Ok(())
+}
+
+/// GROUP_CONCAT's LIMIT as sqlparser reads it: before SEPARATOR (MySQL
+/// writes it last), its values one tuple, `LIMIT (offset, count)`.
+fn group_concat_limits(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    // From the last call: earlier ones keep their indices.
+    for call in group_concat_calls(&tokens).into_iter().rev() {
+        let Some(l) = call.limit else {
+            continue;
+        };
+        let Ok(((offset, count), close)) = group_concat_limit(&tokens, l) else {
+            continue;
+        };
+        let span = tokens[l].span;
+        let with = |token| TokenWithSpan { token, span };
+        let space = || with(Token::Whitespace(sqlparser::tokenizer::Whitespace::Space));
+        let limit = vec![
+            tokens[l].clone(),
+            space(),
+            with(Token::LParen),
+            with(Token::Number(offset, false)),
+            with(Token::Comma),
+            with(Token::Number(count, false)),
+            with(Token::RParen),
+            space(),
+        ];
+        tokens.drain(l..close);
+        let at = call.separator.filter(|&s| s < l).unwrap_or(l);
+        tokens.splice(at..at, limit);
+    }
+    tokens
 }
 
 pub(crate) fn too_deep() -> QuiverError {
@@ -857,8 +964,10 @@ fn is_keyword(t: Option<&Token>, k: Keyword) -> bool {
 /// infix `a MOD b` becomes `a % b`, `TRIM(LEADING FROM s)` gets the
 /// implicit `' '` (`TRIM(LEADING ' ' FROM s)`), and
 /// `CAST(x AS CHAR CHARACTER SET cs)` becomes `CONVERT(x, CHAR CHARACTER SET cs)`,
-/// which MySQL defines as the same.
-fn rewrite_tokens(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+/// which MySQL defines as the same, and GROUP_CONCAT's LIMIT comes before
+/// its SEPARATOR (`group_concat_limits`).
+fn rewrite_tokens(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut tokens = group_concat_limits(tokens);
     let charset_words = cast_charset_to_convert(&mut tokens);
     let mut out = Vec::with_capacity(tokens.len());
     for i in 0..tokens.len() {
@@ -937,6 +1046,12 @@ mod tests {
             ("SELECT GROUP_CONCAT(ALL s) FROM t", "ALL s) FROM t"),
             ("SELECT GROUP_CONCAT(s SEPARATOR 1) FROM t", "1) FROM t"),
             ("SELECT GROUP_CONCAT(s\nSEPARATOR s) FROM t", "s) FROM t"),
+            (
+                "SELECT GROUP_CONCAT(s LIMIT 2 SEPARATOR ',') FROM t",
+                "SEPARATOR ',') FROM t",
+            ),
+            ("SELECT GROUP_CONCAT(s LIMIT 1, x) FROM t", "x) FROM t"),
+            ("SELECT GROUP_CONCAT(s LIMIT 1 OFFSET", ""),
         ] {
             let e = parse_sql(sql).unwrap_err();
             assert_eq!(e.code, 1064, "{sql}");
@@ -952,6 +1067,17 @@ mod tests {
             "SELECT separator FROM t",
         ] {
             assert!(parse_sql(ok).is_ok(), "{ok}");
+        }
+        // LIMIT goes before SEPARATOR, as sqlparser reads it, one tuple.
+        for (sql, limit) in [
+            ("GROUP_CONCAT(a SEPARATOR ';' LIMIT 2)", "(0, 2)"),
+            ("GROUP_CONCAT(a ORDER BY a LIMIT 3, 2)", "(3, 2)"),
+            ("GROUP_CONCAT(a SEPARATOR ';' LIMIT 2 OFFSET 5)", "(5, 2)"),
+        ] {
+            let s = parse_sql(&format!("SELECT {sql}, GROUP_CONCAT(b LIMIT 1) FROM t")).unwrap();
+            let text = s[0].to_string();
+            assert!(text.contains(&format!("LIMIT {limit}")), "{text}");
+            assert!(text.contains("GROUP_CONCAT(b LIMIT (0, 1))"), "{text}");
         }
     }
 

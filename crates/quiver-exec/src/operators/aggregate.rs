@@ -1381,6 +1381,7 @@ impl Acc {
                     separator: b",".to_vec(),
                     max_len: 1 << 20,
                     collation: quiver_plan::default_collation(),
+                    limit: None,
                 }))))
             }
         }

@@ -51,12 +51,24 @@ pub struct GroupConcatSpec {
     pub max_len: usize,
     /// The result's collation (its charset says how `max_len` counts).
     pub collation: Collation,
+    /// LIMIT: (offset, count) of the rows in their order.
+    pub limit: Option<(usize, usize)>,
 }
 
 impl GroupConcatSpec {
     fn distinct(&self) -> bool {
         !self.distinct_keys.is_empty()
     }
+}
+
+/// Which rows cannot show (see [`GroupConcatAcc::drop_rule`]).
+#[derive(Debug, Clone, Copy)]
+enum Drop {
+    Never,
+    /// Rows after a group's first n.
+    PastRows(usize),
+    /// Rows after a group's result passes n bytes.
+    PastBytes(usize),
 }
 
 /// A removed row's group (a DISTINCT row replaced by an earlier equal one
@@ -110,8 +122,8 @@ pub(crate) struct GroupConcatAcc {
     hashes: Vec<u64>,
     /// With DISTINCT: rows by (group, distinct key).
     seen: HashTable<u32>,
-    /// Per group, without DISTINCT or ORDER BY: bytes of its result so far,
-    /// to drop rows that cannot show.
+    /// Per group, without DISTINCT or ORDER BY: bytes of its result (or
+    /// rows, with LIMIT) so far, to drop rows that cannot show.
     shown: Vec<usize>,
     order_rows: Option<RowConverter>,
     distinct_rows: Option<RowConverter>,
@@ -156,11 +168,17 @@ impl GroupConcatAcc {
     }
 
     /// Without DISTINCT or ORDER BY rows come in input order, and a group
-    /// past this many bytes shows no more (a character of the UTF-8 text
-    /// takes at most 4 bytes, and counts at least one unit of `max_len`).
-    fn drop_limit(&self) -> Option<usize> {
-        (self.spec.order_by.is_empty() && !self.spec.distinct())
-            .then(|| self.spec.max_len.saturating_mul(4))
+    /// shows no rows past its LIMIT, nor past `max_len` (a character of the
+    /// UTF-8 text takes at most 4 bytes, and counts at least one unit).
+    fn drop_rule(&self) -> Drop {
+        if !self.spec.order_by.is_empty() || self.spec.distinct() {
+            return Drop::Never;
+        }
+        match self.spec.limit {
+            // One row at least: a group with rows is '' under LIMIT 0, not NULL.
+            Some((offset, count)) => Drop::PastRows(offset.saturating_add(count).max(1)),
+            None => Drop::PastBytes(self.spec.max_len.saturating_mul(4)),
+        }
     }
 
     /// Adds the rows of `batch` (groups `ids`) at position `at`.
@@ -204,19 +222,21 @@ impl GroupConcatAcc {
                 Some(key_rows(&keys, batch, &mut self.distinct_rows)?)
             }
         };
-        let drop_limit = self.drop_limit();
+        let drop = self.drop_rule();
         let sep = self.spec.separator.len();
         for (i, &g) in ids.iter().enumerate().take(batch.num_rows()) {
             if parts.iter().any(|p| p.is_null(i)) {
                 continue;
             }
-            if let Some(limit) = drop_limit {
-                let shown = &mut self.shown[g as usize];
-                if *shown > limit {
-                    continue;
+            let shown = &mut self.shown[g as usize];
+            match drop {
+                Drop::Never => {}
+                Drop::PastRows(n) if *shown >= n => continue,
+                Drop::PastRows(_) => *shown += 1,
+                Drop::PastBytes(n) if *shown > n => continue,
+                Drop::PastBytes(_) => {
+                    *shown += parts.iter().map(|p| p.value(i).len()).sum::<usize>() + sep;
                 }
-                let len: usize = parts.iter().map(|p| p.value(i).len()).sum();
-                *shown += len + sep;
             }
             let mut hash = 0;
             if let Some(d) = &distinct {
@@ -338,6 +358,18 @@ impl GroupConcatAcc {
         for g in 0..groups {
             self.sort_rows(&mut rows[starts[g]..starts[g + 1]]);
         }
+        // The rows each group shows (a group with rows is not NULL, even
+        // where LIMIT shows none of them).
+        let shown = |g: usize| {
+            let r = &rows[starts[g]..starts[g + 1]];
+            match self.spec.limit {
+                None => r,
+                Some((offset, count)) => {
+                    let r = &r[offset.min(r.len())..];
+                    &r[..count.min(r.len())]
+                }
+            }
+        };
         // Each group's length, then one buffer for all.
         let unit = Unit::of(self.spec.collation);
         let sep = &self.spec.separator[..];
@@ -345,7 +377,7 @@ impl GroupConcatAcc {
         let mut lens = Vec::with_capacity(groups);
         let mut total = 0usize;
         for g in 0..groups {
-            let r = &rows[starts[g]..starts[g + 1]];
+            let r = shown(g);
             let full: usize = r
                 .iter()
                 .map(|&i| self.values.get(i as usize).len())
@@ -369,7 +401,7 @@ impl GroupConcatAcc {
         let mut offsets = Vec::with_capacity(groups + 1);
         offsets.push(0i32);
         for g in 0..groups {
-            let r = &rows[starts[g]..starts[g + 1]];
+            let r = shown(g);
             let mut left = lens[g];
             for p in pieces(r) {
                 if left == 0 {
@@ -582,6 +614,7 @@ mod tests {
             separator: b",".to_vec(),
             max_len: 1 << 20,
             collation,
+            limit: None,
         })
     }
 
@@ -635,7 +668,16 @@ mod tests {
         ];
         let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
         let bin = Collation::utf8mb4_bin();
+        let limited = |distinct, order, offset, count| {
+            let mut s = (*spec(distinct, order, if distinct { ci } else { bin })).clone();
+            s.limit = Some((offset, count));
+            Arc::new(s)
+        };
         let specs = [
+            limited(false, None, 2, 3),
+            limited(false, Some(false), 1, 4),
+            limited(true, None, 1, 2),
+            limited(false, None, 0, 0),
             spec(false, None, bin),
             spec(false, Some(true), bin),
             spec(false, Some(false), bin),
@@ -661,6 +703,12 @@ mod tests {
         assert_eq!(
             one,
             [
+                // LIMIT 2, 3 of input order, of ORDER BY k DESC, of DISTINCT.
+                "x,a,B ",
+                "c,A,d,b",
+                "b,c",
+                // LIMIT 0: no row shows, yet there are rows.
+                "",
                 // Input order, the NULL value skipped.
                 "b,A,x,a,B ,c,b,a,C,A,d",
                 // ORDER BY k (a NULL key as 0): ties in reverse input order.

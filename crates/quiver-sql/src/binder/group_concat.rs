@@ -73,12 +73,24 @@ impl Binder<'_> {
         }
         let mut order = &[][..];
         let mut separator = None;
+        let mut limit = None;
         for c in &list.clauses {
             match c {
                 ast::FunctionArgumentClause::OrderBy(keys) => order = keys,
                 ast::FunctionArgumentClause::Separator(v) => separator = Some(&v.value),
-                ast::FunctionArgumentClause::Limit(_) => {
-                    return Err(QuiverError::not_supported("LIMIT in GROUP_CONCAT"))
+                // `LIMIT (offset, count)`, as the parser rewrites MySQL's forms.
+                ast::FunctionArgumentClause::Limit(ast::Expr::Tuple(v)) => {
+                    let n = |e: &ast::Expr| match e {
+                        ast::Expr::Value(v) => match &v.value {
+                            ast::Value::Number(n, _) => n.parse::<u64>().ok(),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    limit = match v.as_slice() {
+                        [o, c] => Some((n(o).ok_or_else(syntax)?, n(c).ok_or_else(syntax)?)),
+                        _ => return Err(syntax()),
+                    };
                 }
                 _ => return Err(syntax()),
             }
@@ -130,6 +142,7 @@ impl Binder<'_> {
                 separator,
                 max_len,
                 collation: result,
+                limit,
             })),
         };
         Ok(self.register_agg(agg, None, display))
