@@ -400,10 +400,9 @@ impl GroupConcatAcc {
         let mut out = Vec::with_capacity(total);
         let mut offsets = Vec::with_capacity(groups + 1);
         offsets.push(0i32);
-        for g in 0..groups {
-            let r = shown(g);
-            let mut left = lens[g];
-            for p in pieces(r) {
+        for (g, &len) in lens.iter().enumerate() {
+            let mut left = len;
+            for p in pieces(shown(g)) {
                 if left == 0 {
                     break;
                 }

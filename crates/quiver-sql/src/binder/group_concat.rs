@@ -224,12 +224,19 @@ fn hex_bytes(h: &str) -> Option<Vec<u8>> {
 /// (numbers and dates as their text), with the result's type and collation.
 fn concat_args(typed: Vec<Expr>) -> Result<(Vec<Expr>, DataType, Collation)> {
     let strings: Vec<Expr> = typed.into_iter().map(string_arg).collect();
-    // A NULL argument skips every row: nothing to convert.
-    if strings
-        .iter()
-        .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
-    {
-        return Ok((strings, DataType::Utf8, quiver_plan::default_collation()));
+    // A NULL argument skips every row: nothing to convert. The result is
+    // the other arguments' type, binary for NULL alone (MariaDB's NULL).
+    let is_null = |a: &Expr| matches!(a, Expr::Literal(ScalarValue::Null, _));
+    if strings.iter().any(is_null) {
+        let others: Vec<Expr> = strings.iter().filter(|a| !is_null(a)).cloned().collect();
+        let (data_type, result) = match others.is_empty() {
+            true => (DataType::Binary, Collation::binary()),
+            false => {
+                let (_, t, c) = concat_args(others)?;
+                (t, c)
+            }
+        };
+        return Ok((strings, data_type, result));
     }
     let concat = super::functions::scalar("concat", strings)?;
     let concat = collation::string_function_charset(concat)?;
