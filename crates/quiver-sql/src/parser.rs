@@ -624,8 +624,8 @@ fn group_concat_limit(
 }
 
 /// GROUP_CONCAT's forms sqlparser takes and MySQL does not: no argument,
-/// `*`, ALL, a SEPARATOR that is not a string literal, and a LIMIT that is
-/// not MySQL's; 1064 at the token.
+/// `*`, ALL, a SEPARATOR that is not one string literal, and a LIMIT that
+/// is not MySQL's; 1064 at the token.
 fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
     let next = |from: usize| next_token(tokens, from);
     let error_at = |k: Option<usize>| match k {
@@ -647,15 +647,22 @@ fn check_group_concat(sql: &str, tokens: &[TokenWithSpan]) -> Result<()> {
             return Err(error_at(Some(k)));
         }
         if let Some(j) = call.separator {
-            if let Some(v) = next(j + 1).filter(|&v| {
-                !matches!(
-                    tokens[v].token,
-                    Token::SingleQuotedString(_)
-                        | Token::DoubleQuotedString(_)
-                        | Token::HexStringLiteral(_)
-                )
+            // One string literal (X'..' of whole bytes), then LIMIT or the end.
+            let v = next(j + 1);
+            let string = v.is_some_and(|v| match &tokens[v].token {
+                Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => true,
+                Token::HexStringLiteral(h) => h.len() % 2 == 0,
+                _ => false,
+            });
+            if !string {
+                return Err(error_at(v));
+            }
+            let after = v.and_then(|v| next(v + 1));
+            if let Some(k) = after.filter(|&k| {
+                tokens[k].token != Token::RParen
+                    && !is_keyword(Some(&tokens[k].token), Keyword::LIMIT)
             }) {
-                return Err(error_at(Some(v)));
+                return Err(error_at(Some(k)));
             }
         }
         if let Some(l) = call.limit {
@@ -1052,6 +1059,14 @@ mod tests {
             ),
             ("SELECT GROUP_CONCAT(s LIMIT 1, x) FROM t", "x) FROM t"),
             ("SELECT GROUP_CONCAT(s LIMIT 1 OFFSET", ""),
+            (
+                "SELECT GROUP_CONCAT(s SEPARATOR X'4') FROM t",
+                "X'4') FROM t",
+            ),
+            (
+                "SELECT GROUP_CONCAT(s SEPARATOR 'a' 'b') FROM t",
+                "'b') FROM t",
+            ),
         ] {
             let e = parse_sql(sql).unwrap_err();
             assert_eq!(e.code, 1064, "{sql}");
