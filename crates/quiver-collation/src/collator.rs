@@ -132,7 +132,11 @@ pub trait Collator: Copy + Default + Send + Sync + 'static {
     /// of `head` from `len` on are ignored, so a caller may load 8 bytes
     /// from where the value starts whatever follows it. Two values of the
     /// same length, at most 8 bytes, with equal keys compare `Equal`.
-    /// `None` by default.
+    /// The top byte of a key is a function of the value's first byte
+    /// alone (its first rank: the key of that byte as a 1-byte value, or
+    /// of the empty value), and two values whose first ranks both exist and
+    /// differ compare as their ranks, whatever follows (MIN/MAX rule most
+    /// rows out on one byte this way). `None` by default.
     #[inline(always)]
     fn prefix_key_of_head(&self, _head: u64, _len: usize) -> Option<u64> {
         None

@@ -134,6 +134,18 @@ impl Collator for Binary {
     const PAD_SPACE: bool = false;
     const CHARSET: Charset = Charset::Binary;
     const BINARY_EQ: bool = true;
+    const PREFIX_KEYS: bool = true;
+
+    /// The first 8 bytes, big-endian, zeros past the value: any bytes.
+    #[inline(always)]
+    fn prefix_key_of_head(&self, head: u64, len: usize) -> Option<u64> {
+        let mask = if len >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * len)) - 1
+        };
+        Some((head & mask).swap_bytes())
+    }
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {

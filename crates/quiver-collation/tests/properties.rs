@@ -207,7 +207,12 @@ proptest! {
             a = a.to_ascii_uppercase();
         }
         for c in Collation::all() {
-            let (ka, kb) = c.dispatch(PrefixKeys(&a, &b));
+            let ((ka, kb), (ra, rb)) = c.dispatch(PrefixKeys(&a, &b));
+            // First ranks that differ decide, whatever follows.
+            if let (Some(ra), Some(rb)) = (ra, rb) {
+                let want = c.compare(&a, &b);
+                prop_assert!(ra == rb || ra.cmp(&rb) == want, "{} {:?} vs {:?}: first ranks {:x} {:x}, compare {:?}", c, a, b, ra, rb, want);
+            }
             if let (Some(ka), Some(kb)) = (ka, kb) {
                 let want = c.compare(&a, &b);
                 prop_assert!(ka == kb || ka.cmp(&kb) == want, "{} {:?} vs {:?}: keys {:x} {:x}, compare {:?}", c, a, b, ka, kb, want);
@@ -310,11 +315,12 @@ const PREFIX_CHUNKS: &[&[u8]] = &[
     b"\xc0\xaf",
 ];
 
-/// Both values' [`Collator::prefix_key`](quiver_collation::Collator::prefix_key).
+/// Both values' [`Collator::prefix_key`](quiver_collation::Collator::prefix_key),
+/// and their first ranks (the key's top byte for the first byte alone).
 struct PrefixKeys<'a>(&'a [u8], &'a [u8]);
 
 impl quiver_collation::CollatorFn for PrefixKeys<'_> {
-    type Output = (Option<u64>, Option<u64>);
+    type Output = ((Option<u64>, Option<u64>), (Option<u64>, Option<u64>));
     fn call<C: quiver_collation::Collator>(self, c: C) -> Self::Output {
         // Keys from a head word whose bytes past the value are garbage (as
         // an 8-byte load from a values buffer gives) are the same.
@@ -325,7 +331,11 @@ impl quiver_collation::CollatorFn for PrefixKeys<'_> {
             let garbage = c.prefix_key_of_head(u64::from_le_bytes(head), s.len());
             assert_eq!(garbage, c.prefix_key(s), "{:?} head with garbage", s);
         }
-        (c.prefix_key(self.0), c.prefix_key(self.1))
+        let rank = |s: &[u8]| c.prefix_key(&s[..s.len().min(1)]).map(|k| k >> 56);
+        (
+            (c.prefix_key(self.0), c.prefix_key(self.1)),
+            (rank(self.0), rank(self.1)),
+        )
     }
 }
 

@@ -3,11 +3,11 @@
 //! With no GROUP BY the whole batch feeds one slot, and the kernel is a scan
 //! for the batch's best row. Where the collation has prefix keys
 //! ([`Collator::prefix_key_of_head`]) the scan goes by blocks of rows: each
-//! row's key is computed without a branch and tested against the best
-//! row's key, and only the rows whose key could beat (or tie) the best are
-//! compared in full. After the first few blocks nearly every block has no
-//! such row, so a row costs one word load and a few integer operations,
-//! the same under PAD SPACE and NO PAD.
+//! row's first byte is ranked by a table (the top byte of its prefix key)
+//! without a branch and tested against the best row's, and only rows whose
+//! rank could beat or tie the best's are tested on their whole prefix key
+//! and, on a tie, compared in full. Most rows cost one byte load and a
+//! table lookup, the same under PAD SPACE and NO PAD.
 
 use arrow_array::{Array, BinaryArray};
 use arrow_buffer::NullBuffer;
@@ -56,9 +56,9 @@ pub(super) fn min_max_strs<C: Collator>(
             true
         }
     };
-    if vals.len() == 1 && ids.iter().all(|g| *g == 0) {
-        // One group over the batch: find the batch's best row, then
-        // compare it with the slot once.
+    if vals.len() == 1 && !ids.is_empty() {
+        // One group over the batch (every id is 0, the only slot): find
+        // the batch's best row, then compare it with the slot once.
         let best = if min {
             best_row::<C, true>(k, s, nulls)
         } else {
@@ -109,30 +109,27 @@ pub(super) fn best_row<C: Collator, const MIN: bool>(
         key: None,
     };
     let valid = |i: usize| nulls.is_none_or(|v| v.is_valid(i));
+    let ranks = FirstRanks::of(k);
     let mut start = 0;
     while start < n {
         let end = (start + BLOCK).min(n);
-        // Each row's first 8 bytes load as one word when the buffer holds
-        // 8 bytes from the block's last value start on.
-        let loadable = offsets[end - 1] as usize + 8 <= data.len();
-        match best.key {
-            Some((bk, blen)) if C::PREFIX_KEYS && loadable => {
+        match (&ranks, best.key) {
+            (Some(ranks), Some((bk, _))) => {
+                // The best's first rank is its key's top byte.
+                let br = (bk >> 56) as i16;
                 let mut candidates = 0u64;
                 for i in start..end {
                     let at = offsets[i] as usize;
-                    let len = (offsets[i + 1] - offsets[i]) as usize;
-                    let head = u64::from_le_bytes(data[at..at + 8].try_into().unwrap());
-                    // Could beat the best, or is equal by its key only: a
-                    // value without a key is compared in full. One equal
-                    // by its key and length within 8 bytes is the same
-                    // value, and the first seen stays.
-                    let candidate = match k.prefix_key_of_head(head, len) {
-                        Some(x) => {
-                            let better = if MIN { x < bk } else { x > bk };
-                            better | ((x == bk) & ((len != blen) | (len > 8)))
-                        }
-                        None => true,
+                    let empty = offsets[i + 1] == offsets[i];
+                    let first = data.get(at).map_or(0, |b| *b);
+                    let r = if empty {
+                        ranks.empty
+                    } else {
+                        ranks.byte[first as usize]
                     };
+                    // A rank on the losing side of the best's loses
+                    // whatever follows; a byte without a rank is compared.
+                    let candidate = (r < 0) | if MIN { r <= br } else { r >= br };
                     candidates |= u64::from(candidate) << (i - start);
                 }
                 while candidates != 0 {
@@ -154,6 +151,39 @@ pub(super) fn best_row<C: Collator, const MIN: bool>(
         start = end;
     }
     best.row
+}
+
+/// Each first byte's rank under a collation with prefix keys: the top byte
+/// of the key of a value starting with it, which is a function of that
+/// byte alone (ASCII, case-folded under `_ci`). Where two values' first
+/// ranks differ they compare as their ranks, whatever follows (these
+/// collations weigh character by character, and the first character
+/// differs), so one byte load rules most rows out. -1: no rank (a byte
+/// that starts a multibyte or invalid character).
+struct FirstRanks {
+    byte: [i16; 256],
+    /// The empty string's: the padding's under PAD SPACE, else the least.
+    empty: i16,
+}
+
+impl FirstRanks {
+    fn of<C: Collator>(k: C) -> Option<FirstRanks> {
+        if !C::PREFIX_KEYS {
+            return None;
+        }
+        let rank = |head: u64, len: usize| {
+            k.prefix_key_of_head(head, len)
+                .map_or(-1, |key| (key >> 56) as i16)
+        };
+        let mut byte = [-1; 256];
+        for (b, r) in byte.iter_mut().enumerate() {
+            *r = rank(b as u64, 1);
+        }
+        Some(FirstRanks {
+            byte,
+            empty: rank(0, 0),
+        })
+    }
 }
 
 /// The best row so far of [`best_row`], with its prefix key and length.
