@@ -474,7 +474,8 @@ def machine_info(args, duckdb_version, loads):
     """tpch.py's machine description, with this run's parameters."""
     import tpch
     info = tpch.machine_info(argparse.Namespace(quiver_bin=str(args.quiver_bin), sf=args.sf, threads=args.threads,
-                                                runs=args.runs, rounds=args.rounds, engines=args.engines, queries=f"collation ({args.rounds} round(s))"))
+                                                runs=args.runs, rounds=args.rounds, rounds_rule="median of the rounds",
+                                                engines=args.engines, queries="collation"))
     lines = [l for l in info.splitlines() if not l.startswith(("datafusion:", "polars:", "tpchgen-cli:"))]
     lines = [l if not l.startswith("duckdb:") else f"duckdb: {duckdb_version}" for l in lines]
     if getattr(args, "quiver_build", None):

@@ -452,7 +452,8 @@ def machine_info(args):
     rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     out.append(f"quiver git: {rev.stdout.strip() or 'no commit'}")
     out.append(f"run: sf={args.sf:g} threads={args.threads} runs={args.runs} (1 warm-up each) "
-               f"rounds={args.rounds} (best round per query) engines={args.engines} queries={args.queries}")
+               f"rounds={args.rounds} ({getattr(args, 'rounds_rule', 'best round per query')}) "
+               f"engines={args.engines} queries={args.queries}")
     return "\n".join(out) + "\n"
 
 
