@@ -173,11 +173,6 @@ fn like_through_sql_matches_mariadb() {
 /// without a collation). A listed difference that no longer occurs fails
 /// its test: delete its line then.
 const KNOWN: &str = r#"
-# ESCAPE '' is rejected (1210); MariaDB takes it (as `\` for utf8, NUL for
-# latin1/ascii). SELECT 'a%' LIKE 'a%' ESCAPE ''  -- Quiver 1210, MariaDB 1
-like.tsv | ESCAPE - (column pattern) | error 1210    # Quiver error 1210, MariaDB 0/1
-like.tsv | ESCAPE - (constant pattern) | error 1210    # Quiver error 1210, MariaDB 0/1
-
 "#;
 
 /// The differences KNOWN lists for `file` whose case contains `scope`.

@@ -669,12 +669,20 @@ impl Binder<'_> {
     ) -> Result<Expr> {
         let x = string_arg(self.expr(x, ctx)?);
         let p = string_arg(self.expr(p, ctx)?);
+        // An empty or NULL escape: MariaDB's default one (`\`) under a
+        // UTF-8 charset, NUL under latin1 / ascii (decided below).
+        let mut no_escape = false;
         let escape = match escape {
             None => None,
             Some(e) => match self.expr(e, ctx)? {
-                // MariaDB: an empty or NULL escape is the default one.
-                Expr::Literal(ScalarValue::Null, _) => None,
-                Expr::Literal(ScalarValue::Utf8(s), _) if s.is_empty() => None,
+                Expr::Literal(ScalarValue::Null, _) => {
+                    no_escape = true;
+                    None
+                }
+                Expr::Literal(ScalarValue::Utf8(s), _) if s.is_empty() => {
+                    no_escape = true;
+                    None
+                }
                 Expr::Literal(ScalarValue::Utf8(s), _) => {
                     let mut chars = s.chars();
                     match (chars.next(), chars.next()) {
@@ -704,6 +712,12 @@ impl Binder<'_> {
         }
         let mut v = collation::collate_operands(vec![x, p], "like")?;
         let (p, x) = (v.pop().expect("2"), v.pop().expect("2"));
+        let escape = match collation::charset_of(&x) {
+            quiver_collation::Charset::Latin1 | quiver_collation::Charset::Ascii if no_escape => {
+                Some('\0')
+            }
+            _ => escape,
+        };
         Ok(Expr::Like {
             negated,
             expr: Box::new(x),
