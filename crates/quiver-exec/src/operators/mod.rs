@@ -98,34 +98,17 @@ pub(crate) fn metered(stream: BatchStream, metrics: &Arc<Metrics>) -> BatchStrea
     }))
 }
 
-/// Runs every partition of `plan` on its own thread and returns their batches,
+/// Runs the partitions of `plan` in parallel and returns their batches,
 /// partition by partition.
 pub fn execute_partitions(
     plan: &Arc<dyn ExecutionPlan>,
     ctx: &Arc<ExecContext>,
 ) -> Result<Vec<Vec<RecordBatch>>> {
-    let n = plan.output_partitions();
-    if n == 1 {
-        return Ok(vec![plan.execute(0, ctx)?.collect::<Result<Vec<_>>>()?]);
-    }
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..n)
-            .map(|p| {
-                let plan = plan.clone();
-                s.spawn(move || plan.execute(p, ctx)?.collect::<Result<Vec<_>>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")))
-            })
-            .collect()
-    })
+    for_each_partition(plan, ctx, |stream| stream.collect::<Result<Vec<_>>>())
 }
 
-/// Runs `f` over every partition of `plan` in parallel, one thread each.
+/// Runs `f` over every partition of `plan` in parallel: partition 0 on this
+/// thread, each other on a thread of its own.
 pub fn for_each_partition<T: Send>(
     plan: &Arc<dyn ExecutionPlan>,
     ctx: &Arc<ExecContext>,
@@ -137,18 +120,22 @@ pub fn for_each_partition<T: Send>(
     }
     std::thread::scope(|s| {
         let f = &f;
-        let handles: Vec<_> = (0..n)
+        let handles: Vec<_> = (1..n)
             .map(|p| {
                 let plan = plan.clone();
                 s.spawn(move || f(plan.execute(p, ctx)?))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
+        // Partition 0 runs on this thread: one thread fewer to start per
+        // query, which is most of the time of a query over a few morsels.
+        let first =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(plan.execute(0, ctx)?)))
+                .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")));
+        std::iter::once(first)
+            .chain(handles.into_iter().map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")))
-            })
+            }))
             .collect()
     })
 }
