@@ -28,16 +28,7 @@ impl Binder<'_> {
         display: String,
         ctx: &Ctx,
     ) -> Result<Expr> {
-        if !ctx.aggregates {
-            return Err(QuiverError::invalid_group("Invalid use of group function"));
-        }
-        // Nested aggregates are not allowed; subqueries inside would need a join below the Aggregate.
-        let inner = Ctx {
-            aggregates: false,
-            windows: false,
-            subqueries: false,
-            ..*ctx
-        };
+        let inner = ctx.aggregate_arguments()?;
         let (agg, declared) = self.agg_call(name, distinct, args, &inner)?;
         Ok(self.register_agg(agg, declared, display))
     }

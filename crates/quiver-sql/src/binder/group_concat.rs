@@ -45,16 +45,7 @@ impl Binder<'_> {
         {
             return Err(syntax());
         }
-        if !ctx.aggregates {
-            return Err(QuiverError::invalid_group("Invalid use of group function"));
-        }
-        // No aggregates, windows or subqueries inside.
-        let inner = Ctx {
-            aggregates: false,
-            windows: false,
-            subqueries: false,
-            ..*ctx
-        };
+        let inner = ctx.aggregate_arguments()?;
         let distinct = matches!(
             list.duplicate_treatment,
             Some(ast::DuplicateTreatment::Distinct)

@@ -216,6 +216,22 @@ impl<'s> Ctx<'s> {
             subqueries: true,
         }
     }
+
+    /// The context of an aggregate's arguments, where this context allows
+    /// an aggregate at all (else "Invalid use of group function"): no
+    /// aggregates, windows or subqueries inside (a subquery would need a
+    /// join below the Aggregate).
+    pub fn aggregate_arguments(&self) -> Result<Ctx<'s>> {
+        if !self.aggregates {
+            return Err(QuiverError::invalid_group("Invalid use of group function"));
+        }
+        Ok(Ctx {
+            aggregates: false,
+            windows: false,
+            subqueries: false,
+            ..*self
+        })
+    }
 }
 
 /// How a query is used: it decides what happens to outer references and ORDER BY.
