@@ -158,6 +158,17 @@ pub enum ScalarFunc {
     Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
+    /// GREATEST(a, b, ...) / LEAST: args cast to the result type (strings
+    /// under their combined collation); NULL when any is NULL; of equal
+    /// values the first.
+    Greatest,
+    Least,
+    /// MD5(str) / SHA1(str): the digest of the string's bytes in its
+    /// charset, as lower-case hex digits.
+    Md5,
+    Sha1,
+    /// SHA2(str, bits): SHA-224/256/384/512 (0 is 256); NULL for other bits.
+    Sha2,
     /// UNHEX(str): the binary string of pairs of hex digits (an odd count
     /// reads as if led by a 0); NULL when a character is no hex digit.
     Unhex,
@@ -306,6 +317,9 @@ impl Expr {
         Expr::binary(BinaryOp::And, self, other)
     }
 
+    // A builder beside `and`, not the `!` operator: plans are not negated
+    // with operators anywhere else.
+    #[allow(clippy::should_implement_trait)]
     pub fn not(self) -> Expr {
         Expr::Unary {
             op: UnaryOp::Not,

@@ -277,6 +277,10 @@ pub fn call(
             }
         }
         ScalarFunc::Hex => hex(arg(0)?, collation)?,
+        ScalarFunc::Greatest | ScalarFunc::Least => extreme(func, &arrays, t, collation)?,
+        ScalarFunc::Md5 | ScalarFunc::Sha1 | ScalarFunc::Sha2 => {
+            digest(func, arg(0)?, arrays.get(1), collation)?
+        }
         // Taken by the binary functions above.
         ScalarFunc::Unhex => binary_fns::call(func, &arrays, collation)?,
         ScalarFunc::Ascii | ScalarFunc::Ord => {
@@ -455,6 +459,103 @@ fn weight_string(s: &ArrayRef, collation: Collation) -> Result<ArrayRef> {
 
 /// HEX of a string shows its bytes in its charset: latin1 and ascii text
 /// (kept as UTF-8) is converted first.
+/// GREATEST / LEAST row by row: an argument replaces the best so far only
+/// when it beats it (of equal values the first stays, as in MariaDB); NULL
+/// where any argument is NULL.
+fn extreme(
+    func: ScalarFunc,
+    arrays: &[ArrayRef],
+    t: &DataType,
+    collation: Collation,
+) -> Result<ArrayRef> {
+    let op = if func == ScalarFunc::Greatest {
+        quiver_plan::BinaryOp::Gt
+    } else {
+        quiver_plan::BinaryOp::Lt
+    };
+    let mut best = cast_array(&arrays[0], t)?;
+    let mut nulls = best.logical_nulls();
+    for next in &arrays[1..] {
+        let next = cast_array(next, t)?;
+        let beats = super::compare::compare_arrays_collated(op, &next, &best, collation)?;
+        // A NULL comparison does not replace (the row is NULL anyway).
+        let beats = match beats.nulls() {
+            Some(n) => BooleanArray::new(beats.values() & n.inner(), None),
+            None => beats,
+        };
+        best = arrow_select::zip::zip(&beats, &next, &best)?;
+        nulls = NullBuffer::union(nulls.as_ref(), next.logical_nulls().as_ref());
+    }
+    match nulls {
+        Some(nulls) if nulls.null_count() > 0 => {
+            let is_null = BooleanArray::new(!nulls.inner(), None);
+            let null = arrow_array::new_null_array(best.data_type(), best.len());
+            Ok(arrow_select::zip::zip(&is_null, &null, &best)?)
+        }
+        _ => Ok(best),
+    }
+}
+
+/// MD5 / SHA1 / SHA2(s, bits) of each string's bytes in its charset, as
+/// lower-case hex digits: the length is known, so the result is allocated
+/// once.
+fn digest(
+    func: ScalarFunc,
+    s: &ArrayRef,
+    bits: Option<&ArrayRef>,
+    collation: Collation,
+) -> Result<ArrayRef> {
+    use sha2::Digest as _;
+    let bytes = match s.data_type() {
+        DataType::Binary => s.clone(),
+        _ => crate::bytes::encode_array(collation.charset(), strings(s)?.as_string::<i32>()),
+    };
+    let bytes = bytes.as_binary::<i32>();
+    let bits = match bits {
+        Some(b) => Some(cast_array(b, &DataType::Int64)?),
+        None => None,
+    };
+    let bits = bits.as_ref().map(|b| b.as_primitive::<Int64Type>());
+    let n = bytes.len();
+    let widest = match func {
+        ScalarFunc::Md5 => 32,
+        ScalarFunc::Sha1 => 40,
+        _ => 128,
+    };
+    let mut b = StringBuilder::with_capacity(n, n * widest);
+    let mut hex = String::with_capacity(widest);
+    for i in 0..n {
+        if bytes.is_null(i) {
+            b.append_null();
+            continue;
+        }
+        let v = bytes.value(i);
+        let sum: Vec<u8> = match func {
+            ScalarFunc::Md5 => md5::Md5::digest(v).to_vec(),
+            ScalarFunc::Sha1 => sha1::Sha1::digest(v).to_vec(),
+            // A NULL bit count was made 0 by the binder.
+            _ => match bits.map_or(0, |b| if b.is_null(i) { 0 } else { b.value(i) }) {
+                0 | 256 => sha2::Sha256::digest(v).to_vec(),
+                224 => sha2::Sha224::digest(v).to_vec(),
+                384 => sha2::Sha384::digest(v).to_vec(),
+                512 => sha2::Sha512::digest(v).to_vec(),
+                _ => {
+                    b.append_null();
+                    continue;
+                }
+            },
+        };
+        hex.clear();
+        for byte in sum {
+            const DIGITS: &[u8; 16] = b"0123456789abcdef";
+            hex.push(DIGITS[usize::from(byte >> 4)] as char);
+            hex.push(DIGITS[usize::from(byte & 15)] as char);
+        }
+        b.append_value(&hex);
+    }
+    Ok(Arc::new(b.finish()))
+}
+
 fn hex(a: &ArrayRef, collation: Collation) -> Result<ArrayRef> {
     let charset = collation.charset();
     if text::is_single_byte_text(charset) && quiver_common::types::is_string(a.data_type()) {

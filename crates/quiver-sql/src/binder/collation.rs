@@ -56,10 +56,15 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
             aggregate(args.iter().filter(|a| is_string(&a.data_type())))
                 .unwrap_or((d(), Coercibility::None))
         }
-        // HEX's digits and SPACE's spaces: literal-like strings (MariaDB:
-        // COERCIBLE).
+        // HEX's and the digests' digits and SPACE's spaces: literal-like
+        // strings (MariaDB: COERCIBLE).
         Expr::Function {
-            func: ScalarFunc::Hex | ScalarFunc::Space,
+            func:
+                ScalarFunc::Hex
+                | ScalarFunc::Space
+                | ScalarFunc::Md5
+                | ScalarFunc::Sha1
+                | ScalarFunc::Sha2,
             ..
         } => (d(), Coercibility::Coercible),
         Expr::Case {
@@ -103,6 +108,8 @@ fn combines_operands(func: ScalarFunc) -> bool {
             | ScalarFunc::ConcatWs
             | ScalarFunc::SubstringIndex
             | ScalarFunc::Insert
+            | ScalarFunc::Greatest
+            | ScalarFunc::Least
     )
 }
 
@@ -201,7 +208,12 @@ fn ascii_repertoire(e: &Expr) -> bool {
             args.iter().all(ascii_repertoire)
         }
         Expr::Function {
-            func: ScalarFunc::Hex | ScalarFunc::Space,
+            func:
+                ScalarFunc::Hex
+                | ScalarFunc::Space
+                | ScalarFunc::Md5
+                | ScalarFunc::Sha1
+                | ScalarFunc::Sha2,
             ..
         } => true,
         _ => !is_string(&e.data_type()),

@@ -251,7 +251,16 @@ impl Binder<'_> {
                             n => Some(varchar(whole.min(n as u64))),
                         }
                     }
-                    F::Coalesce | F::NullIf => {
+                    // Hex digits of the digest.
+                    F::Md5 => Some(varchar(32)),
+                    F::Sha1 => Some(varchar(40)),
+                    F::Sha2 => match constant(args.get(1)?) {
+                        Some(0) => Some(varchar(64)),
+                        Some(bits @ (224 | 256 | 384 | 512)) => Some(varchar(bits as u64 / 4)),
+                        Some(_) => Some(Declared::Char(0)),
+                        None => Some(varchar(128)),
+                    },
+                    F::Coalesce | F::NullIf | F::Greatest | F::Least => {
                         let operands = if *func == F::NullIf {
                             &args[..1]
                         } else {

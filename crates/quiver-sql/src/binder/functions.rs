@@ -72,8 +72,6 @@ const UNSUPPORTED: &[&str] = &[
     "log10",
     "log2",
     "sign",
-    "greatest",
-    "least",
     "ascii",
     "ord",
     "char",
@@ -101,7 +99,6 @@ const UNSUPPORTED: &[&str] = &[
     "to_days",
     "from_days",
     "cast",
-    "field",
     "elt",
     "concat_ws",
     "any_value",
@@ -109,9 +106,6 @@ const UNSUPPORTED: &[&str] = &[
     "strcmp",
     "regexp_like",
     "regexp_replace",
-    "md5",
-    "sha1",
-    "sha2",
 ];
 
 impl Binder<'_> {
@@ -335,6 +329,34 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                 "collation" => Expr::Literal(ScalarValue::Utf8(c.name().into()), DataType::Utf8),
                 _ => Expr::Literal(ScalarValue::Utf8(c.charset().name().into()), DataType::Utf8),
             })
+        }
+        "greatest" | "least" => {
+            arity(name, &args, 2..=usize::MAX)?;
+            let func = if name == "greatest" {
+                ScalarFunc::Greatest
+            } else {
+                ScalarFunc::Least
+            };
+            extreme(func, name, args)
+        }
+        // FIELD(x, a, ...): the position of the first argument equal to x
+        // (0 for none, or a NULL x): CASE WHEN x = a THEN 1 ... ELSE 0 END.
+        "field" => {
+            arity(name, &args, 2..=usize::MAX)?;
+            field(name, args)
+        }
+        "md5" | "sha1" | "sha" => {
+            arity(name, &args, 1..=1)?;
+            let func = if name == "md5" {
+                ScalarFunc::Md5
+            } else {
+                ScalarFunc::Sha1
+            };
+            Ok(digest(func, args))
+        }
+        "sha2" => {
+            arity(name, &args, 2..=2)?;
+            Ok(digest(ScalarFunc::Sha2, args))
         }
         // STRCMP(a, b): -1, 0 or 1 under the collation a and b resolve to.
         "strcmp" => {
@@ -779,6 +801,144 @@ fn collated_string_fn(f: Expr, op: &str) -> Result<Expr> {
         args,
         data_type,
     })
+}
+
+/// The type GREATEST / LEAST compare and return in, as MariaDB picks it
+/// from the arguments' types (NULLs left out): strings when all are, dates
+/// among dates and strings, DOUBLE when strings meet numbers, else the
+/// numbers' common type.
+fn extreme_type(args: &[Expr]) -> Result<DataType> {
+    use quiver_common::types::is_temporal;
+    let types: Vec<DataType> = args
+        .iter()
+        .map(Expr::data_type)
+        .filter(|t| *t != DataType::Null)
+        .collect();
+    if types.iter().all(is_string) {
+        return Ok(DataType::Utf8);
+    }
+    if types.iter().any(is_temporal) {
+        if !types.iter().all(|t| is_temporal(t) || is_string(t)) {
+            return Err(QuiverError::not_supported(
+                "GREATEST / LEAST of dates and numbers",
+            ));
+        }
+        return Ok(
+            if types.iter().any(|t| matches!(t, DataType::Timestamp(..))) {
+                datetime_type()
+            } else {
+                DataType::Date32
+            },
+        );
+    }
+    if types.iter().any(is_string) {
+        return Ok(DataType::Float64);
+    }
+    Ok(coerce::branches_common_type(
+        &types,
+        &args
+            .iter()
+            .filter(|a| a.data_type() != DataType::Null)
+            .map(coerce::integer_decimal_type)
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// GREATEST / LEAST over `args` (at least two).
+fn extreme(func: ScalarFunc, name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let t = extreme_type(&args)?;
+    if args
+        .iter()
+        .any(|a| matches!(a, Expr::Literal(ScalarValue::Null, _)))
+    {
+        // MariaDB types a NULL among numbers as DOUBLE.
+        let t = if is_string(&t) || t == DataType::Null {
+            t
+        } else {
+            DataType::Float64
+        };
+        return Ok(null_lit(t));
+    }
+    let args = if is_string(&t) {
+        // Compared under the collation the strings resolve to (1267 if
+        // none); a binary argument makes them all bytes.
+        collation::collate_operands(args, name)?
+    } else {
+        args.into_iter().map(|a| cast(a, &t)).collect()
+    };
+    let data_type = args[0].data_type();
+    Ok(coerce::fold(Expr::Function {
+        func,
+        args,
+        data_type,
+    }))
+}
+
+/// FIELD(x, a, ...) as a CASE of equalities: strings compare under their
+/// collation when all arguments are strings, numbers as numbers when all
+/// are numbers, anything else as DOUBLE (MariaDB's rule).
+fn field(name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let types: Vec<DataType> = args.iter().map(Expr::data_type).collect();
+    let all_strings = types.iter().all(|t| is_string(t) || *t == DataType::Null);
+    let all_numbers = types
+        .iter()
+        .all(|t| quiver_common::types::is_numeric(t) || *t == DataType::Null);
+    let args: Vec<Expr> = if all_strings {
+        collation::collate_operands(args, name)?
+    } else if all_numbers {
+        args
+    } else {
+        args.into_iter()
+            .map(|a| cast(a, &DataType::Float64))
+            .collect()
+    };
+    let int = |v: i64| Expr::Literal(ScalarValue::Int64(v), DataType::Int64);
+    let mut it = args.into_iter();
+    let x = it.next().expect("arity checked");
+    let mut branches = Vec::new();
+    for (i, a) in it.enumerate() {
+        if matches!(a, Expr::Literal(ScalarValue::Null, _)) {
+            continue;
+        }
+        branches.push((
+            coerce::compare(BinaryOp::Eq, x.clone(), a),
+            int(i as i64 + 1),
+        ));
+    }
+    if branches.is_empty() || matches!(x, Expr::Literal(ScalarValue::Null, _)) {
+        return Ok(int(0));
+    }
+    Ok(coerce::case(branches, Some(int(0))))
+}
+
+/// MD5 / SHA1 / SHA2 of a value's text in its charset (numbers and dates
+/// as they print); NULL for a NULL string.
+fn digest(func: ScalarFunc, args: Vec<Expr>) -> Expr {
+    let mut it = args.into_iter();
+    let s = it.next().expect("arity checked");
+    if matches!(s, Expr::Literal(ScalarValue::Null, _)) {
+        return null_lit(DataType::Utf8);
+    }
+    let s = string_arg(s);
+    // The bytes hashed are the string's in its own charset.
+    let s = if is_string(&s.data_type()) && !quiver_common::types::is_binary(&s.data_type()) {
+        collation::collated(s)
+    } else {
+        s
+    };
+    let mut args = vec![s];
+    // SHA2's bit count: MariaDB reads a NULL as 0 (SHA-256).
+    args.extend(it.map(|bits| match bits {
+        Expr::Literal(ScalarValue::Null, _) => {
+            Expr::Literal(ScalarValue::Int64(0), DataType::Int64)
+        }
+        bits => cast(bits, &DataType::Int64),
+    }));
+    Expr::Function {
+        func,
+        args,
+        data_type: DataType::Utf8,
+    }
 }
 
 /// COALESCE / IFNULL: the common type of the arguments.
