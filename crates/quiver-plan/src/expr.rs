@@ -163,6 +163,9 @@ pub enum ScalarFunc {
     /// values the first.
     Greatest,
     Least,
+    /// FIELD(x, a, ...): the position of the first argument equal to x (all
+    /// cast to one compare type by the binder), 0 for none or a NULL x.
+    Field,
     /// MD5(str) / SHA1(str): the digest of the string's bytes in its
     /// charset, as lower-case hex digits.
     Md5,

@@ -77,6 +77,7 @@ fn function_name(f: ScalarFunc) -> &'static str {
         ScalarFunc::Hex => "hex",
         ScalarFunc::Greatest => "greatest",
         ScalarFunc::Least => "least",
+        ScalarFunc::Field => "field",
         ScalarFunc::Md5 => "md5",
         ScalarFunc::Sha1 => "sha1",
         ScalarFunc::Sha2 => "sha2",

@@ -278,6 +278,7 @@ pub fn call(
         }
         ScalarFunc::Hex => hex(arg(0)?, collation)?,
         ScalarFunc::Greatest | ScalarFunc::Least => extreme(func, &arrays, t, collation)?,
+        ScalarFunc::Field => field(&arrays, collation)?,
         ScalarFunc::Md5 | ScalarFunc::Sha1 | ScalarFunc::Sha2 => {
             digest(func, arg(0)?, arrays.get(1), collation)?
         }
@@ -494,6 +495,26 @@ fn extreme(
         }
         _ => Ok(best),
     }
+}
+
+/// FIELD(x, a, ...) row by row: the 1-based position of the first `a`
+/// equal to `x`, else 0 (also where `x` is NULL: NULL equals nothing).
+fn field(arrays: &[ArrayRef], collation: Collation) -> Result<ArrayRef> {
+    let x = &arrays[0];
+    let mut pos = vec![0i64; x.len()];
+    for (k, a) in arrays[1..].iter().enumerate() {
+        if a.data_type() == &DataType::Null {
+            continue;
+        }
+        let eq =
+            super::compare::compare_arrays_collated(quiver_plan::BinaryOp::Eq, x, a, collation)?;
+        for (p, hit) in pos.iter_mut().zip(eq.iter()) {
+            if *p == 0 && hit == Some(true) {
+                *p = k as i64 + 1;
+            }
+        }
+    }
+    Ok(Arc::new(Int64Array::from(pos)))
 }
 
 /// MD5 / SHA1 / SHA2(s, bits) of each string's bytes in its charset, as

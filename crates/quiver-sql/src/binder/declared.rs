@@ -388,7 +388,8 @@ impl Binder<'_> {
             Expr::Function { func, args, .. } => {
                 use ScalarFunc as F;
                 match func {
-                    F::Coalesce => self.common_int(args.iter(), unsigned),
+                    F::Coalesce | F::Greatest | F::Least => self.common_int(args.iter(), unsigned),
+                    F::Field => fixed(IntKind::Long, 3),
                     F::NullIf | F::DeclaredScale => operand(args.first()?),
                     F::Abs => {
                         let a = operand(args.first()?)?;

@@ -339,8 +339,6 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             };
             extreme(func, name, args)
         }
-        // FIELD(x, a, ...): the position of the first argument equal to x
-        // (0 for none, or a NULL x): CASE WHEN x = a THEN 1 ... ELSE 0 END.
         "field" => {
             arity(name, &args, 2..=usize::MAX)?;
             field(name, args)
@@ -874,41 +872,41 @@ fn extreme(func: ScalarFunc, name: &str, args: Vec<Expr>) -> Result<Expr> {
     }))
 }
 
-/// FIELD(x, a, ...) as a CASE of equalities: strings compare under their
-/// collation when all arguments are strings, numbers as numbers when all
-/// are numbers, anything else as DOUBLE (MariaDB's rule).
+/// FIELD(x, a, ...): strings compare under their collation when all
+/// arguments are strings, numbers in their common type when all are
+/// numbers, anything else as DOUBLE (MariaDB's rule).
 fn field(name: &str, args: Vec<Expr>) -> Result<Expr> {
-    let types: Vec<DataType> = args.iter().map(Expr::data_type).collect();
-    let all_strings = types.iter().all(|t| is_string(t) || *t == DataType::Null);
-    let all_numbers = types
-        .iter()
-        .all(|t| quiver_common::types::is_numeric(t) || *t == DataType::Null);
-    let args: Vec<Expr> = if all_strings {
-        collation::collate_operands(args, name)?
-    } else if all_numbers {
-        args
-    } else {
-        args.into_iter()
-            .map(|a| cast(a, &DataType::Float64))
-            .collect()
-    };
     let int = |v: i64| Expr::Literal(ScalarValue::Int64(v), DataType::Int64);
-    let mut it = args.into_iter();
-    let x = it.next().expect("arity checked");
-    let mut branches = Vec::new();
-    for (i, a) in it.enumerate() {
-        if matches!(a, Expr::Literal(ScalarValue::Null, _)) {
-            continue;
-        }
-        branches.push((
-            coerce::compare(BinaryOp::Eq, x.clone(), a),
-            int(i as i64 + 1),
-        ));
-    }
-    if branches.is_empty() || matches!(x, Expr::Literal(ScalarValue::Null, _)) {
+    if matches!(args[0], Expr::Literal(ScalarValue::Null, _)) {
         return Ok(int(0));
     }
-    Ok(coerce::case(branches, Some(int(0))))
+    let types: Vec<DataType> = args
+        .iter()
+        .map(Expr::data_type)
+        .filter(|t| *t != DataType::Null)
+        .collect();
+    let args: Vec<Expr> = if types.iter().all(is_string) {
+        collation::collate_operands(args, name)?
+    } else {
+        let t = if types.iter().all(quiver_common::types::is_numeric) {
+            coerce::branches_common_type(
+                &types,
+                &args
+                    .iter()
+                    .filter(|a| a.data_type() != DataType::Null)
+                    .map(coerce::integer_decimal_type)
+                    .collect::<Vec<_>>(),
+            )
+        } else {
+            DataType::Float64
+        };
+        args.into_iter().map(|a| cast(a, &t)).collect()
+    };
+    Ok(Expr::Function {
+        func: ScalarFunc::Field,
+        args,
+        data_type: DataType::Int64,
+    })
 }
 
 /// MD5 / SHA1 / SHA2 of a value's text in its charset (numbers and dates

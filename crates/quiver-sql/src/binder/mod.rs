@@ -646,6 +646,17 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
             args,
             ..
         } => args.iter().all(|a| nullable(a, input)),
+        // 0 when nothing matches, also for a NULL x.
+        Expr::Function {
+            func: ScalarFunc::Field,
+            ..
+        } => false,
+        // NULL exactly when an argument is.
+        Expr::Function {
+            func: ScalarFunc::Greatest | ScalarFunc::Least,
+            args,
+            ..
+        } => args.iter().any(|a| nullable(a, input)),
         // String results (CONCAT, UPPER, TRIM, SUBSTRING, ...) and EXTRACT
         // may be NULL in MySQL even from non-NULL arguments (a result longer
         // than max_allowed_packet, an invalid date): MariaDB declares them
