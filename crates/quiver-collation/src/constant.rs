@@ -78,13 +78,40 @@ impl CollatedConstant {
         values: &[u8],
         out: &mut [u64],
     ) -> Result<(), OffsetsError> {
+        self.eq_column_shaped(k, offsets, values, sk::RowShape::default(), out)
+    }
+
+    /// [`CollatedConstant::eq_column`] over rows of a known shape (a
+    /// storage page's statistics), which lets the byte and folding kernels
+    /// rule out rows by length alone (see [`sk::RowShape`]).
+    pub fn eq_column_shaped<C: Collator, O: Offset>(
+        &self,
+        k: C,
+        offsets: &[O],
+        values: &[u8],
+        shape: sk::RowShape,
+        out: &mut [u64],
+    ) -> Result<(), OffsetsError> {
         if C::BINARY_EQ {
-            return sk::eq_const_offsets(offsets, values, &self.kernel, C::PAD_SPACE, out);
+            return sk::eq_const_offsets_shaped(
+                offsets,
+                values,
+                &self.kernel,
+                C::PAD_SPACE,
+                shape,
+                out,
+            );
         }
         if let (true, Some(folded)) = (C::ASCII_CI, &self.folded) {
-            return sk::eq_const_folded_offsets(offsets, values, folded, C::PAD_SPACE, out, |v| {
-                k.eq_const(self, v)
-            });
+            return sk::eq_const_folded_offsets_shaped(
+                offsets,
+                values,
+                folded,
+                C::PAD_SPACE,
+                shape,
+                out,
+                |v| k.eq_const(self, v),
+            );
         }
         let rows = offsets.len().saturating_sub(1);
         let needed_words = rows.div_ceil(64);

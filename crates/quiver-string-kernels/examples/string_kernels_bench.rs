@@ -32,8 +32,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use quiver_string_kernels::{
-    contains_offsets, eq_const_folded_offsets, eq_const_offsets, reference, Isa, PreparedConstant,
-    PreparedFoldedConstant, SubstringFinder,
+    contains_offsets, eq_const_folded_offsets_shaped, eq_const_offsets_shaped, reference, Isa,
+    PreparedConstant, PreparedFoldedConstant, RowShape, SubstringFinder,
 };
 
 /// Words of the TPC-H comment grammar (nouns, verbs, adjectives, adverbs,
@@ -746,8 +746,14 @@ fn main() {
         let pc = PreparedConstant::new(c);
         let pp = PreparedConstant::with_isa(c, Isa::Portable);
         let show = String::from_utf8_lossy(c);
-        for pad in [false, true] {
-            let what = if pad { "pad_space" } else { "exact" };
+        let known = shape_of(col);
+        for (pad, shape) in [(false, None), (true, None), (true, Some(known))] {
+            let what = match (pad, shape) {
+                (false, _) => "exact".to_string(),
+                (true, None) => "pad_space".to_string(),
+                (true, Some(s)) => format!("pad_space, {}", shape_label(s)),
+            };
+            let shape = shape.unwrap_or_default();
             let trimmed = reference::trim_end_spaces(c);
             bench.run(
                 &format!("{label} = '{show}' ({what}, eq_const_offsets)"),
@@ -755,10 +761,12 @@ fn main() {
                 col.bytes(),
                 Variants {
                     kernel: &mut |o| {
-                        eq_const_offsets(&col.offsets, &col.values, &pc, pad, o).unwrap()
+                        eq_const_offsets_shaped(&col.offsets, &col.values, &pc, pad, shape, o)
+                            .unwrap()
                     },
                     portable: Some(&mut |o| {
-                        eq_const_offsets(&col.offsets, &col.values, &pp, pad, o).unwrap()
+                        eq_const_offsets_shaped(&col.offsets, &col.values, &pp, pad, shape, o)
+                            .unwrap()
                     }),
                     std: Some(&mut |o| {
                         if pad {
@@ -796,21 +804,27 @@ fn main() {
         let fp = PreparedFoldedConstant::with_isa(&lower, Isa::Portable).expect("ASCII constant");
         let show = String::from_utf8_lossy(&lower);
         let upper_trimmed = reference::trim_end_spaces(c);
-        for pad in [false, true] {
-            let what = if pad { "pad_space" } else { "no pad" };
+        let known = shape_of(col);
+        for (pad, shape) in [(false, None), (true, None), (true, Some(known))] {
+            let what = match (pad, shape) {
+                (false, _) => "no pad".to_string(),
+                (true, None) => "pad_space".to_string(),
+                (true, Some(s)) => format!("pad_space, {}", shape_label(s)),
+            };
+            let shape = shape.unwrap_or_default();
+            let folded = |p: &PreparedFoldedConstant, o: &mut [u64]| {
+                eq_const_folded_offsets_shaped(&col.offsets, &col.values, p, pad, shape, o, |_| {
+                    false
+                })
+                .unwrap()
+            };
             bench.run(
                 &format!("{label} = '{show}' (ci {what}, eq_const_folded_offsets)"),
                 col.rows(),
                 col.bytes(),
                 Variants {
-                    kernel: &mut |o| {
-                        eq_const_folded_offsets(&col.offsets, &col.values, &fc, pad, o, |_| false)
-                            .unwrap()
-                    },
-                    portable: Some(&mut |o| {
-                        eq_const_folded_offsets(&col.offsets, &col.values, &fp, pad, o, |_| false)
-                            .unwrap()
-                    }),
+                    kernel: &mut |o| folded(&fc, o),
+                    portable: Some(&mut |o| folded(&fp, o)),
                     std: Some(&mut |o| {
                         mask_rows(col, o, |v| {
                             let v = if pad {
@@ -841,6 +855,28 @@ fn main() {
     }
 
     print_results(&bench.rows, csv);
+}
+
+/// The column's true [`RowShape`], as a storage page's statistics give it.
+fn shape_of(col: &Column) -> RowShape {
+    let mut shape = RowShape {
+        max_trailing_spaces: Some(0),
+        ascii: col.values.is_ascii(),
+    };
+    for w in col.offsets.windows(2) {
+        let v = &col.values[w[0] as usize..w[1] as usize];
+        let trailing = v.iter().rev().take_while(|&&b| b == b' ').count();
+        shape.max_trailing_spaces = shape.max_trailing_spaces.max(Some(trailing));
+    }
+    shape
+}
+
+fn shape_label(s: RowShape) -> String {
+    format!(
+        "<= {} trailing spaces{}",
+        s.max_trailing_spaces.unwrap_or(usize::MAX),
+        if s.ascii { ", ASCII" } else { "" }
+    )
 }
 
 fn print_results(rows: &[Row], csv: bool) {

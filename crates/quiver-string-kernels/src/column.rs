@@ -118,6 +118,17 @@ impl fmt::Display for OffsetsError {
 
 impl std::error::Error for OffsetsError {}
 
+/// What is known of a column's rows beyond their bytes (a storage page's
+/// statistics): with it, equality under PAD SPACE or ASCII case folding
+/// need not read rows too long to match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowShape {
+    /// No row ends in more than this many spaces (0x20); `None`: unknown.
+    pub max_trailing_spaces: Option<usize>,
+    /// Every byte of every row is ASCII.
+    pub ascii: bool,
+}
+
 /// Number of rows of a column with these offsets.
 #[inline]
 fn row_count<O>(offsets: &[O]) -> usize {
@@ -192,6 +203,22 @@ pub fn eq_const_offsets<O: Offset>(
     pad_space: bool,
     out: &mut [u64],
 ) -> Result<(), OffsetsError> {
+    eq_const_offsets_shaped(offsets, values, c, pad_space, RowShape::default(), out)
+}
+
+/// [`eq_const_offsets`] over rows of a known [`RowShape`]: under PAD SPACE
+/// a row longer than the trimmed constant matches only if the rest is
+/// spaces, so with at most `m` trailing spaces only rows up to `m` bytes
+/// longer are candidates (none when no row ends in a space), and the
+/// length test alone rules out the rest, as for an exact compare.
+pub fn eq_const_offsets_shaped<O: Offset>(
+    offsets: &[O],
+    values: &[u8],
+    c: &PreparedConstant,
+    pad_space: bool,
+    shape: RowShape,
+    out: &mut [u64],
+) -> Result<(), OffsetsError> {
     // The compared length: the whole constant, or under PAD SPACE the
     // trimmed constant (then longer rows can match too, if the rest is spaces).
     let k = if pad_space {
@@ -206,11 +233,14 @@ pub fn eq_const_offsets<O: Offset>(
     if pad_space {
         // Longer rows rarely start with the constant, so branching on that
         // is cheap and skips the trailing-space check.
+        let longest = shape
+            .max_trailing_spaces
+            .map_or(usize::MAX, |m| k.saturating_add(m));
         eq_by_length(
             offsets,
             values,
             k,
-            pad_space,
+            longest,
             isa,
             out,
             |v| c.trimmed_eq_same_len(v),
@@ -222,7 +252,7 @@ pub fn eq_const_offsets<O: Offset>(
             offsets,
             values,
             k,
-            false,
+            k,
             isa,
             out,
             |v| c.eq_same_len(v),
@@ -257,6 +287,31 @@ pub fn eq_const_folded_offsets<O: Offset>(
     c: &PreparedFoldedConstant,
     pad_space: bool,
     out: &mut [u64],
+    not_ascii: impl FnMut(&[u8]) -> bool,
+) -> Result<(), OffsetsError> {
+    eq_const_folded_offsets_shaped(
+        offsets,
+        values,
+        c,
+        pad_space,
+        RowShape::default(),
+        out,
+        not_ascii,
+    )
+}
+
+/// [`eq_const_folded_offsets`] over rows of a known [`RowShape`]: when
+/// every row is ASCII, a longer row is a candidate only for its trailing
+/// spaces under PAD SPACE (a non-ASCII character weighing as a letter is
+/// what otherwise makes longer rows candidates), so only rows up to that
+/// many bytes longer are read.
+pub fn eq_const_folded_offsets_shaped<O: Offset>(
+    offsets: &[O],
+    values: &[u8],
+    c: &PreparedFoldedConstant,
+    pad_space: bool,
+    shape: RowShape,
+    out: &mut [u64],
     mut not_ascii: impl FnMut(&[u8]) -> bool,
 ) -> Result<(), OffsetsError> {
     let upper = if pad_space {
@@ -276,11 +331,16 @@ pub fn eq_const_folded_offsets<O: Offset>(
         let [eq, high] = crate::run_on!(isa, eq2_masks64(b, byte, byte.to_ascii_lowercase()));
         (high == 0).then_some(eq)
     };
+    let longest = match (shape.ascii, pad_space, shape.max_trailing_spaces) {
+        (true, false, _) => k,
+        (true, true, Some(m)) => k.saturating_add(m),
+        _ => usize::MAX,
+    };
     eq_by_length(
         offsets,
         values,
         k,
-        true,
+        longest,
         isa,
         out,
         |v| match c.match_same_len(v, pad_space) {
@@ -311,8 +371,8 @@ fn is_all_spaces_on(isa: Isa, s: &[u8]) -> bool {
 }
 
 /// The loop of the equality helpers: rows of exactly `k` bytes go to
-/// `same_row`, longer rows (only when `longer_rows`) to `longer_row`, and
-/// shorter rows are unequal. When `k == 1` and all 64 rows of a block are
+/// `same_row`, rows of `k + 1 ..= longest` bytes to `longer_row`, and
+/// shorter and longer rows are unequal. When `k == 1` and all 64 rows of a block are
 /// one byte long, the block's rows are 64 consecutive bytes: `dense` gets
 /// them and answers the block (`None`: row by row after all). A column of
 /// one-character codes (`l_returnflag = 'R'`) is then a vector compare per
@@ -323,7 +383,7 @@ fn eq_by_length<O: Offset>(
     offsets: &[O],
     values: &[u8],
     k: usize,
-    longer_rows: bool,
+    longest: usize,
     isa: Isa,
     out: &mut [u64],
     same_row: impl Fn(&[u8]) -> bool,
@@ -337,11 +397,18 @@ fn eq_by_length<O: Offset>(
     let lengths_of = |w: usize| {
         let block = block_of(w);
         let same = O::length_bits(block, k, false, isa);
-        // A block of rows all `k` long has no longer ones.
-        let longer = if longer_rows && same != u64::MAX {
-            O::length_bits(block, k, true, isa) & !same
-        } else {
+        // Rows of k + 1 ..= longest bytes (a block of rows all `k` long
+        // has none): one vector pass when that is a single length.
+        let longer = if longest <= k || same == u64::MAX {
             0
+        } else if longest == k + 1 {
+            O::length_bits(block, k + 1, false, isa)
+        } else {
+            let beyond = match longest.checked_add(1) {
+                Some(l) => O::length_bits(block, l, true, isa),
+                None => 0,
+            };
+            O::length_bits(block, k, true, isa) & !same & !beyond
         };
         BlockLengths { same, longer }
     };

@@ -58,8 +58,8 @@ mod portable;
 pub mod reference;
 
 pub use column::{
-    contains_offsets, eq_const_folded_offsets, eq_const_offsets, validated as validate_offsets,
-    Offset, OffsetsError,
+    contains_offsets, eq_const_folded_offsets, eq_const_folded_offsets_shaped, eq_const_offsets,
+    eq_const_offsets_shaped, validated as validate_offsets, Offset, OffsetsError, RowShape,
 };
 pub use constant::{FoldedMatch, PreparedConstant, PreparedFoldedConstant};
 pub use finder::SubstringFinder;

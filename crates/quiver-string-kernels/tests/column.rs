@@ -4,8 +4,9 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use quiver_string_kernels::{
-    contains_offsets, eq_const_folded_offsets, eq_const_offsets, reference, Isa, Offset,
-    OffsetsError, PreparedConstant, PreparedFoldedConstant, SubstringFinder,
+    contains_offsets, eq_const_folded_offsets, eq_const_folded_offsets_shaped, eq_const_offsets,
+    eq_const_offsets_shaped, reference, Isa, Offset, OffsetsError, PreparedConstant,
+    PreparedFoldedConstant, RowShape, SubstringFinder,
 };
 
 fn offsets_of(rows: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>, Vec<u8>) {
@@ -38,6 +39,15 @@ fn row() -> impl Strategy<Value = Vec<u8>> {
         Just(b"ab".to_vec()),
         Just(b"ab  ".to_vec()),
     ]
+}
+
+/// The tightest true [`RowShape`] of `rows`.
+fn shape_of(rows: &[Vec<u8>]) -> RowShape {
+    let trailing = |r: &Vec<u8>| r.iter().rev().take_while(|&&b| b == b' ').count();
+    RowShape {
+        max_trailing_spaces: Some(rows.iter().map(trailing).max().unwrap_or(0)),
+        ascii: rows.iter().all(|r| r.is_ascii()),
+    }
 }
 
 proptest! {
@@ -89,6 +99,14 @@ proptest! {
             let mut want_spare = want.clone();
             *want_spare.last_mut().unwrap() = u64::MAX;
             prop_assert_eq!(&out, &want_spare, "{:?} i64", isa);
+            // Told the rows' true shape (as tight as it gets), the same answer.
+            let shape = shape_of(&rows);
+            let mut out = vec![0u64; words];
+            eq_const_offsets_shaped(&o32, &values, &p, pad, shape, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i32 {:?}", isa, shape);
+            let mut out = vec![0u64; words];
+            eq_const_offsets_shaped(&o64, &values, &p, pad, shape, &mut out).unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i64 {:?}", isa, shape);
         }
     }
 
@@ -160,6 +178,15 @@ proptest! {
             let mut want_spare = want.clone();
             *want_spare.last_mut().unwrap() = u64::MAX;
             prop_assert_eq!(&out, &want_spare, "{:?} i64", isa);
+            let shape = shape_of(&rows);
+            let mut out = vec![0u64; words];
+            eq_const_folded_offsets_shaped(&o32, &values, &p, pad, shape, &mut out, not_ascii)
+                .unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i32 {:?}", isa, shape);
+            let mut out = vec![0u64; words];
+            eq_const_folded_offsets_shaped(&o64, &values, &p, pad, shape, &mut out, not_ascii)
+                .unwrap();
+            prop_assert_eq!(&out, &want, "{:?} i64 {:?}", isa, shape);
         }
     }
 
