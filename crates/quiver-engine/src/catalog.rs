@@ -85,6 +85,7 @@ fn zone_maps(layout: &quiver_storage::table_file::Layout, schema: &SchemaRef) ->
                             max: k.max,
                             max_is_prefix: k.max_is_prefix,
                         }),
+                        shape: z.shape,
                     })
                     .collect()
             })

@@ -113,6 +113,9 @@ pub struct ColumnZone {
     /// For a string column whose collation does not order by bytes, its
     /// bounds under that collation (`min`/`max` above are in byte order).
     pub collated: Option<CollatedBounds>,
+    /// For a text column, how its rows end and whether they are ASCII:
+    /// equality kernels then rule rows out by length alone.
+    pub shape: Option<quiver_collation::RowShape>,
 }
 
 /// Bounds of a string column under a collation, as that collation's

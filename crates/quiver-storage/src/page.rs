@@ -18,7 +18,7 @@ use arrow_schema::{DataType, TimeUnit};
 use quiver_common::ScalarValue;
 
 use crate::sketch::DistinctSketch;
-use quiver_collation::{with_collator, Collation, Collator};
+use quiver_collation::{with_collator, Collation, Collator, RowShape};
 
 pub const PAGE_MAGIC: &[u8; 4] = b"QVPG";
 pub const FORMAT_VERSION: u8 = 2;
@@ -219,6 +219,10 @@ pub struct RawStats {
     /// Bounds of a string page under the column's collation, when that
     /// collation does not order by bytes.
     pub collated: Option<CollatedStats>,
+    /// A text page's row shape: the most trailing spaces of any value and
+    /// whether all bytes are ASCII (lets PAD SPACE and `_ci` equality rule
+    /// rows out by length alone).
+    pub shape: Option<RowShape>,
 }
 
 /// Min/max of a string page under a collation whose order is not byte
@@ -241,7 +245,9 @@ impl RawStats {
     /// `flags u8 | min_len u8 | min | max_len u8 | max`; flags bit 0 = has
     /// min/max, bit 1 = max is a prefix, bit 2 = collated bounds follow
     /// (after min/max when bit 0 is set): `collation id u16 | flags u8 (bit
-    /// 0 = max is a prefix) | min_len u8 | min | max_len u8 | max`.
+    /// 0 = max is a prefix) | min_len u8 | min | max_len u8 | max`; bit 3 =
+    /// the row shape follows: `most trailing spaces u16 (0xFFFF: that many
+    /// or more) | flags u8 (bit 0 = all ASCII)`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = vec![0];
         if let (Some(min), Some(max)) = (&self.min, &self.max) {
@@ -259,6 +265,15 @@ impl RawStats {
             out.extend_from_slice(&k.min);
             out.push(k.max.len() as u8);
             out.extend_from_slice(&k.max);
+        }
+        if let Some(shape) = &self.shape {
+            out[0] |= 8;
+            let most = shape
+                .max_trailing_spaces
+                .and_then(|m| u16::try_from(m).ok())
+                .unwrap_or(u16::MAX);
+            out.extend_from_slice(&most.to_le_bytes());
+            out.push(u8::from(shape.ascii));
         }
         out
     }
@@ -292,6 +307,14 @@ impl RawStats {
                 min,
                 max,
                 max_is_prefix,
+            });
+        }
+        if flags & 8 != 0 {
+            let most = bytes(2)?;
+            let most = u16::from_le_bytes([most[0], most[1]]);
+            out.shape = Some(RowShape {
+                max_trailing_spaces: (most != u16::MAX).then_some(usize::from(most)),
+                ascii: bytes(1)?[0] & 1 != 0,
             });
         }
         Some(out)
@@ -649,6 +672,7 @@ pub fn encode_page_collated(
                 &mut sketch,
             );
             stats = string_stats(|i| a.value(i).as_bytes(), rows, &valid, true);
+            stats.shape = Some(row_shape(offsets, data));
             if let Some(c) = collation {
                 stats.collated = collated_stats(|i| a.value(i).as_bytes(), rows, &valid, c);
             }
@@ -838,6 +862,26 @@ fn string_stats<'a>(
         max: Some(max[..nmax].to_vec()),
         max_is_prefix: nmax < max.len(),
         collated: None,
+        shape: None,
+    }
+}
+
+/// The shape of a text page's rows (`offsets` into `data`, which starts at
+/// `offsets[0]`). NULL rows' slots count too: kernels run over every slot.
+fn row_shape(offsets: &[i32], data: &[u8]) -> RowShape {
+    let base = offsets[0] as usize;
+    let mut most = 0;
+    for w in offsets.windows(2) {
+        let v = &data[w[0] as usize - base..w[1] as usize - base];
+        // Most values end in another byte: one compare each.
+        if v.last() == Some(&b' ') {
+            most = most.max(v.iter().rev().take_while(|&&b| b == b' ').count());
+        }
+    }
+    RowShape {
+        // The statistics block holds a u16; more is no bound.
+        max_trailing_spaces: (most < usize::from(u16::MAX)).then_some(most),
+        ascii: data.is_ascii(),
     }
 }
 
@@ -1187,6 +1231,33 @@ mod tests {
     }
 
     #[test]
+    fn text_pages_record_their_row_shape_and_it_round_trips() {
+        let shape = |rows: Vec<Option<&str>>| {
+            let a: ArrayRef = Arc::new(StringArray::from(rows));
+            let p = encode_page(&a, 0, 0, 0, Compression::None).unwrap();
+            assert_eq!(RawStats::parse(&p.stats.to_bytes()), Some(p.stats.clone()));
+            p.stats.shape.unwrap()
+        };
+        let s = shape(vec![Some("a  "), None, Some("b"), Some("  c "), Some("")]);
+        assert_eq!((s.max_trailing_spaces, s.ascii), (Some(2), true));
+        let s = shape(vec![Some("é"), Some("x")]);
+        assert_eq!((s.max_trailing_spaces, s.ascii), (Some(0), false));
+        // A sliced array: only its own rows count.
+        let a: ArrayRef = Arc::new(StringArray::from(vec!["     ", "a ", "b", "é "]));
+        let p = encode_page(&a.slice(1, 2), 0, 0, 0, Compression::None).unwrap();
+        let s = p.stats.shape.unwrap();
+        assert_eq!((s.max_trailing_spaces, s.ascii), (Some(1), true));
+        // More spaces than the field holds: no bound.
+        let long = format!("x{}", " ".repeat(70_000));
+        let s = shape(vec![Some(long.as_str())]);
+        assert_eq!(s.max_trailing_spaces, None);
+        // Binary pages have none (PAD SPACE does not apply to them).
+        let bin: ArrayRef = Arc::new(BinaryArray::from_vec(vec![b"a ".as_slice()]));
+        let p = encode_page(&bin, 0, 0, 0, Compression::None).unwrap();
+        assert_eq!(p.stats.shape, None);
+    }
+
+    #[test]
     fn collated_bounds_are_normalized_keys_and_round_trip() {
         let ci = Collation::from_name("utf8mb4_general_ci").unwrap();
         let long = "Zz".repeat(40);
@@ -1242,7 +1313,7 @@ mod tests {
         // refine PAD SPACE order).
         let a: ArrayRef = Arc::new(StringArray::from(vec!["b", "a\u{1}"]));
         let p = encode_page(&a, 0, 0, 0, Compression::None).unwrap();
-        assert_eq!(p.stats, RawStats::default());
+        assert_eq!((&p.stats.min, &p.stats.max), (&None, &None));
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub struct ZoneStats {
     /// Bounds under the column's collation when it does not order by bytes
     /// (see [`page::CollatedStats`]), with the collation they are keys of.
     pub collated: Option<CollatedZone>,
+    /// A text column's row shape in the row group (see [`page::RawStats`]).
+    pub shape: Option<quiver_collation::RowShape>,
 }
 
 /// Bounds of a string column's row group under a collation, as normalized
@@ -184,6 +186,7 @@ impl Layout {
                                     max_is_prefix: k.max_is_prefix,
                                 })
                             }),
+                            shape: p.stats.shape,
                         }
                     })
                     .collect()

@@ -515,6 +515,62 @@ impl PhysicalExpr {
     }
 
     /// Evaluates a predicate into a mask where NULL counts as false.
+    /// [`PhysicalExpr::evaluate_mask`] for a scan's filter, told what
+    /// storage recorded of the batch's text columns (`shapes[i]` for column
+    /// `i`): `col = 'const'` on such a column runs the equality kernel with
+    /// the shape, which lets it skip rows by length alone.
+    pub fn evaluate_mask_shaped(
+        &self,
+        batch: &RecordBatch,
+        shapes: &[Option<quiver_collation::RowShape>],
+    ) -> Result<BooleanArray> {
+        if let PhysicalExpr::Binary {
+            op: BinaryOp::Eq,
+            left,
+            right,
+            collation,
+            ..
+        } = self
+        {
+            let (column, constant) = match (left.column_index(), right.column_index()) {
+                (Some(c), None) => (c, right.as_ref()),
+                (None, Some(c)) => (c, left.as_ref()),
+                _ => return self.evaluate_mask(batch),
+            };
+            if let (Some(Some(shape)), Some(ScalarValue::Utf8(v))) =
+                (shapes.get(column), constant.literal())
+            {
+                let a = batch.column(column);
+                if a.data_type() == &DataType::Utf8 {
+                    let eq = compare::eq_text_shaped(a, v.as_bytes(), *collation, *shape)?;
+                    return Ok(match eq.nulls() {
+                        Some(n) => BooleanArray::new(eq.values() & n.inner(), None),
+                        None => eq,
+                    });
+                }
+            }
+        }
+        self.evaluate_mask(batch)
+    }
+
+    /// The batch column this is (under any COLLATE).
+    fn column_index(&self) -> Option<usize> {
+        match self {
+            PhysicalExpr::Column(i) => Some(*i),
+            PhysicalExpr::Collate(inner, _) => inner.column_index(),
+            _ => None,
+        }
+    }
+
+    /// The constant this is (under any COLLATE).
+    fn literal(&self) -> Option<&ScalarValue> {
+        match self {
+            PhysicalExpr::Literal(v, _) => Some(v),
+            PhysicalExpr::Collate(inner, _) => inner.literal(),
+            _ => None,
+        }
+    }
+
     pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         let a = self.evaluate_array(batch)?;
         let a = if a.data_type() == &DataType::Boolean {

@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
-use quiver_collation::Collation;
+use quiver_collation::{Collation, RowShape};
 use quiver_common::{Result, ScalarValue};
 use quiver_plan::{BinaryOp, ColumnZone, TableSource};
 
@@ -66,6 +66,9 @@ pub fn take_scan_position() -> Option<ScanPosition> {
 #[derive(Debug)]
 struct Morsels {
     batches: Arc<Vec<RecordBatch>>,
+    /// `[batch][output column]`: the row shape storage recorded for a text
+    /// column of that row group, for the filters' equality kernels.
+    shapes: Vec<Vec<Option<RowShape>>>,
     /// (batch index, offset, length)
     slices: Vec<(usize, usize, usize)>,
     next: AtomicUsize,
@@ -123,8 +126,22 @@ impl ScanExec {
                         off += len;
                     }
                 }
+                let shapes = match &zones {
+                    Some(z) if z.groups.len() == batches.len() => z
+                        .groups
+                        .iter()
+                        .map(|g| {
+                            self.projection
+                                .iter()
+                                .map(|&c| g.get(c).and_then(|z| z.shape))
+                                .collect()
+                        })
+                        .collect(),
+                    _ => vec![Vec::new(); batches.len()],
+                };
                 Ok(Arc::new(Morsels {
                     groups: batches.len(),
+                    shapes,
                     batches,
                     slices,
                     next: AtomicUsize::new(0),
@@ -454,12 +471,19 @@ impl AdaptiveFilters {
         }
     }
 
-    fn apply(&mut self, mut batch: RecordBatch) -> Result<RecordBatch> {
+    /// Filters `batch`, whose text columns have the row `shapes` storage
+    /// recorded (empty when unknown).
+    fn apply(
+        &mut self,
+        mut batch: RecordBatch,
+        shapes: &[Option<RowShape>],
+    ) -> Result<RecordBatch> {
         let mut pending: Option<arrow_array::BooleanArray> = None;
         let mut result = None;
+        // Compacting keeps the columns and so their shapes.
         for &k in &self.order {
             let start = std::time::Instant::now();
-            let mask = self.filters[k].evaluate_mask(&batch)?;
+            let mask = self.filters[k].evaluate_mask_shaped(&batch, shapes)?;
             let st = &mut self.stats[k];
             st.nanos += start.elapsed().as_nanos() as f64;
             st.rows_in += batch.num_rows() as f64;
@@ -550,7 +574,7 @@ impl ExecutionPlan for ScanExec {
                 Ok(b) => b,
                 Err(e) => return Some(Err(e.into())),
             };
-            match filters.apply(batch) {
+            match filters.apply(batch, &morsels.shapes[b]) {
                 Ok(b) if b.num_rows() == 0 => continue,
                 other => {
                     SCAN_POSITION.with(|p| {
@@ -642,6 +666,7 @@ mod tests {
             max,
             max_is_prefix: false,
             collated: None,
+            shape: None,
         }
     }
 
@@ -777,6 +802,7 @@ mod tests {
             max: Some(ScalarValue::Utf8("abd".into())),
             max_is_prefix: true,
             collated: None,
+            shape: None,
         };
         let c = Collation::utf8mb4_bin();
         let s = |x: &str| ScalarValue::Utf8(x.to_string());
@@ -855,6 +881,7 @@ mod tests {
                         max: max[..max.len().min(cut)].to_vec(),
                         max_is_prefix: max.len() > cut,
                     }),
+                    shape: None,
                 };
                 for c in strings.iter().step_by(7) {
                     let cv = ScalarValue::Utf8(c.clone());
@@ -918,7 +945,7 @@ mod tests {
         let mut kept = 0;
         for round in 0..3 {
             for b in t.batches.iter() {
-                let out = filters.apply(b.clone()).unwrap();
+                let out = filters.apply(b.clone(), &[]).unwrap();
                 let mut expect = BooleanArray::from(vec![true; b.num_rows()]);
                 for f in &compiled {
                     let m = f.evaluate_mask(b).unwrap();
