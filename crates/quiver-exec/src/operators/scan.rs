@@ -168,11 +168,14 @@ enum ZonePredicate {
         column: usize,
         op: BinaryOp,
         value: ScalarValue,
+        /// `value`'s [`zone_key`].
+        key: Option<Vec<u8>>,
         collation: Collation,
     },
     In {
         column: usize,
         values: Vec<ScalarValue>,
+        keys: Vec<Option<Vec<u8>>>,
         collation: Collation,
     },
 }
@@ -237,6 +240,7 @@ fn zone_predicates(filters: &[PhysicalExpr], projection: &[usize]) -> Vec<ZonePr
                         column,
                         op,
                         value: value.clone(),
+                        key: zone_key(value, *collation),
                         collation: *collation,
                     });
                 }
@@ -254,6 +258,7 @@ fn zone_predicates(filters: &[PhysicalExpr], projection: &[usize]) -> Vec<ZonePr
                     if let Some(&column) = projection.get(c) {
                         out.push(ZonePredicate::In {
                             column,
+                            keys: values.iter().map(|v| zone_key(v, *collation)).collect(),
                             values,
                             collation: *collation,
                         });
@@ -340,13 +345,11 @@ fn min_cmp(z: &ColumnZone, c: &ScalarValue, collation: Collation) -> Option<Cmp>
 /// under a collation that does not order by bytes: decided by the zone's
 /// bounds under that same collation (normalized keys, compared as bytes),
 /// if it has them.
-fn collated_ruled_out(z: &ColumnZone, op: BinaryOp, c: &str, collation: Collation) -> bool {
+/// `key` is the constant's normalized key under `collation`.
+fn collated_ruled_out(z: &ColumnZone, op: BinaryOp, key: &[u8], collation: Collation) -> bool {
     let Some(b) = z.collated.as_ref().filter(|b| b.collation == collation) else {
         return false;
     };
-    let mut key = Vec::new();
-    collation.normalized_key(c.as_bytes(), &mut key);
-    let key = key.as_slice();
     let min = b.min.as_slice();
     // Every key is below `key`: a whole max below it, or a cut max below
     // as many bytes of it.
@@ -373,12 +376,36 @@ fn collated_ruled_out(z: &ColumnZone, op: BinaryOp, c: &str, collation: Collatio
     }
 }
 
-/// Whether no row of the zone can satisfy `column <op> c`.
-fn compare_ruled_out(z: &ColumnZone, op: BinaryOp, c: &ScalarValue, collation: Collation) -> bool {
-    if let ScalarValue::Utf8(s) = c {
-        if !collation.is_binary_eq() {
-            return collated_ruled_out(z, op, s, collation);
+/// The normalized key zone maps compare a string constant by under a
+/// collation that does not order by bytes (made once per scan, not once
+/// per row group).
+fn zone_key(c: &ScalarValue, collation: Collation) -> Option<Vec<u8>> {
+    match c {
+        ScalarValue::Utf8(s) if !collation.is_binary_eq() => {
+            let mut key = Vec::new();
+            collation.normalized_key(s.as_bytes(), &mut key);
+            Some(key)
         }
+        _ => None,
+    }
+}
+
+/// Whether no row of the zone can satisfy `column <op> c`.
+#[cfg(test)]
+fn compare_ruled_out(z: &ColumnZone, op: BinaryOp, c: &ScalarValue, collation: Collation) -> bool {
+    compare_ruled_out_keyed(z, op, c, zone_key(c, collation).as_deref(), collation)
+}
+
+/// [`compare_ruled_out`] with the constant's [`zone_key`].
+fn compare_ruled_out_keyed(
+    z: &ColumnZone,
+    op: BinaryOp,
+    c: &ScalarValue,
+    key: Option<&[u8]>,
+    collation: Collation,
+) -> bool {
+    if let Some(key) = key {
+        return collated_ruled_out(z, op, key, collation);
     }
     match op {
         BinaryOp::Eq => {
@@ -409,18 +436,20 @@ fn group_ruled_out(predicates: &[ZonePredicate], zones: &[ColumnZone]) -> bool {
                 column,
                 op,
                 value,
+                key,
                 collation,
             } => (*column, &move |z| {
-                compare_ruled_out(z, *op, value, *collation)
+                compare_ruled_out_keyed(z, *op, value, key.as_deref(), *collation)
             }),
             ZonePredicate::In {
                 column,
                 values,
+                keys,
                 collation,
             } => (*column, &move |z| {
-                values
-                    .iter()
-                    .all(|v| compare_ruled_out(z, BinaryOp::Eq, v, *collation))
+                values.iter().zip(keys).all(|(v, k)| {
+                    compare_ruled_out_keyed(z, BinaryOp::Eq, v, k.as_deref(), *collation)
+                })
             }),
         };
         match zones.get(column) {
