@@ -277,28 +277,45 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                 )))
             }
         },
-        DataType::Timestamp(TimeUnit::Microsecond, _) => match from {
-            DataType::Date32 => {
-                let v: Vec<i64> = a
-                    .as_primitive::<Date32Type>()
-                    .values()
+        // Into DATETIME(fsp): the digits beyond fsp are cut (MySQL truncates
+        // a value stored or cast into fewer digits); into more digits the
+        // values stay as they are and only the type changes.
+        DataType::Timestamp(TimeUnit::Microsecond, tag) => {
+            let fsp = types::datetime_fsp(to).unwrap_or(0);
+            let out = match from {
+                DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                    let v = a.as_primitive::<TimestampMicrosecondType>();
+                    if types::datetime_fsp(from).unwrap_or(0) <= fsp {
+                        v.clone()
+                    } else {
+                        v.unary(|t| types::truncate_fsp(t, fsp))
+                    }
+                }
+                DataType::Date32 => {
+                    let v: Vec<i64> = a
+                        .as_primitive::<Date32Type>()
+                        .values()
+                        .iter()
+                        .map(|d| *d as i64 * 86_400_000_000)
+                        .collect();
+                    TimestampMicrosecondArray::new(v.into(), nulls)
+                }
+                DataType::Utf8 => a
+                    .as_string::<i32>()
                     .iter()
-                    .map(|d| *d as i64 * 86_400_000_000)
-                    .collect();
-                Arc::new(TimestampMicrosecondArray::new(v.into(), nulls))
-            }
-            DataType::Utf8 => Arc::new(
-                a.as_string::<i32>()
-                    .iter()
-                    .map(|s| s.and_then(parse_datetime))
+                    .map(|s| {
+                        s.and_then(parse_datetime)
+                            .map(|t| types::truncate_fsp(t, fsp))
+                    })
                     .collect::<TimestampMicrosecondArray>(),
-            ),
-            other => {
-                return Err(QuiverError::not_supported(format!(
-                    "cast of {other} to DATETIME"
-                )))
-            }
-        },
+                other => {
+                    return Err(QuiverError::not_supported(format!(
+                        "cast of {other} to DATETIME"
+                    )))
+                }
+            };
+            Arc::new(out.with_timezone_opt(tag.clone()))
+        }
         DataType::Boolean => {
             let f = floats(a)?;
             Arc::new(BooleanArray::new(
@@ -419,7 +436,17 @@ pub fn sql_cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                         .collect::<Date32Array>(),
                 )
             } else {
-                Arc::new(v.into_iter().collect::<TimestampMicrosecondArray>())
+                let fsp = types::datetime_fsp(to).unwrap_or(0);
+                let tag = match to {
+                    DataType::Timestamp(_, tag) => tag.clone(),
+                    _ => None,
+                };
+                Arc::new(
+                    v.into_iter()
+                        .map(|t| t.map(|t| types::truncate_fsp(t, fsp)))
+                        .collect::<TimestampMicrosecondArray>()
+                        .with_timezone_opt(tag),
+                )
             }
         }
         _ => cast_array(a, to)?,

@@ -537,7 +537,11 @@ fn display_width(t: &DataType) -> Option<u64> {
             *p as u64 + 1 + u64::from(*s > 0)
         }
         DataType::Date32 => 10,
-        DataType::Timestamp(..) => 19,
+        // DATETIME(fsp): a point and fsp digits after the 19.
+        t @ DataType::Timestamp(..) => {
+            let fsp = quiver_common::types::datetime_fsp(t).unwrap_or(0) as u64;
+            19 + fsp + u64::from(fsp > 0)
+        }
         _ => return None,
     })
 }
