@@ -139,11 +139,19 @@ pub fn column_meta(f: &Field, schema: &str, table: &str, results: Option<Collati
             (ty::NEWDECIMAL, len, 0, (*s).max(0) as u8, BINARY_COLLATION)
         }
         DataType::Date32 => (ty::DATE, 10, flag::BINARY, 0, BINARY_COLLATION),
-        // DATETIME(fsp): 19 characters, and a point and fsp digits.
+        // DATETIME(fsp): 19 characters, and a point and fsp digits. A
+        // TIMESTAMP column (and its MIN / MAX) is sent as MariaDB sends it:
+        // type TIMESTAMP, flagged UNSIGNED as well as BINARY.
         t @ DataType::Timestamp(..) => {
             let fsp = quiver_common::types::datetime_fsp(t).unwrap_or(0);
             let length = 19 + u32::from(fsp) + u32::from(fsp > 0);
-            (ty::DATETIME, length, flag::BINARY, fsp, BINARY_COLLATION)
+            let (ty, flags) = match declared {
+                Some(d) if d.starts_with("timestamp") => {
+                    (ty::TIMESTAMP, flag::BINARY | flag::UNSIGNED)
+                }
+                _ => (ty::DATETIME, flag::BINARY),
+            };
+            (ty, length, flags, fsp, BINARY_COLLATION)
         }
         // Binary strings (charset binary): by the declared type of a table
         // column as MariaDB sends it; a computed one as MariaDB sends

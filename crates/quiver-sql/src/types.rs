@@ -152,6 +152,10 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         // Stored as INT: the type text keeps MEDIUMINT's narrower range.
         T::MediumInt(Some(w)) => Some(format!("mediumint({w})")),
         T::MediumIntUnsigned(Some(w)) => Some(format!("mediumint({w}) unsigned")),
+        // Kept as a DATETIME of the same precision; the text keeps the name
+        // SHOW COLUMNS and clients see (the type code TIMESTAMP).
+        T::Timestamp(Some(n), _) if *n > 0 => Some(format!("timestamp({n})")),
+        T::Timestamp(..) => Some("timestamp".into()),
         T::MediumInt(_) => Some("mediumint".into()),
         T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),
         _ => None,

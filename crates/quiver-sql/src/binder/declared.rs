@@ -85,6 +85,14 @@ impl Binder<'_> {
             }
             return Some(self.declared_int(e)?.text().into());
         }
+        if quiver_common::types::is_datetime(&t) {
+            // A TIMESTAMP column read unchanged (or its MIN / MAX) stays a
+            // TIMESTAMP; any other datetime is the DATETIME of its type.
+            return match e {
+                Expr::Column(id, _) => self.declared.get(id).cloned(),
+                _ => None,
+            };
+        }
         if !is_string(&t) {
             return None;
         }
