@@ -857,6 +857,37 @@ mod tests {
     }
 
     #[test]
+    fn datetimes_take_the_most_fraction_digits_and_are_cut_to_a_tables() {
+        use quiver_common::types::datetime_type;
+        // A new table: the most digits among the values, a late value with
+        // more widening the guess (and a second pass).
+        let mut text = String::from("t\n2020-01-01 10:00:00.12\n");
+        for _ in 0..20_000 {
+            text.push_str("2020-01-01 10:00:00\n");
+        }
+        text.push_str("2020-01-01 10:00:00.1234\n");
+        let path = csv_file("fsp", &text);
+        let (schema, batches, passes) =
+            read_csv_counting_passes(&path, &CsvOptions::for_path(&path), |_| {}).unwrap();
+        assert_eq!(passes, 2);
+        assert_eq!(schema.field(0).data_type(), &datetime_type(4));
+        let last = batches.last().unwrap();
+        let t = last
+            .column(0)
+            .as_primitive::<arrow_array::types::TimestampMicrosecondType>();
+        assert_eq!(t.value(last.num_rows() - 1) % 1_000_000, 123_400);
+        // A table's DATETIME(1) column: cut, not rounded, as MySQL stores.
+        let path = csv_file("fsp-table", "t\n2020-01-01 10:00:00.99\n");
+        let schema = Arc::new(Schema::new(vec![Field::new("t", datetime_type(1), true)]));
+        let batches = read_csv(&path, &schema, &CsvOptions::for_path(&path), |_| {}).unwrap();
+        let t = batches[0]
+            .column(0)
+            .as_primitive::<arrow_array::types::TimestampMicrosecondType>();
+        assert_eq!(t.value(0) % 1_000_000, 900_000);
+        assert_eq!(batches[0].column(0).data_type(), &datetime_type(1));
+    }
+
+    #[test]
     fn a_file_without_misfits_is_read_once() {
         let mut text = String::from("a,b\n");
         for i in 0..5000 {
