@@ -372,17 +372,29 @@ fn test(op: BinaryOp, o: Ordering) -> bool {
 }
 
 /// Operands of arithmetic: strings are read as doubles, booleans as integers
-/// and dates as their YYYYMMDD number, as MySQL does.
+/// and dates as their YYYYMMDD number, datetimes as YYYYMMDDhhmmss[.f], as
+/// MySQL does.
 fn numeric_operand(e: Expr) -> Result<Expr> {
     let t = e.data_type();
     Ok(match t {
         t if is_string(&t) => cast(e, &DataType::Float64),
         DataType::Boolean | DataType::Date32 => cast(e, &DataType::Int64),
-        DataType::Timestamp(..) => {
-            return Err(QuiverError::not_supported("arithmetic on DATETIME values"));
-        }
+        DataType::Timestamp(..) => datetime_number(e, false),
         _ => e,
     })
+}
+
+/// A DATETIME(fsp) in numeric context (`a + 0`, SUM, CAST AS DECIMAL):
+/// MySQL's number YYYYMMDDhhmmss with fsp fraction digits, DECIMAL(14 +
+/// fsp, fsp); for DATETIME(0) in arithmetic an integer (MariaDB: `b + 0` is
+/// a BIGINT), with `decimal` a DECIMAL(14, 0) (SUM(b) is DECIMAL(36, 0)).
+pub(crate) fn datetime_number(e: Expr, decimal: bool) -> Expr {
+    let fsp = datetime_fsp(&e.data_type()).unwrap_or(0);
+    if fsp == 0 && !decimal {
+        cast(e, &DataType::Int64)
+    } else {
+        cast(e, &decimal_type(14 + fsp, fsp as i8))
+    }
 }
 
 /// `l op r` for an arithmetic operator, with MySQL's result type.

@@ -376,6 +376,18 @@ impl Binder<'_> {
                 })
             }
             Expr::Cast { expr, .. } if expr.data_type().is_integer() => operand(expr),
+            // A DATETIME as an integer (`b + 0`, CAST(b AS SIGNED)): its 14
+            // digits YYYYMMDDhhmmss; the cast itself is BIGINT(21) in MariaDB.
+            Expr::Cast { expr, .. } if quiver_common::types::is_datetime(&expr.data_type()) => {
+                Some(Int {
+                    t: IntType {
+                        kind: IntKind::LongLong,
+                        width: 21,
+                        unsigned,
+                    },
+                    digits: 14,
+                })
+            }
             Expr::Case {
                 branches,
                 else_expr,

@@ -167,7 +167,7 @@ impl Binder<'_> {
                 // full internal value: CAST(1/3 AS DECIMAL(20,10)) is
                 // 0.3333333330 in MariaDB, not 0.3333 padded.
                 let x = if quiver_common::types::is_numeric(&to) {
-                    coerce::declared_parts(x).0
+                    datetime_as_number(coerce::declared_parts(x).0, &to)
                 } else {
                     x
                 };
@@ -184,10 +184,14 @@ impl Binder<'_> {
                 match (data_type, charset) {
                     (Some(t), None) => match binary_string(&x, t) {
                         Some(b) => b,
-                        None => Ok(self.in_connection_collation(char_length_limit(
-                            sql_cast(x, &cast_type(t)?),
-                            t,
-                        ))),
+                        None => {
+                            let to = cast_type(t)?;
+                            let x = datetime_as_number(x, &to);
+                            Ok(self.in_connection_collation(char_length_limit(
+                                sql_cast(x, &to),
+                                t,
+                            )))
+                        }
                     },
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
@@ -1136,6 +1140,18 @@ fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
             Expr::lit(ScalarValue::Utf8(s.clone())),
             &sql_type(other)?,
         )),
+    }
+}
+
+/// A datetime cast to DECIMAL or DOUBLE goes through its number
+/// (YYYYMMDDhhmmss.f, rounded to the scale as a decimal is); to an integer
+/// it converts directly, cutting the fraction (MariaDB's CAST AS SIGNED).
+fn datetime_as_number(x: Expr, to: &DataType) -> Expr {
+    let numeric_target = quiver_common::types::is_decimal(to) || to.is_floating();
+    if numeric_target && quiver_common::types::is_datetime(&x.data_type()) {
+        coerce::datetime_number(x, true)
+    } else {
+        x
     }
 }
 
