@@ -2,7 +2,8 @@
 """Drives a running `quiver serve` with PyMySQL and mysql-connector-python
 (pure Python and its C extension): accounts with both password plugins,
 wrong passwords, DDL/DML, result types, prepared statements with every
-parameter type, errors and multi-statements. Exits non-zero on the first
+parameter type, errors and multi-statements, DATETIME(n) through both
+protocols (that part checked against MariaDB 10.11 too). Exits non-zero on the first
 mismatch. Usage: client_check.py HOST PORT (the server's root has no password).
 Run by crates/quiver-server/tests/real_clients.rs; set up by setup_clients.sh.
 """
@@ -158,5 +159,31 @@ for pure in (True,):
     check(f"connector latin1 prepared result (pure={pure})", k.fetchall(), [("naïve ×",)])
     m.close()
 print("PASS latin1 client: statements, parameters and results in latin1")
+
+# DATETIME(n): a parameter's microseconds are cut to the column's digits when
+# stored; the column reads back at its precision in the text protocol
+# (PyMySQL) and the binary one (a prepared cursor, MYSQL_TIME); NOW(3) has
+# milliseconds only.
+cur.execute("CREATE TABLE dtp (id INT, a DATETIME(3), b DATETIME)")
+cur.execute("INSERT INTO dtp VALUES (1, %s, %s)",
+            (datetime.datetime(2024, 5, 6, 7, 8, 9, 123456), datetime.datetime(2024, 5, 6, 7, 8, 9, 999999)))
+want_dt = [(1, datetime.datetime(2024, 5, 6, 7, 8, 9, 123000), datetime.datetime(2024, 5, 6, 7, 8, 9))]
+cur.execute("SELECT id, a, b FROM dtp")
+check("pymysql DATETIME(3) text", [tuple(r) for r in cur.fetchall()], want_dt)
+check("pymysql DATETIME(3) decimals", [f.scale for f in cur._result.fields], [0, 3, 0])
+for pure in (True, False):
+    m = mysql.connector.connect(host=HOST, port=PORT, user="root", password="", database="quiver", use_pure=pure)
+    k = m.cursor(prepared=True)
+    k.execute("INSERT INTO dtp VALUES (?, ?, ?)",
+              (2 + int(pure), datetime.datetime(2024, 5, 6, 7, 8, 9, 654321), datetime.datetime(2024, 5, 6, 7, 8, 9, 5)))
+    k.execute("SELECT id, a, b FROM dtp WHERE id = ?", (2 + int(pure),))
+    check(f"connector DATETIME(3) prepared (pure={pure})", [tuple(r) for r in k.fetchall()],
+          [(2 + int(pure), datetime.datetime(2024, 5, 6, 7, 8, 9, 654000), datetime.datetime(2024, 5, 6, 7, 8, 9))])
+    k.execute("SELECT NOW(3), CAST(? AS DATETIME(2))", (datetime.datetime(2024, 5, 6, 7, 8, 9, 987654),))
+    now3, cast2 = k.fetchall()[0]
+    check(f"connector NOW(3) milliseconds (pure={pure})", now3.microsecond % 1000, 0)
+    check(f"connector CAST AS DATETIME(2) (pure={pure})", cast2, datetime.datetime(2024, 5, 6, 7, 8, 9, 980000))
+    m.close()
+print("PASS DATETIME(n) through text and binary protocols")
 
 print("ALL PASSED")

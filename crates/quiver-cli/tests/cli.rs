@@ -217,6 +217,15 @@ fn load_parquet_keeps_types_and_nulls() {
             ),
         ),
         ("weight", Arc::new(Float64Array::from(vec![0.5, 2.0, 1e-3]))),
+        // Milliseconds: a DATETIME(3) (2024-02-29 10:00:00.5, the epoch, NULL).
+        (
+            "seen",
+            Arc::new(arrow_array::TimestampMillisecondArray::from(vec![
+                Some(1_709_200_800_500),
+                Some(0),
+                None,
+            ])),
+        ),
     ];
     let batch = RecordBatch::try_from_iter(columns).unwrap();
     let mut w = parquet::arrow::ArrowWriter::try_new(
@@ -239,19 +248,21 @@ fn load_parquet_keeps_types_and_nulls() {
         "--format",
         "csv",
         "-e",
-        "SELECT id, name, day, price, weight * 2 AS w2 FROM items ORDER BY id",
+        "SELECT id, name, day, price, weight * 2 AS w2, seen FROM items ORDER BY id",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "id,name,day,price,w2\n1,pen,2024-02-29,1.50,1\n2,NULL,1970-01-01,-0.02,4\n\
-         3,\"ink, blue\",1999-12-31,NULL,0.002\n"
+        "id,name,day,price,w2,seen\n1,pen,2024-02-29,1.50,1,2024-02-29 10:00:00.500\n\
+         2,NULL,1970-01-01,-0.02,4,1970-01-01 00:00:00.000\n\
+         3,\"ink, blue\",1999-12-31,NULL,0.002,NULL\n"
     );
     let o = quiver(&["sql", "--db", db, "-e", "DESCRIBE items", "--format", "csv"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let described = stdout(&o);
     assert!(described.contains("price,\"decimal(15,2)\""), "{described}");
     assert!(described.contains("day,date"), "{described}");
+    assert!(described.contains("seen,datetime(3)"), "{described}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -24,8 +24,9 @@ pub enum ScalarValue {
     Float64(f64),
     /// Days since 1970-01-01.
     Date(i32),
-    /// Microseconds since 1970-01-01 00:00:00.
-    DateTime(i64),
+    /// Microseconds since 1970-01-01 00:00:00, and the DATETIME's
+    /// fractional-seconds precision (0 ..= 6), which it prints with.
+    DateTime(i64, u8),
     Utf8(String),
     /// A binary string (charset `binary`): bytes, not text. X'FF', BINARY 'a',
     /// VARBINARY / BLOB cells.
@@ -52,7 +53,7 @@ impl ScalarValue {
             ScalarValue::Decimal(_, p, s) => decimal_type(*p, *s),
             ScalarValue::Float64(_) => DataType::Float64,
             ScalarValue::Date(_) => DataType::Date32,
-            ScalarValue::DateTime(_) => DataType::Timestamp(TimeUnit::Microsecond, None),
+            ScalarValue::DateTime(_, fsp) => crate::types::datetime_type(*fsp),
             ScalarValue::Utf8(_) => DataType::Utf8,
             ScalarValue::Binary(_) => DataType::Binary,
         }
@@ -95,9 +96,10 @@ impl ScalarValue {
                 ScalarValue::Decimal(array.as_primitive::<Decimal256Type>().value(i), *p, *s)
             }
             DataType::Date32 => ScalarValue::Date(array.as_primitive::<Date32Type>().value(i)),
-            DataType::Timestamp(TimeUnit::Microsecond, _) => {
-                ScalarValue::DateTime(array.as_primitive::<TimestampMicrosecondType>().value(i))
-            }
+            t @ DataType::Timestamp(TimeUnit::Microsecond, _) => ScalarValue::DateTime(
+                array.as_primitive::<TimestampMicrosecondType>().value(i),
+                crate::types::datetime_fsp(t).unwrap_or(0),
+            ),
             DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(i).to_string()),
             DataType::LargeUtf8 => ScalarValue::Utf8(array.as_string::<i64>().value(i).to_string()),
             DataType::Utf8View => ScalarValue::Utf8(array.as_string_view().value(i).to_string()),
@@ -118,7 +120,7 @@ impl ScalarValue {
             ScalarValue::Decimal(v, _, s) => Some(i256_to_f64(*v) / 10f64.powi(*s as i32)),
             ScalarValue::Float64(v) => Some(*v),
             ScalarValue::Date(d) => Some(*d as f64),
-            ScalarValue::DateTime(t) => Some(*t as f64),
+            ScalarValue::DateTime(t, _) => Some(*t as f64),
             ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s)),
             ScalarValue::Binary(b) => {
                 Some(crate::types::parse_f64_prefix(&String::from_utf8_lossy(b)))
@@ -142,7 +144,7 @@ impl ScalarValue {
                 Some(crate::types::parse_f64_prefix(&String::from_utf8_lossy(b)).round() as i64)
             }
             ScalarValue::Date(d) => Some(*d as i64),
-            ScalarValue::DateTime(t) => Some(*t),
+            ScalarValue::DateTime(t, _) => Some(*t),
             ScalarValue::Null => None,
         }
     }
@@ -172,7 +174,7 @@ impl ScalarValue {
             (Int64(a), UInt64(b)) => Some((*a as i128).cmp(&(*b as i128))),
             (UInt64(a), Int64(b)) => Some((*a as i128).cmp(&(*b as i128))),
             (Date(a), Date(b)) => Some(a.cmp(b)),
-            (DateTime(a), DateTime(b)) => Some(a.cmp(b)),
+            (DateTime(a, _), DateTime(b, _)) => Some(a.cmp(b)),
             (Decimal(a, _, sa), Decimal(b, _, sb)) => {
                 let s = (*sa).max(*sb);
                 let a = crate::types::rescale256(*a, *sa, s)?;
@@ -195,7 +197,7 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal256(*v, *s)),
             ScalarValue::Float64(v) => write!(f, "{}", crate::types::format_double(*v)),
             ScalarValue::Date(d) => write!(f, "{}", format_date(*d)),
-            ScalarValue::DateTime(t) => write!(f, "{}", format_datetime(*t)),
+            ScalarValue::DateTime(t, fsp) => write!(f, "{}", format_datetime(*t, *fsp)),
             ScalarValue::Utf8(s) => write!(f, "{s}"),
             // Bytes that are not UTF-8 cannot be text; shown as the
             // replacement character (HEX() shows them exactly).
@@ -245,7 +247,7 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
         DataType::Date32 => {
             let d = match v {
                 ScalarValue::Date(d) => *d,
-                ScalarValue::DateTime(t) => t.div_euclid(86_400_000_000) as i32,
+                ScalarValue::DateTime(t, _) => t.div_euclid(86_400_000_000) as i32,
                 ScalarValue::Utf8(s) => crate::types::parse_date(s)
                     .ok_or_else(|| QuiverError::truncated_value("date", s))?,
                 other => {
@@ -256,11 +258,13 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
             };
             Arc::new(Date32Array::from_value(d, n))
         }
-        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+        DataType::Timestamp(TimeUnit::Microsecond, tz) => {
+            let fsp = crate::types::datetime_fsp(data_type).unwrap_or(0);
             let t = match v {
                 ScalarValue::Date(d) => *d as i64 * 86_400_000_000,
-                ScalarValue::DateTime(t) => *t,
+                ScalarValue::DateTime(t, _) => crate::types::truncate_fsp(*t, fsp),
                 ScalarValue::Utf8(s) => crate::types::parse_datetime(s)
+                    .map(|t| crate::types::truncate_fsp(t, fsp))
                     .ok_or_else(|| QuiverError::truncated_value("datetime", s))?,
                 other => {
                     return Err(QuiverError::internal(format!(
@@ -268,7 +272,7 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
                     )))
                 }
             };
-            Arc::new(TimestampMicrosecondArray::from_value(t, n))
+            Arc::new(TimestampMicrosecondArray::from_value(t, n).with_timezone_opt(tz.clone()))
         }
         DataType::Binary => {
             let bytes: Vec<u8> = match v {

@@ -210,8 +210,68 @@ impl IntType {
     }
 }
 
-pub fn datetime_type() -> DataType {
-    DataType::Timestamp(TimeUnit::Microsecond, None)
+/// MySQL's largest fractional-seconds precision (DATETIME(6): microseconds).
+pub const MAX_FSP: u8 = 6;
+
+/// The timezone texts that mark DATETIME(1) ..= DATETIME(6).
+const FSP_TAGS: [&str; 7] = ["", "fsp1", "fsp2", "fsp3", "fsp4", "fsp5", "fsp6"];
+
+/// The Arrow type of DATETIME(fsp). Values are always microseconds since
+/// 1970-01-01 (a DATETIME has no time zone); the fractional-seconds precision
+/// MySQL declares (0 ..= 6 digits, which a TimeUnit cannot say) is kept in
+/// the Timestamp's otherwise unused timezone slot: `None` for DATETIME(0),
+/// MySQL's plain DATETIME (and what a manifest's `datetime` has always
+/// meant), `Some("fspN")` for DATETIME(N). Being part of the type, it travels
+/// with every expression, result column and stored column as a DECIMAL's
+/// scale does: casts between precisions truncate, output prints N digits.
+pub fn datetime_type(fsp: u8) -> DataType {
+    let fsp = fsp.min(MAX_FSP) as usize;
+    DataType::Timestamp(
+        TimeUnit::Microsecond,
+        (fsp > 0).then(|| FSP_TAGS[fsp].into()),
+    )
+}
+
+/// The fractional-seconds precision of a DATETIME type (None if `t` is none).
+pub fn datetime_fsp(t: &DataType) -> Option<u8> {
+    match t {
+        DataType::Timestamp(_, None) => Some(0),
+        DataType::Timestamp(_, Some(tag)) => Some(
+            FSP_TAGS
+                .iter()
+                .position(|f| f == &tag.as_ref())
+                .map_or(MAX_FSP, |i| i as u8),
+        ),
+        _ => None,
+    }
+}
+
+pub fn is_datetime(t: &DataType) -> bool {
+    matches!(t, DataType::Timestamp(..))
+}
+
+/// `micros` cut to `fsp` fraction digits. MySQL truncates (does not round)
+/// a value stored or cast into fewer digits, unless TIME_ROUND_FRACTIONAL.
+pub fn truncate_fsp(micros: i64, fsp: u8) -> i64 {
+    let unit = 10i64.pow((MAX_FSP - fsp.min(MAX_FSP)) as u32);
+    micros - micros.rem_euclid(unit)
+}
+
+/// The digits of the fraction a datetime literal's text writes (at most 6):
+/// `TIMESTAMP'2020-01-01 10:00:00.12'` is DATETIME(2).
+pub fn literal_fsp(s: &str) -> u8 {
+    let s = s.trim();
+    let Some((_, time)) = s.split_once([' ', 'T']) else {
+        return 0;
+    };
+    match time.split_once('.') {
+        Some((_, frac)) => frac
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count()
+            .min(MAX_FSP as usize) as u8,
+        None => 0,
+    }
 }
 
 pub fn is_integer(t: &DataType) -> bool {
@@ -421,8 +481,14 @@ pub fn comparison_type(l: &DataType, r: &DataType) -> DataType {
         (a, b) if (is_binary(a) || is_binary(b)) && is_string(a) && is_string(b) => Binary,
         (a, b) if is_string(a) && is_string(b) => Utf8,
         (Date32, Date32) => Date32,
-        (Date32, Timestamp(..)) | (Timestamp(..), Date32) => datetime_type(),
-        // A string compared with a date is read as a date.
+        // Datetimes compare by value: in the wider precision, which holds
+        // both exactly (a date is DATETIME(0)).
+        (Date32, t @ Timestamp(..)) | (t @ Timestamp(..), Date32) => t.clone(),
+        (a @ Timestamp(..), b @ Timestamp(..)) => wider_datetime(a, b),
+        // A string compared with a date is read as a date, with all the
+        // digits it has (`a = '2020-01-01 10:00:00.1234'` is 0 for a
+        // DATETIME(3) holding .123).
+        (Timestamp(..), s) | (s, Timestamp(..)) if is_string(s) => datetime_type(MAX_FSP),
         (t, s) | (s, t) if is_temporal(t) && is_string(s) => t.clone(),
         (a, b) if a.is_floating() || b.is_floating() => Float64,
         (a, b) if is_string(a) || is_string(b) => Float64,
@@ -450,6 +516,12 @@ pub fn comparison_type(l: &DataType, r: &DataType) -> DataType {
     }
 }
 
+/// The DATETIME of the larger precision of two.
+pub fn wider_datetime(a: &DataType, b: &DataType) -> DataType {
+    let fsp = |t| datetime_fsp(t).unwrap_or(0);
+    datetime_type(fsp(a).max(fsp(b)))
+}
+
 /// The common type of the branches of CASE / COALESCE / UNION columns.
 pub fn common_type(types: &[DataType]) -> DataType {
     let mut out = DataType::Null;
@@ -462,8 +534,11 @@ pub fn common_type(types: &[DataType]) -> DataType {
             // rules said otherwise (it converts the operands first).
             (a, b) if is_binary(a) || is_binary(b) => DataType::Binary,
             (a, b) if is_string(a) || is_string(b) => DataType::Utf8,
-            (DataType::Date32, DataType::Timestamp(..))
-            | (DataType::Timestamp(..), DataType::Date32) => datetime_type(),
+            // The most fraction digits of the datetimes (MySQL: CASE,
+            // COALESCE, UNION of DATETIME(0) and DATETIME(3) is DATETIME(3)).
+            (DataType::Date32, t @ DataType::Timestamp(..))
+            | (t @ DataType::Timestamp(..), DataType::Date32) => t.clone(),
+            (a @ DataType::Timestamp(..), b @ DataType::Timestamp(..)) => wider_datetime(a, b),
             (a, b) if is_temporal(a) || is_temporal(b) => DataType::Utf8,
             (a, b) if a.is_floating() || b.is_floating() => DataType::Float64,
             (a, b) if is_decimal(a) || is_decimal(b) => {
@@ -541,7 +616,10 @@ pub fn mysql_type_name(t: &DataType) -> String {
         DataType::Float64 => "double".into(),
         DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => format!("decimal({p},{s})"),
         DataType::Date32 => "date".into(),
-        DataType::Timestamp(..) => "datetime".into(),
+        DataType::Timestamp(..) => match datetime_fsp(t) {
+            Some(n @ 1..) => format!("datetime({n})"),
+            _ => "datetime".into(),
+        },
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "varchar".into(),
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => "blob".into(),
         other => other.to_string(),
@@ -830,7 +908,10 @@ pub fn format_date(days: i32) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-pub fn format_datetime(micros: i64) -> String {
+/// A DATETIME(fsp) value as MySQL prints it: exactly `fsp` fraction digits
+/// (`2020-01-01 00:00:00.000` for DATETIME(3)), none for DATETIME(0). A
+/// value with more digits than its type (it never should have) is cut.
+pub fn format_datetime(micros: i64, fsp: u8) -> String {
     let days = micros.div_euclid(86_400_000_000);
     let rem = micros.rem_euclid(86_400_000_000);
     let secs = rem / 1_000_000;
@@ -842,10 +923,12 @@ pub fn format_datetime(micros: i64) -> String {
         secs / 60 % 60,
         secs % 60
     );
-    if frac == 0 {
-        base
-    } else {
-        format!("{base}.{frac:06}")
+    match fsp.min(MAX_FSP) {
+        0 => base,
+        n => {
+            let digits = format!("{frac:06}");
+            format!("{base}.{}", &digits[..n as usize])
+        }
     }
 }
 
@@ -1011,5 +1094,55 @@ mod tests {
         assert_eq!(sum_type(&d), DataType::Decimal128(37, 2));
         assert_eq!(avg_type(&d), DataType::Decimal128(19, 6));
         assert_eq!(avg_internal_type(&d), DataType::Decimal128(22, 9));
+    }
+
+    #[test]
+    fn datetime_precision_is_part_of_the_type() {
+        // DATETIME(0) is the untagged Timestamp manifests have always held.
+        assert_eq!(
+            datetime_type(0),
+            DataType::Timestamp(TimeUnit::Microsecond, None)
+        );
+        for fsp in 0..=MAX_FSP {
+            assert_eq!(datetime_fsp(&datetime_type(fsp)), Some(fsp));
+        }
+        assert_eq!(datetime_fsp(&DataType::Date32), None);
+        assert_eq!(mysql_type_name(&datetime_type(0)), "datetime");
+        assert_eq!(mysql_type_name(&datetime_type(3)), "datetime(3)");
+        // Comparisons and CASE / UNION take the larger precision.
+        let (d0, d3) = (datetime_type(0), datetime_type(3));
+        assert_eq!(comparison_type(&d0, &d3), d3);
+        assert_eq!(common_type(&[d3.clone(), d0.clone()]), d3);
+        assert_eq!(common_type(&[DataType::Date32, d3.clone()]), d3);
+        // A string compared with a datetime keeps all its digits.
+        assert_eq!(comparison_type(&d0, &DataType::Utf8), datetime_type(6));
+    }
+
+    #[test]
+    fn datetime_values_are_cut_and_printed_at_their_precision() {
+        let t = parse_datetime("2020-01-01 10:00:00.123456").unwrap();
+        assert_eq!(format_datetime(t, 6), "2020-01-01 10:00:00.123456");
+        assert_eq!(format_datetime(t, 3), "2020-01-01 10:00:00.123");
+        assert_eq!(format_datetime(t, 0), "2020-01-01 10:00:00");
+        assert_eq!(
+            format_datetime(truncate_fsp(t, 0), 3),
+            "2020-01-01 10:00:00.000"
+        );
+        // Truncated, not rounded.
+        let t = parse_datetime("2020-01-01 10:00:00.99").unwrap();
+        assert_eq!(
+            format_datetime(truncate_fsp(t, 1), 1),
+            "2020-01-01 10:00:00.9"
+        );
+        // Before 1970 too.
+        let t = parse_datetime("1969-12-31 23:59:59.75").unwrap();
+        assert_eq!(
+            format_datetime(truncate_fsp(t, 1), 1),
+            "1969-12-31 23:59:59.7"
+        );
+        assert_eq!(literal_fsp("2020-01-01 10:00:00.12"), 2);
+        assert_eq!(literal_fsp("2020-01-01 10:00:00"), 0);
+        assert_eq!(literal_fsp("2020-01-01"), 0);
+        assert_eq!(literal_fsp("2020-01-01 10:00:00.1234567"), 6);
     }
 }

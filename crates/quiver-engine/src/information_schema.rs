@@ -742,6 +742,8 @@ pub(crate) struct ColumnFacts {
     pub collation: Option<Collation>,
     pub char_length: Option<usize>,
     pub precision: Option<(u64, Option<u64>)>,
+    /// A DATETIME's fraction digits (DATETIME_PRECISION).
+    pub fsp: Option<u8>,
 }
 
 pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
@@ -802,6 +804,7 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
             .map(|d| d.trim_matches('\'').to_string()),
         collation,
         precision,
+        fsp: quiver_common::types::datetime_fsp(f.data_type()),
     }
 }
 
@@ -869,10 +872,7 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
             ),
             ("NUMERIC_PRECISION", num(&|c| c.precision.map(|p| p.0))),
             ("NUMERIC_SCALE", num(&|c| c.precision.and_then(|p| p.1))),
-            (
-                "DATETIME_PRECISION",
-                num(&|c| matches!(c.data_type.as_str(), "datetime" | "timestamp").then_some(0)),
-            ),
+            ("DATETIME_PRECISION", num(&|c| c.fsp.map(u64::from))),
             (
                 "CHARACTER_SET_NAME",
                 opt(&|c| c.collation.map(|co| co.charset().name().to_string())),

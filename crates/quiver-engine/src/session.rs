@@ -1014,6 +1014,7 @@ impl Session {
                     format!("Incorrect column name '{n}'"),
                 ));
             }
+            quiver_sql::check_fsp(&c.data_type, n)?;
             let mut t = sql_type(&c.data_type)?;
             let not_null = c.options.iter().any(|o| {
                 matches!(o.option, ColumnOption::NotNull)

@@ -368,9 +368,10 @@ impl GroupKeys {
                                 v.iter().map(|x| *x as i32).collect::<Vec<_>>().into(),
                                 nulls,
                             )),
-                            DataType::Timestamp(..) => {
-                                Arc::new(TimestampMicrosecondArray::new(v.clone().into(), nulls))
-                            }
+                            DataType::Timestamp(_, fsp) => Arc::new(
+                                TimestampMicrosecondArray::new(v.clone().into(), nulls)
+                                    .with_timezone_opt(fsp.clone()),
+                            ),
                             _ => cast_array(
                                 &(Arc::new(Int64Array::new(v.clone().into(), nulls)) as ArrayRef),
                                 t,

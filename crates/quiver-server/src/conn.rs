@@ -839,19 +839,7 @@ impl<S: Stream> Conn<S> {
         let mut types = Vec::with_capacity(schema.fields().len());
         let n = schema.fields().len();
         for (i, f) in schema.fields().iter().enumerate() {
-            // Whether DATETIME values have fractions is judged by the first
-            // batch: the column definitions go out before the rest exists.
-            let column: Vec<&arrow_array::ArrayRef> = match &first {
-                Some(Ok(b)) => vec![b.column(i)],
-                _ => vec![],
-            };
-            let mut meta = column_meta(
-                f,
-                "",
-                "",
-                resultset::has_fraction(&column),
-                self.session.results_collation(),
-            );
+            let mut meta = column_meta(f, "", "", self.session.results_collation());
             if let Some(name) = self.names.as_ref().and_then(|names| names.name(i, n)) {
                 meta.name = name.to_string();
             }
@@ -926,7 +914,7 @@ impl<S: Stream> Conn<S> {
             if !wild.is_empty() && !wildcard_matches(&wild, f.name()) {
                 continue;
             }
-            let meta = column_meta(f, &schema, &table, false, self.session.results_collation());
+            let meta = column_meta(f, &schema, &table, self.session.results_collation());
             self.io.write_payload(&column_definition(&meta, true));
         }
         self.rows_end(false);
@@ -969,8 +957,7 @@ impl<S: Stream> Conn<S> {
                     .iter()
                     .enumerate()
                     .map(|(i, f)| {
-                        let mut meta =
-                            column_meta(f, "", "", false, self.session.results_collation());
+                        let mut meta = column_meta(f, "", "", self.session.results_collation());
                         if let Some(name) = probe.names.name(i, n) {
                             meta.name = name.to_string();
                         }

@@ -224,8 +224,9 @@ fn u32_at(b: &[u8], i: usize) -> u32 {
 /// A DATE / DATETIME / TIMESTAMP parameter (MYSQL_TIME in the binary
 /// protocol) as MariaDB's set_param_date / set_param_datetime read it:
 /// fewer than 4 bytes are the zero date; the time fields come with more
-/// than 4, the microseconds with more than 7 (and then the value has 6
-/// decimals); a field out of range (month 13, day 32, hour 24, minute 60,
+/// than 4, the microseconds with more than 7 (the value has 6 decimals
+/// when they are not zero, else none: MariaDB's Item_param::set_time, so
+/// the literal is DATETIME(6) or DATETIME(0)); a field out of range (month 13, day 32, hour 24, minute 60,
 /// microseconds past 999999, year past 9999) makes the value the zero date,
 /// as MariaDB's check_datetime_range does (with a warning there). Days a
 /// month lacks (Feb 30) pass, as in MariaDB. The zero date goes in as a
@@ -251,7 +252,7 @@ fn datetime_literal(date_only: bool, len: usize, b: &[u8]) -> String {
     if date_only {
         return format!("DATE'{date}'");
     }
-    let frac = if len > 7 {
+    let frac = if len > 7 && us != 0 {
         format!(".{us:06}")
     } else {
         String::new()
@@ -382,8 +383,13 @@ mod tests {
         assert_eq!(dt(&[0x10, 0x27, 1, 1]), zero, "year 10000");
         assert_eq!(
             dt(&[0xE8, 0x07, 1, 1, 1, 1, 1, 0x80, 0x84, 0x1E, 0]),
-            "TIMESTAMP'0000-00-00 00:00:00.000000'",
+            zero,
             "2,000,000 microseconds"
+        );
+        // Microseconds of zero: no fraction (MariaDB: 2024-01-01 01:01:01).
+        assert_eq!(
+            dt(&[0xE8, 0x07, 1, 1, 1, 1, 1, 0, 0, 0, 0]),
+            "TIMESTAMP'2024-01-01 01:01:01'"
         );
         // Short: the zero date; February 30 passes.
         assert_eq!(dt(&[0xE8, 0x07, 1]), zero);

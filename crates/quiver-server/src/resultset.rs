@@ -88,18 +88,10 @@ const STRING_CHARS: u32 = 16383;
 /// A column definition for `f`, a result column: a column read unchanged
 /// from a table names it (and its declared type gives the length); else it
 /// is named as `schema`.`table` (COM_FIELD_LIST) or not at all (an
-/// expression). `fraction`: whether a DATETIME column holds
-/// fractional seconds (then it is declared DATETIME(6); the engine's
-/// datetimes carry microseconds without a declared precision). `results`:
+/// expression). `results`:
 /// the session's `character_set_results` collation, which strings are named
 /// in (as MariaDB does); None for each string's own collation.
-pub fn column_meta(
-    f: &Field,
-    schema: &str,
-    table: &str,
-    fraction: bool,
-    results: Option<Collation>,
-) -> ColumnMeta {
+pub fn column_meta(f: &Field, schema: &str, table: &str, results: Option<Collation>) -> ColumnMeta {
     let declared = f.metadata().get(COLUMN_TYPE_KEY).map(String::as_str);
     let origin = f
         .metadata()
@@ -147,10 +139,20 @@ pub fn column_meta(
             (ty::NEWDECIMAL, len, 0, (*s).max(0) as u8, BINARY_COLLATION)
         }
         DataType::Date32 => (ty::DATE, 10, flag::BINARY, 0, BINARY_COLLATION),
-        DataType::Timestamp(..) if fraction => {
-            (ty::DATETIME, 26, flag::BINARY, 6, BINARY_COLLATION)
+        // DATETIME(fsp): 19 characters, and a point and fsp digits. A
+        // TIMESTAMP column (and its MIN / MAX) is sent as MariaDB sends it:
+        // type TIMESTAMP, flagged UNSIGNED as well as BINARY.
+        t @ DataType::Timestamp(..) => {
+            let fsp = quiver_common::types::datetime_fsp(t).unwrap_or(0);
+            let length = 19 + u32::from(fsp) + u32::from(fsp > 0);
+            let (ty, flags) = match declared {
+                Some(d) if d.starts_with("timestamp") => {
+                    (ty::TIMESTAMP, flag::BINARY | flag::UNSIGNED)
+                }
+                _ => (ty::DATETIME, flag::BINARY),
+            };
+            (ty, length, flags, fsp, BINARY_COLLATION)
         }
-        DataType::Timestamp(..) => (ty::DATETIME, 19, flag::BINARY, 0, BINARY_COLLATION),
         // Binary strings (charset binary): by the declared type of a table
         // column as MariaDB sends it; a computed one as MariaDB sends
         // CAST(x AS BINARY) or X'..' (VAR_STRING), its length unknown here.
@@ -447,7 +449,7 @@ pub fn binary_row(
                 out.push(d as u8);
             }
             DataType::Timestamp(..) => match ScalarValue::from_array(c, r)? {
-                ScalarValue::DateTime(micros) => put_binary_datetime(out, micros),
+                ScalarValue::DateTime(micros, _) => put_binary_datetime(out, micros),
                 other => put_lenenc_bytes(out, other.to_string().as_bytes()),
             },
             DataType::Utf8 => put_text(out, c.as_string::<i32>().value(r), results),
@@ -510,18 +512,6 @@ pub fn column_count(n: usize) -> Vec<u8> {
     p
 }
 
-/// Whether any value of a datetime column has fractional seconds.
-pub fn has_fraction(columns: &[&ArrayRef]) -> bool {
-    columns.iter().any(|c| match c.data_type() {
-        DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, _) => c
-            .as_primitive::<TimestampMicrosecondType>()
-            .iter()
-            .flatten()
-            .any(|v| v % 1_000_000 != 0),
-        _ => false,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,16 +554,10 @@ mod tests {
             Field::new("x", t, false).with_metadata(meta)
         };
         // `ti + 1` is computed in BIGINT but declared INT(5): 4 bytes.
-        let int5 = column_meta(&field(DataType::Int64, "int(5)"), "", "", false, None);
+        let int5 = column_meta(&field(DataType::Int64, "int(5)"), "", "", None);
         assert_eq!((int5.ty, int5.length), (ty::LONG, 5));
-        let small = column_meta(&field(DataType::Int64, "smallint(6)"), "", "", false, None);
-        let cmp = column_meta(
-            &Field::new("b", DataType::Boolean, false),
-            "",
-            "",
-            false,
-            None,
-        );
+        let small = column_meta(&field(DataType::Int64, "smallint(6)"), "", "", None);
+        let cmp = column_meta(&Field::new("b", DataType::Boolean, false), "", "", None);
         assert_eq!((cmp.ty, cmp.length), (ty::LONG, 1));
         let cols: Vec<ArrayRef> = vec![
             Arc::new(Int64Array::from(vec![-3])),
@@ -624,7 +608,6 @@ mod tests {
                 &field(Some(declared), true),
                 "",
                 "",
-                false,
                 Collation::from_name("latin1_swedish_ci"),
             );
             assert_eq!(
@@ -633,13 +616,13 @@ mod tests {
                 "{declared}"
             );
         }
-        let nn = column_meta(&field(Some("varbinary(3)"), false), "", "", false, None);
+        let nn = column_meta(&field(Some("varbinary(3)"), false), "", "", None);
         assert_eq!(
             (nn.ty, nn.length, nn.flags),
             (ty::VAR_STRING, 3, 4225 - 4096)
         );
         // Computed (CAST('a' AS BINARY)): VAR_STRING, BINARY_FLAG, charset 63.
-        let c = column_meta(&field(None, true), "", "", false, None);
+        let c = column_meta(&field(None, true), "", "", None);
         assert_eq!(
             (c.ty, c.flags, c.charset, c.decimals),
             (ty::VAR_STRING, 128, BINARY_COLLATION, 0)

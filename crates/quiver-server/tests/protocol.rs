@@ -927,6 +927,11 @@ fn absurd_temporal_parameters_and_unknown_handles_as_mariadb() {
         .as_deref(),
         Some("2024-01-01 01:01:01.000005")
     );
+    // Microseconds of zero make no fraction (DATETIME(0)), others six digits.
+    assert_eq!(
+        text(run(datetime, &[11, 0xE8, 0x07, 1, 1, 1, 1, 1, 0, 0, 0, 0])).as_deref(),
+        Some("2024-01-01 01:01:01")
+    );
     // A DATE ignores a time part.
     assert_eq!(
         text(run(date, &[7, 0xE8, 0x07, 1, 2, 3, 4, 5])).as_deref(),

@@ -25,7 +25,7 @@ pub use parser::{clone_query, parse_sql, MAX_PARSER_DEPTH, SET_CHARACTER_SET, SE
 pub use script::{placeholders, split_statements};
 pub use source::SqlSource;
 pub use sqlparser;
-pub use types::{binary_column_type, cast_type, column_type_text, sql_type};
+pub use types::{binary_column_type, cast_type, check_fsp, column_type_text, sql_type};
 
 /// Tables and views by name, as the binder sees them.
 pub trait Catalog {

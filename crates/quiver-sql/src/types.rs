@@ -1,7 +1,7 @@
 //! SQL column types (CREATE TABLE, CAST) mapped to Arrow types.
 
-use arrow_schema::{DataType, TimeUnit};
-use quiver_common::types::{MAX_DECIMAL_PRECISION, MAX_DECIMAL_SCALE};
+use arrow_schema::DataType;
+use quiver_common::types::{MAX_DECIMAL_PRECISION, MAX_DECIMAL_SCALE, MAX_FSP};
 use quiver_common::{QuiverError, Result};
 use sqlparser::ast::{DataType as SqlType, ExactNumberInfo};
 
@@ -42,7 +42,10 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         | T::Float32
         | T::Float64 => DataType::Float64,
         T::Date => DataType::Date32,
-        T::Datetime(_) | T::Timestamp(_, _) => DataType::Timestamp(TimeUnit::Microsecond, None),
+        // DATETIME(n) / TIMESTAMP(n): n fraction digits, 0 without one.
+        T::Datetime(p) | T::Timestamp(p, _) => {
+            quiver_common::types::datetime_type(p.unwrap_or(0).min(MAX_FSP as u64) as u8)
+        }
         T::Char(_)
         | T::Character(_)
         | T::Varchar(_)
@@ -65,6 +68,21 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         T::Boolean | T::Bool => DataType::Int8,
         other => return Err(QuiverError::not_supported(format!("data type {other}"))),
     })
+}
+
+/// Error 1426 for DATETIME(n) / TIMESTAMP(n) with n beyond 6, naming what
+/// MariaDB names: the column, or the CAST's operand.
+pub fn check_fsp(dt: &SqlType, name: &str) -> Result<()> {
+    match dt {
+        SqlType::Datetime(Some(p)) | SqlType::Timestamp(Some(p), _) if *p > MAX_FSP as u64 => {
+            Err(QuiverError::new(
+                1426,
+                "42000",
+                format!("Too big precision specified for '{name}'. Maximum is {MAX_FSP}"),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn check_decimal_precision(p: u64) -> Result<()> {
@@ -134,6 +152,10 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         // Stored as INT: the type text keeps MEDIUMINT's narrower range.
         T::MediumInt(Some(w)) => Some(format!("mediumint({w})")),
         T::MediumIntUnsigned(Some(w)) => Some(format!("mediumint({w}) unsigned")),
+        // Kept as a DATETIME of the same precision; the text keeps the name
+        // SHOW COLUMNS and clients see (the type code TIMESTAMP).
+        T::Timestamp(Some(n), _) if *n > 0 => Some(format!("timestamp({n})")),
+        T::Timestamp(..) => Some("timestamp".into()),
         T::MediumInt(_) => Some("mediumint".into()),
         T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),
         _ => None,
@@ -218,7 +240,7 @@ mod tests {
         );
         let t: Vec<DataType> = t.into_iter().map(|r| r.unwrap()).collect();
         use DataType::*;
-        let ts = Timestamp(TimeUnit::Microsecond, None);
+        let ts = Timestamp(arrow_schema::TimeUnit::Microsecond, None);
         assert_eq!(
             t,
             vec![

@@ -9,8 +9,8 @@ use arrow_array::builder::*;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use quiver_common::types::{
-    datetime_type, parse_date, parse_datetime, parse_decimal, parse_decimal256, pow10, rescale,
-    rescale256,
+    datetime_fsp, datetime_type, literal_fsp, parse_date, parse_datetime, parse_decimal,
+    parse_decimal256, pow10, rescale, rescale256, truncate_fsp,
 };
 use quiver_common::{QuiverError, Result};
 
@@ -47,13 +47,20 @@ enum ColumnBuilder {
     Decimal(Decimal128Builder, u8, i8),
     WideDecimal(Decimal256Builder, u8, i8),
     Date(Date32Builder),
-    DateTime(TimestampMicrosecondBuilder),
+    /// Values cut to the column's fraction digits (MySQL truncates), or
+    /// with `exact` (a new table's guessed type) a value with more digits
+    /// than the guess does not fit, so the guess widens.
+    DateTime {
+        b: TimestampMicrosecondBuilder,
+        fsp: u8,
+        exact: bool,
+    },
     Bool(BooleanBuilder),
     Str(StringBuilder),
 }
 
 impl ColumnBuilder {
-    fn new(t: &DataType) -> Result<ColumnBuilder> {
+    fn new(t: &DataType, exact: bool) -> Result<ColumnBuilder> {
         Ok(match t {
             t if t.is_signed_integer() => ColumnBuilder::Int(Int64Builder::new(), t.clone()),
             t if t.is_unsigned_integer() => ColumnBuilder::UInt(UInt64Builder::new(), t.clone()),
@@ -63,9 +70,11 @@ impl ColumnBuilder {
                 ColumnBuilder::WideDecimal(Decimal256Builder::new(), *p, *s)
             }
             DataType::Date32 => ColumnBuilder::Date(Date32Builder::new()),
-            DataType::Timestamp(TimeUnit::Microsecond, _) => {
-                ColumnBuilder::DateTime(TimestampMicrosecondBuilder::new())
-            }
+            DataType::Timestamp(TimeUnit::Microsecond, _) => ColumnBuilder::DateTime {
+                b: TimestampMicrosecondBuilder::new(),
+                fsp: datetime_fsp(t).unwrap_or(0),
+                exact,
+            },
             DataType::Boolean => ColumnBuilder::Bool(BooleanBuilder::new()),
             DataType::Utf8 => ColumnBuilder::Str(StringBuilder::new()),
             other => {
@@ -85,7 +94,7 @@ impl ColumnBuilder {
                 ColumnBuilder::Decimal(b, ..) => b.append_null(),
                 ColumnBuilder::WideDecimal(b, ..) => b.append_null(),
                 ColumnBuilder::Date(b) => b.append_null(),
-                ColumnBuilder::DateTime(b) => b.append_null(),
+                ColumnBuilder::DateTime { b, .. } => b.append_null(),
                 ColumnBuilder::Bool(b) => b.append_null(),
                 ColumnBuilder::Str(b) => b.append_null(),
             }
@@ -122,8 +131,12 @@ impl ColumnBuilder {
             ColumnBuilder::Date(b) => {
                 b.append_value(parse_date(t).ok_or_else(|| format!("'{v}' is not a date"))?)
             }
-            ColumnBuilder::DateTime(b) => {
-                b.append_value(parse_datetime(t).ok_or_else(|| format!("'{v}' is not a datetime"))?)
+            ColumnBuilder::DateTime { b, fsp, exact } => {
+                let micros = parse_datetime(t).ok_or_else(|| format!("'{v}' is not a datetime"))?;
+                if *exact && literal_fsp(t) > *fsp {
+                    return Err(format!("'{v}' has more fraction digits than the column"));
+                }
+                b.append_value(truncate_fsp(micros, *fsp))
             }
             ColumnBuilder::Bool(b) => b.append_value(match t.to_ascii_lowercase().as_str() {
                 "1" | "true" => true,
@@ -154,7 +167,13 @@ impl ColumnBuilder {
                 Arc::new(b.finish().with_precision_and_scale(*p, *s)?)
             }
             ColumnBuilder::Date(b) => Arc::new(b.finish()),
-            ColumnBuilder::DateTime(b) => Arc::new(b.finish()),
+            ColumnBuilder::DateTime { b, fsp, .. } => {
+                let t = datetime_type(*fsp);
+                let DataType::Timestamp(_, tz) = t else {
+                    unreachable!("a datetime type")
+                };
+                Arc::new(b.finish().with_timezone_opt(tz))
+            }
             ColumnBuilder::Bool(b) => Arc::new(b.finish()),
             ColumnBuilder::Str(b) => Arc::new(b.finish()),
         })
@@ -244,6 +263,8 @@ struct ColumnGuess {
     int_digits: u32,
     /// The most digits after the point of a decimal value.
     scale: u32,
+    /// The most fraction digits of a datetime value.
+    fsp: u8,
 }
 
 impl ColumnGuess {
@@ -263,6 +284,7 @@ impl ColumnGuess {
         } else if v.len() == 10 && parse_date(v).is_some() {
             ValueKind::Date
         } else if parse_datetime(v).is_some() {
+            self.fsp = self.fsp.max(literal_fsp(v));
             ValueKind::DateTime
         } else {
             ValueKind::Text
@@ -280,7 +302,7 @@ impl ColumnGuess {
             }
             Some(ValueKind::Decimal | ValueKind::Double) => DataType::Float64,
             Some(ValueKind::Date) => DataType::Date32,
-            Some(ValueKind::DateTime) => datetime_type(),
+            Some(ValueKind::DateTime) => datetime_type(self.fsp),
             // A column of only NULLs is text, which any later value fits.
             Some(ValueKind::Text) | None => DataType::Utf8,
         }
@@ -505,11 +527,12 @@ fn read_rows(
 ) -> Result<Pass> {
     let mut reader = open_csv(path, opts)?;
     let ncols = schema.fields().len();
+    let exact = guesses.is_some();
     let new_builders = || {
         schema
             .fields()
             .iter()
-            .map(|f| ColumnBuilder::new(f.data_type()))
+            .map(|f| ColumnBuilder::new(f.data_type(), exact))
             .collect::<Result<Vec<_>>>()
     };
     let mut builders = new_builders()?;
@@ -831,6 +854,37 @@ mod tests {
         let path = csv_file("wide-decimal", "d\n1.25\n12345678901234567890.5\n");
         let (schema, _) = load_new(&path).unwrap();
         assert_eq!(schema.field(0).data_type(), &DataType::Decimal128(22, 2));
+    }
+
+    #[test]
+    fn datetimes_take_the_most_fraction_digits_and_are_cut_to_a_tables() {
+        use quiver_common::types::datetime_type;
+        // A new table: the most digits among the values, a late value with
+        // more widening the guess (and a second pass).
+        let mut text = String::from("t\n2020-01-01 10:00:00.12\n");
+        for _ in 0..20_000 {
+            text.push_str("2020-01-01 10:00:00\n");
+        }
+        text.push_str("2020-01-01 10:00:00.1234\n");
+        let path = csv_file("fsp", &text);
+        let (schema, batches, passes) =
+            read_csv_counting_passes(&path, &CsvOptions::for_path(&path), |_| {}).unwrap();
+        assert_eq!(passes, 2);
+        assert_eq!(schema.field(0).data_type(), &datetime_type(4));
+        let last = batches.last().unwrap();
+        let t = last
+            .column(0)
+            .as_primitive::<arrow_array::types::TimestampMicrosecondType>();
+        assert_eq!(t.value(last.num_rows() - 1) % 1_000_000, 123_400);
+        // A table's DATETIME(1) column: cut, not rounded, as MySQL stores.
+        let path = csv_file("fsp-table", "t\n2020-01-01 10:00:00.99\n");
+        let schema = Arc::new(Schema::new(vec![Field::new("t", datetime_type(1), true)]));
+        let batches = read_csv(&path, &schema, &CsvOptions::for_path(&path), |_| {}).unwrap();
+        let t = batches[0]
+            .column(0)
+            .as_primitive::<arrow_array::types::TimestampMicrosecondType>();
+        assert_eq!(t.value(0) % 1_000_000, 900_000);
+        assert_eq!(batches[0].column(0).data_type(), &datetime_type(1));
     }
 
     #[test]

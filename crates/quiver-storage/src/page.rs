@@ -343,7 +343,10 @@ impl RawStats {
                     ScalarValue::UInt64(u64::from_le_bytes(a))
                 }
                 DataType::Date32 => ScalarValue::Date(i64_of(4)? as i32),
-                DataType::Timestamp(..) => ScalarValue::DateTime(i64_of(8)?),
+                DataType::Timestamp(..) => ScalarValue::DateTime(
+                    i64_of(8)?,
+                    quiver_common::types::datetime_fsp(t).unwrap_or(0),
+                ),
                 DataType::Decimal128(p, s) => {
                     ScalarValue::decimal(i128::from_le_bytes(b.try_into().ok()?), *p, *s)
                 }

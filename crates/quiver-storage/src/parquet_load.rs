@@ -20,7 +20,12 @@ fn storable(name: &str, t: &DataType) -> Result<DataType> {
         // BINARY without a UTF8 annotation: text when its bytes are (checked as read).
         t if is_binary(t) => DataType::Utf8,
         DataType::Dictionary(_, values) => storable(name, values)?,
-        DataType::Timestamp(_, _) => DataType::Timestamp(TimeUnit::Microsecond, None),
+        // DATETIME with the fraction digits the unit has.
+        DataType::Timestamp(unit, _) => quiver_common::types::datetime_type(match unit {
+            TimeUnit::Second => 0,
+            TimeUnit::Millisecond => 3,
+            TimeUnit::Microsecond | TimeUnit::Nanosecond => 6,
+        }),
         DataType::Date64 => DataType::Date32,
         DataType::Float16 => DataType::Float32,
         DataType::Decimal32(p, s) | DataType::Decimal64(p, s) => DataType::Decimal128(*p, *s),
@@ -188,6 +193,17 @@ pub fn read_parquet(
                 };
                 if c.data_type() == f.data_type() {
                     Ok(c)
+                } else if let DataType::Timestamp(_, fsp) = f.data_type() {
+                    // In microseconds as Arrow converts them, then tagged
+                    // with the DATETIME's precision (not a time zone).
+                    let micros = DataType::Timestamp(TimeUnit::Microsecond, None);
+                    let c = arrow_cast::cast(&c, &micros)
+                        .map_err(|e| QuiverError::io(&format!("column '{}'", f.name()), e))?;
+                    Ok(Arc::new(
+                        c.as_primitive::<arrow_array::types::TimestampMicrosecondType>()
+                            .clone()
+                            .with_timezone_opt(fsp.clone()),
+                    ) as ArrayRef)
                 } else {
                     arrow_cast::cast(&c, f.data_type())
                         .map_err(|e| QuiverError::io(&format!("column '{}'", f.name()), e))

@@ -18,7 +18,13 @@ pub fn type_to_name(t: &DataType) -> Result<String> {
         DataType::Float64 => "float64".into(),
         DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => format!("decimal({p},{s})"),
         DataType::Date32 => "date".into(),
-        DataType::Timestamp(TimeUnit::Microsecond, None) => "datetime".into(),
+        // DATETIME(0) is `datetime`, as it has always been written.
+        t @ DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            match quiver_common::types::datetime_fsp(t) {
+                Some(0) | None => "datetime".into(),
+                Some(n) => format!("datetime({n})"),
+            }
+        }
         DataType::Utf8 => "utf8".into(),
         DataType::Binary => "binary".into(),
         DataType::Null => "null".into(),
@@ -44,10 +50,21 @@ pub fn name_to_type(s: &str) -> Result<DataType> {
         "float32" => DataType::Float32,
         "float64" => DataType::Float64,
         "date" => DataType::Date32,
-        "datetime" => DataType::Timestamp(TimeUnit::Microsecond, None),
+        // Manifests written before DATETIME kept its precision say
+        // `datetime`: MySQL's DATETIME, fraction digits 0.
+        "datetime" => quiver_common::types::datetime_type(0),
         "utf8" => DataType::Utf8,
         "binary" => DataType::Binary,
         "null" => DataType::Null,
+        d if d.starts_with("datetime(") && d.ends_with(')') => {
+            let fsp: u8 = d[9..d.len() - 1]
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n <= quiver_common::types::MAX_FSP)
+                .ok_or_else(|| QuiverError::io("bad datetime precision in manifest", d))?;
+            quiver_common::types::datetime_type(fsp)
+        }
         d if d.starts_with("decimal(") && d.ends_with(')') => {
             let inner = &d[8..d.len() - 1];
             let (p, sc) = inner
@@ -65,4 +82,23 @@ pub fn name_to_type(s: &str) -> Result<DataType> {
         }
         other => return Err(QuiverError::io("unknown type in table manifest", other)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quiver_common::types::datetime_type;
+
+    #[test]
+    fn datetime_names_keep_the_precision() {
+        for fsp in 0..=6 {
+            let t = datetime_type(fsp);
+            assert_eq!(name_to_type(&type_to_name(&t).unwrap()).unwrap(), t);
+        }
+        // What manifests have always said: plain DATETIME, no fraction digits.
+        assert_eq!(type_to_name(&datetime_type(0)).unwrap(), "datetime");
+        assert_eq!(name_to_type("datetime").unwrap(), datetime_type(0));
+        assert_eq!(type_to_name(&datetime_type(3)).unwrap(), "datetime(3)");
+        assert!(name_to_type("datetime(7)").is_err());
+    }
 }

@@ -94,6 +94,17 @@ fn date_number(d: i32) -> i64 {
     y as i64 * 10000 + m as i64 * 100 + dd as i64
 }
 
+/// A datetime in numeric context, YYYYMMDDhhmmss.ffffff, as an unscaled
+/// decimal of scale 6.
+fn datetime_number(micros: i64) -> i128 {
+    let days = micros.div_euclid(86_400_000_000);
+    let rem = micros.rem_euclid(86_400_000_000);
+    let secs = rem / 1_000_000;
+    let hms = secs / 3600 * 10_000 + secs / 60 % 60 * 100 + secs % 60;
+    let whole = date_number(days as i32) as i128 * 1_000_000 + hms as i128;
+    whole * 1_000_000 + (rem % 1_000_000) as i128
+}
+
 fn with_nulls<T: arrow_array::ArrowPrimitiveType>(
     values: Vec<T::Native>,
     nulls: Option<NullBuffer>,
@@ -144,6 +155,13 @@ where
             .values()
             .iter()
             .map(|d| conv(date_number(*d) as i128))
+            .collect(),
+        // CAST(datetime AS SIGNED): YYYYMMDDhhmmss, the fraction cut (MariaDB).
+        DataType::Timestamp(TimeUnit::Microsecond, _) => a
+            .as_primitive::<TimestampMicrosecondType>()
+            .values()
+            .iter()
+            .map(|t| conv(datetime_number(*t) / 1_000_000))
             .collect(),
         _ => ints(a)
             .ok_or_else(|| {
@@ -239,6 +257,13 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                         .map(|f| (f * m).round() as i128)
                         .collect()
                 }
+                // YYYYMMDDhhmmss.ffffff, rounded to the scale.
+                DataType::Timestamp(TimeUnit::Microsecond, _) => a
+                    .as_primitive::<TimestampMicrosecondType>()
+                    .values()
+                    .iter()
+                    .map(|t| rescale(datetime_number(*t), 6, *s).unwrap_or(0))
+                    .collect(),
                 _ => {
                     let m = 10i128.pow(*s as u32);
                     match ints(a) {
@@ -277,28 +302,45 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                 )))
             }
         },
-        DataType::Timestamp(TimeUnit::Microsecond, _) => match from {
-            DataType::Date32 => {
-                let v: Vec<i64> = a
-                    .as_primitive::<Date32Type>()
-                    .values()
+        // Into DATETIME(fsp): the digits beyond fsp are cut (MySQL truncates
+        // a value stored or cast into fewer digits); into more digits the
+        // values stay as they are and only the type changes.
+        DataType::Timestamp(TimeUnit::Microsecond, tag) => {
+            let fsp = types::datetime_fsp(to).unwrap_or(0);
+            let out = match from {
+                DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                    let v = a.as_primitive::<TimestampMicrosecondType>();
+                    if types::datetime_fsp(from).unwrap_or(0) <= fsp {
+                        v.clone()
+                    } else {
+                        v.unary(|t| types::truncate_fsp(t, fsp))
+                    }
+                }
+                DataType::Date32 => {
+                    let v: Vec<i64> = a
+                        .as_primitive::<Date32Type>()
+                        .values()
+                        .iter()
+                        .map(|d| *d as i64 * 86_400_000_000)
+                        .collect();
+                    TimestampMicrosecondArray::new(v.into(), nulls)
+                }
+                DataType::Utf8 => a
+                    .as_string::<i32>()
                     .iter()
-                    .map(|d| *d as i64 * 86_400_000_000)
-                    .collect();
-                Arc::new(TimestampMicrosecondArray::new(v.into(), nulls))
-            }
-            DataType::Utf8 => Arc::new(
-                a.as_string::<i32>()
-                    .iter()
-                    .map(|s| s.and_then(parse_datetime))
+                    .map(|s| {
+                        s.and_then(parse_datetime)
+                            .map(|t| types::truncate_fsp(t, fsp))
+                    })
                     .collect::<TimestampMicrosecondArray>(),
-            ),
-            other => {
-                return Err(QuiverError::not_supported(format!(
-                    "cast of {other} to DATETIME"
-                )))
-            }
-        },
+                other => {
+                    return Err(QuiverError::not_supported(format!(
+                        "cast of {other} to DATETIME"
+                    )))
+                }
+            };
+            Arc::new(out.with_timezone_opt(tag.clone()))
+        }
         DataType::Boolean => {
             let f = floats(a)?;
             Arc::new(BooleanArray::new(
@@ -419,7 +461,17 @@ pub fn sql_cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                         .collect::<Date32Array>(),
                 )
             } else {
-                Arc::new(v.into_iter().collect::<TimestampMicrosecondArray>())
+                let fsp = types::datetime_fsp(to).unwrap_or(0);
+                let tag = match to {
+                    DataType::Timestamp(_, tag) => tag.clone(),
+                    _ => None,
+                };
+                Arc::new(
+                    v.into_iter()
+                        .map(|t| t.map(|t| types::truncate_fsp(t, fsp)))
+                        .collect::<TimestampMicrosecondArray>()
+                        .with_timezone_opt(tag),
+                )
             }
         }
         _ => cast_array(a, to)?,

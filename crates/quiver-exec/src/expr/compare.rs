@@ -275,7 +275,7 @@ fn compare_scalar(
             _ => return Err(QuiverError::internal("date compared with a non-date")),
         },
         DataType::Timestamp(TimeUnit::Microsecond, _) => match s {
-            ScalarValue::DateTime(t) => simd_scalar::<TimestampMicrosecondType>(op, a, *t),
+            ScalarValue::DateTime(t, _) => simd_scalar::<TimestampMicrosecondType>(op, a, *t),
             _ => {
                 return Err(QuiverError::internal(
                     "datetime compared with a non-datetime",
@@ -501,7 +501,7 @@ impl ScalarSet {
                     .iter()
                     .map(|x| match (x, t) {
                         (ScalarValue::Date(d), _) => Some(*d as i128),
-                        (ScalarValue::DateTime(d), _) => Some(*d as i128),
+                        (ScalarValue::DateTime(d, _), _) => Some(*d as i128),
                         (ScalarValue::UInt64(u), _) => Some(*u as i128),
                         (ScalarValue::Utf8(s), DataType::Date32) => {
                             quiver_common::types::parse_date(s).map(|d| d as i128)

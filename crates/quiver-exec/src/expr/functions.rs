@@ -704,7 +704,7 @@ fn days_and_micros(a: &ArrayRef) -> Result<(Vec<i32>, Vec<i64>)> {
                 )
             })
             .unzip(),
-        _ => return days_and_micros(&cast_array(a, &quiver_common::types::datetime_type())?),
+        _ => return days_and_micros(&cast_array(a, &quiver_common::types::datetime_type(6))?),
     })
 }
 
@@ -922,7 +922,11 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
                 .zip(&out_us)
                 .map(|(d, us)| *d as i64 * 86_400_000_000 + us)
                 .collect();
-            Arc::new(TimestampMicrosecondArray::new(v.into(), nulls))
+            let fsp = match t {
+                DataType::Timestamp(_, fsp) => fsp.clone(),
+                _ => None,
+            };
+            Arc::new(TimestampMicrosecondArray::new(v.into(), nulls).with_timezone_opt(fsp))
         }
     })
 }

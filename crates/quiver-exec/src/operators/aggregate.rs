@@ -842,10 +842,10 @@ fn int_values_array(v: Vec<i64>, nulls: Option<NullBuffer>, t: &DataType) -> Res
             v.iter().map(|x| *x as i32).collect::<Vec<_>>().into(),
             nulls,
         )),
-        DataType::Timestamp(..) => Arc::new(arrow_array::TimestampMicrosecondArray::new(
-            v.to_vec().into(),
-            nulls,
-        )),
+        DataType::Timestamp(_, fsp) => Arc::new(
+            arrow_array::TimestampMicrosecondArray::new(v.to_vec().into(), nulls)
+                .with_timezone_opt(fsp.clone()),
+        ),
         _ => cast_array(
             &(Arc::new(arrow_array::Int64Array::new(v.to_vec().into(), nulls)) as ArrayRef),
             t,
@@ -1961,12 +1961,13 @@ impl Acc {
                         vals.iter().map(|x| *x as i32).collect::<Vec<_>>().into(),
                         nulls,
                     )),
-                    DataType::Timestamp(..) => {
-                        Arc::new(arrow_array::TimestampMicrosecondArray::new(
+                    DataType::Timestamp(_, fsp) => Arc::new(
+                        arrow_array::TimestampMicrosecondArray::new(
                             vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(),
                             nulls,
-                        ))
-                    }
+                        )
+                        .with_timezone_opt(fsp.clone()),
+                    ),
                     DataType::UInt64 => Arc::new(arrow_array::UInt64Array::new(
                         vals.iter().map(|x| *x as u64).collect::<Vec<_>>().into(),
                         nulls,

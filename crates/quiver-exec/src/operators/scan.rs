@@ -291,7 +291,7 @@ fn compare_values(a: &ScalarValue, b: &ScalarValue, collation: Collation) -> Opt
     use ScalarValue as S;
     match (a, b) {
         (S::Date(x), S::Date(y)) => Some(x.cmp(y)),
-        (S::DateTime(x), S::DateTime(y)) => Some(x.cmp(y)),
+        (S::DateTime(x, _), S::DateTime(y, _)) => Some(x.cmp(y)),
         (S::Utf8(x), S::Utf8(y)) if collation.is_binary_eq() => {
             Some(collation.compare(x.as_bytes(), y.as_bytes()))
         }

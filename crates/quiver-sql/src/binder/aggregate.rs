@@ -113,9 +113,7 @@ impl Binder<'_> {
                     DataType::Boolean | DataType::Date32 | DataType::Null => {
                         cast(arg, &DataType::Int64)
                     }
-                    DataType::Timestamp(..) => {
-                        return Err(QuiverError::not_supported(format!("{name} of DATETIME")))
-                    }
+                    DataType::Timestamp(..) => super::coerce::datetime_number(arg, true),
                     _ => arg,
                 };
                 let t = arg.data_type();

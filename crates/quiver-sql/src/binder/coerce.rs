@@ -15,6 +15,7 @@ use quiver_common::types::{
     is_string, is_temporal, is_text, parse_date, parse_datetime, parse_f64_prefix, pow10,
     rescale256, to_decimal256, ArithOp, MAX_DECIMAL_PRECISION,
 };
+use quiver_common::types::{datetime_fsp, datetime_type, literal_fsp, truncate_fsp, MAX_FSP};
 use quiver_common::{i256, QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
 
@@ -114,11 +115,11 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
         }
         DataType::Float64 | DataType::Float32 => match v {
             S::Utf8(s) => Some(S::Float64(parse_f64_prefix(s))),
-            S::Date(_) | S::DateTime(_) => None,
+            S::Date(_) | S::DateTime(..) => None,
             other => other.as_f64().map(S::Float64),
         },
         DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => match v {
-            S::Date(_) | S::DateTime(_) => None,
+            S::Date(_) | S::DateTime(..) => None,
             S::Float64(f) if !f.is_finite() => None,
             other => {
                 let u = to_decimal256(other, *s).ok()?;
@@ -128,15 +129,20 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
         DataType::Date32 => match v {
             S::Utf8(s) => parse_date(s).map(S::Date),
             S::Date(d) => Some(S::Date(*d)),
-            S::DateTime(t) => Some(S::Date(t.div_euclid(DAY_MICROS) as i32)),
+            S::DateTime(t, _) => Some(S::Date(t.div_euclid(DAY_MICROS) as i32)),
             _ => None,
         },
-        DataType::Timestamp(..) => match v {
-            S::Utf8(s) => parse_datetime(s).map(S::DateTime),
-            S::Date(d) => Some(S::DateTime(*d as i64 * DAY_MICROS)),
-            S::DateTime(t) => Some(S::DateTime(*t)),
-            _ => None,
-        },
+        // Into DATETIME(fsp): digits beyond fsp are cut, as MySQL stores.
+        t @ DataType::Timestamp(..) => {
+            let fsp = datetime_fsp(t).unwrap_or(0);
+            let micros = match v {
+                S::Utf8(s) => parse_datetime(s)?,
+                S::Date(d) => *d as i64 * DAY_MICROS,
+                S::DateTime(t, _) => *t,
+                _ => return None,
+            };
+            Some(S::DateTime(truncate_fsp(micros, fsp), fsp))
+        }
         t if is_binary(t) => match v {
             S::Binary(b) => Some(S::Binary(b.clone())),
             other => Some(S::Binary(other.to_string().into_bytes())),
@@ -182,11 +188,17 @@ fn exact_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue> {
         },
         DataType::Date32 => match v {
             S::Utf8(_) | S::Date(_) => cast_literal(v, to),
-            S::DateTime(t) if t.rem_euclid(DAY_MICROS) == 0 => cast_literal(v, to),
+            S::DateTime(t, _) if t.rem_euclid(DAY_MICROS) == 0 => cast_literal(v, to),
             _ => None,
         },
+        // Only when no fraction digit is cut: `a = '10:00:00.1234'` over a
+        // DATETIME(3) compares all four digits.
         DataType::Timestamp(..) => match v {
-            S::Utf8(_) | S::Date(_) | S::DateTime(_) => cast_literal(v, to),
+            S::Utf8(_) | S::Date(_) | S::DateTime(..) => {
+                let full = cast_literal(v, &datetime_type(MAX_FSP))?;
+                let cut = cast_literal(v, to)?;
+                (full.compare(&cut) == Some(Ordering::Equal)).then_some(cut)
+            }
             _ => None,
         },
         t if is_binary(t) => matches!(v, S::Binary(_)).then(|| v.clone()),
@@ -360,17 +372,29 @@ fn test(op: BinaryOp, o: Ordering) -> bool {
 }
 
 /// Operands of arithmetic: strings are read as doubles, booleans as integers
-/// and dates as their YYYYMMDD number, as MySQL does.
+/// and dates as their YYYYMMDD number, datetimes as YYYYMMDDhhmmss[.f], as
+/// MySQL does.
 fn numeric_operand(e: Expr) -> Result<Expr> {
     let t = e.data_type();
     Ok(match t {
         t if is_string(&t) => cast(e, &DataType::Float64),
         DataType::Boolean | DataType::Date32 => cast(e, &DataType::Int64),
-        DataType::Timestamp(..) => {
-            return Err(QuiverError::not_supported("arithmetic on DATETIME values"));
-        }
+        DataType::Timestamp(..) => datetime_number(e, false),
         _ => e,
     })
+}
+
+/// A DATETIME(fsp) in numeric context (`a + 0`, SUM, CAST AS DECIMAL):
+/// MySQL's number YYYYMMDDhhmmss with fsp fraction digits, DECIMAL(14 +
+/// fsp, fsp); for DATETIME(0) in arithmetic an integer (MariaDB: `b + 0` is
+/// a BIGINT), with `decimal` a DECIMAL(14, 0) (SUM(b) is DECIMAL(36, 0)).
+pub(crate) fn datetime_number(e: Expr, decimal: bool) -> Expr {
+    let fsp = datetime_fsp(&e.data_type()).unwrap_or(0);
+    if fsp == 0 && !decimal {
+        cast(e, &DataType::Int64)
+    } else {
+        cast(e, &decimal_type(14 + fsp, fsp as i8))
+    }
 }
 
 /// `l op r` for an arithmetic operator, with MySQL's result type.
@@ -885,6 +909,18 @@ pub(crate) fn null_safe_eq(l: Expr, r: Expr) -> Expr {
 
 /// `d + INTERVAL n part` (n negated for minus), folded when both are literals.
 pub(crate) fn date_add(date: Expr, n: Expr, part: DatePart) -> Result<Expr> {
+    let interval_fsp = if part == DatePart::Microsecond {
+        MAX_FSP
+    } else {
+        0
+    };
+    date_add_fsp(date, n, part, interval_fsp)
+}
+
+/// [`date_add`] whose interval has `interval_fsp` fraction digits (MySQL:
+/// `INTERVAL 1.5 SECOND` has 1, a unit of microseconds 6); a datetime
+/// result has the more digits of the date's and the interval's.
+pub(crate) fn date_add_fsp(date: Expr, n: Expr, part: DatePart, interval_fsp: u8) -> Result<Expr> {
     use ScalarValue as S;
     let date_units = matches!(
         part,
@@ -894,11 +930,17 @@ pub(crate) fn date_add(date: Expr, n: Expr, part: DatePart) -> Result<Expr> {
         DataType::Date32 | DataType::Timestamp(..) => date,
         DataType::Null => return Ok(null_lit(DataType::Date32)),
         t if is_string(&t) => match &date {
-            // A string in date context: a date, or a datetime if it has a time part.
+            // A string in date context: a date, or a datetime if it has a
+            // time part, with the fraction digits a literal writes (all six
+            // for a string that is not a constant, as MariaDB).
             Expr::Literal(S::Utf8(s), _) if !s.trim().contains([' ', 'T']) => {
                 cast(date, &DataType::Date32)
             }
-            _ => cast(date, &quiver_common::types::datetime_type()),
+            Expr::Literal(S::Utf8(s), _) => {
+                let fsp = literal_fsp(s);
+                cast(date, &datetime_type(fsp))
+            }
+            _ => cast(date, &datetime_type(MAX_FSP)),
         },
         other => {
             return Err(QuiverError::not_supported(format!(
@@ -909,7 +951,8 @@ pub(crate) fn date_add(date: Expr, n: Expr, part: DatePart) -> Result<Expr> {
     let result = if date.data_type() == DataType::Date32 && date_units {
         DataType::Date32
     } else {
-        quiver_common::types::datetime_type()
+        let date_fsp = datetime_fsp(&date.data_type()).unwrap_or(0);
+        datetime_type(date_fsp.max(interval_fsp))
     };
     let n = cast(n, &DataType::Int64);
     if let (Expr::Literal(d, _), Expr::Literal(k, _)) = (&date, &n) {
@@ -935,7 +978,7 @@ fn fold_date_add(
 ) -> Option<ScalarValue> {
     let (days, micros) = match d {
         ScalarValue::Date(d) => (*d, 0),
-        ScalarValue::DateTime(t) => (t.div_euclid(DAY_MICROS) as i32, t.rem_euclid(DAY_MICROS)),
+        ScalarValue::DateTime(t, _) => (t.div_euclid(DAY_MICROS) as i32, t.rem_euclid(DAY_MICROS)),
         _ => return None,
     };
     let months = |m: i64| add_months(days, m).map(|d| (d as i64, micros));
@@ -967,7 +1010,7 @@ fn fold_date_add(
     }
     Some(match result {
         DataType::Date32 => ScalarValue::Date(days as i32),
-        _ => ScalarValue::DateTime(days * DAY_MICROS + micros),
+        t => ScalarValue::DateTime(days * DAY_MICROS + micros, datetime_fsp(t).unwrap_or(0)),
     })
 }
 

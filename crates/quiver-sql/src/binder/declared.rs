@@ -85,6 +85,14 @@ impl Binder<'_> {
             }
             return Some(self.declared_int(e)?.text().into());
         }
+        if quiver_common::types::is_datetime(&t) {
+            // A TIMESTAMP column read unchanged (or its MIN / MAX) stays a
+            // TIMESTAMP; any other datetime is the DATETIME of its type.
+            return match e {
+                Expr::Column(id, _) => self.declared.get(id).cloned(),
+                _ => None,
+            };
+        }
         if !is_string(&t) {
             return None;
         }
@@ -377,6 +385,18 @@ impl Binder<'_> {
                 })
             }
             Expr::Cast { expr, .. } if expr.data_type().is_integer() => operand(expr),
+            // A DATETIME as an integer (`b + 0`, CAST(b AS SIGNED)): its 14
+            // digits YYYYMMDDhhmmss; the cast itself is BIGINT(21) in MariaDB.
+            Expr::Cast { expr, .. } if quiver_common::types::is_datetime(&expr.data_type()) => {
+                Some(Int {
+                    t: IntType {
+                        kind: IntKind::LongLong,
+                        width: 21,
+                        unsigned,
+                    },
+                    digits: 14,
+                })
+            }
             Expr::Case {
                 branches,
                 else_expr,
@@ -547,7 +567,11 @@ fn display_width(t: &DataType) -> Option<u64> {
             *p as u64 + 1 + u64::from(*s > 0)
         }
         DataType::Date32 => 10,
-        DataType::Timestamp(..) => 19,
+        // DATETIME(fsp): a point and fsp digits after the 19.
+        t @ DataType::Timestamp(..) => {
+            let fsp = quiver_common::types::datetime_fsp(t).unwrap_or(0) as u64;
+            19 + fsp + u64::from(fsp > 0)
+        }
         _ => return None,
     })
 }

@@ -161,12 +161,13 @@ impl Binder<'_> {
                 if let Some(b) = binary_string(&x, data_type) {
                     return b;
                 }
+                crate::check_fsp(data_type, &item_name(expr))?;
                 let to = cast_type(data_type)?;
                 // A number cast to a number takes a quotient's (or AVG's)
                 // full internal value: CAST(1/3 AS DECIMAL(20,10)) is
                 // 0.3333333330 in MariaDB, not 0.3333 padded.
                 let x = if quiver_common::types::is_numeric(&to) {
-                    coerce::declared_parts(x).0
+                    datetime_as_number(coerce::declared_parts(x).0, &to)
                 } else {
                     x
                 };
@@ -177,13 +178,20 @@ impl Binder<'_> {
                     return Err(QuiverError::not_supported(format!("{e}")));
                 }
                 let x = self.expr(expr, ctx)?;
+                if let Some(t) = data_type {
+                    crate::check_fsp(t, &item_name(expr))?;
+                }
                 match (data_type, charset) {
                     (Some(t), None) => match binary_string(&x, t) {
                         Some(b) => b,
-                        None => Ok(self.in_connection_collation(char_length_limit(
-                            sql_cast(x, &cast_type(t)?),
-                            t,
-                        ))),
+                        None => {
+                            let to = cast_type(t)?;
+                            let x = datetime_as_number(x, &to);
+                            Ok(self.in_connection_collation(char_length_limit(
+                                sql_cast(x, &to),
+                                t,
+                            )))
+                        }
                     },
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
@@ -743,6 +751,7 @@ impl Binder<'_> {
             }
         };
         let value = self.expr(&iv.value, ctx)?;
+        let fsp = interval_fsp(&value.data_type(), part);
         let (n, part) = interval_count(value, part);
         let n = if negate { coerce::negate(n)? } else { n };
         if !coerce::is_date_like(&date.data_type()) {
@@ -751,7 +760,29 @@ impl Binder<'_> {
                 date.data_type()
             )));
         }
-        coerce::date_add(date, n, part)
+        coerce::date_add_fsp(date, n, part, fsp)
+    }
+}
+
+/// The fraction digits MariaDB gives `INTERVAL value part`: 6 for a unit
+/// with microseconds, for SECOND the value's own (a DECIMAL's scale, 6 for
+/// a DOUBLE or a string), 0 for the other units (their fractions are not
+/// kept: `INTERVAL '1:1.5' MINUTE_SECOND` is NULL).
+fn interval_fsp(t: &DataType, part: DatePart) -> u8 {
+    use quiver_common::types::MAX_FSP;
+    match part {
+        DatePart::Microsecond
+        | DatePart::SecondMicrosecond
+        | DatePart::MinuteMicrosecond
+        | DatePart::HourMicrosecond
+        | DatePart::DayMicrosecond => MAX_FSP,
+        DatePart::Second => match t {
+            DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => (*s).clamp(0, 6) as u8,
+            DataType::Float64 | DataType::Float32 => MAX_FSP,
+            t if is_string(t) => MAX_FSP,
+            _ => 0,
+        },
+        _ => 0,
     }
 }
 
@@ -1096,14 +1127,48 @@ fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
                 .ok_or_else(|| incorrect("DATE"))?;
             Ok(Expr::lit(ScalarValue::Date(d)))
         }
+        // DATETIME with as many fraction digits as the literal writes.
         ast::DataType::Timestamp(..) | ast::DataType::Datetime(_) => {
             let t = parse_datetime(&s).ok_or_else(|| incorrect("DATETIME"))?;
-            Ok(Expr::Literal(ScalarValue::DateTime(t), datetime_type()))
+            let fsp = quiver_common::types::literal_fsp(&s);
+            Ok(Expr::Literal(
+                ScalarValue::DateTime(t, fsp),
+                datetime_type(fsp),
+            ))
         }
         other => Ok(cast(
             Expr::lit(ScalarValue::Utf8(s.clone())),
             &sql_type(other)?,
         )),
+    }
+}
+
+/// A datetime cast to DECIMAL or DOUBLE goes through its number
+/// (YYYYMMDDhhmmss.f, rounded to the scale as a decimal is); to an integer
+/// it converts directly, cutting the fraction (MariaDB's CAST AS SIGNED).
+fn datetime_as_number(x: Expr, to: &DataType) -> Expr {
+    let numeric_target = quiver_common::types::is_decimal(to) || to.is_floating();
+    if numeric_target && quiver_common::types::is_datetime(&x.data_type()) {
+        coerce::datetime_number(x, true)
+    } else {
+        x
+    }
+}
+
+/// How MariaDB names an expression in a message (an item's name): a
+/// string literal by its text, a column by its name.
+fn item_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        ast::Expr::Identifier(i) => i.value.clone(),
+        ast::Expr::CompoundIdentifier(parts) => {
+            parts.last().map_or_else(String::new, |i| i.value.clone())
+        }
+        ast::Expr::Nested(inner) => item_name(inner),
+        other => other.to_string(),
     }
 }
 

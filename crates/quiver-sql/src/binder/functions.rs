@@ -274,13 +274,18 @@ impl Binder<'_> {
         let digits = match args.first() {
             None => 0,
             Some(Expr::Literal(v, _)) => match v.as_i64() {
-                Some(d @ 0..=6) => d as u32,
+                Some(d @ 0..=6) => d as u8,
                 _ => {
+                    // MariaDB names NOW and LOCALTIME by their common name.
+                    let name = match name {
+                        "sysdate" | "utc_timestamp" => name,
+                        _ => "current_timestamp",
+                    };
                     return Err(QuiverError::new(
                         1426,
                         "42000",
-                        format!("Too big precision {v} specified for '{name}'. Maximum is 6"),
-                    ))
+                        format!("Too big precision specified for '{name}'. Maximum is 6"),
+                    ));
                 }
             },
             Some(_) => {
@@ -291,15 +296,12 @@ impl Binder<'_> {
         };
         let utc = name.starts_with("utc_");
         let now = self.statement_time(utc);
-        let unit = 10i64.pow(6 - digits);
-        let t = now - now.rem_euclid(unit);
+        // NOW(n) is DATETIME(n): the time cut to n digits.
+        let t = quiver_common::types::truncate_fsp(now, digits);
         Ok(if date {
             Expr::lit(ScalarValue::Date(t.div_euclid(86_400_000_000) as i32))
         } else {
-            Expr::Literal(
-                ScalarValue::DateTime(t),
-                quiver_common::types::datetime_type(),
-            )
+            Expr::lit(ScalarValue::DateTime(t, digits))
         })
     }
 }
@@ -991,11 +993,12 @@ pub(crate) fn trim(side: Option<&ast::TrimWhereField>, s: Expr, what: Option<Exp
 
 /// TIMESTAMPDIFF(part, a, b): whole parts from a to b, a BIGINT.
 fn timestamp_diff(part: DatePart, a: Expr, b: Expr) -> Result<Expr> {
+    // Strings are read with all their fraction digits.
     let as_datetime = |x: Expr| match x.data_type() {
         DataType::Timestamp(..) => Ok(x),
-        DataType::Date32 => Ok(cast(x, &datetime_type())),
+        DataType::Date32 => Ok(cast(x, &datetime_type(0))),
         DataType::Null => Ok(x),
-        t if is_string(&t) => Ok(cast(x, &datetime_type())),
+        t if is_string(&t) => Ok(cast(x, &datetime_type(6))),
         other => Err(QuiverError::not_supported(format!(
             "TIMESTAMPDIFF of {other}"
         ))),
@@ -1016,7 +1019,7 @@ pub(crate) fn extract(x: Expr, part: DatePart) -> Result<Expr> {
     let x = match x.data_type() {
         DataType::Date32 | DataType::Timestamp(..) => x,
         DataType::Null => return Ok(null_lit(DataType::Int64)),
-        t if is_string(&t) => cast(x, &datetime_type()),
+        t if is_string(&t) => cast(x, &datetime_type(6)),
         other => return Err(QuiverError::not_supported(format!("EXTRACT from {other}"))),
     };
     Ok(Expr::Function {

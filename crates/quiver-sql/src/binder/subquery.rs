@@ -767,7 +767,10 @@ fn null_safe_keys(inner: Expr, outer: Expr) -> Result<Vec<Expr>> {
             Expr::Literal(ScalarValue::Utf8(String::new()), t.clone())
         }
         DataType::Date32 => Expr::Literal(ScalarValue::Date(0), t.clone()),
-        DataType::Timestamp(..) => Expr::Literal(ScalarValue::DateTime(0), t.clone()),
+        DataType::Timestamp(..) => Expr::Literal(
+            ScalarValue::DateTime(0, quiver_common::types::datetime_fsp(&t).unwrap_or(0)),
+            t.clone(),
+        ),
         DataType::Boolean => Expr::Literal(ScalarValue::Boolean(false), t.clone()),
         other => {
             return Err(QuiverError::not_supported(format!(
