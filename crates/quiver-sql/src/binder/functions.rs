@@ -825,7 +825,14 @@ fn extreme_type(args: &[Expr]) -> Result<DataType> {
         }
         return Ok(
             if types.iter().any(|t| matches!(t, DataType::Timestamp(..))) {
-                datetime_type()
+                // The most fraction digits of the datetimes.
+                datetime_type(
+                    types
+                        .iter()
+                        .filter_map(quiver_common::types::datetime_fsp)
+                        .max()
+                        .unwrap_or(0),
+                )
             } else {
                 DataType::Date32
             },
