@@ -58,15 +58,7 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
         }
         // HEX's and the digests' digits and SPACE's spaces: literal-like
         // strings (MariaDB: COERCIBLE).
-        Expr::Function {
-            func:
-                ScalarFunc::Hex
-                | ScalarFunc::Space
-                | ScalarFunc::Md5
-                | ScalarFunc::Sha1
-                | ScalarFunc::Sha2,
-            ..
-        } => (d(), Coercibility::Coercible),
+        Expr::Function { func, .. } if makes_ascii_digits(*func) => (d(), Coercibility::Coercible),
         Expr::Case {
             branches,
             else_expr,
@@ -86,6 +78,15 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
 
 /// String functions whose result's collation (and repertoire) is their
 /// string arguments' combined, as MySQL aggregates them.
+/// Functions whose strings are ASCII digits or spaces made from their
+/// arguments (HEX, SPACE, MD5, SHA1, SHA2), not a copy of them.
+fn makes_ascii_digits(func: ScalarFunc) -> bool {
+    matches!(
+        func,
+        ScalarFunc::Hex | ScalarFunc::Space | ScalarFunc::Md5 | ScalarFunc::Sha1 | ScalarFunc::Sha2
+    )
+}
+
 fn combines_operands(func: ScalarFunc) -> bool {
     matches!(
         func,
@@ -207,15 +208,7 @@ fn ascii_repertoire(e: &Expr) -> bool {
         Expr::Function { func, args, .. } if combines_operands(*func) => {
             args.iter().all(ascii_repertoire)
         }
-        Expr::Function {
-            func:
-                ScalarFunc::Hex
-                | ScalarFunc::Space
-                | ScalarFunc::Md5
-                | ScalarFunc::Sha1
-                | ScalarFunc::Sha2,
-            ..
-        } => true,
+        Expr::Function { func, .. } if makes_ascii_digits(*func) => true,
         _ => !is_string(&e.data_type()),
     }
 }

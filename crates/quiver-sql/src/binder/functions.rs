@@ -841,14 +841,22 @@ fn extreme_type(args: &[Expr]) -> Result<DataType> {
     if types.iter().any(is_string) {
         return Ok(DataType::Float64);
     }
-    Ok(coerce::branches_common_type(
-        &types,
+    Ok(numbers_common_type(args))
+}
+
+/// The common type of numeric `args` (NULLs left out), as CASE's.
+fn numbers_common_type(args: &[Expr]) -> DataType {
+    let args: Vec<&Expr> = args
+        .iter()
+        .filter(|a| a.data_type() != DataType::Null)
+        .collect();
+    coerce::branches_common_type(
+        &args.iter().map(|a| a.data_type()).collect::<Vec<_>>(),
         &args
             .iter()
-            .filter(|a| a.data_type() != DataType::Null)
-            .map(coerce::integer_decimal_type)
+            .map(|a| coerce::integer_decimal_type(a))
             .collect::<Vec<_>>(),
-    ))
+    )
 }
 
 /// GREATEST / LEAST over `args` (at least two).
@@ -898,14 +906,7 @@ fn field(name: &str, args: Vec<Expr>) -> Result<Expr> {
         collation::collate_operands(args, name)?
     } else {
         let t = if types.iter().all(quiver_common::types::is_numeric) {
-            coerce::branches_common_type(
-                &types,
-                &args
-                    .iter()
-                    .filter(|a| a.data_type() != DataType::Null)
-                    .map(coerce::integer_decimal_type)
-                    .collect::<Vec<_>>(),
-            )
+            numbers_common_type(&args)
         } else {
             DataType::Float64
         };
