@@ -514,7 +514,6 @@ impl PhysicalExpr {
         self.evaluate(batch)?.into_array(batch.num_rows())
     }
 
-    /// Evaluates a predicate into a mask where NULL counts as false.
     /// [`PhysicalExpr::evaluate_mask`] for a scan's filter, told what
     /// storage recorded of the batch's text columns (`shapes[i]` for column
     /// `i`): `col = 'const'` on such a column runs the equality kernel with
@@ -554,7 +553,7 @@ impl PhysicalExpr {
     }
 
     /// The batch column this is (under any COLLATE).
-    fn column_index(&self) -> Option<usize> {
+    pub(crate) fn column_index(&self) -> Option<usize> {
         match self {
             PhysicalExpr::Column(i) => Some(*i),
             PhysicalExpr::Collate(inner, _) => inner.column_index(),
@@ -563,7 +562,7 @@ impl PhysicalExpr {
     }
 
     /// The constant this is (under any COLLATE).
-    fn literal(&self) -> Option<&ScalarValue> {
+    pub(crate) fn literal(&self) -> Option<&ScalarValue> {
         match self {
             PhysicalExpr::Literal(v, _) => Some(v),
             PhysicalExpr::Collate(inner, _) => inner.literal(),
@@ -571,6 +570,7 @@ impl PhysicalExpr {
         }
     }
 
+    /// Evaluates a predicate into a mask where NULL counts as false.
     pub fn evaluate_mask(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         let a = self.evaluate_array(batch)?;
         let a = if a.data_type() == &DataType::Boolean {

@@ -181,19 +181,12 @@ enum ZonePredicate {
 }
 
 fn column_of(e: &PhysicalExpr) -> Option<usize> {
-    match e {
-        PhysicalExpr::Column(i) => Some(*i),
-        PhysicalExpr::Collate(inner, _) => column_of(inner),
-        _ => None,
-    }
+    e.column_index()
 }
 
+/// A non-NULL constant (NULL decides nothing in a zone map).
 fn literal_of(e: &PhysicalExpr) -> Option<&ScalarValue> {
-    match e {
-        PhysicalExpr::Literal(v, _) if !v.is_null() => Some(v),
-        PhysicalExpr::Collate(inner, _) => literal_of(inner),
-        _ => None,
-    }
+    e.literal().filter(|v| !v.is_null())
 }
 
 fn flip(op: BinaryOp) -> BinaryOp {
