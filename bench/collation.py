@@ -15,7 +15,12 @@ on o_comment; GROUP BY l_shipmode), each
   - in DuckDB (bench/.venv) binary and NOCASE (columns declared COLLATE NOCASE),
     from in-memory tables of the same parquet data.
 
-Hot medians (1 warm-up + N runs) with the same thread count; every result is
+Hot medians (1 warm-up + N runs) with the same thread count. Quiver times the
+three collations of a query run by run in turn (`quiver sql --runs N --interleave`:
+binary, bin, ci, binary, bin, ci, ...), so each run of utf8mb4_bin or general_ci
+has a binary run next to it; the ratios to binary are the medians of these paired
+per-run ratios over all rounds, which a slow spell of the machine moves much less
+than a ratio of two medians timed minutes apart. Every result is
 checked against DuckDB's (binary for binary and utf8mb4_bin, NOCASE for
 general_ci). Writes bench/results/collation_sf<SF>_<T>t.{csv,png} and
 collation_sf<SF>_<T>t_summary.md, with the targets of issue 3 evaluated.
@@ -234,15 +239,18 @@ def quiver_answers(args, results):
 
 
 def quiver_round(args, results):
-    """One round of hot times: one `quiver sql --runs N` process over all queries."""
+    """One round of hot times: one `quiver sql --runs N --interleave` process over all queries,
+    each query's collations timed run by run in turn."""
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "timed.sql"
         script.write_text(quiver_script(True))
-        out = run_quiver_sql(args, script, fmt="csv", extra=("--runs", str(args.runs)), timeout=args.timeout)
+        out = run_quiver_sql(args, script, fmt="csv", extra=("--runs", str(args.runs), "--interleave"),
+                             timeout=args.timeout)
     for rec in csv.DictReader(out.splitlines()):
         name, role = rec["query"].split("/")
         r = results[("quiver", name, role)]
         r["round_medians"].append(float(rec["median_s"]))
+        r.setdefault("runs", []).extend(float(t) for t in rec["runs_s"].split(";"))
         r["rows"] = int(rec["rows"])
         print(f"  quiver {name:<17} {role:<19} {r['round_medians'][-1]:.4f}s  {r['result'][:60]}", flush=True)
 
@@ -330,6 +338,40 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
+def quartiles(values):
+    """(first quartile, median, third quartile) of values."""
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q2, q3
+
+
+def paired_ratios(results):
+    """Per query and Quiver collation: the quartiles of run i's time over binary's run i, over
+    every run of every round (the runs were interleaved, so each pair ran back to back)."""
+    for name, _, _ in QUERIES:
+        base = results.get(("quiver", name, "binary"), {}).get("runs")
+        for role in ROLES:
+            r = results.get(("quiver", name, role), {})
+            if base and r.get("runs") and len(r["runs"]) == len(base):
+                r["paired"] = quartiles([t / b for t, b in zip(r["runs"], base)])
+
+
+def paired(results, name, role):
+    """The median paired ratio to binary, or None."""
+    q = results.get(("quiver", name, role), {}).get("paired")
+    return q[1] if q else None
+
+
+def paired_cells(r):
+    """The CSV cells median, first and third quartile of a result's paired ratios ('' when none)."""
+    q = r.get("paired")
+    return ["", "", ""] if not q else [f"{q[1]:.4f}", f"{q[0]:.4f}", f"{q[2]:.4f}"]
+
+
+def fmt_paired(results, name, role):
+    q = results.get(("quiver", name, role), {}).get("paired")
+    return "" if not q else f"{q[1]:.2f}x ({q[0]:.2f}-{q[2]:.2f})"
+
+
 def fmt_s(v):
     return "" if v is None else f"{v:.4f}"
 
@@ -343,12 +385,12 @@ def evaluate(results):
     med = lambda e, n, r: results.get((e, n, r), {}).get("median_s")
     rows = []
     for name, _, kind in QUERIES:
-        x = ratio(med("quiver", name, "utf8mb4_bin"), med("quiver", name, "binary"))
+        x = paired(results, name, "utf8mb4_bin")
         if x is not None:
             rows.append(("utf8mb4_bin within 5% of binary", name, x, 1.05, x <= 1.05))
     for name, _, kind in QUERIES:
         if kind in ("equality", "like"):
-            x = ratio(med("quiver", name, "utf8mb4_general_ci"), med("quiver", name, "binary"))
+            x = paired(results, name, "utf8mb4_general_ci")
             if x is not None:
                 rows.append(("utf8mb4_general_ci equality and LIKE within 1.5x of binary", name, x, 1.5, x <= 1.5))
     for name, _, _ in QUERIES:
@@ -378,6 +420,10 @@ def summary_markdown(args, results, problems, targets, loads, machine):
            "`utf8mb4_bin` (PAD SPACE) is Quiver's default. Each of Quiver's three collations reads copies of the "
            "string columns made the same way, with `CREATE TABLE ... AS SELECT CONVERT(col USING binary)` or "
            "`... AS SELECT col COLLATE ...`, so that they differ by collation only.",
+           "- **bin / binary** and **ci / binary** are paired: Quiver timed a query's three collations run "
+           "by run in turn (binary, bin, ci, binary, ...), and the ratio is the median over all runs of all "
+           "rounds of run i's time over binary's run i (first-third quartile in brackets). The targets "
+           "within Quiver use these; the seconds columns are medians of the rounds' medians.",
            "- DuckDB: `binary` is plain VARCHAR; NOCASE columns are declared `VARCHAR COLLATE NOCASE`. "
            "DuckDB has no PAD SPACE collation, so Quiver's `utf8mb4_bin` is compared with DuckDB's binary.",
            f"- `eq_comment` looks for `'{COMMENT}'`, a value that exists in this SF1 data (the issue's "
@@ -394,8 +440,8 @@ def summary_markdown(args, results, problems, targets, loads, machine):
         st = [results.get(("quiver", name, r), {}).get("status", "?") for r in ROLES]
         answers = ("**MISMATCH**" if "MISMATCH" in st else "same" if all(s == "ok" for s in st)
                    else "not checked")
-        out.append(f"| {name} | {fmt_s(qb)} | {fmt_s(qbin)} | {fmt_x(ratio(qbin, qb))} | {fmt_s(qci)} | "
-                   f"{fmt_x(ratio(qci, qb))} | {fmt_s(db)} | {fmt_s(dci)} | {fmt_x(ratio(qbin, db))} | "
+        out.append(f"| {name} | {fmt_s(qb)} | {fmt_s(qbin)} | {fmt_paired(results, name, 'utf8mb4_bin')} | "
+                   f"{fmt_s(qci)} | {fmt_paired(results, name, 'utf8mb4_general_ci')} | {fmt_s(db)} | {fmt_s(dci)} | {fmt_x(ratio(qbin, db))} | "
                    f"{fmt_x(ratio(qci, dci))} | {answers} |")
     notes = [(n, DUCKDB[r][0], results[("duckdb", n, r)]["note"]) for n, _, _ in QUERIES for r in DUCKDB
              if results.get(("duckdb", n, r), {}).get("note")]
@@ -543,6 +589,7 @@ def main():
         if r.get("round_medians"):
             r["median_s"] = statistics.median(r["round_medians"])
 
+    paired_ratios(results)
     problems = check_answers(results)
     targets = evaluate(results)
     machine = machine_info(args, duckdb_version, loads)
@@ -553,7 +600,7 @@ def main():
     with open(f"{stem}.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["query", "collation", "engine", "median_s", "result", "engine_collation", "status",
-                    "round_medians_s"])
+                    "round_medians_s", "paired_ratio_to_binary", "paired_ratio_q1", "paired_ratio_q3"])
         for name, _, _ in QUERIES:
             for engine, role in BARS:
                 r = results.get((engine, name, role))
@@ -562,7 +609,7 @@ def main():
                 engine_coll = QUIVER[role][0] if engine == "quiver" else DUCKDB[role][0]
                 w.writerow([name, role, engine, f"{r['median_s']:.6f}" if "median_s" in r else "", r["result"],
                             engine_coll, r.get("status", ""),
-                            ";".join(f"{m:.6f}" for m in r.get("round_medians", []))])
+                            ";".join(f"{m:.6f}" for m in r.get("round_medians", [])), *paired_cells(r)])
     summary = summary_markdown(args, results, problems, targets, loads, machine)
     Path(f"{stem}_summary.md").write_text(summary)
     plot(args, results, f"{stem}.png")

@@ -55,6 +55,10 @@ enum Command {
         /// Other statements run once, silently.
         #[arg(long, value_name = "N")]
         runs: Option<usize>,
+        /// With --runs: time consecutive SELECTs named `group/variant` (same group) run by
+        /// run in turn, rotating (a b c, b c a, ...), so that their run i can be compared as a pair.
+        #[arg(long, requires = "runs")]
+        interleave: bool,
     },
     /// Load a CSV or Parquet file (`.tbl`: pipe-separated, no header) into a table, creating it if needed.
     Load {
@@ -196,6 +200,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             file,
             format,
             runs,
+            interleave,
         }) => {
             let session = Session::new(open_database(cli.db.as_ref())?, cfg);
             let mut scripts = execute;
@@ -218,7 +223,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ));
             }
             if let Some(runs) = runs {
-                return timing::run(&session, &scripts, runs, format).map(|()| ExitCode::SUCCESS);
+                return timing::run(&session, &scripts, runs, interleave, format)
+                    .map(|()| ExitCode::SUCCESS);
             }
             for sql in scripts {
                 run_script(&session, &sql, format)?;

@@ -6,7 +6,14 @@
 //! row per SELECT is printed: `query,rows,median_s`, where `query` is the name
 //! from a `-- name: xyz` comment line just before the statement, or else the
 //! statement's 1-based position among all statements given (`-e` in order, then
-//! `-f`).
+//! `-f`), and `runs_s`, every timed run's seconds in order (`;`-separated).
+//!
+//! With `--interleave`, consecutive SELECTs named `group/variant` (the same
+//! `group`) are timed run by run in turn after one warm-up each, the order
+//! rotating by one every pass (a b c, b c a, c a b, ...), so that a slow spell
+//! of the machine falls on every variant alike, each runs after each other
+//! equally often, and run i of each can be compared as a pair
+//! (bench/collation.py compares collations of one query so).
 
 use std::time::Instant;
 
@@ -14,67 +21,144 @@ use quiver_common::{QuiverError, Result};
 use quiver_engine::{OutputFormat, Session};
 use quiver_sql::sqlparser::ast::Statement;
 
-/// One timed SELECT: its label, result row count and median seconds.
+/// One timed SELECT: its label, result row count, median seconds and every
+/// timed run's seconds in the order they ran.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timing {
     pub query: String,
     pub rows: usize,
     pub median_s: f64,
+    pub runs_s: Vec<f64>,
 }
 
 /// Runs every statement of `scripts` in order, timing the SELECTs, and prints
-/// their timings in `format`.
-pub fn run(session: &Session, scripts: &[String], runs: usize, format: OutputFormat) -> Result<()> {
+/// their timings in `format`. `interleave`: time each group of SELECTs (see
+/// the module comment) run by run in turn.
+pub fn run(
+    session: &Session,
+    scripts: &[String],
+    runs: usize,
+    interleave: bool,
+    format: OutputFormat,
+) -> Result<()> {
     if runs == 0 {
         return Err(QuiverError::syntax_msg(
             "--runs must be at least 1 (timed runs after one warm-up)",
         ));
     }
-    let mut timings = Vec::new();
-    let mut position = 0usize;
+    let mut statements = Vec::new();
     for script in scripts {
-        let statements = quiver_sql::parse_sql(script)?;
-        let names = statement_names(script, statements.len());
-        for (stmt, name) in statements.iter().zip(names) {
-            position += 1;
-            let label = name.unwrap_or_else(|| position.to_string());
-            if !matches!(stmt, Statement::Query(_)) {
+        let parsed = quiver_sql::parse_sql(script)?;
+        let names = statement_names(script, parsed.len());
+        statements.extend(parsed.into_iter().zip(names));
+    }
+    let labels: Vec<String> = statements
+        .iter()
+        .enumerate()
+        .map(|(i, (_, name))| name.clone().unwrap_or_else(|| (i + 1).to_string()))
+        .collect();
+    let is_query: Vec<bool> = statements
+        .iter()
+        .map(|(stmt, _)| matches!(stmt, Statement::Query(_)))
+        .collect();
+    let mut timings = Vec::new();
+    for step in steps(&is_query, &labels, interleave) {
+        match step {
+            Step::Run(i) => {
                 session
-                    .execute_statement(stmt)
-                    .map_err(|e| with_label(e, &label))?;
-                continue;
+                    .execute_statement(&statements[i].0)
+                    .map_err(|e| with_label(e, &labels[i]))?;
             }
-            timings.push(time_query(session, stmt, &label, runs)?);
+            Step::Time(range) => {
+                let group: Vec<(&Statement, &str)> = range
+                    .map(|i| (&statements[i].0, labels[i].as_str()))
+                    .collect();
+                timings.extend(time_group(session, &group, runs)?);
+            }
         }
     }
     print_timings(&timings, format, runs, session.config().threads);
     Ok(())
 }
 
+/// What `run` does with statement i, in order.
+#[derive(Debug, PartialEq)]
+enum Step {
+    /// Execute once, untimed (not a SELECT).
+    Run(usize),
+    /// Time these SELECTs together, run by run in turn.
+    Time(std::ops::Range<usize>),
+}
+
+/// Statements in order; with `interleave`, consecutive SELECTs of one label
+/// group make one `Time` step, otherwise every SELECT is its own.
+fn steps(is_query: &[bool], labels: &[String], interleave: bool) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut i = 0;
+    while i < is_query.len() {
+        if !is_query[i] {
+            steps.push(Step::Run(i));
+            i += 1;
+            continue;
+        }
+        let mut end = i + 1;
+        if interleave {
+            if let Some(group) = group_of(&labels[i]) {
+                while end < is_query.len() && is_query[end] && group_of(&labels[end]) == Some(group)
+                {
+                    end += 1;
+                }
+            }
+        }
+        steps.push(Step::Time(i..end));
+        i = end;
+    }
+    steps
+}
+
+/// `eq_comment/binary` -> `eq_comment`; labels without `/` form no group.
+fn group_of(label: &str) -> Option<&str> {
+    label.rsplit_once('/').map(|(group, _)| group)
+}
+
 fn with_label(e: QuiverError, label: &str) -> QuiverError {
     QuiverError::new(e.code, e.sqlstate, format!("query {label}: {}", e.message))
 }
 
-fn time_query(session: &Session, stmt: &Statement, label: &str, runs: usize) -> Result<Timing> {
-    let warm = session
-        .execute_statement(stmt)
-        .map_err(|e| with_label(e, label))?;
-    let rows = warm.num_rows();
-    drop(warm);
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        let result = session
+/// Times the SELECTs of `group` run by run in turn: each one's warm-up, then
+/// `runs` passes over all of them in rotating order. A group of one is the plain warm-up and
+/// `runs` back-to-back runs.
+fn time_group(session: &Session, group: &[(&Statement, &str)], runs: usize) -> Result<Vec<Timing>> {
+    let mut timings = Vec::with_capacity(group.len());
+    for (stmt, label) in group {
+        let warm = session
             .execute_statement(stmt)
             .map_err(|e| with_label(e, label))?;
-        times.push(start.elapsed().as_secs_f64());
-        drop(result);
+        timings.push(Timing {
+            query: label.to_string(),
+            rows: warm.num_rows(),
+            median_s: 0.0,
+            runs_s: Vec::with_capacity(runs),
+        });
     }
-    Ok(Timing {
-        query: label.to_string(),
-        rows,
-        median_s: median(&mut times),
-    })
+    for pass in 0..runs {
+        // Each pass starts one further along (a b c, b c a, c a b, ...): the run
+        // after another query's is not the same one every time.
+        for k in 0..group.len() {
+            let i = (pass + k) % group.len();
+            let (stmt, label) = group[i];
+            let start = Instant::now();
+            let result = session
+                .execute_statement(stmt)
+                .map_err(|e| with_label(e, label))?;
+            timings[i].runs_s.push(start.elapsed().as_secs_f64());
+            drop(result);
+        }
+    }
+    for t in &mut timings {
+        t.median_s = median(&mut t.runs_s.clone());
+    }
+    Ok(timings)
 }
 
 fn median(times: &mut [f64]) -> f64 {
@@ -217,16 +301,24 @@ fn print_timings(timings: &[Timing], format: OutputFormat, runs: usize, threads:
 }
 
 fn format_csv(timings: &[Timing]) -> String {
-    let mut out = String::from("query,rows,median_s\n");
+    let mut out = String::from("query,rows,median_s,runs_s\n");
     for t in timings {
         out.push_str(&format!(
-            "{},{},{:.6}\n",
+            "{},{},{:.6},{}\n",
             csv_field(&t.query),
             t.rows,
-            t.median_s
+            t.median_s,
+            run_list(&t.runs_s, ";")
         ));
     }
     out
+}
+
+fn run_list(runs: &[f64], separator: &str) -> String {
+    runs.iter()
+        .map(|r| format!("{r:.6}"))
+        .collect::<Vec<_>>()
+        .join(separator)
 }
 
 fn csv_field(s: &str) -> String {
@@ -242,10 +334,11 @@ fn format_json(timings: &[Timing]) -> String {
         .iter()
         .map(|t| {
             format!(
-                "  {{\"query\": {}, \"rows\": {}, \"median_s\": {:.6}}}",
+                "  {{\"query\": {}, \"rows\": {}, \"median_s\": {:.6}, \"runs_s\": [{}]}}",
                 json_string(&t.query),
                 t.rows,
-                t.median_s
+                t.median_s,
+                run_list(&t.runs_s, ", ")
             )
         })
         .collect();
@@ -376,6 +469,39 @@ mod tests {
     }
 
     #[test]
+    fn interleaving_groups_consecutive_selects_of_one_label_group() {
+        let labels: Vec<String> = ["q/a", "q/b", "q/c", "4", "r/a", "s/a", "s/b", "8", "9"]
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        // Statement 4 (position 4) is a SET; the rest are SELECTs.
+        let is_query = [true, true, true, false, true, true, true, true, true];
+        assert_eq!(
+            steps(&is_query, &labels, true),
+            vec![
+                Step::Time(0..3),
+                Step::Run(3),
+                Step::Time(4..5),
+                Step::Time(5..7),
+                Step::Time(7..8),
+                Step::Time(8..9),
+            ]
+        );
+        let plain = steps(&is_query, &labels, false);
+        assert_eq!(plain.len(), 9);
+        assert!(plain
+            .iter()
+            .all(|s| matches!(s, Step::Time(r) if r.len() == 1) || *s == Step::Run(3)));
+        // A statement between two of a group splits it.
+        let is_query = [true, false, true];
+        let labels: Vec<String> = ["q/a", "2", "q/b"].iter().map(|l| l.to_string()).collect();
+        assert_eq!(
+            steps(&is_query, &labels, true),
+            vec![Step::Time(0..1), Step::Run(1), Step::Time(2..3)]
+        );
+    }
+
+    #[test]
     fn median_of_odd_and_even_counts() {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
@@ -387,14 +513,15 @@ mod tests {
             query: "a,\"b\"".into(),
             rows: 3,
             median_s: 0.5,
+            runs_s: vec![0.5, 0.25],
         }];
         assert_eq!(
             format_csv(&t),
-            "query,rows,median_s\n\"a,\"\"b\"\"\",3,0.500000\n"
+            "query,rows,median_s,runs_s\n\"a,\"\"b\"\"\",3,0.500000,0.500000;0.250000\n"
         );
         assert_eq!(
             format_json(&t),
-            "[\n  {\"query\": \"a,\\\"b\\\"\", \"rows\": 3, \"median_s\": 0.500000}\n]\n"
+            "[\n  {\"query\": \"a,\\\"b\\\"\", \"rows\": 3, \"median_s\": 0.500000, \"runs_s\": [0.500000, 0.250000]}\n]\n"
         );
     }
 }
