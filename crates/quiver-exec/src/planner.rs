@@ -128,9 +128,15 @@ pub fn create_narrow_plan(
 }
 
 fn reads_wide_decimals(plan: &LogicalPlan) -> bool {
-    if let LogicalPlan::Scan { columns, .. } = plan {
+    if let LogicalPlan::Scan {
+        columns,
+        filter_columns,
+        ..
+    } = plan
+    {
         if columns
             .iter()
+            .chain(filter_columns)
             .any(|(_, c)| matches!(c.data_type, arrow_schema::DataType::Decimal256(..)))
         {
             return true;
@@ -223,16 +229,21 @@ impl Planner {
                 table,
                 columns,
                 filters,
+                filter_columns,
             } => {
-                let cols: Vec<ColumnInfo> = columns.iter().map(|(_, c)| c.clone()).collect();
+                // Read the output columns, then the filter-only ones; filters
+                // see both, the scan's output only the first.
+                let read: Vec<&(usize, ColumnInfo)> = columns.iter().chain(filter_columns).collect();
+                let cols: Vec<ColumnInfo> = read.iter().map(|(_, c)| c.clone()).collect();
                 let l = layout(&cols);
                 let compiled = self.compile_all(filters, &l)?;
                 let text = filters.iter().map(|f| f.to_string()).collect();
                 Arc::new(ScanExec::new(
                     table.clone(),
-                    columns.iter().map(|(i, _)| *i).collect(),
+                    read.iter().map(|(i, _)| *i).collect(),
                     compiled,
                     text,
+                    schema_with(&cols, &self.width),
                     schema,
                     threads,
                 ))

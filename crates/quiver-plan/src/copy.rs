@@ -65,12 +65,18 @@ impl Copier<'_> {
                 table,
                 columns,
                 filters,
+                filter_columns,
             } => {
                 let columns = columns.iter().map(|(i, c)| (*i, self.column(c))).collect();
+                let filter_columns = filter_columns
+                    .iter()
+                    .map(|(i, c)| (*i, self.column(c)))
+                    .collect();
                 LogicalPlan::Scan {
                     table: table.clone(),
                     columns,
                     filters: self.exprs(filters),
+                    filter_columns,
                 }
             }
             LogicalPlan::Values { columns, rows } => {

@@ -180,6 +180,10 @@ pub enum LogicalPlan {
         columns: Vec<(usize, ColumnInfo)>,
         /// Conjuncts over the scan's own columns, applied while scanning.
         filters: Vec<Expr>,
+        /// Columns read only for `filters`, not output: the scan drops them
+        /// before compacting its rows, so `COUNT(*) ... WHERE s = 'x'` never
+        /// copies `s`. Column pruning moves columns here; empty before it.
+        filter_columns: Vec<(usize, ColumnInfo)>,
     },
     /// Literal rows; with no columns and one row it is MySQL's `DUAL`.
     Values {
@@ -297,14 +301,20 @@ impl LogicalPlan {
                 table,
                 columns,
                 filters,
+                filter_columns,
             } => {
-                let cols: Vec<String> = columns
-                    .iter()
-                    .map(|(_, c)| format!("{}#{}", c.name, c.id.0))
-                    .collect();
-                let mut s = format!("Scan {} [{}]", table.name(), cols.join(", "));
+                let names = |cols: &[(usize, ColumnInfo)]| {
+                    cols.iter()
+                        .map(|(_, c)| format!("{}#{}", c.name, c.id.0))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let mut s = format!("Scan {} [{}]", table.name(), names(columns));
                 if !filters.is_empty() {
                     s += &format!(" filters=[{}]", list(filters));
+                }
+                if !filter_columns.is_empty() {
+                    s += &format!(" filter_columns=[{}]", names(filter_columns));
                 }
                 s
             }

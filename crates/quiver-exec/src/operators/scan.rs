@@ -28,10 +28,14 @@ use crate::ExecContext;
 #[derive(Debug)]
 pub struct ScanExec {
     table: Arc<dyn TableSource>,
-    /// Table column indices read, in output order.
+    /// Table column indices read: the output columns in order, then those
+    /// read only for the filters.
     projection: Vec<usize>,
     filters: Vec<PhysicalExpr>,
     filter_text: Vec<String>,
+    /// The columns of `projection`, which filters see.
+    read_schema: SchemaRef,
+    /// The output columns: the first of `read_schema`.
     schema: SchemaRef,
     partitions: usize,
     morsels: OnceLock<Result<Arc<Morsels>>>,
@@ -78,19 +82,25 @@ struct Morsels {
 }
 
 impl ScanExec {
+    /// A scan reading `projection` (whose columns are `read_schema`) and
+    /// returning the first `schema.fields().len()` of them.
     pub fn new(
         table: Arc<dyn TableSource>,
         projection: Vec<usize>,
         filters: Vec<PhysicalExpr>,
         filter_text: Vec<String>,
+        read_schema: SchemaRef,
         schema: SchemaRef,
         partitions: usize,
     ) -> Self {
+        debug_assert!(read_schema.fields().len() == projection.len());
+        debug_assert!(schema.fields().len() <= projection.len());
         ScanExec {
             table,
             projection,
             filters,
             filter_text,
+            read_schema,
             schema,
             partitions,
             morsels: OnceLock::new(),
@@ -494,16 +504,18 @@ impl AdaptiveFilters {
     }
 
     /// Filters `batch`, whose text columns have the row `shapes` storage
-    /// recorded (empty when unknown).
+    /// recorded (empty when unknown), and returns its rows that pass with
+    /// the columns of `output` (the first of `batch`'s).
     fn apply(
         &mut self,
         mut batch: RecordBatch,
         shapes: &[Option<RowShape>],
+        output: &SchemaRef,
     ) -> Result<RecordBatch> {
         let mut pending: Option<arrow_array::BooleanArray> = None;
         let mut result = None;
         // Compacting keeps the columns and so their shapes.
-        for &k in &self.order {
+        for (position, &k) in self.order.iter().enumerate() {
             let start = std::time::Instant::now();
             let mask = self.filters[k].evaluate_mask_shaped(&batch, shapes)?;
             let st = &mut self.stats[k];
@@ -516,11 +528,13 @@ impl AdaptiveFilters {
             };
             let kept = mask.true_count();
             if kept == 0 {
-                result = Some(batch.slice(0, 0));
+                result = Some(RecordBatch::new_empty(output.clone()));
                 break;
             }
-            // Compact early when most rows are gone: later filters then run on less.
-            if kept * 4 < batch.num_rows() {
+            // Compact early when most rows are gone and more filters follow:
+            // they then run on less. (The last compaction drops the
+            // filter-only columns first.)
+            if kept * 4 < batch.num_rows() && position + 1 < self.order.len() {
                 batch = arrow_select::filter::filter_record_batch(&batch, &mask)?;
             } else {
                 pending = Some(mask);
@@ -532,8 +546,16 @@ impl AdaptiveFilters {
         if let Some(r) = result {
             return Ok(r);
         }
+        // Drop the filter-only columns before the last compaction copies them.
+        let columns = batch.columns()[..output.fields().len()].to_vec();
+        let rows = batch.num_rows();
+        let batch = RecordBatch::try_new_with_options(
+            output.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?;
         match pending {
-            Some(m) if m.true_count() < batch.num_rows() => {
+            Some(m) if m.true_count() < rows => {
                 Ok(arrow_select::filter::filter_record_batch(&batch, &m)?)
             }
             _ => Ok(batch),
@@ -552,6 +574,13 @@ impl ExecutionPlan for ScanExec {
         let mut s = format!("Scan {} [{}]", self.table.name(), cols.join(", "));
         if !self.filter_text.is_empty() {
             s += &format!(" filters=[{}]", self.filter_text.join(" AND "));
+        }
+        let filter_only: Vec<&str> = self.read_schema.fields()[cols.len()..]
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        if !filter_only.is_empty() {
+            s += &format!(" filter_columns=[{}]", filter_only.join(", "));
         }
         if let Some((skipped, groups)) = self.row_groups_skipped() {
             if skipped > 0 {
@@ -578,6 +607,7 @@ impl ExecutionPlan for ScanExec {
         let morsels = self.morsels()?;
         let width = self.projection.len();
         let mut filters = AdaptiveFilters::new(self.filters.clone());
+        let read_schema = self.read_schema.clone();
         let schema = self.schema.clone();
         let stream = std::iter::from_fn(move || loop {
             if let Err(e) = cancel.check() {
@@ -589,14 +619,14 @@ impl ExecutionPlan for ScanExec {
             // The batches hold exactly the projected columns, in order.
             let columns = (0..width).map(|c| src.column(c).slice(off, len)).collect();
             let batch = match RecordBatch::try_new_with_options(
-                schema.clone(),
+                read_schema.clone(),
                 columns,
                 &RecordBatchOptions::new().with_row_count(Some(len)),
             ) {
                 Ok(b) => b,
                 Err(e) => return Some(Err(e.into())),
             };
-            match filters.apply(batch, &morsels.shapes[b]) {
+            match filters.apply(batch, &morsels.shapes[b], &schema) {
                 Ok(b) if b.num_rows() == 0 => continue,
                 other => {
                     SCAN_POSITION.with(|p| {
@@ -738,7 +768,15 @@ mod tests {
         layout.insert(ColumnId(1), 1);
         let f = PhysicalExpr::compile(filter, &layout).unwrap();
         let schema = t.schema.clone();
-        let scan = Arc::new(ScanExec::new(t, vec![0, 1], vec![f], vec![], schema, 2));
+        let scan = Arc::new(ScanExec::new(
+            t,
+            vec![0, 1],
+            vec![f],
+            vec![],
+            schema.clone(),
+            schema,
+            2,
+        ));
         let ctx = Arc::new(ExecContext::new(2, usize::MAX));
         let plan: Arc<dyn ExecutionPlan> = scan.clone();
         let mut rows = Vec::new();
@@ -768,6 +806,46 @@ mod tests {
             op,
             left: col(i, t),
             right: lit,
+        }
+    }
+
+    #[test]
+    fn filter_only_columns_are_not_output() {
+        let t = table(true);
+        // s = 'g3' (PAD SPACE: also 'g3 '): output k, reading s for the
+        // filter only; then read s alone and output no column at all.
+        let filter = cmp(BinaryOp::Eq, 1, ScalarValue::Utf8("g3".into()));
+        for (projection, outputs) in [(vec![0usize, 1], 1usize), (vec![1], 0)] {
+            let mut layout = Layout::default();
+            for (i, &c) in projection.iter().enumerate() {
+                layout.insert(ColumnId(c as u32), i);
+            }
+            let f = PhysicalExpr::compile(&filter, &layout).unwrap();
+            let read = Arc::new(t.schema.project(&projection).unwrap());
+            let schema = Arc::new(t.schema.project(&projection[..outputs]).unwrap());
+            let scan = Arc::new(ScanExec::new(
+                t.clone(),
+                projection.clone(),
+                vec![f],
+                vec![],
+                read,
+                schema.clone(),
+                2,
+            ));
+            let ctx = Arc::new(ExecContext::new(2, usize::MAX));
+            let plan: Arc<dyn ExecutionPlan> = scan.clone();
+            let batches = crate::collect(&plan, &ctx).unwrap();
+            assert!(batches.iter().all(|b| b.schema() == schema));
+            assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1000);
+            if outputs == 1 {
+                let mut k: Vec<i64> = batches
+                    .iter()
+                    .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+                    .collect();
+                k.sort();
+                assert_eq!(k, (3000..4000).collect::<Vec<i64>>());
+            }
+            assert!(plan.describe().contains("filter_columns=[s]"), "{}", plan.describe());
         }
     }
 
@@ -967,7 +1045,7 @@ mod tests {
         let mut kept = 0;
         for round in 0..3 {
             for b in t.batches.iter() {
-                let out = filters.apply(b.clone(), &[]).unwrap();
+                let out = filters.apply(b.clone(), &[], &b.schema()).unwrap();
                 let mut expect = BooleanArray::from(vec![true; b.num_rows()]);
                 for f in &compiled {
                     let m = f.evaluate_mask(b).unwrap();

@@ -19,10 +19,11 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
             table,
             columns,
             filters,
+            filter_columns,
         } => {
             let rows = table.row_count() as f64;
             let mut ndv = DistinctMap::new();
-            for (i, c) in columns {
+            for (i, c) in columns.iter().chain(filter_columns) {
                 let d = table
                     .distinct_estimate(*i)
                     .map(|d| d as f64)

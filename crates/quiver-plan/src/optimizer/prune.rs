@@ -17,18 +17,24 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
             table,
             columns,
             filters,
+            filter_columns,
         } => {
-            let mut need = required.clone();
+            let mut filtered = HashSet::new();
             for f in &filters {
-                f.collect_columns(&mut need);
+                f.collect_columns(&mut filtered);
             }
-            let mut kept: Vec<_> = columns
-                .iter()
-                .filter(|(_, c)| need.contains(&c.id))
+            let all = || columns.iter().chain(&filter_columns);
+            let mut kept: Vec<_> = all()
+                .filter(|(_, c)| required.contains(&c.id))
                 .cloned()
                 .collect();
-            if kept.is_empty() {
+            let filter_only: Vec<_> = all()
+                .filter(|(_, c)| filtered.contains(&c.id) && !required.contains(&c.id))
+                .cloned()
+                .collect();
+            if kept.is_empty() && filter_only.is_empty() {
                 // COUNT(*) still needs the row count: keep the narrowest column.
+                // (With filters, the filter columns carry it.)
                 if let Some(c) = columns
                     .iter()
                     .min_by_key(|(_, c)| c.data_type.primitive_width().unwrap_or(16))
@@ -40,6 +46,7 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 table,
                 columns: kept,
                 filters,
+                filter_columns: filter_only,
             }
         }
         LogicalPlan::Project { input, exprs } => {

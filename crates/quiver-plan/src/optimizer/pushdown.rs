@@ -64,12 +64,14 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
             table,
             columns,
             mut filters,
+            filter_columns,
         } => {
             filters.extend(preds);
             LogicalPlan::Scan {
                 table,
                 columns,
                 filters,
+                filter_columns,
             }
         }
         LogicalPlan::Project { input, exprs } => {

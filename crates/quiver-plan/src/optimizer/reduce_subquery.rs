@@ -17,7 +17,7 @@ use arrow_schema::DataType;
 use super::cardinality::estimate_rows;
 use super::join_order::map_children;
 use crate::expr::{ColumnId, Expr};
-use crate::plan::{JoinKind, LogicalPlan};
+use crate::plan::{ColumnInfo, JoinKind, LogicalPlan};
 
 /// How much smaller than the aggregate's groups the key set must be for the
 /// extra semi join to pay for its probes.
@@ -255,9 +255,18 @@ fn key_sources(plan: &LogicalPlan, col: ColumnId, out: &mut Vec<(LogicalPlan, Co
 fn max_column_id(plan: &LogicalPlan) -> u32 {
     let own = plan.schema().iter().map(|c| c.id.0).max().unwrap_or(0);
     let own = match plan {
-        LogicalPlan::Scan { columns, .. } => {
-            own.max(columns.iter().map(|(_, c)| c.id.0).max().unwrap_or(0))
-        }
+        LogicalPlan::Scan {
+            columns,
+            filter_columns,
+            ..
+        } => own.max(
+            columns
+                .iter()
+                .chain(filter_columns)
+                .map(|(_, c)| c.id.0)
+                .max()
+                .unwrap_or(0),
+        ),
         _ => own,
     };
     plan.children()
@@ -290,19 +299,24 @@ fn fresh_ids(
             table,
             columns,
             filters,
+            filter_columns,
         } => {
-            let columns: Vec<_> = columns
-                .into_iter()
-                .map(|(i, mut c)| {
-                    c.id = fresh(ids, c.id);
-                    (i, c)
-                })
-                .collect();
+            let mut renew = |cols: Vec<(usize, ColumnInfo)>| -> Vec<(usize, ColumnInfo)> {
+                cols.into_iter()
+                    .map(|(i, mut c)| {
+                        c.id = fresh(ids, c.id);
+                        (i, c)
+                    })
+                    .collect()
+            };
+            let columns = renew(columns);
+            let filter_columns = renew(filter_columns);
             let filters = filters.into_iter().map(|f| remap(f, ids)).collect();
             LogicalPlan::Scan {
                 table,
                 columns,
                 filters,
+                filter_columns,
             }
         }
         LogicalPlan::Filter { input, predicate } => {

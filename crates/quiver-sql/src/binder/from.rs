@@ -178,6 +178,7 @@ impl Binder<'_> {
                 table: source,
                 columns,
                 filters: vec![],
+                filter_columns: vec![],
             },
             scope,
         ))
