@@ -614,59 +614,6 @@ fn tpch_run_prints_the_csv_contract() {
 }
 
 #[test]
-fn sql_runs_times_selects_and_interleave_keeps_every_run() {
-    let dir = temp_dir("sql-runs");
-    let db = dir.to_str().unwrap();
-    let script = "CREATE TABLE t (v INT); INSERT INTO t VALUES (1), (2), (3);\n\
-                  -- name: count/all\nSELECT COUNT(*) FROM t;\n\
-                  -- name: count/some\nSELECT v FROM t WHERE v > 1;\n\
-                  SELECT 1";
-    let o = quiver(&[
-        "--db",
-        db,
-        "sql",
-        "--runs",
-        "3",
-        "--interleave",
-        "--format",
-        "csv",
-        "-e",
-        script,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "query,rows,median_s,runs_s", "{out}");
-    assert_eq!(lines.len(), 4, "{out}");
-    for (line, (name, rows)) in
-        lines[1..]
-            .iter()
-            .zip([("count/all", 1), ("count/some", 2), ("5", 1)])
-    {
-        let cells: Vec<&str> = line.split(',').collect();
-        assert_eq!(
-            (cells[0], cells[1]),
-            (name, rows.to_string().as_str()),
-            "{out}"
-        );
-        let runs: Vec<f64> = cells[3].split(';').map(|r| r.parse().unwrap()).collect();
-        assert_eq!(runs.len(), 3, "{out}");
-        let mut sorted = runs.clone();
-        sorted.sort_by(f64::total_cmp);
-        assert_eq!(
-            format!("{:.6}", sorted[1]),
-            cells[2],
-            "the median of the runs: {out}"
-        );
-    }
-    // --interleave only means something when timing.
-    let o = quiver(&["--db", db, "sql", "--interleave", "-e", "SELECT 1"]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("--runs"), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
 fn show_tables_describe_and_explain() {
     let setup = "CREATE TABLE a (id INT NOT NULL, name VARCHAR(10) DEFAULT 'x'); \
                  CREATE TABLE b (id INT, a_id INT); \

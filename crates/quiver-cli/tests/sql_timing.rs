@@ -1,6 +1,7 @@
 //! The contract of `quiver sql --runs N` that benchmark scripts rely on: one
-//! `query,rows,median_s` row per SELECT (named by a `-- name:` comment line or
-//! numbered by position), nothing for other statements, positive times.
+//! `query,rows,median_s,runs_s` row per SELECT (named by a `-- name:` comment
+//! line or numbered by position), nothing for other statements, positive
+//! times, every run's; `--interleave` changes the order of runs, not that.
 
 use std::process::{Command, Output};
 
@@ -37,13 +38,28 @@ fn queries_arg() -> String {
     format!("--execute={QUERIES}")
 }
 
-fn parse_csv(out: &str) -> Vec<(String, usize, f64)> {
+/// (query, rows, median_s) of each row, checking that `runs_s` holds `runs`
+/// positive times whose median is `median_s`.
+fn parse_csv(out: &str, runs: usize) -> Vec<(String, usize, f64)> {
     let mut lines = out.lines();
-    assert_eq!(lines.next(), Some("query,rows,median_s"), "{out}");
+    assert_eq!(lines.next(), Some("query,rows,median_s,runs_s"), "{out}");
     lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            assert_eq!(f.len(), 3, "{l}");
+            assert_eq!(f.len(), 4, "{l}");
+            let mut times: Vec<f64> = f[3]
+                .split(';')
+                .map(|t| t.parse().expect("runs_s"))
+                .collect();
+            assert_eq!(times.len(), runs, "{l}");
+            assert!(times.iter().all(|t| *t > 0.0), "{l}");
+            times.sort_by(f64::total_cmp);
+            let median = if runs % 2 == 1 {
+                times[runs / 2]
+            } else {
+                (times[runs / 2 - 1] + times[runs / 2]) / 2.0
+            };
+            assert_eq!(format!("{median:.6}"), f[2], "the median of the runs: {l}");
             (
                 f[0].to_string(),
                 f[1].parse().expect("rows"),
@@ -66,7 +82,7 @@ fn csv_has_one_row_per_select_with_rows_and_positive_times() {
         &queries_arg(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = parse_csv(&stdout(&o));
+    let rows = parse_csv(&stdout(&o), 3);
     let labels: Vec<(&str, usize)> = rows.iter().map(|(q, r, _)| (q.as_str(), *r)).collect();
     // 'b' = 'B' under utf8mb4_general_ci: one group; u holds ids 2, 3, 4.
     assert_eq!(labels, vec![("all_rows", 4), ("4", 1), ("7", 1)]);
@@ -98,7 +114,7 @@ fn statements_from_a_file_are_numbered_after_those_of_e() {
     ]);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = parse_csv(&stdout(&o));
+    let rows = parse_csv(&stdout(&o), 1);
     let labels: Vec<(&str, usize)> = rows.iter().map(|(q, r, _)| (q.as_str(), *r)).collect();
     assert_eq!(labels, vec![("3", 2), ("named", 1)]);
 }
@@ -157,4 +173,32 @@ fn errors_name_the_query_and_zero_runs_is_refused() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn interleaved_runs_keep_the_contract_and_need_runs() {
+    let queries = "--execute=-- name: count/all
+SELECT COUNT(*) FROM t;
+-- name: count/b
+SELECT s FROM t WHERE s = 'b';
+SELECT 1";
+    let o = quiver(&[
+        "sql",
+        "--runs",
+        "4",
+        "--interleave",
+        "--format",
+        "csv",
+        "-e",
+        SETUP,
+        queries,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = parse_csv(&stdout(&o), 4);
+    let labels: Vec<(&str, usize)> = rows.iter().map(|(q, r, _)| (q.as_str(), *r)).collect();
+    assert_eq!(labels, vec![("count/all", 1), ("count/b", 2), ("5", 1)]);
+
+    let o = quiver(&["sql", "--interleave", "-e", "SELECT 1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--runs"), "{}", stderr(&o));
 }

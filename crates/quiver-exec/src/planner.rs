@@ -233,7 +233,8 @@ impl Planner {
             } => {
                 // Read the output columns, then the filter-only ones; filters
                 // see both, the scan's output only the first.
-                let read: Vec<&(usize, ColumnInfo)> = columns.iter().chain(filter_columns).collect();
+                let read: Vec<&(usize, ColumnInfo)> =
+                    columns.iter().chain(filter_columns).collect();
                 let cols: Vec<ColumnInfo> = read.iter().map(|(_, c)| c.clone()).collect();
                 let l = layout(&cols);
                 let compiled = self.compile_all(filters, &l)?;

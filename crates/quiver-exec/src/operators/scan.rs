@@ -845,7 +845,11 @@ mod tests {
                 k.sort();
                 assert_eq!(k, (3000..4000).collect::<Vec<i64>>());
             }
-            assert!(plan.describe().contains("filter_columns=[s]"), "{}", plan.describe());
+            assert!(
+                plan.describe().contains("filter_columns=[s]"),
+                "{}",
+                plan.describe()
+            );
         }
     }
 
