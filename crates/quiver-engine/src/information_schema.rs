@@ -21,7 +21,6 @@ use quiver_common::{QuiverError, Result};
 use quiver_plan::TableSource;
 use quiver_sql::sqlparser::ast::{
     Expr as SqlExpr, Ident, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, TableFactor,
-    Value,
 };
 
 use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
@@ -895,22 +894,18 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
 
 // ---- renaming before binding ----
 
-/// What the session functions return: `DATABASE()`, `USER()`, `CONNECTION_ID()`.
+/// What the renaming depends on: the current database (`information_schema`
+/// itself names its views without a qualifier).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SessionInfo<'a> {
     pub database: Option<&'a str>,
-    /// `user@host`.
-    pub user: &'a str,
-    /// `CURRENT_USER()`: the account the session runs as.
-    pub account: &'a str,
-    pub connection_id: u64,
 }
 
 type Db<'a> = &'a SessionInfo<'a>;
 
-/// Renames `information_schema.X` to the catalog's one-part name and
-/// replaces the session functions with their values, throughout the FROM
-/// clauses, select lists, WHERE and HAVING of `q` and its subqueries.
+/// Renames `information_schema.X` to the catalog's one-part name throughout
+/// the FROM clauses of `q` and its subqueries (in select lists, WHERE and
+/// HAVING too).
 pub(crate) fn rewrite_query(q: &mut Query, current_db: Db) -> Result<()> {
     if let Some(with) = &mut q.with {
         for cte in &mut with.cte_tables {
@@ -930,18 +925,9 @@ fn rewrite_set_expr(s: &mut SetExpr, db: Db) -> Result<()> {
                 }
             }
             for item in &mut sel.projection {
-                match item {
-                    SelectItem::UnnamedExpr(e) if session_function(e, db).is_some() => {
-                        let name = e.to_string();
-                        *item = SelectItem::ExprWithAlias {
-                            expr: session_function(e, db).expect("checked"),
-                            alias: Ident::with_quote('`', name),
-                        };
-                    }
-                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                        rewrite_expr(e, db)?
-                    }
-                    _ => {}
+                if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item
+                {
+                    rewrite_expr(e, db)?
                 }
             }
             if let Some(w) = &mut sel.selection {
@@ -1008,38 +994,7 @@ fn rewrite_factor(f: &mut TableFactor, db: Db) -> Result<()> {
     }
 }
 
-/// The value of a session function call, as a literal; None for other expressions.
-fn session_function(e: &SqlExpr, db: Db) -> Option<SqlExpr> {
-    let SqlExpr::Function(f) = e else {
-        return None;
-    };
-    let no_args = match &f.args {
-        quiver_sql::sqlparser::ast::FunctionArguments::List(l) => l.args.is_empty(),
-        quiver_sql::sqlparser::ast::FunctionArguments::None => true,
-        _ => false,
-    };
-    if !no_args {
-        return None;
-    }
-    let text = |s: &str| SqlExpr::value(Value::SingleQuotedString(s.to_string()));
-    let name = f.name.to_string().to_ascii_uppercase();
-    Some(match name.as_str() {
-        "DATABASE" | "SCHEMA" => match db.database {
-            Some(d) => text(d),
-            None => SqlExpr::value(Value::Null),
-        },
-        "USER" | "SESSION_USER" | "SYSTEM_USER" => text(db.user),
-        "CURRENT_USER" => text(db.account),
-        "CONNECTION_ID" => SqlExpr::value(Value::Number(db.connection_id.to_string(), false)),
-        _ => return None,
-    })
-}
-
 fn rewrite_expr(e: &mut SqlExpr, db: Db) -> Result<()> {
-    if let Some(v) = session_function(e, db) {
-        *e = v;
-        return Ok(());
-    }
     match e {
         SqlExpr::BinaryOp { left, right, .. } => {
             rewrite_expr(left, db)?;

@@ -418,6 +418,18 @@ impl Session {
         self.vars.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// The session variables and who the session is, for binding a statement.
+    fn binding_vars(&self) -> SessionVars {
+        let mut vars = self.vars();
+        vars.identity = quiver_sql::SessionIdentity {
+            user: self.user.clone(),
+            account: self.account.clone(),
+            database: self.current_database(),
+            connection_id: self.connection_id,
+        };
+        vars
+    }
+
     /// `SET` of any number of assignments: `NAMES cs [COLLATE c]`,
     /// `CHARACTER SET cs`, `[SESSION] var = value` (checked and kept, see
     /// [`crate::variables`]), `@user = expr`. Every value is computed before
@@ -704,13 +716,10 @@ impl Session {
         let database = self.current_database();
         let info = SessionInfo {
             database: database.as_deref(),
-            user: &self.user,
-            account: &self.account,
-            connection_id: self.connection_id,
         };
-        // The rewrite (information_schema tables, DATABASE(), USER(), ...)
-        // works on a copy; a text that names none of them is bound as it is
-        // (a copy of a UNION of thousands of SELECTs is as deep to make).
+        // The rewrite (information_schema tables) works on a copy; a text
+        // that names none is bound as it is (a copy of a UNION of thousands
+        // of SELECTs is as deep to make).
         let source = self.source.lock().expect("session lock").clone();
         let rewritten;
         let query = if needs_rewrite(source.as_deref(), database.as_deref()) {
@@ -726,7 +735,7 @@ impl Session {
             extra,
             read_snapshot: Default::default(),
         };
-        let mut binder = Binder::with_vars(&catalog, self.vars());
+        let mut binder = Binder::with_vars(&catalog, self.binding_vars());
         if let Some(src) = source {
             binder = binder.with_source(src);
         }
@@ -1076,7 +1085,8 @@ impl Session {
             vec![],
             &RecordBatchOptions::new().with_row_count(Some(1)),
         )?;
-        let mut bound = Binder::with_vars(self.db.as_ref(), self.vars()).bind_constant(e)?;
+        let mut bound =
+            Binder::with_vars(self.db.as_ref(), self.binding_vars()).bind_constant(e)?;
         if strict {
             bound = quiver_sql::strict_division_expr(bound);
         }
@@ -1263,18 +1273,9 @@ fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
 /// an information_schema table or a session function. Without the text,
 /// assume it does.
 fn needs_rewrite(source: Option<&SqlSource>, database: Option<&str>) -> bool {
-    const NAMES: [&str; 7] = [
-        "information_schema",
-        "database",
-        "schema",
-        "user",
-        "connection_id",
-        "current_user",
-        "system_user",
-    ];
     match source {
         _ if database.is_some_and(|d| d.eq_ignore_ascii_case("information_schema")) => true,
-        Some(src) => NAMES.iter().any(|n| src.mentions(n)),
+        Some(src) => src.mentions("information_schema"),
         None => true,
     }
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 pub use binder::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
-    strict_division, strict_division_expr, Binder, SessionVars, UserVariable,
+    strict_division, strict_division_expr, Binder, SessionIdentity, SessionVars, UserVariable,
 };
 pub use parser::{clone_query, parse_sql, MAX_PARSER_DEPTH, SET_CHARACTER_SET, SET_NAMES};
 pub use script::{placeholders, split_statements};

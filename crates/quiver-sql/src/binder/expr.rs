@@ -247,8 +247,8 @@ impl Binder<'_> {
                 let x = self.expr(expr, ctx)?;
                 collation::explicit(x, name.to_string().trim_matches(|c| c == '`' || c == '\'' || c == '"'))
             }
-            A::Function(f) if session_constant(f).is_some() => {
-                self.system_variable(session_constant(f).expect("checked"))
+            A::Function(f) if session_function(f).is_some() => {
+                self.session_function(session_function(f).expect("checked"))
             }
             A::Function(f) => self
                 .function(f, ctx)
@@ -405,9 +405,30 @@ impl Binder<'_> {
         }
     }
 
-    /// `@@name` (also `@@session.name`): the session's value, a constant;
-    /// `@@global.name` the value a new session starts with.
+    fn session_function(&self, f: SessionFunction) -> Result<Expr> {
+        let who = &self.vars.identity;
+        Ok(match f {
+            SessionFunction::Version => return self.system_variable("@@version"),
+            SessionFunction::LastInsertId => return self.system_variable("@@last_insert_id"),
+            SessionFunction::Database => system_constant(who.database.clone()),
+            SessionFunction::User => system_constant(Some(who.user.clone())),
+            SessionFunction::CurrentUser => system_constant(Some(who.account.clone())),
+            SessionFunction::ConnectionId => Expr::lit(ScalarValue::UInt64(who.connection_id)),
+        })
+    }
+
+    /// `@@name` (also `@@session.name`): the session's value, a constant
+    /// (a string one a [`system_constant`]); `@@global.name` the value a
+    /// new session starts with.
     fn system_variable(&self, name: &str) -> Result<Expr> {
+        let value = self.system_variable_value(name)?;
+        Ok(match value {
+            Expr::Literal(ScalarValue::Utf8(s), _) => system_constant(Some(s)),
+            other => other,
+        })
+    }
+
+    fn system_variable_value(&self, name: &str) -> Result<Expr> {
         let n = name.trim_start_matches("@@").to_lowercase();
         let global = n.starts_with("global.");
         let n = n
@@ -817,9 +838,21 @@ fn interval_count(value: Expr, part: DatePart) -> (Expr, DatePart) {
     (n, base)
 }
 
-/// `VERSION()` is `@@version`; `LAST_INSERT_ID()` is 0, as in a MySQL
-/// session that inserted no AUTO_INCREMENT value (Quiver has none).
-fn session_constant(f: &ast::Function) -> Option<&'static str> {
+/// The functions of no arguments whose value is the session's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum SessionFunction {
+    /// `@@version`.
+    Version,
+    /// 0, as in a MySQL session that inserted no AUTO_INCREMENT value
+    /// (Quiver has none).
+    LastInsertId,
+    Database,
+    User,
+    CurrentUser,
+    ConnectionId,
+}
+
+fn session_function(f: &ast::Function) -> Option<SessionFunction> {
     let no_args = match &f.args {
         ast::FunctionArguments::List(l) => l.args.is_empty(),
         ast::FunctionArguments::None => true,
@@ -828,13 +861,30 @@ fn session_constant(f: &ast::Function) -> Option<&'static str> {
     if !no_args || f.name.0.len() != 1 {
         return None;
     }
-    let name = f.name.to_string();
-    if name.eq_ignore_ascii_case("version") {
-        Some("@@version")
-    } else if name.eq_ignore_ascii_case("last_insert_id") {
-        Some("@@last_insert_id")
-    } else {
-        None
+    Some(match f.name.to_string().to_ascii_uppercase().as_str() {
+        "VERSION" => SessionFunction::Version,
+        "LAST_INSERT_ID" => SessionFunction::LastInsertId,
+        "DATABASE" | "SCHEMA" => SessionFunction::Database,
+        "USER" | "SESSION_USER" | "SYSTEM_USER" => SessionFunction::User,
+        "CURRENT_USER" => SessionFunction::CurrentUser,
+        "CONNECTION_ID" => SessionFunction::ConnectionId,
+        _ => return None,
+    })
+}
+
+/// A string the server makes (a system variable's, `USER()`'s): MariaDB
+/// types it utf8mb3_general_ci with SYSCONST coercibility, so a column or
+/// `COLLATE` decides a comparison with it, and it a literal's.
+fn system_constant(value: Option<String>) -> Expr {
+    let value = match value {
+        Some(s) => Expr::lit(ScalarValue::Utf8(s)),
+        None => Expr::Literal(ScalarValue::Null, DataType::Utf8),
+    };
+    Expr::Collate {
+        expr: Box::new(value),
+        collation: quiver_collation::Collation::from_name("utf8mb3_general_ci")
+            .expect("a built-in collation"),
+        coercibility: quiver_plan::Coercibility::SysConst,
     }
 }
 

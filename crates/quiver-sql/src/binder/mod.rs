@@ -73,6 +73,33 @@ pub struct SessionVars {
     pub system: std::sync::Arc<std::collections::BTreeMap<String, quiver_common::ScalarValue>>,
     /// User variables (`@name`), by lowercase name.
     pub user: std::sync::Arc<std::collections::BTreeMap<String, UserVariable>>,
+    /// Who the session is and where: `USER()`, `DATABASE()`, ...
+    pub identity: SessionIdentity,
+}
+
+/// What `USER()`, `CURRENT_USER()`, `DATABASE()` and `CONNECTION_ID()`
+/// return in a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionIdentity {
+    /// `user@host` as the client connected (`USER()`).
+    pub user: String,
+    /// The account the session runs as (`CURRENT_USER()`).
+    pub account: String,
+    /// The current database; None before `USE`.
+    pub database: Option<String>,
+    pub connection_id: u64,
+}
+
+impl Default for SessionIdentity {
+    /// The embedded session's: root on the local machine.
+    fn default() -> Self {
+        SessionIdentity {
+            user: "root@localhost".to_string(),
+            account: "root@localhost".to_string(),
+            database: None,
+            connection_id: 0,
+        }
+    }
 }
 
 impl Default for SessionVars {
@@ -85,6 +112,7 @@ impl Default for SessionVars {
             character_set_results: Some(quiver_plan::default_collation()),
             system: Default::default(),
             user: Default::default(),
+            identity: Default::default(),
         }
     }
 }
