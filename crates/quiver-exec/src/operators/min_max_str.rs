@@ -107,9 +107,16 @@ pub(super) fn best_row<C: Collator, const MIN: bool>(
         s,
         row: None,
         key: None,
+        bytes: None,
     };
     let valid = |i: usize| nulls.is_none_or(|v| v.is_valid(i));
     let ranks = FirstRanks::of(k);
+    // Whether a value starting with each byte may beat the best, and an
+    // empty value, for the best's first rank `sieve_rank`: remade only when
+    // the best's first rank changes, which is rare after the first rows.
+    let mut sieve = [false; 256];
+    let mut sieve_empty = false;
+    let mut sieve_rank: Option<i16> = None;
     let mut start = 0;
     while start < n {
         let end = (start + BLOCK).min(n);
@@ -117,32 +124,40 @@ pub(super) fn best_row<C: Collator, const MIN: bool>(
             (Some(ranks), Some((bk, _))) => {
                 // The best's first rank is its key's top byte.
                 let br = (bk >> 56) as i16;
+                if sieve_rank != Some(br) {
+                    // A rank on the losing side of the best's loses whatever
+                    // follows; a byte without a rank (-1) is compared.
+                    let may_beat = |r: i16| (r < 0) | if MIN { r <= br } else { r >= br };
+                    for (m, &r) in sieve.iter_mut().zip(&ranks.byte) {
+                        *m = may_beat(r);
+                    }
+                    sieve_empty = may_beat(ranks.empty);
+                    sieve_rank = Some(br);
+                }
                 let mut candidates = 0u64;
-                for i in start..end {
-                    let at = offsets[i] as usize;
-                    let empty = offsets[i + 1] == offsets[i];
+                for (j, w) in offsets[start..=end].windows(2).enumerate() {
+                    let (at, next) = (w[0] as usize, w[1] as usize);
                     let first = data.get(at).map_or(0, |b| *b);
-                    let r = if empty {
-                        ranks.empty
+                    let candidate = if at == next {
+                        sieve_empty
                     } else {
-                        ranks.byte[first as usize]
+                        sieve[first as usize]
                     };
-                    // A rank on the losing side of the best's loses
-                    // whatever follows; a byte without a rank is compared.
-                    let candidate = (r < 0) | if MIN { r <= br } else { r >= br };
-                    candidates |= u64::from(candidate) << (i - start);
+                    candidates |= u64::from(candidate) << j;
                 }
                 while candidates != 0 {
                     let i = start + candidates.trailing_zeros() as usize;
                     candidates &= candidates - 1;
-                    if valid(i) {
+                    // Most candidates repeat the best value itself: a byte
+                    // test, the same under every collation, passes them over.
+                    if valid(i) && !best.repeated_at(i) {
                         best.offer(i);
                     }
                 }
             }
             _ => {
                 for i in start..end {
-                    if valid(i) {
+                    if valid(i) && !best.repeated_at(i) {
                         best.offer(i);
                     }
                 }
@@ -186,15 +201,30 @@ impl FirstRanks {
     }
 }
 
-/// The best row so far of [`best_row`], with its prefix key and length.
+/// The best row so far of [`best_row`], with its prefix key and length,
+/// and its bytes when they fit a word.
 struct Best<'a, C, const MIN: bool> {
     k: C,
     s: &'a BinaryArray,
     row: Option<usize>,
     key: Option<(u64, usize)>,
+    bytes: Option<(u64, usize)>,
 }
 
 impl<C: Collator, const MIN: bool> Best<'_, C, MIN> {
+    /// Whether row `i` holds exactly the best's bytes, so cannot beat it
+    /// (ties keep the first); false when that is not cheap to tell.
+    #[inline(always)]
+    fn repeated_at(&self, i: usize) -> bool {
+        self.bytes.is_some() && short_bytes_at(self.s, i) == self.bytes
+    }
+
+    fn take(&mut self, i: usize, key: Option<(u64, usize)>) {
+        self.row = Some(i);
+        self.key = key;
+        self.bytes = short_bytes_at(self.s, i);
+    }
+
     /// Takes row `i` (not NULL) when it beats the best so far.
     #[inline]
     fn offer(&mut self, i: usize) {
@@ -204,16 +234,14 @@ impl<C: Collator, const MIN: bool> Best<'_, C, MIN> {
             None
         };
         let Some(b) = self.row else {
-            self.row = Some(i);
-            self.key = xk;
+            self.take(i, xk);
             return;
         };
         if let (Some((bk, blen)), Some((xk, xlen))) = (self.key, xk) {
             if xk != bk {
                 // Keys that differ decide.
                 if (xk < bk) == MIN {
-                    self.row = Some(i);
-                    self.key = Some((xk, xlen));
+                    self.take(i, Some((xk, xlen)));
                 }
                 return;
             }
@@ -224,10 +252,29 @@ impl<C: Collator, const MIN: bool> Best<'_, C, MIN> {
         }
         let o = self.k.compare(self.s.value(i), self.s.value(b));
         if if MIN { o.is_lt() } else { o.is_gt() } {
-            self.row = Some(i);
-            self.key = xk;
+            self.take(i, xk);
         }
     }
+}
+
+/// Row `i`'s bytes as a little-endian word (zero above its length) and
+/// its length, when it has at most 8 bytes and 8 can be loaded from where
+/// it starts; None otherwise.
+#[inline(always)]
+fn short_bytes_at(s: &BinaryArray, i: usize) -> Option<(u64, usize)> {
+    let offsets = s.value_offsets();
+    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+    let len = end.wrapping_sub(start);
+    if len > 8 {
+        return None;
+    }
+    let w = s.value_data().get(start..start + 8)?;
+    let mask = if len == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * len)) - 1
+    };
+    Some((u64::from_le_bytes(w.try_into().ok()?) & mask, len))
 }
 
 /// Row `i`'s [`Collator::prefix_key_of_head`] and length, its first bytes
