@@ -824,6 +824,54 @@ pub(crate) unsafe fn length_bits_i32(block: &[i32], k: usize, at_least: bool) ->
     bits
 }
 
+/// Rows of length `k` and rows of length `k + 1` of a 64-row block of `i32`
+/// offsets (as [`length_bits_i32`] twice, from one pass: PAD SPACE equality
+/// wants both lengths, and the loads and subtractions are most of the work).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn length_bits2_i32(block: &[i32], k: usize) -> [u64; 2] {
+    debug_assert_eq!(block.len(), 65);
+    // No i32-offset row is longer than i32::MAX; k + 1 = i32::MAX still fits.
+    let Ok(k) = i32::try_from(k) else {
+        return [0, 0];
+    };
+    let (vk, vk1) = (_mm256_set1_epi32(k), _mm256_set1_epi32(k.wrapping_add(1)));
+    let mut bits = [0u64; 2];
+    for c in 0..8 {
+        let len = _mm256_sub_epi32(load_i32x8(block, 8 * c + 1), load_i32x8(block, 8 * c));
+        let same = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(len, vk))) as u64;
+        // k = i32::MAX: k + 1 wraps to i32::MIN, which no length equals.
+        let next = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(len, vk1))) as u64;
+        bits[0] |= same << (8 * c);
+        bits[1] |= next << (8 * c);
+    }
+    bits
+}
+
+/// [`length_bits2_i32`] for `i64` offsets.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn length_bits2_i64(block: &[i64], k: usize) -> [u64; 2] {
+    debug_assert_eq!(block.len(), 65);
+    let Ok(k) = i64::try_from(k) else {
+        return [0, 0];
+    };
+    let (vk, vk1) = (_mm256_set1_epi64x(k), _mm256_set1_epi64x(k.wrapping_add(1)));
+    let mut bits = [0u64; 2];
+    for c in 0..16 {
+        let len = _mm256_sub_epi64(load_i64x4(block, 4 * c + 1), load_i64x4(block, 4 * c));
+        let same = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(len, vk))) as u64;
+        let next = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(len, vk1))) as u64;
+        bits[0] |= same << (4 * c);
+        bits[1] |= next << (4 * c);
+    }
+    bits
+}
+
 /// [`length_bits_i32`] for `i64` offsets, four at a time.
 ///
 /// # Safety

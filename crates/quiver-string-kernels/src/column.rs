@@ -26,12 +26,28 @@ pub trait Offset: Copy + Into<i64> + sealed::Sealed {
     /// validated offsets) has length `k` (or at least `k` when `at_least`).
     #[doc(hidden)]
     fn length_bits(block: &[Self], k: usize, at_least: bool, isa: Isa) -> u64;
+
+    /// [`Offset::length_bits`] for length `k` and for `k + 1`, in one pass.
+    #[doc(hidden)]
+    fn length_bits2(block: &[Self], k: usize, isa: Isa) -> [u64; 2];
 }
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for i32 {}
     impl Sealed for i64 {}
+}
+
+/// [`Offset::length_bits2`] one row at a time.
+#[inline]
+fn length_bits2_scalar<O: Offset>(block: &[O], k: usize) -> [u64; 2] {
+    let mut bits = [0u64; 2];
+    for (i, w) in block.windows(2).enumerate() {
+        let len = w[1].index() - w[0].index();
+        bits[0] |= u64::from(len == k) << i;
+        bits[1] |= u64::from(k.checked_add(1) == Some(len)) << i;
+    }
+    bits
 }
 
 /// [`Offset::length_bits`] one row at a time.
@@ -47,7 +63,7 @@ fn length_bits_scalar<O: Offset>(block: &[O], k: usize, at_least: bool) -> u64 {
 }
 
 macro_rules! offset_impl {
-    ($t:ty, $avx2:ident) => {
+    ($t:ty, $avx2:ident, $avx2_pair:ident) => {
         impl Offset for $t {
             #[inline(always)]
             fn to_index(self) -> Option<usize> {
@@ -72,12 +88,25 @@ macro_rules! offset_impl {
                     _ => length_bits_scalar(block, k, at_least),
                 }
             }
+
+            #[inline]
+            fn length_bits2(block: &[Self], k: usize, isa: Isa) -> [u64; 2] {
+                match isa {
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx2 if block.len() == 65 => {
+                        // SAFETY: as in `length_bits`: `Avx2` only where the
+                        // CPU supports it.
+                        unsafe { crate::avx2::$avx2_pair(block, k) }
+                    }
+                    _ => length_bits2_scalar(block, k),
+                }
+            }
         }
     };
 }
 
-offset_impl!(i32, length_bits_i32);
-offset_impl!(i64, length_bits_i64);
+offset_impl!(i32, length_bits_i32, length_bits2_i32);
+offset_impl!(i64, length_bits_i64, length_bits2_i64);
 
 /// Why a column helper rejected its input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -396,13 +425,17 @@ fn eq_by_length<O: Offset>(
     let block_of = |w: usize| &offsets[w * 64..=(w * 64 + 64).min(rows)];
     let lengths_of = |w: usize| {
         let block = block_of(w);
+        if longest == k.wrapping_add(1) {
+            // PAD SPACE with at most one trailing space: both lengths from
+            // one pass over the offsets.
+            let [same, longer] = O::length_bits2(block, k, isa);
+            return BlockLengths { same, longer };
+        }
         let same = O::length_bits(block, k, false, isa);
         // Rows of k + 1 ..= longest bytes (a block of rows all `k` long
-        // has none): one vector pass when that is a single length.
+        // has none).
         let longer = if longest <= k || same == u64::MAX {
             0
-        } else if longest == k + 1 {
-            O::length_bits(block, k + 1, false, isa)
         } else {
             let beyond = match longest.checked_add(1) {
                 Some(l) => O::length_bits(block, l, true, isa),

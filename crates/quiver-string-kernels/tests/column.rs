@@ -307,7 +307,7 @@ proptest! {
     fn length_bits_match_rows(
         lens in vec(0usize..6, 64),
         base in 0i64..1000,
-        k in prop_oneof![0usize..7, Just(usize::MAX), Just(u32::MAX as usize + 3)],
+        k in prop_oneof![0usize..7, Just(usize::MAX), Just(i32::MAX as usize), Just(u32::MAX as usize + 3)],
         at_least in any::<bool>(),
     ) {
         let mut o64 = vec![base];
@@ -321,6 +321,13 @@ proptest! {
         for isa in Isa::supported() {
             prop_assert_eq!(i32::length_bits(&o32, k, at_least, isa), want, "{:?} i32", isa);
             prop_assert_eq!(i64::length_bits(&o64, k, at_least, isa), want, "{:?} i64", isa);
+        }
+        // The fused pass for k and k + 1.
+        let of = |k: usize| lens.iter().enumerate().fold(0u64, |bits, (i, &l)| bits | (u64::from(l == k) << i));
+        let pair = [of(k), k.checked_add(1).map_or(0, of)];
+        for isa in Isa::supported() {
+            prop_assert_eq!(i32::length_bits2(&o32, k, isa), pair, "{:?} i32 pair", isa);
+            prop_assert_eq!(i64::length_bits2(&o64, k, isa), pair, "{:?} i64 pair", isa);
         }
     }
 
