@@ -737,6 +737,7 @@ pub(crate) struct ColumnFacts {
     pub column_type: String,
     pub data_type: String,
     pub nullable: bool,
+    /// The DEFAULT as kept: a quoted literal for strings and dates.
     pub default: Option<String>,
     pub collation: Option<Collation>,
     pub char_length: Option<usize>,
@@ -797,10 +798,7 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         column_type,
         data_type,
         nullable: f.is_nullable(),
-        default: f
-            .metadata()
-            .get(COLUMN_DEFAULT_KEY)
-            .map(|d| d.trim_matches('\'').to_string()),
+        default: f.metadata().get(COLUMN_DEFAULT_KEY).cloned(),
         collation,
         precision,
         fsp: quiver_common::types::datetime_fsp(f.data_type()),
@@ -850,7 +848,16 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
                 "ORDINAL_POSITION",
                 Column::Number(rows.iter().map(|r| Some(r.1)).collect()),
             ),
-            ("COLUMN_DEFAULT", opt(&|c| c.default.clone())),
+            // As kept: strings quoted; a nullable column without a DEFAULT
+            // has the text NULL, as in MariaDB.
+            (
+                "COLUMN_DEFAULT",
+                opt(&|c| {
+                    c.default
+                        .clone()
+                        .or_else(|| c.nullable.then(|| "NULL".to_string()))
+                }),
+            ),
             (
                 "IS_NULLABLE",
                 opt(&|c| Some(if c.nullable { "YES" } else { "NO" }.to_string())),

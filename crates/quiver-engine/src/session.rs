@@ -1052,8 +1052,8 @@ impl Session {
             }) {
                 // Checked now so that a bad DEFAULT is refused at CREATE time.
                 let value = self.constant_value(def)?;
-                store_cast(&value, &field, 0, "")
-                    .and_then(|v| check_charset(&v, &field, 0, ""))
+                let stored = store_cast(&value, &field, 0, "")
+                    .and_then(|v| check_charset(&v, &field, 0, "").map(|()| v))
                     .map_err(|_| {
                         QuiverError::new(
                             1067,
@@ -1061,7 +1061,10 @@ impl Session {
                             format!("Invalid default value for '{}'", c.name.value),
                         )
                     })?;
-                meta.insert(COLUMN_DEFAULT_KEY.to_string(), def.to_string());
+                meta.insert(
+                    COLUMN_DEFAULT_KEY.to_string(),
+                    default_text(def, &stored, &field)?,
+                );
                 field = field.with_metadata(meta);
             }
             fields.push(field);
@@ -1278,6 +1281,39 @@ fn needs_rewrite(source: Option<&SqlSource>, database: Option<&str>) -> bool {
         Some(src) => src.mentions("information_schema"),
         None => true,
     }
+}
+
+/// How a column's DEFAULT is kept: a constant as the value the column
+/// stores, written as MariaDB's `information_schema.COLUMNS.COLUMN_DEFAULT`
+/// shows it (`DEFAULT 1` of a DECIMAL(5,2) is `1.00`, of a DATE
+/// `'2020-1-2'` is `'2020-01-02'`, strings quoted); anything else (a
+/// function such as CURRENT_TIMESTAMP, evaluated at each INSERT, or a
+/// binary column's bytes) as written.
+fn default_text(def: &SqlExpr, stored: &ArrayRef, field: &Field) -> Result<String> {
+    use quiver_sql::sqlparser::ast::UnaryOperator;
+    let constant = match def {
+        SqlExpr::Value(_) => true,
+        SqlExpr::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            expr,
+        } => matches!(expr.as_ref(), SqlExpr::Value(_)),
+        _ => false,
+    };
+    if !constant || field.data_type() == &DataType::Binary {
+        return Ok(def.to_string());
+    }
+    let schema = Arc::new(Schema::new(vec![field.clone().with_nullable(true)]));
+    let batch = RecordBatch::try_new(schema, vec![stored.clone()])?;
+    let text = crate::format::rows_as_text(&[batch])?
+        .into_iter()
+        .next()
+        .and_then(|row| row.into_iter().next())
+        .flatten();
+    Ok(match text {
+        None => "NULL".to_string(),
+        Some(t) if is_numeric(field.data_type()) => t,
+        Some(t) => format!("'{}'", t.replace('\\', "\\\\").replace('\'', "''")),
+    })
 }
 
 /// Converts a value to a column's type with MySQL strict-mode checks:

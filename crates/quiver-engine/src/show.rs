@@ -101,6 +101,29 @@ fn texts<I: IntoIterator<Item = S>, S: Into<String>>(v: I) -> Column {
     Column::Text(v.into_iter().map(|s| Some(s.into())).collect())
 }
 
+/// A kept DEFAULT as SHOW COLUMNS prints it: a quoted literal's value
+/// (`'it''s'` is `it's`), anything else as it is.
+fn unquoted(text: &str) -> String {
+    match text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+        Some(inner) => {
+            let mut out = String::with_capacity(inner.len());
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => out.extend(chars.next()),
+                    '\'' => {
+                        out.push('\'');
+                        chars.next(); // the quote doubled
+                    }
+                    c => out.push(c),
+                }
+            }
+            out
+        }
+        None => text.to_string(),
+    }
+}
+
 fn last_name(n: &ObjectName) -> String {
     n.0.last()
         .and_then(|p| p.as_ident())
@@ -396,7 +419,12 @@ impl Session {
         cols.push(("Key", texts(vec![""; n])));
         cols.push((
             "Default",
-            Column::Text(facts.iter().map(|c| c.default.clone()).collect()),
+            Column::Text(
+                facts
+                    .iter()
+                    .map(|c| c.default.as_deref().filter(|d| *d != "NULL").map(unquoted))
+                    .collect(),
+            ),
         ));
         cols.push(("Extra", texts(vec![""; n])));
         if full {
