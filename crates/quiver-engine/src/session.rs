@@ -1142,8 +1142,21 @@ impl Session {
             "`{}`.`{name}`.",
             self.current_database().unwrap_or_else(|| "quiver".into())
         );
+        let source = ins
+            .source
+            .as_ref()
+            .ok_or_else(|| QuiverError::not_supported("INSERT without a source"))?;
+        // `VALUES ()` (also `() VALUES ()`): rows of defaults, as in MariaDB.
+        let value_rows = match source.body.as_ref() {
+            SetExpr::Values(v) => v.rows.len(),
+            _ => 0,
+        };
+        let only_defaults = matches!(source.body.as_ref(),
+            SetExpr::Values(v) if v.rows.iter().all(|r| r.content.is_empty()));
         // Which table column each source column fills.
-        let targets: Vec<usize> = if ins.columns.is_empty() {
+        let targets: Vec<usize> = if only_defaults {
+            vec![]
+        } else if ins.columns.is_empty() {
             (0..schema.fields().len()).collect()
         } else {
             ins.columns
@@ -1158,10 +1171,6 @@ impl Session {
                 })
                 .collect::<Result<_>>()?
         };
-        let source = ins
-            .source
-            .as_ref()
-            .ok_or_else(|| QuiverError::not_supported("INSERT without a source"))?;
         let columns: Vec<ArrayRef> = match source.body.as_ref() {
             SetExpr::Values(values) => {
                 let mut cols: Vec<Vec<ArrayRef>> =
@@ -1225,7 +1234,7 @@ impl Session {
                     .collect()
             }
         };
-        let rows = columns.first().map(|c| c.len()).unwrap_or(0);
+        let rows = columns.first().map_or(value_rows, |c| c.len());
         let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         for (i, f) in schema.fields().iter().enumerate() {
             let a = match targets.iter().position(|t| *t == i) {
