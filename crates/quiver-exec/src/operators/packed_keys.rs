@@ -80,15 +80,10 @@ impl PackedLayout {
                 let KeyValues::Str(s) = &k.values else {
                     return None;
                 };
-                let pad = pads(k);
-                let mut out = Vec::with_capacity(rows);
-                for i in 0..rows {
-                    if k.is_null(i) {
-                        out.push(0);
-                    } else {
-                        out.push(pack_str(str_bytes(s, i), SHORT_STR_MAX, pad)? as i64);
-                    }
-                }
+                let mut out = vec![0i64; rows];
+                pack_strs(s, k.nulls.as_ref(), rows, SHORT_STR_MAX, pads(k), |i, x| {
+                    out[i] = x as i64
+                })?;
                 Some(out)
             }
             (PackedLayout::Pair(ha, hb), [a, b]) => {
@@ -128,10 +123,41 @@ impl PackedLayout {
     }
 }
 
+/// [`pack_str`] of rows `0..rows` of `s` (NULL rows, per `nulls`, give 0),
+/// handed to `put(row, packed)`; `None` as soon as one does not pack. A row
+/// is read as one 8-byte word where the buffer has 8 bytes from its start.
 #[inline]
-fn str_bytes(s: &BinaryArray, i: usize) -> &[u8] {
-    let o = s.value_offsets();
-    &s.value_data()[o[i] as usize..o[i + 1] as usize]
+fn pack_strs(
+    s: &BinaryArray,
+    nulls: Option<&NullBuffer>,
+    rows: usize,
+    max: usize,
+    pad: bool,
+    mut put: impl FnMut(usize, u64),
+) -> Option<()> {
+    debug_assert!(max < 8);
+    let data = s.value_data();
+    for (i, w) in s.value_offsets()[..=rows].windows(2).enumerate() {
+        if nulls.is_some_and(|n| n.is_null(i)) {
+            put(i, 0);
+            continue;
+        }
+        let (start, end) = (w[0] as usize, w[1] as usize);
+        let len = end.checked_sub(start)?;
+        if len > max {
+            return None;
+        }
+        // len <= 7: the mask keeps the row's bytes of the word.
+        let x = match data.get(start..start + 8) {
+            Some(word) => u64::from_le_bytes(word.try_into().ok()?) & ((1u64 << (8 * len)) - 1),
+            None => pack_str(data.get(start..end)?, max, false)? & ((1u64 << (8 * max)) - 1),
+        };
+        if pad && len > 0 && (x >> (8 * (len - 1))) as u8 == b' ' {
+            return None;
+        }
+        put(i, (len as u64) << (8 * max) | x);
+    }
+    Some(())
 }
 
 /// Whether trailing spaces keep the string keys of `k` from packing: all
@@ -167,10 +193,9 @@ fn pack_half(k: &KeyColumn, half: Half, rows: usize, shift: u32, out: &mut [i64]
             }
         }
         (KeyValues::Str(s), Half::Str) => {
-            let pad = pads(k);
-            for (i, o) in out.iter_mut().enumerate().take(rows) {
-                *o |= (pack_str(str_bytes(s, i), HALF_STR_MAX, pad)? as i64) << shift;
-            }
+            pack_strs(s, None, rows, HALF_STR_MAX, pads(k), |i, x| {
+                out[i] |= (x as i64) << shift
+            })?;
         }
         _ => return None,
     }
@@ -226,6 +251,33 @@ mod tests {
 
     fn strs(v: &[Option<&str>]) -> KeyColumn {
         KeyColumn::new(&(Arc::new(StringArray::from(v.to_vec())) as ArrayRef)).unwrap()
+    }
+
+    proptest::proptest! {
+        /// The word loads of `pack_strs` against `pack_str` byte by byte,
+        /// on a sliced array (rows near the buffer's end take the bytes).
+        #[test]
+        fn word_packing_is_byte_packing(
+            v in proptest::collection::vec(
+                proptest::option::weighted(0.9, proptest::collection::vec(
+                    proptest::sample::select(vec![b'a', b' ', 0u8, 0xff, b'Z']), 0..9)),
+                1..40),
+            skip in 0usize..3,
+            pad in proptest::bool::ANY,
+        ) {
+            let all = BinaryArray::from(v.iter().map(|x| x.as_deref()).collect::<Vec<_>>());
+            let skip = skip.min(v.len() - 1);
+            let s = all.slice(skip, v.len() - skip);
+            let rows = s.len();
+            for max in [HALF_STR_MAX, SHORT_STR_MAX] {
+                let want: Option<Vec<u64>> = (0..rows)
+                    .map(|i| if s.is_null(i) { Some(0) } else { pack_str(s.value(i), max, pad) })
+                    .collect();
+                let mut got = vec![0u64; rows];
+                let ok = pack_strs(&s, s.nulls(), rows, max, pad, |i, x| got[i] = x);
+                proptest::prop_assert_eq!(ok.map(|()| got), want);
+            }
+        }
     }
 
     #[test]
