@@ -29,6 +29,7 @@ pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
 pub(crate) use compare::operand_type;
+pub(crate) use functions::evaluate_for;
 
 /// A value produced by an expression: a whole column, or one value for all rows.
 #[derive(Debug, Clone)]
@@ -392,9 +393,18 @@ impl PhysicalExpr {
                 collation,
             } => {
                 let l = left.evaluate(batch)?;
+                if matches!(op, BinaryOp::And | BinaryOp::Or) {
+                    // MySQL stops at a FALSE left of AND (TRUE of OR): only
+                    // the other rows raise the right side's warnings.
+                    let r = functions::evaluate_for(
+                        batch,
+                        || logic::undecided(*op, &l, rows),
+                        |b| right.evaluate(b),
+                    )?;
+                    return logic::and_or(*op, l, r, rows);
+                }
                 let r = right.evaluate(batch)?;
                 match op {
-                    BinaryOp::And | BinaryOp::Or => logic::and_or(*op, l, r, rows),
                     op if op.is_comparison() => compare::compare(*op, l, r, rows, *collation),
                     op => arith::arithmetic(*op, l, r, data_type, rows),
                 }
@@ -477,7 +487,10 @@ impl PhysicalExpr {
             } => functions::case_when(branches, else_expr.as_deref(), data_type, batch),
             PhysicalExpr::Cast { expr, to } => match expr.evaluate(batch)? {
                 ColumnarValue::Scalar(v, from) => {
+                    // Once for the batch; its warnings are each row's.
+                    let mark = crate::warnings::mark();
                     let a = cast_array(&scalar_to_array(&v, &from, 1)?, to)?;
+                    crate::warnings::repeat_since(mark, rows);
                     Ok(ColumnarValue::Scalar(
                         ScalarValue::from_array(&a, 0)?,
                         to.clone(),
@@ -500,7 +513,15 @@ impl PhysicalExpr {
                     .map(|a| a.collation())
                     .find(|c| *c != default_collation())
                     .unwrap_or_else(default_collation);
-                functions::call(*func, vals, data_type, rows, collation)
+                if vals.iter().all(|v| matches!(v, ColumnarValue::Scalar(..))) {
+                    // Once for the batch; its warnings are each row's.
+                    let mark = crate::warnings::mark();
+                    let out = functions::call(*func, vals, data_type, rows, collation);
+                    crate::warnings::repeat_since(mark, rows);
+                    out
+                } else {
+                    functions::call(*func, vals, data_type, rows, collation)
+                }
             }
             PhysicalExpr::Checked { expr, text } => {
                 expr.evaluate(batch).map_err(|e| e.in_expression(text))
