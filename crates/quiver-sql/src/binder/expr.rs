@@ -475,7 +475,9 @@ impl Binder<'_> {
             "sql_auto_is_null" => int(0),
             "sql_select_limit" => Ok(Expr::lit(ScalarValue::UInt64(u64::MAX))),
             "default_storage_engine" | "storage_engine" => text("Quiver"),
+            // The engine binds the session's counts (its diagnostics area).
             "warning_count" | "error_count" => int(0),
+            "max_error_count" => int(64),
             // LAST_INSERT_ID(): no AUTO_INCREMENT value was made.
             "last_insert_id" => int(0),
             // Accepted by SET (see the engine's variables.rs); their defaults.
