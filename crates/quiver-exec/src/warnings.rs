@@ -108,6 +108,8 @@ impl Conditions {
 /// A statement's conditions, shared by the threads that run it.
 #[derive(Debug)]
 pub struct Warnings {
+    /// How many are kept (read by each thread that collects, without the lock).
+    limit: usize,
     inner: Mutex<Conditions>,
 }
 
@@ -123,6 +125,7 @@ pub const MAX_ERROR_COUNT: usize = 64;
 impl Warnings {
     pub fn new(limit: usize) -> Warnings {
         Warnings {
+            limit,
             inner: Mutex::new(Conditions::new(limit)),
         }
     }
@@ -132,7 +135,7 @@ impl Warnings {
     }
 
     pub fn limit(&self) -> usize {
-        self.lock().limit
+        self.limit
     }
 
     pub fn push(&self, c: Condition) {
@@ -198,6 +201,12 @@ pub fn collecting_into<T>(sink: &Arc<Warnings>, f: impl FnOnce() -> T) -> T {
     }
     let _restore = Restore(Some(previous));
     f()
+}
+
+/// Whether this thread's work collects warnings (else there is no point in
+/// looking for them).
+pub fn collecting() -> bool {
+    LOCAL.with(|l| l.borrow().is_some())
 }
 
 /// The sink of the work running on this thread, for threads it starts.

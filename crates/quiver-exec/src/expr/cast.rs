@@ -824,6 +824,9 @@ pub fn numeric_text_problem(s: &str) -> Option<NumericText> {
 /// of `a` that is not wholly a number, in row order; `kind` names the type
 /// it is read as.
 fn warn_bad_numbers(a: &dyn Array, kind: &str, integer: bool) {
+    if !warnings::collecting() {
+        return;
+    }
     let strings = a.as_string::<i32>();
     // The usual case, nothing wrong, checks and allocates nothing more.
     let whole = |v: &str| number_read(v, integer) == NumberRead::Whole;
