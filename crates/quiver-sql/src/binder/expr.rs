@@ -171,7 +171,8 @@ impl Binder<'_> {
                 } else {
                     x
                 };
-                Ok(self.in_connection_collation(char_length_limit(sql_cast(x, &to), data_type)))
+                let cast = self.in_connection_collation(char_length_limit(sql_cast(x, &to), data_type));
+                Ok(self.char_cast(cast, &to))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
                 if !styles.is_empty() {
@@ -187,10 +188,11 @@ impl Binder<'_> {
                         None => {
                             let to = cast_type(t)?;
                             let x = datetime_as_number(x, &to);
-                            Ok(self.in_connection_collation(char_length_limit(
+                            let cast = self.in_connection_collation(char_length_limit(
                                 sql_cast(x, &to),
                                 t,
-                            )))
+                            ));
+                            Ok(self.char_cast(cast, &to))
                         }
                     },
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
