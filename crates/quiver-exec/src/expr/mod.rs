@@ -113,6 +113,54 @@ pub enum PhysicalExpr {
     Collate(Box<PhysicalExpr>, Collation),
 }
 
+/// The arguments of COALESCE / IFNULL and NULLIF, each computed for the
+/// whole batch but raising warnings only on the rows MySQL evaluates it
+/// for: a COALESCE argument where all before it are NULL, NULLIF's second
+/// where its first is not.
+fn lazy_arguments(
+    func: ScalarFunc,
+    args: &[PhysicalExpr],
+    batch: &RecordBatch,
+) -> Result<Vec<ColumnarValue>> {
+    let rows = batch.num_rows();
+    let mut vals: Vec<ColumnarValue> = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        if i == 0 {
+            vals.push(a.evaluate(batch)?);
+            continue;
+        }
+        let before = &vals[..];
+        let reach = || -> Result<Option<BooleanArray>> {
+            // Rows where every earlier argument is NULL (COALESCE), or
+            // where the first is not (NULLIF).
+            let mut all_null = arrow_buffer::BooleanBuffer::new_set(rows);
+            for v in before {
+                let nulls = match v {
+                    ColumnarValue::Scalar(s, _) if s.is_null() => continue,
+                    ColumnarValue::Scalar(..) => arrow_buffer::BooleanBuffer::new_unset(rows),
+                    ColumnarValue::Array(a) => match a.logical_nulls() {
+                        Some(n) => !n.inner(),
+                        None => arrow_buffer::BooleanBuffer::new_unset(rows),
+                    },
+                };
+                all_null = &all_null & &nulls;
+                if func == ScalarFunc::NullIf {
+                    break;
+                }
+            }
+            Ok(Some(BooleanArray::new(
+                match func {
+                    ScalarFunc::NullIf => !&all_null,
+                    _ => all_null,
+                },
+                None,
+            )))
+        };
+        vals.push(functions::evaluate_for(batch, reach, |b| a.evaluate(b))?);
+    }
+    Ok(vals)
+}
+
 /// Whether `e` is an operation whose kernel raises 1690 on overflow.
 fn can_overflow(e: &Expr) -> bool {
     match e {
@@ -503,10 +551,15 @@ impl PhysicalExpr {
                 args,
                 data_type,
             } => {
-                let vals: Vec<ColumnarValue> = args
-                    .iter()
-                    .map(|a| a.evaluate(batch))
-                    .collect::<Result<_>>()?;
+                let vals = match func {
+                    ScalarFunc::Coalesce | ScalarFunc::NullIf => {
+                        lazy_arguments(*func, args, batch)?
+                    }
+                    _ => args
+                        .iter()
+                        .map(|a| a.evaluate(batch))
+                        .collect::<Result<_>>()?,
+                };
                 // String functions follow their (resolved) operands' collation.
                 let collation = args
                     .iter()
