@@ -29,6 +29,9 @@ pub(crate) struct Diagnostics {
     /// It is SHOW WARNINGS or the like, which raises nothing (its OK packet
     /// counts no warnings) and leaves the list alone.
     diagnostic: bool,
+    /// Whether it uses tables was known when it began (SHOW, DDL): the
+    /// queries it runs inside (SHOW PROCESSLIST's rows) do not change that.
+    settled: bool,
 }
 
 impl Default for Diagnostics {
@@ -38,6 +41,7 @@ impl Default for Diagnostics {
             current: Arc::new(Warnings::new(MAX_ERROR_COUNT)),
             clears: false,
             diagnostic: false,
+            settled: false,
         }
     }
 }
@@ -92,14 +96,25 @@ impl Session {
         }
     }
 
-    /// A statement starts; `clears`: it uses tables (known before it runs).
+    /// A statement starts; `clears`: it uses tables (as far as known before
+    /// it runs: a query, or a SET reading one, tells when it is bound).
     pub(crate) fn begin_statement(&self, clears: bool) {
+        self.begin(clears, false);
+    }
+
+    /// A statement starts whose use of tables `clears` says all of.
+    pub(crate) fn begin_settled_statement(&self, clears: bool) {
+        self.begin(clears, true);
+    }
+
+    fn begin(&self, clears: bool, settled: bool) {
         let limit = self.max_error_count();
         let mut d = self.diagnostics();
         d.kept = d.view();
         d.current = Arc::new(Warnings::new(limit));
         d.clears = clears;
         d.diagnostic = false;
+        d.settled = settled;
     }
 
     /// SHOW WARNINGS and the like start: the list stays as it is.
@@ -110,7 +125,7 @@ impl Session {
     /// The running statement read a table (found binding its query).
     pub(crate) fn statement_reads_tables(&self) {
         let mut d = self.diagnostics();
-        if !d.diagnostic {
+        if !d.diagnostic && !d.settled {
             d.clears = true;
         }
     }

@@ -882,7 +882,10 @@ impl Session {
             self.begin_diagnostic_statement();
             return self.show_diagnostics(show);
         }
-        self.begin_statement(uses_tables(stmt));
+        match stmt {
+            Statement::Query(_) | Statement::Set(_) => self.begin_statement(uses_tables(stmt)),
+            _ => self.begin_settled_statement(uses_tables(stmt)),
+        }
         let result = self.run_statement(stmt);
         if let Err(e) = &result {
             self.statement_failed(e);
