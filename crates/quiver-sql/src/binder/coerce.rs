@@ -677,6 +677,13 @@ pub(crate) fn to_bool(e: Expr) -> Expr {
         DataType::Boolean => e,
         DataType::Null => null_lit(DataType::Boolean),
         _ => match &e {
+            // A string that is not wholly a number is read when the
+            // statement runs, which raises its warning (1292).
+            Expr::Literal(ScalarValue::Utf8(s), _)
+                if number_read(s, false) != NumberRead::Whole =>
+            {
+                compare(BinaryOp::NotEq, e, Expr::lit(ScalarValue::Int64(0)))
+            }
             Expr::Literal(v, _) => match v.truth() {
                 Some(b) => bool_lit(b),
                 None => null_lit(DataType::Boolean),
