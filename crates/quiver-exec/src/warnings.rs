@@ -296,6 +296,32 @@ pub fn rollback(m: Mark) {
     });
 }
 
+/// Whether this thread's buffer keeps no more (later ones only count).
+pub fn full() -> bool {
+    LOCAL.with(|l| l.borrow().as_ref().is_none_or(|l| !l.pending.has_room()))
+}
+
+/// What was raised since `m` raised again in the order `redo` raises it
+/// (row by row where the work went column by column), as far as the list
+/// keeps: the counts stay those of the first pass, which `redo` may stop
+/// short of once [`full`].
+pub fn reorder_since(m: Mark, redo: impl FnOnce()) {
+    let after = LOCAL.with(|l| l.borrow().as_ref().map(|l| l.pending.counts));
+    let Some(after) = after else { return };
+    if after == m.counts {
+        return;
+    }
+    rollback(m);
+    redo();
+    LOCAL.with(|l| {
+        if let Some(l) = l.borrow_mut().as_mut() {
+            let limit = l.pending.limit;
+            l.pending.list.truncate(limit);
+            l.pending.counts = after;
+        }
+    });
+}
+
 /// What was raised since `m` raised `times` times in all: a constant
 /// computed once for a batch stands for each of its rows.
 pub fn repeat_since(m: Mark, times: usize) {
@@ -363,6 +389,30 @@ mod tests {
         let codes: Vec<&str> = c.list.iter().map(|c| c.message.as_str()).collect();
         assert_eq!(codes, ["Division by 0", "a", "b", "a", "b", "a", "b"]);
         assert_eq!(c.counts, [3, 4, 0]);
+    }
+
+    #[test]
+    fn reordered_keeps_the_counts() {
+        let sink = Arc::new(Warnings::new(3));
+        collecting_into(&sink, || {
+            let m = mark();
+            raise_with(Level::Warning, 1, || "a1".into());
+            raise_with(Level::Warning, 1, || "a2".into());
+            raise_with(Level::Warning, 1, || "b1".into());
+            raise_with(Level::Warning, 1, || "b2".into());
+            reorder_since(m, || {
+                for r in ["a1", "b1", "a2", "b2"] {
+                    if full() {
+                        break;
+                    }
+                    raise_with(Level::Warning, 1, || r.into());
+                }
+            });
+        });
+        let c = sink.take();
+        let got: Vec<&str> = c.list.iter().map(|c| c.message.as_str()).collect();
+        assert_eq!(got, ["a1", "b1", "a2"]);
+        assert_eq!(c.total(), 4);
     }
 
     #[test]
