@@ -25,7 +25,9 @@ control lines, record order and the SQL text -- is kept verbatim):
          the rows below `----`, or `query error <errno>` if MariaDB failed.
 Values are the text-protocol strings MariaDB sends (DECIMAL keeps its scale,
 DOUBLE in MariaDB's shortest form, DATE as YYYY-MM-DD); SQL NULL is written
-`NULL`, the empty string `(empty)`; columns are separated by one space. With
+`NULL`, the empty string `(empty)`, the file's scratch database `quiver`
+(Quiver's one database, as errors in SHOW WARNINGS name it); columns are
+separated by one space. With
 `rowsort` the rows are sorted, and with `valuesort` the values are sorted one
 per line, the same way the Rust `sqllogictest` runner sorts the engine output.
 
@@ -190,6 +192,12 @@ def db_name_for(path):
     return name
 
 
+# The scratch database of the file being run: Quiver's one database is
+# `quiver`, so values naming it (an error in SHOW WARNINGS: "Table
+# 'slt_x.t' doesn't exist") name `quiver` instead.
+SCRATCH_DB = [None]
+
+
 def fmt_value(v, where):
     if v is None:
         return "NULL"
@@ -197,6 +205,8 @@ def fmt_value(v, where):
         v = bytes(v).decode("utf-8", errors="backslashreplace")
     else:
         v = str(v)
+    if SCRATCH_DB[0]:
+        v = v.replace(SCRATCH_DB[0], "quiver")
     if v == "":
         return "(empty)"
     if "\n" in v or "\r" in v:
@@ -318,6 +328,7 @@ def process_file(conn, path, keep):
         text = f.read()
     items = parse(text, path)
     db = db_name_for(path)
+    SCRATCH_DB[0] = db
     cur = conn.cursor()
     cur.execute("DROP DATABASE IF EXISTS `%s`" % db)
     cur.execute("CREATE DATABASE `%s` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" % db)

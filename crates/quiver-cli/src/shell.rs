@@ -144,6 +144,7 @@ fn run_statements(session: &Session, sql: &str) {
         let stmts = match quiver_sql::parse_sql(piece) {
             Ok(s) => s,
             Err(e) => {
+                session.record_error(&e);
                 eprintln!("{e}");
                 return;
             }
@@ -154,13 +155,26 @@ fn run_statements(session: &Session, sql: &str) {
             match session.execute_statement_from(&stmt, &source) {
                 Ok(r) => {
                     let secs = start.elapsed().as_secs_f64();
+                    // As the mysql client says it: `1 warning`, `2 warnings`.
+                    let warnings = match session.statement_warning_count() {
+                        0 => String::new(),
+                        1 => "1 warning ".to_string(),
+                        n => format!("{n} warnings "),
+                    };
                     match &r {
                         StatementResult::Rows { .. } => {
                             let _ = crate::print_result(&r, OutputFormat::Table);
-                            println!("({secs:.3} sec)\n");
+                            println!("{warnings}({secs:.3} sec)\n");
                         }
                         StatementResult::Done { affected } => {
-                            println!("Query OK, {affected} rows affected ({secs:.3} sec)\n")
+                            let warnings = warnings.trim_end();
+                            let warnings = match warnings {
+                                "" => String::new(),
+                                w => format!(", {w}"),
+                            };
+                            println!(
+                                "Query OK, {affected} rows affected{warnings} ({secs:.3} sec)\n"
+                            )
                         }
                     }
                 }

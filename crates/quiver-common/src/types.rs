@@ -837,6 +837,62 @@ pub fn format_double(v: f64) -> String {
     format!("{v}")
 }
 
+/// How much of a string MySQL reads as a number (its warning 1292 when not
+/// all: a Note when only spaces follow the number, else a Warning).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberRead {
+    /// All of it, after leading spaces.
+    Whole,
+    SpacesAfter,
+    /// Other characters follow, or there are no digits at all.
+    Partly,
+}
+
+/// How much of `s` reads as a number. `integer`: digits only (CAST AS
+/// SIGNED stops at a `.` or an exponent), else a fraction and an exponent.
+pub fn number_read(s: &str, integer: bool) -> NumberRead {
+    let b = s.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let mut i = 0;
+    while i < b.len() && space(b[i]) {
+        i += 1;
+    }
+    if i < b.len() && matches!(b[i], b'+' | b'-') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut n = digits(&mut i);
+    if !integer {
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            n += digits(&mut i);
+        }
+        if n > 0 && i < b.len() && matches!(b[i], b'e' | b'E') {
+            let mut j = i + 1;
+            if j < b.len() && matches!(b[j], b'+' | b'-') {
+                j += 1;
+            }
+            if digits(&mut j) > 0 {
+                i = j;
+            }
+        }
+    }
+    if n == 0 {
+        return NumberRead::Partly;
+    }
+    match &b[i..] {
+        [] => NumberRead::Whole,
+        rest if rest.iter().all(|c| space(*c)) => NumberRead::SpacesAfter,
+        _ => NumberRead::Partly,
+    }
+}
+
 /// Reads the numeric prefix of a string as MySQL does ('12abc' is 12, 'abc' is 0).
 pub fn parse_f64_prefix(s: &str) -> f64 {
     let s = s.trim_start();

@@ -743,7 +743,8 @@ impl Database {
         Ok(true)
     }
 
-    pub fn drop_table(&self, name: &str, if_exists: bool) -> Result<()> {
+    /// Drops table `name`; false when there is none and `if_exists`.
+    pub fn drop_table(&self, name: &str, if_exists: bool) -> Result<bool> {
         let _writing = self.write_lock()?;
         let removed = self
             .tables
@@ -757,7 +758,7 @@ impl Database {
                     fs::remove_dir_all(dir)
                         .map_err(|e| QuiverError::io("dropping table files", e))?;
                 }
-                Ok(())
+                Ok(true)
             }
             None => {
                 let damaged = self
@@ -769,9 +770,10 @@ impl Database {
                     Some((_, dir, _)) => {
                         self.bump();
                         fs::remove_dir_all(dir)
-                            .map_err(|e| QuiverError::io("dropping table files", e))
+                            .map_err(|e| QuiverError::io("dropping table files", e))?;
+                        Ok(true)
                     }
-                    None if if_exists => Ok(()),
+                    None if if_exists => Ok(false),
                     None => Err(QuiverError::unknown_table_drop(&format!("quiver.{name}"))),
                 }
             }
@@ -799,7 +801,8 @@ impl Database {
         Ok(())
     }
 
-    pub fn drop_view(&self, name: &str, if_exists: bool) -> Result<()> {
+    /// Drops view `name`; false when there is none and `if_exists`.
+    pub fn drop_view(&self, name: &str, if_exists: bool) -> Result<bool> {
         let _writing = self.write_lock()?;
         if self.view_sql(name).is_none() && self.table(name).is_some() {
             return Err(QuiverError::new(
@@ -816,9 +819,9 @@ impl Database {
                     let _ =
                         fs::remove_file(dir.join("views").join(format!("{}.sql", file_name(&n))));
                 }
-                Ok(())
+                Ok(true)
             }
-            None if if_exists => Ok(()),
+            None if if_exists => Ok(false),
             None => Err(QuiverError::unknown_table_drop(&format!("quiver.{name}"))),
         }
     }

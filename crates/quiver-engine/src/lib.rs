@@ -3,6 +3,7 @@
 //! optimizer and executor.
 
 pub mod catalog;
+mod diagnostics;
 pub mod format;
 pub mod information_schema;
 mod plan_cache;

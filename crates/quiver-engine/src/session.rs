@@ -123,6 +123,8 @@ pub struct Session {
     processes: Option<Arc<ProcessList>>,
     /// Plans of the queries run, by their text, for when they come again.
     plan_cache: PlanCache,
+    /// What SHOW WARNINGS shows (see [`crate::diagnostics`]).
+    pub(crate) diagnostics: std::sync::Mutex<crate::diagnostics::Diagnostics>,
 }
 
 /// A SET assignment's value, computed before any is assigned.
@@ -239,6 +241,38 @@ fn set_charset_variable(
     Ok(true)
 }
 
+/// Whether MariaDB counts `stmt` as using tables, which resets the list of
+/// SHOW WARNINGS before it runs. A query (and a SET reading one) is known
+/// when bound ([`crate::diagnostics::reads_tables`]).
+fn uses_tables(stmt: &Statement) -> bool {
+    match stmt {
+        Statement::CreateTable(_)
+        | Statement::Insert(_)
+        | Statement::CreateView(_)
+        | Statement::ExplainTable { .. }
+        | Statement::Explain { .. } => true,
+        Statement::Drop { object_type, .. } => {
+            !matches!(object_type, ObjectType::Database | ObjectType::Schema)
+        }
+        // SHOW reads information_schema, except for the list of connections.
+        Statement::ShowFunctions { .. }
+        | Statement::ShowVariable { .. }
+        | Statement::ShowStatus { .. }
+        | Statement::ShowVariables { .. }
+        | Statement::ShowCreate { .. }
+        | Statement::ShowColumns { .. }
+        | Statement::ShowCatalogs { .. }
+        | Statement::ShowDatabases { .. }
+        | Statement::ShowSchemas { .. }
+        | Statement::ShowCharset(_)
+        | Statement::ShowObjects(_)
+        | Statement::ShowTables { .. }
+        | Statement::ShowViews { .. }
+        | Statement::ShowCollation { .. } => true,
+        _ => false,
+    }
+}
+
 fn object_name(name: &ObjectName) -> Result<String> {
     match name.0.last() {
         Some(ObjectNamePart::Identifier(i)) => Ok(i.value.clone()),
@@ -271,6 +305,7 @@ impl Session {
             process: Arc::new(Process::new(0, "root", "localhost")),
             processes: None,
             plan_cache: PlanCache::default(),
+            diagnostics: Default::default(),
         }
     }
 
@@ -332,7 +367,7 @@ impl Session {
     /// Runs every statement of `sql` in order; stops at the first error.
     pub fn execute(&self, sql: &str) -> Result<Vec<StatementResult>> {
         let source = Arc::new(SqlSource::new(sql));
-        parse_sql(sql)?
+        self.parse(sql)?
             .iter()
             .map(|s| self.execute_statement_from(s, &source))
             .collect()
@@ -362,9 +397,15 @@ impl Session {
         result
     }
 
+    /// The statements of `sql`; a syntax error is the statement's error in
+    /// SHOW WARNINGS too.
+    fn parse(&self, sql: &str) -> Result<Vec<Statement>> {
+        parse_sql(sql).inspect_err(|e| self.record_error(e))
+    }
+
     /// Runs `sql`, which must be one statement, and returns its result.
     pub fn query(&self, sql: &str) -> Result<StatementResult> {
-        let mut stmts = parse_sql(sql)?;
+        let mut stmts = self.parse(sql)?;
         if stmts.len() != 1 {
             return Err(QuiverError::syntax_msg(format!(
                 "expected one statement, got {}",
@@ -418,8 +459,9 @@ impl Session {
         self.vars.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// The session variables and who the session is, for binding a statement.
-    fn binding_vars(&self) -> SessionVars {
+    /// The session variables and who the session is (`USER()`,
+    /// `DATABASE()`), for binding.
+    fn identity_vars(&self) -> SessionVars {
         let mut vars = self.vars();
         vars.identity = quiver_sql::SessionIdentity {
             user: self.user.clone(),
@@ -427,6 +469,21 @@ impl Session {
             database: self.current_database(),
             connection_id: self.connection_id,
         };
+        vars
+    }
+
+    /// The variables a query is bound with: [`Session::identity_vars`], with
+    /// `@@warning_count` and `@@error_count` when its text may read them
+    /// (`source`; None: it may) (never kept in a plan).
+    fn binding_vars(&self, source: Option<&SqlSource>) -> SessionVars {
+        let mut vars = self.identity_vars();
+        if source.is_none_or(|s| s.mentions("warning_count") || s.mentions("error_count")) {
+            let w = self.warnings();
+            let mut system = (*vars.system).clone();
+            system.insert("warning_count".into(), ScalarValue::UInt64(w.total()));
+            system.insert("error_count".into(), ScalarValue::UInt64(w.errors()));
+            vars.system = Arc::new(system);
+        }
         vars
     }
 
@@ -635,16 +692,20 @@ impl Session {
     pub(crate) fn context(&self) -> Arc<ExecContext> {
         Arc::new(
             ExecContext::new(self.config.threads, self.config.memory_limit)
-                .with_cancel(self.process.cancel_token()),
+                .with_cancel(self.process.cancel_token())
+                .with_warnings(self.statement_warnings()),
         )
     }
 
     /// A context for one attempt at the command of `ctx`: stopped with it,
     /// while its own stop (an attempt given up) leaves the command running.
+    /// Its warnings are its own, the command's only if it succeeds.
     pub(crate) fn attempt_context(&self, ctx: &ExecContext) -> Arc<ExecContext> {
+        let warnings = quiver_exec::warnings::Warnings::new(ctx.warnings.limit());
         Arc::new(
             ExecContext::new(self.config.threads, self.config.memory_limit)
-                .with_cancel(ctx.cancel.child()),
+                .with_cancel(ctx.cancel.child())
+                .with_warnings(Arc::new(warnings)),
         )
     }
 
@@ -654,18 +715,22 @@ impl Session {
     fn collect_plan(&self, logical: &LogicalPlan) -> Result<(SchemaRef, Vec<RecordBatch>)> {
         let ctx = self.context();
         match create_narrow_plan(logical, self.config.threads) {
-            Ok(Some((plan, true))) => match collect(&plan, &self.attempt_context(&ctx)) {
-                Ok(batches) => {
-                    let schema = arrow_schema(&logical.schema());
-                    let batches = batches
-                        .into_iter()
-                        .map(|b| to_declared(b, &schema))
-                        .collect::<Result<_>>()?;
-                    return Ok((schema, batches));
+            Ok(Some((plan, true))) => {
+                let attempt = self.attempt_context(&ctx);
+                match collect(&plan, &attempt) {
+                    Ok(batches) => {
+                        ctx.warnings.append(&attempt.warnings);
+                        let schema = arrow_schema(&logical.schema());
+                        let batches = batches
+                            .into_iter()
+                            .map(|b| to_declared(b, &schema))
+                            .collect::<Result<_>>()?;
+                        return Ok((schema, batches));
+                    }
+                    Err(e) if e.code == NARROW_OVERFLOW => {}
+                    Err(e) => return Err(e),
                 }
-                Err(e) if e.code == NARROW_OVERFLOW => {}
-                Err(e) => return Err(e),
-            },
+            }
             // Nothing was narrowed: the plan is the declared one.
             Ok(Some((plan, false))) => {
                 let batches = collect(&plan, &ctx)?;
@@ -735,11 +800,14 @@ impl Session {
             extra,
             read_snapshot: Default::default(),
         };
-        let mut binder = Binder::with_vars(&catalog, self.binding_vars());
+        let mut binder = Binder::with_vars(&catalog, self.binding_vars(source.as_deref()));
         if let Some(src) = source {
             binder = binder.with_source(src);
         }
         let plan = optimize(binder.bind_query(query)?)?;
+        if crate::diagnostics::reads_tables(&plan) || crate::diagnostics::names_tables(query) {
+            self.statement_reads_tables();
+        }
         let snapshot = catalog
             .read_snapshot
             .load(std::sync::atomic::Ordering::Relaxed);
@@ -767,7 +835,17 @@ impl Session {
         let (plan, snapshot) = self.with_source(source, || self.bind_query(query, None))?;
         let plan = Arc::new(self.select_limit(plan, query));
         // NOW() and its kin are bound as the statement's time: not kept.
-        const CLOCKS: [&str; 6] = ["now", "curdate", "current_", "localtime", "sysdate", "utc_"];
+        // So are the counts of the statement before.
+        const CLOCKS: [&str; 8] = [
+            "now",
+            "curdate",
+            "current_",
+            "localtime",
+            "sysdate",
+            "utc_",
+            "warning_count",
+            "error_count",
+        ];
         if !snapshot && !CLOCKS.iter().any(|w| source.mentions(w)) {
             self.plan_cache.put(source.text(), conditions, plan.clone());
         }
@@ -808,7 +886,25 @@ impl Session {
         self.collect_plan(&self.select_limit(self.logical_plan(query)?, query))
     }
 
+    /// Runs one statement, keeping its notes, warnings and error for SHOW
+    /// WARNINGS (see [`crate::diagnostics`]).
     pub fn execute_statement(&self, stmt: &Statement) -> Result<StatementResult> {
+        if let Some(show) = self.diagnostic_statement(stmt) {
+            self.begin_diagnostic_statement();
+            return self.show_diagnostics(show);
+        }
+        match stmt {
+            Statement::Query(_) | Statement::Set(_) => self.begin_statement(uses_tables(stmt)),
+            _ => self.begin_settled_statement(uses_tables(stmt)),
+        }
+        let result = self.run_statement(stmt);
+        if let Err(e) = &result {
+            self.statement_failed(e);
+        }
+        result
+    }
+
+    fn run_statement(&self, stmt: &Statement) -> Result<StatementResult> {
         // A statement that writes holds the folder's write lock from before
         // it binds until its data is stored; any other sees what the last
         // write, of any process, left.
@@ -838,13 +934,25 @@ impl Session {
                 names,
                 ..
             } => {
+                if matches!(object_type, ObjectType::Database | ObjectType::Schema) {
+                    return self.drop_database(names, *if_exists);
+                }
+                let mut missing = Vec::new();
                 for n in names {
                     let name = object_name(n)?;
-                    match object_type {
+                    let dropped = match object_type {
                         ObjectType::Table => self.db.drop_table(&name, *if_exists)?,
                         ObjectType::View => self.db.drop_view(&name, *if_exists)?,
                         other => return Err(QuiverError::not_supported(format!("DROP {other}"))),
+                    };
+                    if !dropped {
+                        missing.push(format!("{SCHEMA_NAME}.{name}"));
                     }
+                }
+                // IF EXISTS: one note names them all, as MySQL's does (also
+                // for views: 1051 as MySQL, where MariaDB has 4092).
+                if !missing.is_empty() {
+                    self.note(1051, format!("Unknown table '{}'", missing.join(",")));
                 }
                 Ok(StatementResult::Done { affected: 0 })
             }
@@ -877,14 +985,6 @@ impl Session {
                     .create_view(&name, &query.to_string(), *or_replace)?;
                 Ok(StatementResult::Done { affected: 0 })
             }
-            Statement::ShowVariable { variable }
-                if variable.len() == 1
-                    && ["WARNINGS", "ERRORS"]
-                        .iter()
-                        .any(|w| variable[0].value.eq_ignore_ascii_case(w)) =>
-            {
-                self.show_warnings()
-            }
             Statement::ExplainTable { table_name, .. } => self.describe(table_name),
             Statement::Explain {
                 analyze, statement, ..
@@ -903,12 +1003,16 @@ impl Session {
                 if *analyze {
                     let start = Instant::now();
                     let ctx = self.context();
-                    let batches = match collect(&plan, &self.attempt_context(&ctx)) {
+                    let attempt = self.attempt_context(&ctx);
+                    let batches = match collect(&plan, &attempt) {
                         Err(e) if e.code == NARROW_OVERFLOW && narrowed => {
                             plan = create_physical_plan(&logical, self.config.threads)?;
                             collect(&plan, &ctx)?
                         }
-                        other => other?,
+                        other => {
+                            ctx.warnings.append(&attempt.warnings);
+                            other?
+                        }
                     };
                     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
                     let mut lines: Vec<String> = display_plan(&plan, true)
@@ -930,6 +1034,16 @@ impl Session {
                     )
                 }
             }
+            Statement::CreateDatabase {
+                db_name,
+                if_not_exists,
+                ..
+            } => self.create_database(db_name, *if_not_exists),
+            Statement::CreateSchema {
+                schema_name: quiver_sql::sqlparser::ast::SchemaName::Simple(db_name),
+                if_not_exists,
+                ..
+            } => self.create_database(db_name, *if_not_exists),
             Statement::Set(set) => self.set(set),
             Statement::Kill { modifier, id } => {
                 use quiver_sql::sqlparser::ast::KillType;
@@ -949,10 +1063,67 @@ impl Session {
         }
     }
 
+    /// CREATE DATABASE: Quiver's one database exists already (1007; a
+    /// note with IF NOT EXISTS); no other can be made.
+    fn create_database(&self, name: &ObjectName, if_not_exists: bool) -> Result<StatementResult> {
+        let name = object_name(name)?;
+        if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            return Err(self.access_denied(&name));
+        }
+        if !name.eq_ignore_ascii_case(SCHEMA_NAME) {
+            return Err(QuiverError::not_supported(
+                "CREATE DATABASE of a database other than the one Quiver has",
+            ));
+        }
+        let message = format!("Can't create database '{name}'; database exists");
+        if !if_not_exists {
+            return Err(QuiverError::new(1007, "HY000", message));
+        }
+        self.note(1007, message);
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// DROP DATABASE: of one that does not exist, 1008 (a note with IF
+    /// EXISTS); Quiver's own database cannot be dropped.
+    fn drop_database(&self, names: &[ObjectName], if_exists: bool) -> Result<StatementResult> {
+        let [name] = names else {
+            return Err(QuiverError::syntax_msg("DROP DATABASE names one database"));
+        };
+        let name = object_name(name)?;
+        if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            return Err(self.access_denied(&name));
+        }
+        if name.eq_ignore_ascii_case(SCHEMA_NAME) {
+            return Err(QuiverError::not_supported(
+                "DROP DATABASE of Quiver's database",
+            ));
+        }
+        let message = format!("Can't drop database '{name}'; database doesn't exist");
+        if !if_exists {
+            return Err(QuiverError::new(1008, "HY000", message));
+        }
+        self.note(1008, message);
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// MariaDB's 1044 for a change to information_schema.
+    fn access_denied(&self, db: &str) -> QuiverError {
+        let (user, host) = self
+            .user
+            .split_once('@')
+            .unwrap_or((&self.user, "localhost"));
+        QuiverError::new(
+            1044,
+            "42000",
+            format!("Access denied for user '{user}'@'{host}' to database '{db}'"),
+        )
+    }
+
     fn create_table(&self, ct: &CreateTable) -> Result<StatementResult> {
         let name = object_name(&ct.name)?;
         if let Some(q) = &ct.query {
             if ct.if_not_exists && self.db.table(&name).is_some() {
+                self.note(1050, format!("Table '{name}' already exists"));
                 return Ok(StatementResult::Done { affected: 0 });
             }
             let (schema, batches) = self.run_written_query(q)?;
@@ -1008,8 +1179,13 @@ impl Session {
                 })
                 .collect::<Result<Vec<_>>>()?;
             let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
-            self.db
-                .create_table(&name, schema, batches, ct.if_not_exists)?;
+            if !self
+                .db
+                .create_table(&name, schema, batches, ct.if_not_exists)?
+            {
+                self.note(1050, format!("Table '{name}' already exists"));
+                return Ok(StatementResult::Done { affected: 0 });
+            }
             return Ok(StatementResult::Done { affected: rows });
         }
         let table_collation = table_default_collation(ct, self.vars().collation_database)?;
@@ -1071,8 +1247,12 @@ impl Session {
         }
         let schema = Arc::new(Schema::new(fields));
         check_unique_names(&schema)?;
-        self.db
-            .create_table(&name, schema, vec![], ct.if_not_exists)?;
+        if !self
+            .db
+            .create_table(&name, schema, vec![], ct.if_not_exists)?
+        {
+            self.note(1050, format!("Table '{name}' already exists"));
+        }
         Ok(StatementResult::Done { affected: 0 })
     }
 
@@ -1089,11 +1269,14 @@ impl Session {
             &RecordBatchOptions::new().with_row_count(Some(1)),
         )?;
         let mut bound =
-            Binder::with_vars(self.db.as_ref(), self.binding_vars()).bind_constant(e)?;
+            Binder::with_vars(self.db.as_ref(), self.identity_vars()).bind_constant(e)?;
         if strict {
             bound = quiver_sql::strict_division_expr(bound);
         }
-        PhysicalExpr::compile(&bound, &Default::default())?.evaluate_array(&one)
+        let e = PhysicalExpr::compile(&bound, &Default::default())?;
+        quiver_exec::warnings::collecting_into(&self.statement_warnings(), || {
+            e.evaluate_array(&one)
+        })
     }
 
     /// `rows` copies of a column's DEFAULT: NULL when it has none and allows

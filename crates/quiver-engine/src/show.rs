@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_exec::warnings::{Condition, Level};
 use quiver_sql::sqlparser::ast::{ObjectName, ShowStatementFilter, Statement};
 
 use crate::information_schema::{
@@ -346,14 +347,115 @@ impl Session {
         self.filter_show(table, filter).map(Some)
     }
 
-    /// `SHOW WARNINGS` / `SHOW ERRORS`: statements keep no warnings, so empty.
-    pub(crate) fn show_warnings(&self) -> Result<StatementResult> {
+    /// SHOW WARNINGS / SHOW ERRORS [LIMIT [offset,] count] and SHOW COUNT(*)
+    /// WARNINGS / ERRORS (None for any other statement). The parser keeps
+    /// only the words of such a SHOW, so the numbers of LIMIT are read from
+    /// the statement's text.
+    pub(crate) fn diagnostic_statement(&self, stmt: &Statement) -> Option<Result<DiagnosticShow>> {
+        let Statement::ShowVariable { variable } = stmt else {
+            return None;
+        };
+        let word = |i: usize, w: &str| {
+            variable
+                .get(i)
+                .is_some_and(|v| v.value.eq_ignore_ascii_case(w))
+        };
+        let (count, at) = if word(0, "COUNT") {
+            (true, 1)
+        } else {
+            (false, 0)
+        };
+        let errors = if word(at, "ERRORS") {
+            true
+        } else if word(at, "WARNINGS") {
+            false
+        } else {
+            return None;
+        };
+        let limit = match variable.len() - at {
+            1 => None,
+            2 if !count && word(at + 1, "LIMIT") => match self.limit_after(&variable[at + 1]) {
+                Ok(l) => Some(l),
+                Err(e) => return Some(Err(e)),
+            },
+            _ => return None,
+        };
+        Some(Ok(DiagnosticShow {
+            errors,
+            count,
+            limit,
+        }))
+    }
+
+    /// `[offset,] count` (or `count OFFSET offset`) after the word LIMIT.
+    fn limit_after(&self, limit: &quiver_sql::sqlparser::ast::Ident) -> Result<(u64, u64)> {
+        let source = self.source();
+        let rest = source
+            .as_ref()
+            .and_then(|s| Some(&s.text()[s.offset(limit.span.end)?..]))
+            .unwrap_or("");
+        let rest = rest.split(';').next().unwrap_or("");
+        let bad = || {
+            QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax near '{}'",
+                rest.trim()
+            ))
+        };
+        let numbers: Vec<&str> = rest
+            .split(|c: char| c == ',' || c.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let n = |w: &str| w.parse::<u64>().map_err(|_| bad());
+        match numbers.as_slice() {
+            [count] => Ok((0, n(count)?)),
+            [offset, count] if rest.contains(',') => Ok((n(offset)?, n(count)?)),
+            [count, o, offset] if o.eq_ignore_ascii_case("OFFSET") => Ok((n(offset)?, n(count)?)),
+            _ => Err(bad()),
+        }
+    }
+
+    /// The rows of a SHOW WARNINGS-like statement, from the list the
+    /// statements before left.
+    pub(crate) fn show_diagnostics(&self, show: Result<DiagnosticShow>) -> Result<StatementResult> {
+        let show = show?;
+        let list = self.warnings();
+        if show.count {
+            let (name, n) = if show.errors {
+                ("@@session.error_count", list.errors())
+            } else {
+                ("@@session.warning_count", list.total())
+            };
+            let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+                name,
+                arrow_schema::DataType::UInt64,
+                true,
+            )]));
+            let batch = arrow_array::RecordBatch::try_new(
+                schema.clone(),
+                vec![Arc::new(arrow_array::UInt64Array::from(vec![n]))],
+            )?;
+            return Ok(StatementResult::Rows {
+                schema,
+                batches: vec![batch],
+            });
+        }
+        let (skip, take) = show.limit.unwrap_or((0, u64::MAX));
+        let rows: Vec<&Condition> = list
+            .list
+            .iter()
+            .filter(|c| !show.errors || c.level == Level::Error)
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+            .take(usize::try_from(take).unwrap_or(usize::MAX))
+            .collect();
         let t = MemTable::new(
             SHOW_TABLE,
             vec![
-                ("Level", texts(Vec::<String>::new())),
-                ("Code", Column::Number(vec![])),
-                ("Message", texts(Vec::<String>::new())),
+                ("Level", texts(rows.iter().map(|c| c.level.name()))),
+                (
+                    "Code",
+                    Column::Number(rows.iter().map(|c| Some(c.code as u64)).collect()),
+                ),
+                ("Message", texts(rows.iter().map(|c| c.message.clone()))),
             ],
         )?;
         self.filter_show(t, None)
@@ -562,4 +664,14 @@ fn filter_of(o: &quiver_sql::sqlparser::ast::ShowStatementOptions) -> Option<Sho
         Some(P::Infix(f)) | Some(P::Suffix(f)) => Some(f.clone()),
         None => None,
     }
+}
+
+/// What a SHOW WARNINGS-like statement asks for.
+pub(crate) struct DiagnosticShow {
+    /// SHOW ERRORS: only the errors.
+    errors: bool,
+    /// SHOW COUNT(*) ...: how many.
+    count: bool,
+    /// LIMIT: rows skipped, rows shown.
+    limit: Option<(u64, u64)>,
 }

@@ -23,6 +23,7 @@ use quiver_common::{QuiverError, Result};
 use quiver_exec::context::CancelToken;
 use quiver_exec::operators::BatchStream;
 use quiver_exec::planner::arrow_schema;
+use quiver_exec::warnings::{collecting_into, Condition, Level, Warnings};
 use quiver_exec::{
     create_narrow_plan, create_physical_plan, to_declared, ExecContext, ExecutionPlan,
 };
@@ -58,6 +59,8 @@ pub struct RowStream {
     source: Source,
     /// Set while the rows come from a plan with narrowed decimals.
     narrow: Option<NarrowAttempt>,
+    /// Where the plan's warnings go (its context's).
+    warnings: Arc<Warnings>,
 }
 
 /// A query run with decimals computed in i128 ([`create_narrow_plan`]): its
@@ -93,6 +96,7 @@ impl RowStream {
             schema,
             source: Source::Ready(batches.into_iter()),
             narrow: None,
+            warnings: Default::default(),
         }
     }
 
@@ -100,12 +104,14 @@ impl RowStream {
     pub fn start(plan: Arc<dyn ExecutionPlan>, ctx: Arc<ExecContext>) -> Result<RowStream> {
         let schema = plan.schema();
         let n = plan.output_partitions();
+        let warnings = ctx.warnings.clone();
         if n <= 1 {
-            let stream = plan.execute(0, &ctx)?;
+            let stream = collecting_into(&warnings, || plan.execute(0, &ctx))?;
             return Ok(RowStream {
                 schema,
                 source: Source::Inline(stream),
                 narrow: None,
+                warnings,
             });
         }
         let mut partitions = VecDeque::with_capacity(n);
@@ -116,15 +122,20 @@ impl RowStream {
             let spawned = std::thread::Builder::new()
                 .name(format!("quiver-stream-{p}"))
                 .spawn(move || {
-                    let run = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
-                        for batch in plan.execute(p, &worker_ctx)? {
-                            let failed = batch.is_err();
-                            // A closed channel: the reader is gone, stop.
-                            if tx.send(batch).is_err() || failed {
-                                return Ok(());
+                    let sink = worker_ctx.warnings.clone();
+                    // The warnings join the sink before the channel closes:
+                    // a reader at the end of the rows sees them all.
+                    let run = catch_unwind(AssertUnwindSafe(|| {
+                        collecting_into(&sink, || -> Result<()> {
+                            for batch in plan.execute(p, &worker_ctx)? {
+                                let failed = batch.is_err();
+                                // A closed channel: the reader is gone, stop.
+                                if tx.send(batch).is_err() || failed {
+                                    return Ok(());
+                                }
                             }
-                        }
-                        Ok(())
+                            Ok(())
+                        })
                     }));
                     let err = match run {
                         Ok(Ok(())) => return,
@@ -152,6 +163,7 @@ impl RowStream {
                 cancel: ctx.cancel.clone(),
             }),
             narrow: None,
+            warnings,
         })
     }
 
@@ -169,17 +181,42 @@ impl Iterator for RowStream {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Result<RecordBatch>> {
+        let item = self.next_declared();
+        if let Some(Err(e)) = &item {
+            // The statement's error ends its warnings (SHOW WARNINGS).
+            let sink = match &self.narrow {
+                Some(n) => {
+                    n.ctx.warnings.append(&self.warnings);
+                    &n.ctx.warnings
+                }
+                None => &self.warnings,
+            };
+            sink.push(Condition::new(Level::Error, e.code, e.message.clone()));
+        }
+        item
+    }
+}
+
+impl RowStream {
+    fn next_declared(&mut self) -> Option<Result<RecordBatch>> {
         loop {
             let item = self.next_of_source();
             let Some(narrow) = &mut self.narrow else {
                 return item;
             };
             match item {
+                // The attempt ran to its end: its warnings are the command's.
+                None => {
+                    narrow.ctx.warnings.append(&self.warnings);
+                    return None;
+                }
                 Some(Ok(batch)) => {
                     narrow.emitted = true;
                     return Some(to_declared(batch, &self.schema));
                 }
                 Some(Err(e)) if e.code == NARROW_OVERFLOW && !narrow.emitted => {
+                    // The attempt's warnings go with it: the declared plan
+                    // raises its own.
                     let restart = create_physical_plan(&narrow.declared, narrow.threads)
                         .and_then(|plan| RowStream::start(plan, narrow.ctx.clone()));
                     match restart {
@@ -192,13 +229,11 @@ impl Iterator for RowStream {
             }
         }
     }
-}
 
-impl RowStream {
     fn next_of_source(&mut self) -> Option<Result<RecordBatch>> {
         match &mut self.source {
             Source::Ready(it) => it.next().map(Ok),
-            Source::Inline(stream) => stream.next(),
+            Source::Inline(stream) => collecting_into(&self.warnings, || stream.next()),
             Source::Parallel(par) => loop {
                 let rx = par.partitions.front()?;
                 match rx.recv() {
@@ -260,13 +295,20 @@ impl Session {
         let Statement::Query(q) = stmt else {
             return self.execute_statement_from(stmt, source).map(Into::into);
         };
-        self.database().sync_with_disk()?;
-        let logical = if keep_plan {
-            self.logical_plan_kept(q, source)?
-        } else {
-            Arc::new(self.select_limit(self.with_source(source, || self.logical_plan(q))?, q))
-        };
-        self.stream_plan(&logical)
+        // Binding finds whether it reads a table (which resets the warnings).
+        self.begin_statement(false);
+        let result = self.database().sync_with_disk().and_then(|()| {
+            let logical = if keep_plan {
+                self.logical_plan_kept(q, source)?
+            } else {
+                Arc::new(self.select_limit(self.with_source(source, || self.logical_plan(q))?, q))
+            };
+            self.stream_plan(&logical)
+        });
+        if let Err(e) = &result {
+            self.statement_failed(e);
+        }
+        result
     }
 
     /// Runs the query whose text is `sql` from its kept plan; None when there
@@ -274,10 +316,16 @@ impl Session {
     /// or the current database changed since): then parse and run it.
     pub fn execute_kept(&self, sql: &str) -> Option<Result<StreamedResult>> {
         if let Err(e) = self.database().sync_with_disk() {
+            self.record_error(&e);
             return Some(Err(e));
         }
         let logical = self.kept_plan(sql)?;
-        Some(self.stream_plan(&logical))
+        self.begin_statement(crate::diagnostics::reads_tables(&logical));
+        let result = self.stream_plan(&logical);
+        if let Err(e) = &result {
+            self.statement_failed(e);
+        }
+        Some(result)
     }
 
     fn stream_plan(&self, logical: &Arc<quiver_plan::LogicalPlan>) -> Result<StreamedResult> {

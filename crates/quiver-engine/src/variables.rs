@@ -78,6 +78,14 @@ const SETTABLE: &[(&str, Kind)] = &[
             max: u32::MAX as i64,
         },
     ),
+    // How many notes, warnings and errors SHOW WARNINGS keeps.
+    (
+        "max_error_count",
+        Kind::Int {
+            min: 0,
+            max: 65_535,
+        },
+    ),
     ("net_read_timeout", TIMEOUT),
     ("net_write_timeout", TIMEOUT),
     ("session_track_schema", Kind::Bool),

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use quiver_common::{QuiverError, Result};
 
+use crate::warnings::Warnings;
+
 /// Rows per batch produced by scans: small enough that a batch's columns stay
 /// in cache through a pipeline, large enough to amortize per-batch dispatch.
 pub const MORSEL_ROWS: usize = 16 * 1024;
@@ -16,6 +18,9 @@ pub struct ExecContext {
     /// Set from outside (KILL QUERY, a client that went away); operators
     /// check it once per batch and stop with error 1317.
     pub cancel: CancelToken,
+    /// Where the query's warnings go (SHOW WARNINGS); operators run their
+    /// work inside [`crate::warnings::collecting_into`] it.
+    pub warnings: Arc<Warnings>,
 }
 
 impl ExecContext {
@@ -24,7 +29,14 @@ impl ExecContext {
             threads: threads.max(1),
             memory: MemoryPool::new(memory_limit),
             cancel: CancelToken::default(),
+            warnings: Default::default(),
         }
+    }
+
+    /// The same settings, the warnings going to `warnings`.
+    pub fn with_warnings(mut self, warnings: Arc<Warnings>) -> Self {
+        self.warnings = warnings;
+        self
     }
 
     /// The same settings, cancelled through `cancel`.

@@ -7,6 +7,7 @@ pub mod expr;
 pub mod hash;
 pub mod operators;
 pub mod planner;
+pub mod warnings;
 
 pub use context::ExecContext;
 pub use operators::{collect, ExecutionPlan};

@@ -258,26 +258,35 @@ impl<S: Stream> Conn<S> {
         status::AUTOCOMMIT | if more { status::MORE_RESULTS_EXISTS } else { 0 }
     }
 
+    /// An OK of no statement (a ping, the handshake, ...): no warnings.
     fn send_ok(&mut self, affected: u64, more: bool) {
+        self.send_ok_counting(affected, more, 0);
+    }
+
+    /// The OK that ends a statement, with the warnings it raised.
+    fn send_ok_counting(&mut self, affected: u64, more: bool, warnings: u64) {
         let s = self.status(more);
-        self.io.write_payload(&proto::ok_packet(0, affected, 0, s));
+        self.io
+            .write_payload(&proto::ok_packet(0, affected, 0, s, warnings));
     }
 
     /// The EOF that ends column definitions (only without DEPRECATE_EOF).
     fn columns_end(&mut self) {
         if self.caps & cap::DEPRECATE_EOF == 0 {
             let s = self.status(false);
-            self.io.write_payload(&proto::eof_packet(s));
+            self.io.write_payload(&proto::eof_packet(s, 0));
         }
     }
 
-    /// The packet that ends rows: an EOF, or an OK with the EOF header.
-    fn rows_end(&mut self, more: bool) {
+    /// The packet that ends rows: an EOF, or an OK with the EOF header;
+    /// `warnings` the statement raised.
+    fn rows_end(&mut self, more: bool, warnings: u64) {
         let s = self.status(more);
         if self.caps & cap::DEPRECATE_EOF == 0 {
-            self.io.write_payload(&proto::eof_packet(s));
+            self.io.write_payload(&proto::eof_packet(s, warnings));
         } else {
-            self.io.write_payload(&proto::ok_packet(0xFE, 0, 0, s));
+            self.io
+                .write_payload(&proto::ok_packet(0xFE, 0, 0, s, warnings));
         }
     }
 
@@ -497,7 +506,7 @@ impl<S: Stream> Conn<S> {
                     }
                 }
                 let s = self.status(false);
-                self.io.write_payload(&proto::eof_packet(s));
+                self.io.write_payload(&proto::eof_packet(s, 0));
             }
             com::RESET_CONNECTION => {
                 self.session = self.new_session();
@@ -597,6 +606,9 @@ impl<S: Stream> Conn<S> {
             }
             Ok(Parsed::Statements(s)) => s,
             Err(e) => {
+                // A syntax error (or a failed account statement) is the
+                // statement's error in SHOW WARNINGS too.
+                self.session.record_error(&e);
                 self.io.write_payload(&proto::err_packet(&e));
                 return Ok(false);
             }
@@ -636,7 +648,8 @@ impl<S: Stream> Conn<S> {
     ) -> io::Result<bool> {
         match result {
             Ok(StreamedResult::Done { affected }) => {
-                self.send_ok(affected, more);
+                let warnings = self.session.statement_warning_count();
+                self.send_ok_counting(affected, more, warnings);
                 Ok(true)
             }
             Ok(StreamedResult::Rows(rows)) => self.send_rows(rows, binary, more),
@@ -869,6 +882,7 @@ impl<S: Stream> Conn<S> {
                     resultset::text_row(b.columns(), r, results, &mut row)
                 };
                 if let Err(e) = encoded {
+                    self.session.add_error(&e);
                     self.io.write_payload(&proto::err_packet(&e));
                     return Ok(false);
                 }
@@ -880,7 +894,9 @@ impl<S: Stream> Conn<S> {
             drop(b);
             next = Self::next_batch(&mut rows);
         }
-        self.rows_end(more);
+        // The rows are all computed: every warning is in.
+        let warnings = self.session.statement_warning_count();
+        self.rows_end(more, warnings);
         Ok(true)
     }
 
@@ -917,7 +933,7 @@ impl<S: Stream> Conn<S> {
             let meta = column_meta(f, &schema, &table, self.session.results_collation());
             self.io.write_payload(&column_definition(&meta, true));
         }
-        self.rows_end(false);
+        self.rows_end(false, 0);
     }
 
     // ---- prepared statements ----
@@ -925,7 +941,10 @@ impl<S: Stream> Conn<S> {
     fn prepare(&mut self, body: &[u8]) {
         match self.prepare_inner(body) {
             Ok(()) => {}
-            Err(e) => self.io.write_payload(&proto::err_packet(&e)),
+            Err(e) => {
+                self.session.record_error(&e);
+                self.io.write_payload(&proto::err_packet(&e))
+            }
         }
     }
 

@@ -72,20 +72,33 @@ pub fn put_lenenc_bytes(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 /// An OK packet. `header` is 0x00, or 0xFE where it ends a result set under
-/// CLIENT_DEPRECATE_EOF.
-pub fn ok_packet(header: u8, affected: u64, last_insert_id: u64, status: u16) -> Vec<u8> {
+/// CLIENT_DEPRECATE_EOF. `warnings`: how many the statement raised (past
+/// 65535 the field says 65535).
+pub fn ok_packet(
+    header: u8,
+    affected: u64,
+    last_insert_id: u64,
+    status: u16,
+    warnings: u64,
+) -> Vec<u8> {
     let mut p = vec![header];
     put_lenenc_int(&mut p, affected);
     put_lenenc_int(&mut p, last_insert_id);
     p.extend_from_slice(&status.to_le_bytes());
-    p.extend_from_slice(&0u16.to_le_bytes()); // warnings
+    p.extend_from_slice(&wire_count(warnings).to_le_bytes());
     p
 }
 
-pub fn eof_packet(status: u16) -> Vec<u8> {
-    let mut p = vec![0xFE, 0, 0];
+/// An EOF packet, with the statement's warning count.
+pub fn eof_packet(status: u16, warnings: u64) -> Vec<u8> {
+    let mut p = vec![0xFE];
+    p.extend_from_slice(&wire_count(warnings).to_le_bytes());
     p.extend_from_slice(&status.to_le_bytes());
     p
+}
+
+fn wire_count(n: u64) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
 }
 
 pub fn err_packet(e: &QuiverError) -> Vec<u8> {

@@ -176,25 +176,38 @@ pub fn column_meta(f: &Field, schema: &str, table: &str, results: Option<Collati
                 .unwrap_or_else(Collation::utf8mb4_bin);
             let sent = results.unwrap_or(own);
             let per_char = sent.charset().max_char_len() as u32;
-            let (ty, chars, flags) = match declared.and_then(DeclaredString::of) {
-                Some(DeclaredString::Char(n)) => (ty::STRING, n, 0),
-                Some(DeclaredString::Varchar(n)) => (ty::VAR_STRING, n, 0),
-                Some(DeclaredString::Text(bytes)) => (ty::BLOB, bytes, flag::BLOB),
-                None => (ty::VAR_STRING, STRING_CHARS, 0),
+            // CAST(x AS CHAR) and GROUP_CONCAT: decimals 0, and a GROUP_CONCAT
+            // longer than 512 characters is a BLOB without BLOB_FLAG whose
+            // length is its bytes times the sent charset's (MariaDB's
+            // item; at most 2^28).
+            let fixed = match table_column {
+                true => None,
+                false => f
+                    .metadata()
+                    .get(COLUMN_DISPLAY_LENGTH_KEY)
+                    .and_then(|n| n.parse::<u64>().ok()),
+            };
+            let (ty, length, flags) = match (declared.and_then(DeclaredString::of), fixed) {
+                (Some(DeclaredString::Char(n)), _) => (ty::STRING, n.saturating_mul(per_char), 0),
+                (Some(DeclaredString::Varchar(n)), _) => {
+                    (ty::VAR_STRING, n.saturating_mul(per_char), 0)
+                }
+                (Some(DeclaredString::Text(_)), Some(bytes)) => {
+                    let length = (bytes * per_char as u64).min(1 << 28) as u32;
+                    (ty::BLOB, length, 0)
+                }
+                (Some(DeclaredString::Text(bytes)), None) => {
+                    (ty::BLOB, bytes.saturating_mul(per_char), flag::BLOB)
+                }
+                (None, _) => (ty::VAR_STRING, STRING_CHARS.saturating_mul(per_char), 0),
             };
             // A computed string has "no fixed decimals" (MariaDB's items).
-            let decimals = if table_column {
+            let decimals = if table_column || fixed.is_some() {
                 0
             } else {
                 NOT_FIXED_STRING_DEC
             };
-            (
-                ty,
-                chars.saturating_mul(per_char),
-                flags,
-                decimals,
-                sent.id(),
-            )
+            (ty, length, flags, decimals, sent.id())
         }
     };
     if !f.is_nullable() || f.metadata().contains_key(COLUMN_NOT_NULL_KEY) {

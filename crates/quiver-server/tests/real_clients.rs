@@ -232,6 +232,56 @@ fn binary_strings_through_python_clients() {
     h.shutdown();
 }
 
+/// The warning count of OK packets and of the EOF / OK that ends rows, and
+/// SHOW WARNINGS after statements, through PyMySQL and both
+/// mysql-connector-python cursors. scripts/server/warnings_check.py passes
+/// against MariaDB 10.11 as well.
+#[test]
+fn warning_counts_through_python_clients() {
+    let py = python();
+    require(&py);
+    let (h, _db) = start_with(Database::in_memory(), Default::default());
+    let script = workspace().join("scripts/server/warnings_check.py");
+    let out = Command::new(&py)
+        .arg(&script)
+        .arg("127.0.0.1")
+        .arg(h.local_addr().port().to_string())
+        .output()
+        .expect("run python");
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success() && stdout.ends_with("ALL PASSED\n"),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    h.shutdown();
+}
+
+/// The `mariadb` client says how many warnings a statement raised.
+#[test]
+fn the_mariadb_client_prints_the_warning_count() {
+    require(Path::new("mariadb"));
+    let (h, _db) = start_with(Database::in_memory(), Default::default());
+    let out = mariadb(
+        h.local_addr().port(),
+        "root",
+        "",
+        &[
+            "-Dquiver",
+            "-vvv",
+            "-e",
+            "SELECT 1/0; DROP TABLE IF EXISTS nope",
+        ],
+    );
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("1 row in set, 1 warning"), "{stdout}");
+    assert!(
+        stdout.contains("Query OK, 0 rows affected, 1 warning"),
+        "{stdout}"
+    );
+    h.shutdown();
+}
+
 #[test]
 fn go_sql_driver_mysql() {
     let bin = std::env::var_os("QUIVER_GO_CHECK")

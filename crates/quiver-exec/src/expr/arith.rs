@@ -147,7 +147,13 @@ pub fn arithmetic(
                 return Ok(ColumnarValue::Scalar(ScalarValue::Null, t.clone()));
             };
             if op == BinaryOp::IntDiv && (is_fractional(&l) || is_fractional(&r)) {
-                return fractional_int_div(l, r, rows);
+                let out = fractional_int_div(&l, &r, rows)?;
+                if let ColumnarValue::Array(a) = &out {
+                    if a.null_count() > 0 {
+                        warn_division_by_zero(&l, &r, a, 1);
+                    }
+                }
+                return Ok(out);
             }
             let (v, nulls, of) = run(&a, &b, n, |x: i64, y: i64, of: &mut bool| match op {
                 BinaryOp::Add => {
@@ -276,6 +282,10 @@ pub fn arithmetic(
             )))
         }
     };
+    if matches!(op, BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod) && out.null_count() > 0 {
+        // A constant quotient stands for every row of the batch.
+        warn_division_by_zero(&l, &r, &out, if all_scalar { rows } else { 1 });
+    }
     if all_scalar {
         Ok(ColumnarValue::Scalar(
             ScalarValue::from_array(&out, 0)?,
@@ -286,6 +296,24 @@ pub fn arithmetic(
     }
 }
 
+/// Warning 1365 for each row a division made NULL: a NULL the operands do
+/// not explain (MySQL raises none for `NULL / 0`).
+#[cold]
+fn warn_division_by_zero(l: &ColumnarValue, r: &ColumnarValue, out: &ArrayRef, per_null: usize) {
+    let null_constant = |v: &ColumnarValue| matches!(v, ColumnarValue::Scalar(s, _) if s.is_null());
+    if null_constant(l) || null_constant(r) {
+        return;
+    }
+    let nulls = |v: &ColumnarValue| match v {
+        ColumnarValue::Array(a) => a.logical_nulls(),
+        ColumnarValue::Scalar(..) => None,
+    };
+    let (ln, rn) = (nulls(l), nulls(r));
+    let from_operands = NullBuffer::union(ln.as_ref(), rn.as_ref()).map_or(0, |n| n.null_count());
+    let made = out.null_count().saturating_sub(from_operands);
+    crate::warnings::division_by_zero((made * per_null) as u64);
+}
+
 fn is_fractional(v: &ColumnarValue) -> bool {
     matches!(
         v.data_type(),
@@ -293,11 +321,11 @@ fn is_fractional(v: &ColumnarValue) -> bool {
     )
 }
 
-fn fractional_int_div(l: ColumnarValue, r: ColumnarValue, rows: usize) -> Result<ColumnarValue> {
+fn fractional_int_div(l: &ColumnarValue, r: &ColumnarValue, rows: usize) -> Result<ColumnarValue> {
     let f = DataType::Float64;
     let (Some(a), Some(b)) = (
-        operand::<Float64Type>(&l, &f)?,
-        operand::<Float64Type>(&r, &f)?,
+        operand::<Float64Type>(l, &f)?,
+        operand::<Float64Type>(r, &f)?,
     ) else {
         return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Int64));
     };
@@ -451,6 +479,8 @@ pub fn strict_division(
     t: &DataType,
     rows: usize,
 ) -> Result<ArrayRef> {
+    // The error replaces the warnings the division raised.
+    let mark = crate::warnings::mark();
     let out = arithmetic(
         op,
         ColumnarValue::Array(l.clone()),
@@ -462,6 +492,7 @@ pub fn strict_division(
     if out.null_count() > 0 {
         let zero_division = (0..rows).any(|i| out.is_null(i) && l.is_valid(i) && r.is_valid(i));
         if zero_division {
+            crate::warnings::rollback(mark);
             return Err(QuiverError::new(1365, "22012", "Division by 0"));
         }
     }

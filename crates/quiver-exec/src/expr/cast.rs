@@ -11,9 +11,12 @@ use arrow_array::{
 use arrow_buffer::{i256, BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
 use quiver_common::types::{
-    self, i256_to_f64, parse_date, parse_datetime, parse_f64_prefix, pow10, rescale, rescale256,
+    self, i256_to_f64, number_read, parse_date, parse_datetime, parse_f64_prefix, pow10, rescale,
+    rescale256, NumberRead,
 };
 use quiver_common::{QuiverError, Result, ScalarValue};
+
+use crate::warnings::{self, Level};
 
 /// Exact integer view of an integer-like array as i128, or None if not integer-like.
 fn ints(a: &dyn Array) -> Option<Vec<i128>> {
@@ -65,11 +68,13 @@ fn floats(a: &dyn Array) -> Result<Vec<f64>> {
                 .map(|v| i256_to_f64(*v) / d)
                 .collect()
         }
-        DataType::Utf8 => a
-            .as_string::<i32>()
-            .iter()
-            .map(|s| s.map(parse_f64_prefix).unwrap_or(0.0))
-            .collect(),
+        DataType::Utf8 => {
+            warn_bad_numbers(a, "DOUBLE", false);
+            a.as_string::<i32>()
+                .iter()
+                .map(|s| s.map(parse_f64_prefix).unwrap_or(0.0))
+                .collect()
+        }
         DataType::Date32 => a
             .as_primitive::<Date32Type>()
             .values()
@@ -146,10 +151,13 @@ where
             .into_iter()
             .map(|f| conv(f.round_ties_even() as i128))
             .collect(),
-        DataType::Utf8 => floats(a)?
-            .into_iter()
-            .map(|f| conv(f.round() as i128))
-            .collect(),
+        DataType::Utf8 => {
+            warn_bad_numbers(a, "INTEGER", false);
+            a.as_string::<i32>()
+                .iter()
+                .map(|s| conv(s.map(parse_f64_prefix).unwrap_or(0.0).round() as i128))
+                .collect()
+        }
         DataType::Date32 => a
             .as_primitive::<Date32Type>()
             .values()
@@ -240,6 +248,7 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                     v
                 }
                 DataType::Utf8 => {
+                    warn_bad_numbers(a, "DECIMAL", false);
                     let s = *s;
                     a.as_string::<i32>()
                         .iter()
@@ -424,6 +433,7 @@ pub fn sql_cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
             Arc::new(with_nulls::<UInt64Type>(v, nulls))
         }
         (DataType::Utf8, DataType::Int64 | DataType::UInt64) => {
+            warn_bad_numbers(a, "INTEGER", true);
             let v: Vec<u64> = a
                 .as_string::<i32>()
                 .iter()
@@ -527,17 +537,19 @@ fn clamp_decimal(a: &ArrayRef, p: u8, s: i8) -> Result<ArrayRef> {
                 })
                 .collect()
         }
-        DataType::Utf8 => a
-            .as_string::<i32>()
-            .iter()
-            .map(|x| {
-                let Some(t) = x else { return 0 };
-                match types::to_decimal(&ScalarValue::Utf8(t.to_string()), s) {
-                    Ok(v) => clamp(v),
-                    Err(_) => saturated(t.trim_start().starts_with('-')),
-                }
-            })
-            .collect(),
+        DataType::Utf8 => {
+            warn_bad_numbers(a, "DECIMAL", false);
+            a.as_string::<i32>()
+                .iter()
+                .map(|x| {
+                    let Some(t) = x else { return 0 };
+                    match types::to_decimal(&ScalarValue::Utf8(t.to_string()), s) {
+                        Ok(v) => clamp(v),
+                        Err(_) => saturated(t.trim_start().starts_with('-')),
+                    }
+                })
+                .collect()
+        }
         f if ints(a.as_ref()).is_some() && f != &DataType::Date32 => {
             let m = 10i128.pow(s as u32);
             ints(a.as_ref())
@@ -805,5 +817,30 @@ pub fn numeric_text_problem(s: &str) -> Option<NumericText> {
         None
     } else {
         Some(NumericText::Truncated)
+    }
+}
+
+/// Warning 1292 (`Truncated incorrect DOUBLE value: '1a'`) for each string
+/// of `a` that is not wholly a number, in row order; `kind` names the type
+/// it is read as.
+fn warn_bad_numbers(a: &dyn Array, kind: &str, integer: bool) {
+    if !warnings::collecting() {
+        return;
+    }
+    let strings = a.as_string::<i32>();
+    // The usual case, nothing wrong, checks and allocates nothing more.
+    let whole = |v: &str| number_read(v, integer) == NumberRead::Whole;
+    if strings.iter().flatten().all(whole) {
+        return;
+    }
+    for v in strings.iter().flatten() {
+        let level = match number_read(v, integer) {
+            NumberRead::Whole => continue,
+            NumberRead::SpacesAfter => Level::Note,
+            NumberRead::Partly => Level::Warning,
+        };
+        warnings::raise_with(level, 1292, || {
+            format!("Truncated incorrect {kind} value: '{v}'")
+        });
     }
 }

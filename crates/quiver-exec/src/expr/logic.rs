@@ -29,6 +29,21 @@ fn true_false(a: &BooleanArray) -> (BooleanBuffer, BooleanBuffer) {
     }
 }
 
+/// The rows whose `l op r` needs `r`: `l` not FALSE for AND, not TRUE for
+/// OR (None: every row).
+pub(crate) fn undecided(
+    op: BinaryOp,
+    l: &ColumnarValue,
+    rows: usize,
+) -> Result<Option<BooleanArray>> {
+    // Reading `l` as a truth value again must not warn again.
+    let mark = crate::warnings::mark();
+    let (t, f) = true_false(&to_bool(l.clone(), rows)?);
+    crate::warnings::rollback(mark);
+    let decided = if op == BinaryOp::And { f } else { t };
+    Ok(Some(BooleanArray::new(!&decided, None)))
+}
+
 pub fn and_or(
     op: BinaryOp,
     l: ColumnarValue,

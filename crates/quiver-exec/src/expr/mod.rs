@@ -29,6 +29,7 @@ pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
 pub(crate) use compare::operand_type;
+pub(crate) use functions::evaluate_for;
 
 /// A value produced by an expression: a whole column, or one value for all rows.
 #[derive(Debug, Clone)]
@@ -110,6 +111,54 @@ pub enum PhysicalExpr {
     /// operators that hash, group, sort or take MIN/MAX of it read the
     /// collation through [`PhysicalExpr::collation`].
     Collate(Box<PhysicalExpr>, Collation),
+}
+
+/// The arguments of COALESCE / IFNULL and NULLIF, each computed for the
+/// whole batch but raising warnings only on the rows MySQL evaluates it
+/// for: a COALESCE argument where all before it are NULL, NULLIF's second
+/// where its first is not.
+fn lazy_arguments(
+    func: ScalarFunc,
+    args: &[PhysicalExpr],
+    batch: &RecordBatch,
+) -> Result<Vec<ColumnarValue>> {
+    let rows = batch.num_rows();
+    let mut vals: Vec<ColumnarValue> = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        if i == 0 {
+            vals.push(a.evaluate(batch)?);
+            continue;
+        }
+        let before = &vals[..];
+        let reach = || -> Result<Option<BooleanArray>> {
+            // Rows where every earlier argument is NULL (COALESCE), or
+            // where the first is not (NULLIF).
+            let mut all_null = arrow_buffer::BooleanBuffer::new_set(rows);
+            for v in before {
+                let nulls = match v {
+                    ColumnarValue::Scalar(s, _) if s.is_null() => continue,
+                    ColumnarValue::Scalar(..) => arrow_buffer::BooleanBuffer::new_unset(rows),
+                    ColumnarValue::Array(a) => match a.logical_nulls() {
+                        Some(n) => !n.inner(),
+                        None => arrow_buffer::BooleanBuffer::new_unset(rows),
+                    },
+                };
+                all_null = &all_null & &nulls;
+                if func == ScalarFunc::NullIf {
+                    break;
+                }
+            }
+            Ok(Some(BooleanArray::new(
+                match func {
+                    ScalarFunc::NullIf => !&all_null,
+                    _ => all_null,
+                },
+                None,
+            )))
+        };
+        vals.push(functions::evaluate_for(batch, reach, |b| a.evaluate(b))?);
+    }
+    Ok(vals)
 }
 
 /// Whether `e` is an operation whose kernel raises 1690 on overflow.
@@ -392,9 +441,18 @@ impl PhysicalExpr {
                 collation,
             } => {
                 let l = left.evaluate(batch)?;
+                if matches!(op, BinaryOp::And | BinaryOp::Or) {
+                    // MySQL stops at a FALSE left of AND (TRUE of OR): only
+                    // the other rows raise the right side's warnings.
+                    let r = functions::evaluate_for(
+                        batch,
+                        || logic::undecided(*op, &l, rows),
+                        |b| right.evaluate(b),
+                    )?;
+                    return logic::and_or(*op, l, r, rows);
+                }
                 let r = right.evaluate(batch)?;
                 match op {
-                    BinaryOp::And | BinaryOp::Or => logic::and_or(*op, l, r, rows),
                     op if op.is_comparison() => compare::compare(*op, l, r, rows, *collation),
                     op => arith::arithmetic(*op, l, r, data_type, rows),
                 }
@@ -477,7 +535,10 @@ impl PhysicalExpr {
             } => functions::case_when(branches, else_expr.as_deref(), data_type, batch),
             PhysicalExpr::Cast { expr, to } => match expr.evaluate(batch)? {
                 ColumnarValue::Scalar(v, from) => {
+                    // Once for the batch; its warnings are each row's.
+                    let mark = crate::warnings::mark();
                     let a = cast_array(&scalar_to_array(&v, &from, 1)?, to)?;
+                    crate::warnings::repeat_since(mark, rows);
                     Ok(ColumnarValue::Scalar(
                         ScalarValue::from_array(&a, 0)?,
                         to.clone(),
@@ -490,17 +551,30 @@ impl PhysicalExpr {
                 args,
                 data_type,
             } => {
-                let vals: Vec<ColumnarValue> = args
-                    .iter()
-                    .map(|a| a.evaluate(batch))
-                    .collect::<Result<_>>()?;
+                let vals = match func {
+                    ScalarFunc::Coalesce | ScalarFunc::NullIf => {
+                        lazy_arguments(*func, args, batch)?
+                    }
+                    _ => args
+                        .iter()
+                        .map(|a| a.evaluate(batch))
+                        .collect::<Result<_>>()?,
+                };
                 // String functions follow their (resolved) operands' collation.
                 let collation = args
                     .iter()
                     .map(|a| a.collation())
                     .find(|c| *c != default_collation())
                     .unwrap_or_else(default_collation);
-                functions::call(*func, vals, data_type, rows, collation)
+                if vals.iter().all(|v| matches!(v, ColumnarValue::Scalar(..))) {
+                    // Once for the batch; its warnings are each row's.
+                    let mark = crate::warnings::mark();
+                    let out = functions::call(*func, vals, data_type, rows, collation);
+                    crate::warnings::repeat_since(mark, rows);
+                    out
+                } else {
+                    functions::call(*func, vals, data_type, rows, collation)
+                }
             }
             PhysicalExpr::Checked { expr, text } => {
                 expr.evaluate(batch).map_err(|e| e.in_expression(text))

@@ -39,6 +39,7 @@ pub use union::UnionExec;
 pub use values::ValuesExec;
 pub use window::{WindowExec, WindowSpec};
 
+use crate::warnings::collecting_into;
 use crate::ExecContext;
 
 pub type BatchStream = Box<dyn Iterator<Item = Result<RecordBatch>> + Send>;
@@ -115,22 +116,24 @@ pub fn for_each_partition<T: Send>(
     f: impl Fn(BatchStream) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
     let n = plan.output_partitions();
+    let sink = &ctx.warnings;
     if n == 1 {
-        return Ok(vec![f(plan.execute(0, ctx)?)?]);
+        return collecting_into(sink, || Ok(vec![f(plan.execute(0, ctx)?)?]));
     }
     std::thread::scope(|s| {
         let f = &f;
         let handles: Vec<_> = (1..n)
             .map(|p| {
                 let plan = plan.clone();
-                s.spawn(move || f(plan.execute(p, ctx)?))
+                s.spawn(move || collecting_into(sink, || f(plan.execute(p, ctx)?)))
             })
             .collect();
         // Partition 0 runs on this thread: one thread fewer to start per
         // query, which is most of the time of a query over a few morsels.
-        let first =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(plan.execute(0, ctx)?)))
-                .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")));
+        let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            collecting_into(sink, || f(plan.execute(0, ctx)?))
+        }))
+        .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")));
         std::iter::once(first)
             .chain(handles.into_iter().map(|h| {
                 h.join()

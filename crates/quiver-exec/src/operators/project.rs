@@ -8,6 +8,7 @@ use quiver_common::Result;
 
 use super::{metered, BatchStream, ExecutionPlan, Metrics};
 use crate::expr::{cast_array, PhysicalExpr};
+use crate::warnings;
 use crate::ExecContext;
 
 #[derive(Debug)]
@@ -41,11 +42,15 @@ pub(crate) fn project_batch(
     exprs: &[PhysicalExpr],
     schema: &SchemaRef,
 ) -> Result<RecordBatch> {
+    let start = warnings::mark();
+    let mut raising = 0;
     let cols = exprs
         .iter()
         .zip(schema.fields())
         .map(|(e, f)| {
+            let m = warnings::mark();
             let a = e.evaluate_array(b)?;
+            raising += usize::from(warnings::raised_since(m));
             if a.data_type() != f.data_type() {
                 cast_array(&a, f.data_type())
             } else {
@@ -53,11 +58,37 @@ pub(crate) fn project_batch(
             }
         })
         .collect::<Result<Vec<_>>>()?;
+    if raising > 1 {
+        // MySQL computes a row's items before the next row's: their
+        // warnings come row by row (rare: only when two items raised).
+        warnings::reorder_since(start, || raise_by_rows(b, 0..b.num_rows(), exprs));
+    }
     Ok(RecordBatch::try_new_with_options(
         schema.clone(),
         cols,
         &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
     )?)
+}
+
+/// Raises the warnings of `exprs` over the rows `rows` of `b` row by row:
+/// halves that raise nothing are passed over whole, so only the rows that
+/// raise are evaluated alone; stops once the list keeps no more.
+fn raise_by_rows(b: &RecordBatch, rows: std::ops::Range<usize>, exprs: &[PhysicalExpr]) {
+    if rows.is_empty() || warnings::full() {
+        return;
+    }
+    let slice = b.slice(rows.start, rows.len());
+    let m = warnings::mark();
+    for e in exprs {
+        let _ = e.evaluate(&slice);
+    }
+    if rows.len() == 1 || !warnings::raised_since(m) {
+        return;
+    }
+    warnings::rollback(m);
+    let mid = rows.start + rows.len() / 2;
+    raise_by_rows(b, rows.start..mid, exprs);
+    raise_by_rows(b, mid..rows.end, exprs);
 }
 
 impl ExecutionPlan for ProjectExec {

@@ -517,7 +517,18 @@ impl AdaptiveFilters {
         // Compacting keeps the columns and so their shapes.
         for (position, &k) in self.order.iter().enumerate() {
             let start = std::time::Instant::now();
-            let mask = self.filters[k].evaluate_mask_shaped(&batch, shapes)?;
+            // Rows earlier filters dropped raise no warnings (MySQL stops
+            // at the first false conjunct).
+            let filter = &self.filters[k];
+            let n = batch.num_rows();
+            let mask = crate::expr::evaluate_for(
+                &batch,
+                || Ok(pending.clone()),
+                |b| match b.num_rows() == n {
+                    true => filter.evaluate_mask_shaped(b, shapes),
+                    false => filter.evaluate_mask(b),
+                },
+            )?;
             let st = &mut self.stats[k];
             st.nanos += start.elapsed().as_nanos() as f64;
             st.rows_in += batch.num_rows() as f64;

@@ -261,6 +261,10 @@ impl Binder<'_> {
             // GROUP_CONCAT: its arguments' collation, a length from group_concat_max_len.
             Some(g) => {
                 c.collation = Some(g.collation).filter(|c| *c != quiver_plan::default_collation());
+                if let Some(n) = super::group_concat::item_bytes(g) {
+                    self.fixed_strings.insert(c.id, n);
+                    c.display_length = Some(n);
+                }
                 Some(super::group_concat::declared_type(g).into())
             }
             None => self.declared_aggregate(agg.func, agg.arg.as_ref()),

@@ -16,6 +16,7 @@ use quiver_common::types::{
     rescale256, to_decimal256, ArithOp, MAX_DECIMAL_PRECISION,
 };
 use quiver_common::types::{datetime_fsp, datetime_type, literal_fsp, truncate_fsp, MAX_FSP};
+use quiver_common::types::{number_read, NumberRead};
 use quiver_common::{i256, QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp};
 
@@ -113,7 +114,10 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
             };
             int_scalar(i, t)
         }
+        // A string that is not wholly a number converts when the statement
+        // runs, which raises its warning (1292) as MySQL does.
         DataType::Float64 | DataType::Float32 => match v {
+            S::Utf8(s) if number_read(s, false) != NumberRead::Whole => None,
             S::Utf8(s) => Some(S::Float64(parse_f64_prefix(s))),
             S::Date(_) | S::DateTime(..) => None,
             other => other.as_f64().map(S::Float64),
@@ -121,6 +125,7 @@ pub(crate) fn cast_literal(v: &ScalarValue, to: &DataType) -> Option<ScalarValue
         DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => match v {
             S::Date(_) | S::DateTime(..) => None,
             S::Float64(f) if !f.is_finite() => None,
+            S::Utf8(s) if number_read(s, false) != NumberRead::Whole => None,
             other => {
                 let u = to_decimal256(other, *s).ok()?;
                 fits_decimal(u, *p).then_some(S::Decimal(u, *p, *s))
@@ -672,6 +677,13 @@ pub(crate) fn to_bool(e: Expr) -> Expr {
         DataType::Boolean => e,
         DataType::Null => null_lit(DataType::Boolean),
         _ => match &e {
+            // A string that is not wholly a number is read when the
+            // statement runs, which raises its warning (1292).
+            Expr::Literal(ScalarValue::Utf8(s), _)
+                if number_read(s, false) != NumberRead::Whole =>
+            {
+                compare(BinaryOp::NotEq, e, Expr::lit(ScalarValue::Int64(0)))
+            }
             Expr::Literal(v, _) => match v.truth() {
                 Some(b) => bool_lit(b),
                 None => null_lit(DataType::Boolean),

@@ -171,7 +171,8 @@ impl Binder<'_> {
                 } else {
                     x
                 };
-                Ok(self.in_connection_collation(char_length_limit(sql_cast(x, &to), data_type)))
+                let cast = self.in_connection_collation(char_length_limit(sql_cast(x, &to), data_type));
+                Ok(self.char_cast(cast, &to))
             }
             A::Convert { expr, data_type, charset, styles, .. } => {
                 if !styles.is_empty() {
@@ -187,10 +188,11 @@ impl Binder<'_> {
                         None => {
                             let to = cast_type(t)?;
                             let x = datetime_as_number(x, &to);
-                            Ok(self.in_connection_collation(char_length_limit(
+                            let cast = self.in_connection_collation(char_length_limit(
                                 sql_cast(x, &to),
                                 t,
-                            )))
+                            ));
+                            Ok(self.char_cast(cast, &to))
                         }
                     },
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
@@ -496,7 +498,9 @@ impl Binder<'_> {
             "sql_auto_is_null" => int(0),
             "sql_select_limit" => Ok(Expr::lit(ScalarValue::UInt64(u64::MAX))),
             "default_storage_engine" | "storage_engine" => text("Quiver"),
+            // The engine binds the session's counts (its diagnostics area).
             "warning_count" | "error_count" => int(0),
+            "max_error_count" => int(64),
             // LAST_INSERT_ID(): no AUTO_INCREMENT value was made.
             "last_insert_id" => int(0),
             // Accepted by SET (see the engine's variables.rs); their defaults.

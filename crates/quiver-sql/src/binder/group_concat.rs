@@ -242,6 +242,17 @@ fn concat_args(typed: Vec<Expr>) -> Result<(Vec<Expr>, DataType, Collation)> {
     }
 }
 
+/// The length in bytes MariaDB gives a text GROUP_CONCAT
+/// (`group_concat_max_len` characters of its charset); None for bytes.
+pub(crate) fn item_bytes(g: &GroupConcat) -> Option<u32> {
+    let charset = g.collation.charset();
+    if charset == Charset::Binary {
+        return None;
+    }
+    let bytes = g.max_len.saturating_mul(charset.max_char_len() as u64);
+    Some(u32::try_from(bytes).unwrap_or(u32::MAX))
+}
+
 /// The type MariaDB declares GROUP_CONCAT's result: VARCHAR (VARBINARY) of
 /// `group_concat_max_len` characters up to 512, else the TEXT (BLOB) type
 /// that holds that many characters' bytes.

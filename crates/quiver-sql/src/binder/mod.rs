@@ -144,6 +144,11 @@ pub struct Binder<'a> {
     declared: HashMap<ColumnId, std::sync::Arc<str>>,
     /// Display lengths of DOUBLE columns computed in this query.
     double_lengths: HashMap<ColumnId, u32>,
+    /// Strings MariaDB sends with decimals 0 (CAST AS CHAR, GROUP_CONCAT),
+    /// by their length in bytes (see [`ColumnInfo::display_length`]).
+    fixed_strings: HashMap<ColumnId, u32>,
+    /// The bound CAST(x AS CHAR) / CONVERT(x, CHAR) expressions.
+    char_casts: Vec<Expr>,
     /// The statement's time (UTC microseconds), read once when first asked.
     now: std::cell::OnceCell<i64>,
 }
@@ -312,6 +317,8 @@ impl<'a> Binder<'a> {
             origins: HashMap::new(),
             declared: HashMap::new(),
             double_lengths: HashMap::new(),
+            fixed_strings: HashMap::new(),
+            char_casts: Vec::new(),
             now: Default::default(),
         }
     }
@@ -423,6 +430,8 @@ impl<'a> Binder<'a> {
         self.origins.clear();
         self.declared.clear();
         self.double_lengths.clear();
+        self.fixed_strings.clear();
+        self.char_casts.clear();
     }
 
     pub(crate) fn new_column(
@@ -461,18 +470,50 @@ impl<'a> Binder<'a> {
             self.double_lengths.insert(c.id, n);
             c.display_length = Some(n);
         }
+        if let Some(n) = self.fixed_string(e) {
+            self.fixed_strings.insert(c.id, n);
+            c.display_length = Some(n);
+        }
         // A column passed on unchanged (by a projection, GROUP BY, DISTINCT)
         // keeps its origin; a computed one has none, as in MySQL.
         let bare = match e {
             Expr::Collate { expr, .. } => expr.as_ref(),
             e => e,
         };
-        if let Expr::Column(id, _) = bare {
+        // CAST(v AS CHAR) of a string column is a computed string, as in MariaDB.
+        let cast = self.char_casts.contains(e);
+        if let (Expr::Column(id, _), false) = (bare, cast) {
             if let Some(o) = self.origins.get(id).cloned() {
                 self.set_origin(&mut c, o);
             }
         }
         c
+    }
+
+    /// A text string MariaDB gives decimals 0 where other computed strings
+    /// have 39 (CAST(x AS CHAR), GROUP_CONCAT, columns carrying them), and
+    /// its length in bytes.
+    fn fixed_string(&self, e: &Expr) -> Option<u32> {
+        if self.char_casts.contains(e) {
+            let chars = self.declared_type(e).and_then(|d| {
+                quiver_common::types::CharLength::of(&d).map(|c| c.max_chars() as u64)
+            })?;
+            return Some(u32::try_from(chars.saturating_mul(4)).unwrap_or(u32::MAX));
+        }
+        match e {
+            Expr::Collate { expr, .. } => self.fixed_string(expr),
+            Expr::Column(id, _) => self.fixed_strings.get(id).copied(),
+            _ => None,
+        }
+    }
+
+    /// `e`, a bound CAST / CONVERT to `to`, noted when it makes text (its
+    /// column then has decimals 0, see [`Binder::fixed_string`]).
+    pub(crate) fn char_cast(&mut self, e: Expr, to: &arrow_schema::DataType) -> Expr {
+        if *to == arrow_schema::DataType::Utf8 && !self.char_casts.contains(&e) {
+            self.char_casts.push(e.clone());
+        }
+        e
     }
 
     /// Records column `c`'s declared string type.

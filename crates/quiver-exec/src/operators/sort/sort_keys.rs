@@ -66,9 +66,14 @@ pub(crate) fn par_ranges<T: Send>(
     if ranges.len() == 1 {
         return Ok(vec![f(ranges[0].clone())?]);
     }
+    // Sort keys are expressions: their warnings go where this thread's do.
+    let sink = crate::warnings::current();
     std::thread::scope(|s| {
-        let f = &f;
-        let handles: Vec<_> = ranges.into_iter().map(|r| s.spawn(move || f(r))).collect();
+        let (f, sink) = (&f, sink.as_ref());
+        let handles: Vec<_> = ranges
+            .into_iter()
+            .map(|r| s.spawn(move || crate::warnings::collecting_into_opt(sink, || f(r))))
+            .collect();
         handles
             .into_iter()
             .map(|h| {
