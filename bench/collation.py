@@ -413,7 +413,7 @@ def summary_markdown(args, results, problems, targets, loads, machine):
     out = [f"# Collation benchmark, TPC-H {sf_name(args.sf)}, {args.threads} threads",
            "",
            f"Hot medians of {args.runs} runs after 1 warm-up{rounds}, seconds. Quiver through `quiver sql --runs "
-           f"{args.runs}` on its database ({args.quiver_db.relative_to(ROOT) if args.quiver_db.is_relative_to(ROOT) else args.quiver_db}), "
+           f"{args.runs} --interleave` on its database ({args.quiver_db.relative_to(ROOT) if args.quiver_db.is_relative_to(ROOT) else args.quiver_db}), "
            "DuckDB on in-memory tables of the same tpchgen 4.0 parquet data, same thread count.",
            "",
            "- **binary** in Quiver is VARBINARY columns (plain bytes, with zone maps like the others). "
