@@ -851,8 +851,23 @@ pub enum NumberRead {
 /// How much of `s` reads as a number. `integer`: digits only (CAST AS
 /// SIGNED stops at a `.` or an exponent), else a fraction and an exponent.
 pub fn number_read(s: &str, integer: bool) -> NumberRead {
-    let b = s.as_bytes();
     let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let b = s.as_bytes();
+    let (digits, end) = number_prefix(b, integer, space);
+    if digits == 0 {
+        return NumberRead::Partly;
+    }
+    match &b[end..] {
+        [] => NumberRead::Whole,
+        rest if rest.iter().all(|c| space(*c)) => NumberRead::SpacesAfter,
+        _ => NumberRead::Partly,
+    }
+}
+
+/// The number `b` starts with: leading `space`s, a sign, digits and, unless
+/// `integer`, a fraction and an exponent (taken only when it has digits).
+/// Returns the count of digits before any exponent and where the number ends.
+pub fn number_prefix(b: &[u8], integer: bool, space: impl Fn(u8) -> bool) -> (usize, usize) {
     let mut i = 0;
     while i < b.len() && space(b[i]) {
         i += 1;
@@ -883,14 +898,7 @@ pub fn number_read(s: &str, integer: bool) -> NumberRead {
             }
         }
     }
-    if n == 0 {
-        return NumberRead::Partly;
-    }
-    match &b[i..] {
-        [] => NumberRead::Whole,
-        rest if rest.iter().all(|c| space(*c)) => NumberRead::SpacesAfter,
-        _ => NumberRead::Partly,
-    }
+    (n, i)
 }
 
 /// Reads the numeric prefix of a string as MySQL does ('12abc' is 12, 'abc' is 0).

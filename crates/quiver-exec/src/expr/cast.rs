@@ -780,43 +780,12 @@ pub enum NumericText {
 /// Checks a string stored into a numeric column: spaces, a sign, digits with
 /// an optional fraction and exponent, then only spaces. None when it is fine.
 pub fn numeric_text_problem(s: &str) -> Option<NumericText> {
-    let b = s.as_bytes();
     let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
-    let mut i = 0;
-    while i < b.len() && space(b[i]) {
-        i += 1;
-    }
-    if i < b.len() && matches!(b[i], b'+' | b'-') {
-        i += 1;
-    }
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - start
-    };
-    let mut n = digits(&mut i);
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        n += digits(&mut i);
-    }
-    if n == 0 {
-        return Some(NumericText::Invalid);
-    }
-    if i < b.len() && matches!(b[i], b'e' | b'E') {
-        let mut j = i + 1;
-        if j < b.len() && matches!(b[j], b'+' | b'-') {
-            j += 1;
-        }
-        if digits(&mut j) > 0 {
-            i = j;
-        }
-    }
-    if b[i..].iter().all(|c| space(*c)) {
-        None
-    } else {
-        Some(NumericText::Truncated)
+    let b = s.as_bytes();
+    match quiver_common::types::number_prefix(b, false, space) {
+        (0, _) => Some(NumericText::Invalid),
+        (_, end) if b[end..].iter().all(|c| space(*c)) => None,
+        _ => Some(NumericText::Truncated),
     }
 }
 
