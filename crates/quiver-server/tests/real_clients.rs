@@ -178,14 +178,14 @@ fn mariadb_command_line_client() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn pymysql_and_mysql_connector_python() {
+/// Runs a Python client check script of scripts/server against a fresh
+/// in-memory server; it must end with `ALL PASSED`.
+fn python_check(script: &str) {
     let py = python();
     require(&py);
     let (h, _db) = start_with(Database::in_memory(), Default::default());
-    let script = workspace().join("scripts/server/client_check.py");
     let out = Command::new(&py)
-        .arg(&script)
+        .arg(workspace().join("scripts/server").join(script))
         .arg("127.0.0.1")
         .arg(h.local_addr().port().to_string())
         .output()
@@ -196,6 +196,12 @@ fn pymysql_and_mysql_connector_python() {
         "{stdout}\n{}",
         text(&out.stderr)
     );
+    h.shutdown();
+}
+
+#[test]
+fn pymysql_and_mysql_connector_python() {
+    python_check("client_check.py");
 }
 
 /// Binary strings through PyMySQL (bytes escaped into the statement text)
@@ -238,23 +244,7 @@ fn binary_strings_through_python_clients() {
 /// against MariaDB 10.11 as well.
 #[test]
 fn warning_counts_through_python_clients() {
-    let py = python();
-    require(&py);
-    let (h, _db) = start_with(Database::in_memory(), Default::default());
-    let script = workspace().join("scripts/server/warnings_check.py");
-    let out = Command::new(&py)
-        .arg(&script)
-        .arg("127.0.0.1")
-        .arg(h.local_addr().port().to_string())
-        .output()
-        .expect("run python");
-    let stdout = text(&out.stdout);
-    assert!(
-        out.status.success() && stdout.ends_with("ALL PASSED\n"),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
-    h.shutdown();
+    python_check("warnings_check.py");
 }
 
 /// The `mariadb` client says how many warnings a statement raised.
