@@ -95,6 +95,13 @@ impl ScanExec {
     ) -> Self {
         debug_assert!(read_schema.fields().len() == projection.len());
         debug_assert!(schema.fields().len() <= projection.len());
+        // Without filter-only columns the batches read are the output: one
+        // schema, so that `AdaptiveFilters::apply` need not rebuild them.
+        let read_schema = if read_schema.fields().len() == schema.fields().len() {
+            schema.clone()
+        } else {
+            read_schema
+        };
         ScanExec {
             table,
             projection,
@@ -558,13 +565,15 @@ impl AdaptiveFilters {
             return Ok(r);
         }
         // Drop the filter-only columns before the last compaction copies them.
-        let columns = batch.columns()[..output.fields().len()].to_vec();
         let rows = batch.num_rows();
-        let batch = RecordBatch::try_new_with_options(
-            output.clone(),
-            columns,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )?;
+        if !Arc::ptr_eq(batch.schema_ref(), output) {
+            let columns = batch.columns()[..output.fields().len()].to_vec();
+            batch = RecordBatch::try_new_with_options(
+                output.clone(),
+                columns,
+                &RecordBatchOptions::new().with_row_count(Some(rows)),
+            )?;
+        }
         match pending {
             Some(m) if m.true_count() < rows => {
                 Ok(arrow_select::filter::filter_record_batch(&batch, &m)?)
