@@ -461,23 +461,30 @@ impl GroupTable {
                     _ => None,
                 };
                 let m = self.ints.get_or_insert_with(IntGroupMap::new);
+                let before = m.len();
                 let mut ids = Vec::with_capacity(rows);
                 m.group_ids(&packed, nulls, &mut ids);
-                self.groups = m.len();
-                return Ok(ids);
+                if !layout.spaced(keys, &m.keys()[before..]) {
+                    self.groups = m.len();
+                    return Ok(ids);
+                }
+                // A new group with a trailing space: the groups before this
+                // batch move to the general table, which takes the batch.
+                self.groups = before;
             }
         }
         if let Some(layout) = self.packed.take() {
-            // Keys that do not pack: move the groups so far to the general
-            // table, in id order so that every group keeps its id.
+            // Keys that do not pack: move the groups so far (`self.groups`
+            // of them) to the general table, in id order so that every
+            // group keeps its id.
             let m = self.ints.take().expect("packed groups");
-            self.groups = 0;
-            let mut old = layout.unpack(m.keys(), Some(&m.validity()))?;
+            let kept = std::mem::take(&mut self.groups);
+            let mut old = layout.unpack(&m.keys()[..kept], Some(&m.validity()[..kept]))?;
             // The same key expressions as `keys`: the same collations.
             for (o, k) in old.iter_mut().zip(keys) {
                 o.collation = k.collation;
             }
-            let ids = self.hashed_group_ids(&old, m.len());
+            let ids = self.hashed_group_ids(&old, kept);
             debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
         }
         if self.ints.is_some() {
@@ -2478,8 +2485,13 @@ mod tests {
                                                     (shape > 0 || rng.below(30) != 0).then_some(w)
                                                 })
                                                 .collect();
-                                            if b == 2 && p == 1 {
+                                            // A trailing space spoils a batch after the
+                                            // first (partition 1) or the first (partition 2).
+                                            if (b == 2 && p == 1)
+                                                || (b == 0 && p == 2 && spoil == 1)
+                                            {
                                                 match spoil {
+                                                    1 if short => v[0] = Some("A ".into()),
                                                     1 => v[0] = Some("MAIL ".into()),
                                                     2 => v[0] = Some("TRUCKING".into()),
                                                     3 => v[0] = None,
@@ -2549,11 +2561,12 @@ mod tests {
                 let (fast, packs) = run(false);
                 let (slow, _) = run(true);
                 assert_eq!(fast, slow, "shape {shape} round {round}");
-                // A NULL string alone still packs; everything else spoils partition 1.
+                // A NULL string alone still packs; everything else spoils partition 1,
+                // and a trailing space partition 2 too.
                 let spoiled = spoil == 1 || spoil == 2 || (spoil == 3 && shape > 0);
                 assert_eq!(
                     packs,
-                    vec![true, !spoiled, true],
+                    vec![true, !spoiled, spoil != 1],
                     "shape {shape} round {round}"
                 );
             }

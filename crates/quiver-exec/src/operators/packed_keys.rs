@@ -3,13 +3,15 @@
 //! inline) instead of hashing and comparing rows.
 //!
 //! A packed key must identify its group exactly and unpack to the value the
-//! group shows. Strings therefore pack only without trailing spaces: under PAD
-//! SPACE `'a'` and `'a '` are one group, and byte equality of strings without
-//! trailing spaces is exactly PAD SPACE equality, while the group still shows
-//! the bytes it was first seen with. A binary string (NO PAD: `'a'` and
-//! `'a '` differ) packs with its trailing spaces, the length telling them
-//! apart. A batch that does not pack moves the table to the general path
-//! (the caller handles that).
+//! group shows. Strings pack as their bytes and length, so packed keys group
+//! bytes. Under PAD SPACE `'a'` and `'a '` are one group, and byte equality
+//! of strings without trailing spaces is exactly PAD SPACE equality: a table
+//! of padding keys stays packed while no group has a trailing space, which is
+//! checked once per new group ([`PackedLayout::spaced`]) rather than once per
+//! row. A binary string (NO PAD: `'a'` and `'a '` differ) keeps its trailing
+//! spaces, the length telling them apart. A batch that does not pack, or that
+//! makes a spaced group, moves the table to the general path (the caller
+//! handles that).
 
 use std::sync::Arc;
 
@@ -81,7 +83,7 @@ impl PackedLayout {
                     return None;
                 };
                 let mut out = vec![0i64; rows];
-                pack_strs(s, k.nulls.as_ref(), rows, SHORT_STR_MAX, pads(k), |i, x| {
+                pack_strs(s, k.nulls.as_ref(), rows, SHORT_STR_MAX, |i, x| {
                     out[i] = x as i64
                 })?;
                 Some(out)
@@ -96,6 +98,32 @@ impl PackedLayout {
                 Some(out)
             }
             _ => None,
+        }
+    }
+
+    /// Whether one of these packed keys (of key columns `keys`) has a string
+    /// with a trailing space under a collation that pads: such a group would
+    /// split what PAD SPACE joins (`'a'`, `'a '`), so the table cannot stay
+    /// packed. Checked on new groups only: they are few next to the rows.
+    pub fn spaced(self, keys: &[KeyColumn], packed: &[i64]) -> bool {
+        let spaced = |x: u64, max: usize| {
+            let len = ((x >> (8 * max)) & 0xff) as usize;
+            len > 0 && (x >> (8 * (len - 1))) as u8 == b' '
+        };
+        match (self, keys) {
+            (PackedLayout::ShortStr, [k]) if pads(k) => {
+                packed.iter().any(|&x| spaced(x as u64, SHORT_STR_MAX))
+            }
+            (PackedLayout::Pair(ha, hb), [a, b]) => {
+                let high = ha == Half::Str && pads(a);
+                let low = hb == Half::Str && pads(b);
+                packed.iter().any(|&x| {
+                    let x = x as u64;
+                    (high && spaced(x >> 32, HALF_STR_MAX))
+                        || (low && spaced(x & 0xffff_ffff, HALF_STR_MAX))
+                })
+            }
+            _ => false,
         }
     }
 
@@ -132,7 +160,6 @@ fn pack_strs(
     nulls: Option<&NullBuffer>,
     rows: usize,
     max: usize,
-    pad: bool,
     mut put: impl FnMut(usize, u64),
 ) -> Option<()> {
     debug_assert!(max < 8);
@@ -150,28 +177,24 @@ fn pack_strs(
         // len <= 7: the mask keeps the row's bytes of the word.
         let x = match data.get(start..start + 8) {
             Some(word) => u64::from_le_bytes(word.try_into().ok()?) & ((1u64 << (8 * len)) - 1),
-            None => pack_str(data.get(start..end)?, max, false)? & ((1u64 << (8 * max)) - 1),
+            None => pack_str(data.get(start..end)?, max)? & ((1u64 << (8 * max)) - 1),
         };
-        if pad && len > 0 && (x >> (8 * (len - 1))) as u8 == b' ' {
-            return None;
-        }
         put(i, (len as u64) << (8 * max) | x);
     }
     Some(())
 }
 
-/// Whether trailing spaces keep the string keys of `k` from packing: all
-/// but binary strings' (the unpacked keys of a merge come back under the
+/// Whether trailing spaces keep the string keys of `k` from staying packed:
+/// all but binary strings' (the unpacked keys of a merge come back under the
 /// default collation, and the caller gives binary keys theirs back).
 fn pads(k: &KeyColumn) -> bool {
     k.collation != Some(quiver_collation::Collation::binary())
 }
 
-/// `b` as `len << (8 * max) | bytes`, if it has at most `max` bytes and,
-/// when trailing spaces pad (`pad`), none of them.
+/// `b` as `len << (8 * max) | bytes`, if it has at most `max` bytes.
 #[inline]
-fn pack_str(b: &[u8], max: usize, pad: bool) -> Option<u64> {
-    if b.len() > max || (pad && b.last() == Some(&b' ')) {
+fn pack_str(b: &[u8], max: usize) -> Option<u64> {
+    if b.len() > max {
         return None;
     }
     let mut x = 0u64;
@@ -193,7 +216,7 @@ fn pack_half(k: &KeyColumn, half: Half, rows: usize, shift: u32, out: &mut [i64]
             }
         }
         (KeyValues::Str(s), Half::Str) => {
-            pack_strs(s, None, rows, HALF_STR_MAX, pads(k), |i, x| {
+            pack_strs(s, None, rows, HALF_STR_MAX, |i, x| {
                 out[i] |= (x as i64) << shift
             })?;
         }
@@ -263,7 +286,6 @@ mod tests {
                     proptest::sample::select(vec![b'a', b' ', 0u8, 0xff, b'Z']), 0..9)),
                 1..40),
             skip in 0usize..3,
-            pad in proptest::bool::ANY,
         ) {
             let all = BinaryArray::from(v.iter().map(|x| x.as_deref()).collect::<Vec<_>>());
             let skip = skip.min(v.len() - 1);
@@ -271,12 +293,36 @@ mod tests {
             let rows = s.len();
             for max in [HALF_STR_MAX, SHORT_STR_MAX] {
                 let want: Option<Vec<u64>> = (0..rows)
-                    .map(|i| if s.is_null(i) { Some(0) } else { pack_str(s.value(i), max, pad) })
+                    .map(|i| if s.is_null(i) { Some(0) } else { pack_str(s.value(i), max) })
                     .collect();
                 let mut got = vec![0u64; rows];
-                let ok = pack_strs(&s, s.nulls(), rows, max, pad, |i, x| got[i] = x);
+                let ok = pack_strs(&s, s.nulls(), rows, max, |i, x| got[i] = x);
                 proptest::prop_assert_eq!(ok.map(|()| got), want);
             }
+        }
+
+        /// `spaced` finds a trailing space exactly where a string key that
+        /// pads has one, in either half of a pair, and never for binary keys.
+        #[test]
+        fn spaced_is_a_trailing_space(
+            v in proptest::collection::vec(
+                (proptest::sample::select(vec!["", "a", "a ", " ", "ab", "b \t", "\0 "]),
+                 proptest::sample::select(vec!["", "x", "x ", " x"])),
+                1..6),
+        ) {
+            let (a, b): (Vec<&str>, Vec<&str>) = v.iter().copied().unzip();
+            let (ka, kb) = (strs(&a.iter().map(|x| Some(*x)).collect::<Vec<_>>()),
+                            strs(&b.iter().map(|x| Some(*x)).collect::<Vec<_>>()));
+            let ends = |v: &[&str]| v.iter().any(|x| x.ends_with(' '));
+            let short = PackedLayout::ShortStr.pack(std::slice::from_ref(&ka), a.len()).unwrap();
+            proptest::prop_assert_eq!(PackedLayout::ShortStr.spaced(std::slice::from_ref(&ka), &short), ends(&a));
+            let pair = PackedLayout::Pair(Half::Str, Half::Str);
+            let keys = [ka.clone(), kb.clone()];
+            let packed = pair.pack(&keys, a.len()).unwrap();
+            proptest::prop_assert_eq!(pair.spaced(&keys, &packed), ends(&a) || ends(&b));
+            let binary = |k: &KeyColumn| KeyColumn { collation: Some(quiver_collation::Collation::binary()), ..k.clone() };
+            let keys = [binary(&ka), binary(&kb)];
+            proptest::prop_assert!(!pair.spaced(&keys, &packed));
         }
     }
 
@@ -308,11 +354,15 @@ mod tests {
     }
 
     #[test]
-    fn trailing_spaces_and_long_strings_do_not_pack() {
-        for bad in ["a ", "12345678", " "] {
-            let k = strs(&[Some("x"), Some(bad)]);
-            assert_eq!(PackedLayout::ShortStr.pack(&[k], 2), None, "{bad:?}");
+    fn trailing_spaces_are_spaced_and_long_strings_do_not_pack() {
+        for spaced in ["a ", " "] {
+            let k = [strs(&[Some("x"), Some(spaced)])];
+            let packed = PackedLayout::ShortStr.pack(&k, 2).unwrap();
+            assert!(PackedLayout::ShortStr.spaced(&k, &packed), "{spaced:?}");
+            assert!(!PackedLayout::ShortStr.spaced(&k, &packed[..1]));
         }
+        let k = strs(&[Some("x"), Some("12345678")]);
+        assert_eq!(PackedLayout::ShortStr.pack(&[k], 2), None);
         let pair = PackedLayout::Pair(Half::Str, Half::Str);
         let ok = [
             strs(&[Some("R"), Some("ABC")]),
