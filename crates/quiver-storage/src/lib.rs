@@ -16,6 +16,7 @@ pub mod page;
 pub mod parquet_load;
 pub mod sketch;
 pub mod table_file;
+mod text_array;
 pub mod type_names;
 
 pub use page::Compression;

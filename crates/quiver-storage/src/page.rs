@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, BinaryArray, BooleanArray, PrimitiveArray,
-    StringArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, TimeUnit};
@@ -1059,20 +1058,14 @@ pub fn decode_page(h: &PageHeader, page: &[u8], t: &DataType) -> Result<ArrayRef
             } else {
                 return Err("unknown encoding for a string column".into());
             };
-            // OffsetBuffer::new panics on bad offsets: check them first.
-            if offsets.first() != Some(&0)
-                || offsets.windows(2).any(|w| w[1] < w[0])
-                || *offsets.last().expect("rows + 1 offsets") as usize != data.len()
-            {
-                return Err("bad string offsets".into());
-            }
-            let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
             if matches!(t, DataType::Utf8) {
-                Arc::new(
-                    StringArray::try_new(offsets, Buffer::from(data), nulls)
-                        .map_err(|e| e.to_string())?,
-                )
+                Arc::new(crate::text_array::text_array(offsets, data, nulls)?)
             } else {
+                // OffsetBuffer::new panics on bad offsets: check them first.
+                if !crate::text_array::offsets_fit(&offsets, data.len()) {
+                    return Err("bad string offsets".into());
+                }
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
                 Arc::new(
                     BinaryArray::try_new(offsets, Buffer::from(data), nulls)
                         .map_err(|e| e.to_string())?,
@@ -1166,7 +1159,7 @@ fn decode_dictionary(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{Decimal128Array, Int32Array, Int64Array, UInt64Array};
+    use arrow_array::{Decimal128Array, Int32Array, Int64Array, StringArray, UInt64Array};
 
     fn round_trip(a: ArrayRef, comp: Compression) -> (ArrayRef, PageHeader) {
         let p = encode_page(&a, 3, 7, 100, comp).unwrap();
