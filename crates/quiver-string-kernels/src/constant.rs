@@ -33,8 +33,10 @@ enum FixedKey {
     Upto16 { head: u64, tail: u64 },
     /// Lengths 17..=32: the first and last sixteen bytes.
     Upto32 { head: u128, tail: u128 },
-    /// Longer constants: compared with `bytes_eq`.
-    Long,
+    /// Longer constants: the first eight bytes, then `bytes_eq`. Most
+    /// values differ in their first word, which is on the cache line a
+    /// column scan prefetched; the rest of a long value often is not.
+    Long { head: u64 },
 }
 
 impl FixedKey {
@@ -62,7 +64,9 @@ impl FixedKey {
                 head: head_word(c).unwrap_or(0),
                 tail: tail_word(c).unwrap_or(0),
             },
-            _ => FixedKey::Long,
+            _ => FixedKey::Long {
+                head: head_word(c).unwrap_or(0),
+            },
         }
     }
 
@@ -85,7 +89,9 @@ impl FixedKey {
             FixedKey::Upto32 { head, tail } => {
                 (head_word::<u128, 16>(v) == Some(head)) & (tail_word::<u128, 16>(v) == Some(tail))
             }
-            FixedKey::Long => run_on!(isa, bytes_eq(v, c)),
+            FixedKey::Long { head } => {
+                head_word::<u64, 8>(v) == Some(head) && run_on!(isa, bytes_eq(v, c))
+            }
         }
     }
 }
@@ -196,13 +202,11 @@ impl PreparedConstant {
     /// the trimmed constant: its head must match and the rest be spaces.
     #[inline(always)]
     pub(crate) fn pad_space_eq_longer(&self, v: &[u8]) -> bool {
-        // A longer match must end in a space: one byte, and most longer
-        // values fail on it before any compare.
-        if v.last() != Some(&b' ') {
-            return false;
-        }
+        // The head first: its words are on the line a scan prefetched (a
+        // value's last byte may be on the next), and most values differ there.
         let (head, rest) = v.split_at(self.trimmed_len);
         self.trimmed.matches(head, self.trimmed(), self.isa)
+            && v.last() == Some(&b' ')
             && run_on!(self.isa, is_all_spaces(rest))
     }
 
@@ -238,11 +242,27 @@ pub enum FoldedMatch {
 /// arithmetic operations per word.
 #[derive(Clone, Copy, Debug)]
 enum FoldedKey {
-    Upto3 { first: u8, mid: u8, last: u8 },
-    Upto7 { head: u32, tail: u32 },
-    Upto16 { head: u64, tail: u64 },
-    Upto32 { head: u128, tail: u128 },
-    Long,
+    Upto3 {
+        first: u8,
+        mid: u8,
+        last: u8,
+    },
+    Upto7 {
+        head: u32,
+        tail: u32,
+    },
+    Upto16 {
+        head: u64,
+        tail: u64,
+    },
+    Upto32 {
+        head: u128,
+        tail: u128,
+    },
+    /// The first eight bytes, compared first (see [`FixedKey::Long`]).
+    Long {
+        head: u64,
+    },
 }
 
 /// Uppercases the ASCII letters of each byte of a 16-byte word.
@@ -263,7 +283,7 @@ impl FoldedKey {
             FixedKey::Upto7 { head, tail } => FoldedKey::Upto7 { head, tail },
             FixedKey::Upto16 { head, tail } => FoldedKey::Upto16 { head, tail },
             FixedKey::Upto32 { head, tail } => FoldedKey::Upto32 { head, tail },
-            FixedKey::Long => FoldedKey::Long,
+            FixedKey::Long { head } => FoldedKey::Long { head },
         }
     }
 
@@ -314,7 +334,14 @@ impl FoldedKey {
                     (upper_u128(h) == head) & (upper_u128(t) == tail),
                 )
             }
-            FoldedKey::Long => {
+            FoldedKey::Long { head } => {
+                // Eight ASCII characters that differ from the constant's
+                // first eight once folded: unequal, whatever follows (each
+                // weighs as its upper case, one weight per character).
+                let h = head_word::<u64, 8>(v).unwrap_or(u64::MAX);
+                if h & 0x8080_8080_8080_8080 == 0 && crate::portable::upper_word(h) != head {
+                    return FoldedMatch::Differ;
+                }
                 // The constant is ASCII, so a folded match means `v` is too.
                 if run_on!(isa, ascii_eq_ignore_case(v, upper)) {
                     FoldedMatch::Equal
