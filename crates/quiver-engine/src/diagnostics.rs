@@ -108,6 +108,11 @@ impl Session {
     }
 
     fn begin(&self, clears: bool, settled: bool) {
+        // A statement starts: its time limits count from now too.
+        *self
+            .statement_started
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = std::time::Instant::now();
         let limit = self.max_error_count();
         let mut d = self.diagnostics();
         d.kept = d.view();

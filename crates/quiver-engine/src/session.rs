@@ -2,7 +2,7 @@
 //! and executor; DDL and DML change the catalog.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -13,6 +13,7 @@ use quiver_common::types::{
     COLUMN_TYPE_KEY,
 };
 use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_exec::context::{Deadline, TimeLimit};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText, PhysicalExpr};
 use quiver_exec::operators::display_plan;
 use quiver_exec::planner::arrow_schema;
@@ -125,6 +126,8 @@ pub struct Session {
     plan_cache: PlanCache,
     /// What SHOW WARNINGS shows (see [`crate::diagnostics`]).
     pub(crate) diagnostics: std::sync::Mutex<crate::diagnostics::Diagnostics>,
+    /// When the running statement started: its time limits count from here.
+    pub(crate) statement_started: std::sync::Mutex<Instant>,
 }
 
 /// A SET assignment's value, computed before any is assigned.
@@ -306,6 +309,7 @@ impl Session {
             processes: None,
             plan_cache: PlanCache::default(),
             diagnostics: Default::default(),
+            statement_started: std::sync::Mutex::new(Instant::now()),
         }
     }
 
@@ -688,13 +692,62 @@ impl Session {
         }
     }
 
-    /// A query's execution context, stopped by what stops the running command.
+    /// A query's execution context, stopped by what stops the running
+    /// command and by the statement's time limit.
     pub(crate) fn context(&self) -> Arc<ExecContext> {
         Arc::new(
             ExecContext::new(self.config.threads, self.config.memory_limit)
-                .with_cancel(self.process.cancel_token())
+                .with_cancel(
+                    self.process
+                        .cancel_token()
+                        .with_deadline(self.statement_deadline()),
+                )
                 .with_warnings(self.statement_warnings()),
         )
+    }
+
+    /// When the running statement must stop: `max_statement_time` seconds
+    /// (MariaDB) or `max_execution_time` milliseconds (MySQL) after it
+    /// started, whichever is sooner; 0 is no limit.
+    fn statement_deadline(&self) -> Option<Deadline> {
+        let vars = self.vars.lock().unwrap_or_else(|p| p.into_inner());
+        let micros = |name: &str, per_unit: i128| {
+            match vars.system.get(name) {
+                Some(ScalarValue::Decimal(v, _, scale)) => {
+                    let v = v.as_i128();
+                    Some(
+                        v.checked_mul(per_unit)?
+                            / 10i128.checked_pow(u32::try_from(*scale).ok()?)?,
+                    )
+                }
+                Some(ScalarValue::Int64(v)) => Some(i128::from(*v) * per_unit),
+                _ => None,
+            }
+            .filter(|&us| us > 0)
+        };
+        let limits = [
+            (
+                micros("max_statement_time", 1_000_000),
+                TimeLimit::MaxStatementTime,
+            ),
+            (
+                micros("max_execution_time", 1_000),
+                TimeLimit::MaxExecutionTime,
+            ),
+        ];
+        drop(vars);
+        let (us, limit) = limits
+            .into_iter()
+            .filter_map(|(us, limit)| Some((us?, limit)))
+            .min_by_key(|(us, _)| *us)?;
+        let started = *self
+            .statement_started
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        Some(Deadline {
+            at: started.checked_add(Duration::from_micros(u64::try_from(us).ok()?))?,
+            limit,
+        })
     }
 
     /// A context for one attempt at the command of `ctx`: stopped with it,

@@ -24,6 +24,10 @@ enum Kind {
     TimeZone,
     /// Any string.
     Text,
+    /// Seconds to the microsecond, clamped into `0..=max` as MariaDB
+    /// clamps them (`max_statement_time`); a DECIMAL with 6 digits after
+    /// the point (MariaDB's is a DOUBLE shown with 6).
+    Seconds { max: i64 },
 }
 
 const ISOLATION: &[&str] = &[
@@ -69,8 +73,8 @@ const SETTABLE: &[(&str, Kind)] = &[
         },
     ),
     ("interactive_timeout", TIMEOUT),
-    // MySQL's statement time limit (MariaDB's max_statement_time): kept
-    // and reported; Quiver does not stop statements by it.
+    // MySQL's statement time limit in milliseconds (0: none); a statement
+    // over it stops with error 3024 (the engine's `statement_deadline`).
     (
         "max_execution_time",
         Kind::Int {
@@ -86,6 +90,9 @@ const SETTABLE: &[(&str, Kind)] = &[
             max: 65_535,
         },
     ),
+    // MariaDB's statement time limit in seconds (0: none); a statement
+    // over it stops with error 1969.
+    ("max_statement_time", Kind::Seconds { max: 31_536_000 }),
     ("net_read_timeout", TIMEOUT),
     ("net_write_timeout", TIMEOUT),
     ("session_track_schema", Kind::Bool),
@@ -354,6 +361,28 @@ pub(crate) fn validate(name: &str, value: &ScalarValue) -> Result<ScalarValue> {
             ScalarValue::Null => return Err(wrong_value(name, "NULL")),
             _ => return Err(wrong_type(name)),
         },
+        Kind::Seconds { max } => {
+            // Microseconds, rounded half away from zero as MariaDB shows them.
+            let micros = match value {
+                ScalarValue::Decimal(v, _, scale) => {
+                    let scale = u32::try_from(*scale).unwrap_or(0).min(38);
+                    let v = v.as_i128();
+                    if scale <= 6 {
+                        v.saturating_mul(10i128.pow(6 - scale))
+                    } else {
+                        let d = 10i128.pow(scale - 6);
+                        (v + v.signum() * (d / 2)) / d
+                    }
+                }
+                ScalarValue::Float64(f) if f.is_finite() => (f * 1e6).round() as i128,
+                v => match int(v) {
+                    Some(i) => i.saturating_mul(1_000_000),
+                    None => return Err(wrong_type(name)),
+                },
+            };
+            let micros = micros.clamp(0, i128::from(max) * 1_000_000);
+            ScalarValue::decimal(micros, 14, 6)
+        }
         Kind::Text => match value {
             ScalarValue::Utf8(s) => ScalarValue::Utf8(s.clone()),
             ScalarValue::Null => return Err(wrong_value(name, "NULL")),

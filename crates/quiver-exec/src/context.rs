@@ -2,6 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use quiver_common::{QuiverError, Result};
 
@@ -15,8 +16,9 @@ pub const MORSEL_ROWS: usize = 16 * 1024;
 pub struct ExecContext {
     pub threads: usize,
     pub memory: MemoryPool,
-    /// Set from outside (KILL QUERY, a client that went away); operators
-    /// check it once per batch and stop with error 1317.
+    /// Set from outside (KILL QUERY, a client that went away), or the
+    /// statement's time limit; operators check it once per batch and stop
+    /// with error 1317 (or the limit's error).
     pub cancel: CancelToken,
     /// Where the query's warnings go (SHOW WARNINGS); operators run their
     /// work inside [`crate::warnings::collecting_into`] it.
@@ -45,20 +47,58 @@ impl ExecContext {
         self
     }
 
-    /// Error 1317 once the query has been cancelled.
+    /// Error 1317 once the query has been cancelled (the limit's error once
+    /// its time is up).
     #[inline]
     pub fn check_cancelled(&self) -> Result<()> {
         self.cancel.check()
     }
 }
 
-/// A query's cancel flag, shared by everything that may stop it. Checking
-/// is a relaxed load or two, cheap enough for every batch.
+/// A query's cancel flag, shared by everything that may stop it, and the
+/// statement's time limit, if it has one. Checking is a relaxed load or two
+/// (and a clock read under a limit), cheap enough for every batch.
 #[derive(Debug, Clone, Default)]
 pub struct CancelToken {
     flag: Arc<AtomicBool>,
     /// A command's flag that stops this attempt at it too.
     parent: Option<Arc<AtomicBool>>,
+    deadline: Option<Deadline>,
+}
+
+/// When a statement's time limit runs out, and which limit it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline {
+    pub at: Instant,
+    pub limit: TimeLimit,
+}
+
+/// The session variables that limit a statement's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeLimit {
+    /// MariaDB's `max_statement_time` (seconds).
+    MaxStatementTime,
+    /// MySQL's `max_execution_time` (milliseconds).
+    MaxExecutionTime,
+}
+
+impl TimeLimit {
+    /// The error a statement stopped by this limit ends with (MariaDB's
+    /// 1969, MySQL's 3024).
+    pub fn error(self) -> QuiverError {
+        match self {
+            TimeLimit::MaxStatementTime => QuiverError::new(
+                1969,
+                "70100",
+                "Query execution was interrupted (max_statement_time exceeded)",
+            ),
+            TimeLimit::MaxExecutionTime => QuiverError::new(
+                3024,
+                "HY000",
+                "Query execution was interrupted, maximum statement execution time exceeded",
+            ),
+        }
+    }
 }
 
 impl CancelToken {
@@ -67,12 +107,20 @@ impl CancelToken {
     }
 
     /// A token cancelled with this one, whose own cancelling leaves this one
-    /// running: one attempt at a command that may be retried.
+    /// running: one attempt at a command that may be retried. It keeps the
+    /// time limit.
     pub fn child(&self) -> CancelToken {
         CancelToken {
             flag: Arc::default(),
             parent: Some(self.flag.clone()),
+            deadline: self.deadline,
         }
+    }
+
+    /// The same token, also stopping at `deadline` (if any).
+    pub fn with_deadline(mut self, deadline: Option<Deadline>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     pub fn cancel(&self) {
@@ -80,7 +128,7 @@ impl CancelToken {
     }
 
     #[inline]
-    pub fn is_cancelled(&self) -> bool {
+    fn flagged(&self) -> bool {
         self.flag.load(Ordering::Relaxed)
             || self
                 .parent
@@ -88,13 +136,27 @@ impl CancelToken {
                 .is_some_and(|p| p.load(Ordering::Relaxed))
     }
 
-    /// Error 1317 once cancelled.
+    #[inline]
+    fn expired(&self) -> Option<TimeLimit> {
+        self.deadline
+            .filter(|d| Instant::now() >= d.at)
+            .map(|d| d.limit)
+    }
+
+    #[inline]
+    pub fn is_cancelled(&self) -> bool {
+        self.flagged() || self.expired().is_some()
+    }
+
+    /// Error 1317 once cancelled, the limit's error once its time is up.
     #[inline]
     pub fn check(&self) -> Result<()> {
-        if self.is_cancelled() {
-            Err(interrupted())
-        } else {
-            Ok(())
+        if self.flagged() {
+            return Err(interrupted());
+        }
+        match self.expired() {
+            Some(limit) => Err(limit.error()),
+            None => Ok(()),
         }
     }
 }
