@@ -186,4 +186,20 @@ for pure in (True, False):
     m.close()
 print("PASS DATETIME(n) through text and binary protocols")
 
+# TIME parameters (datetime.timedelta, MYSQL_TYPE_TIME in COM_STMT_EXECUTE):
+# hours past 24 and microseconds, read back as text. The pure-Python
+# connector only: its C extension sends TIME parameters MariaDB reads as
+# zeros too, and the pure one encodes a negative timedelta (days=-1) as
+# MariaDB reads -47:59:00 for -1 minute.
+for pure in (True,):
+    m = mysql.connector.connect(host=HOST, port=PORT, user="root", password="", database="quiver", use_pure=pure)
+    k = m.cursor(prepared=True)
+    k.execute("SELECT CONCAT(?, ''), CONCAT(?, '')",
+              (datetime.timedelta(hours=1, minutes=2, seconds=3),
+               datetime.timedelta(days=1, seconds=5, microseconds=250000)))
+    check(f"connector TIME parameters (pure={pure})", [tuple(r) for r in k.fetchall()],
+          [("01:02:03", "24:00:05.250000")])
+    m.close()
+print("PASS TIME parameters through the binary protocol")
+
 print("ALL PASSED")

@@ -290,3 +290,74 @@ fn go_sql_driver_mysql() {
         text(&out.stderr)
     );
 }
+
+/// `s` as a JSON string.
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// All 22 TPC-H queries at SF0.01 through PyMySQL (text protocol, values as
+/// the server's text) equal the embedded session's answers, row by row.
+/// tests/tpch.rs does the same with the test's own client over both protocols.
+#[test]
+fn tpch_queries_through_pymysql_equal_the_embedded_results() {
+    let py = python();
+    require(&py);
+    let db = Database::in_memory();
+    quiver_tpch::generate(&db, 0.01, &|_, _| {}).expect("generate SF0.01");
+    let embedded = quiver_engine::Session::new(db.clone(), Default::default());
+    let mut cases = vec![];
+    for n in 1..=22 {
+        let sql = quiver_tpch::query(n).unwrap();
+        let rows = match embedded.query(sql).unwrap() {
+            quiver_engine::StatementResult::Rows { batches, .. } => {
+                quiver_engine::format::rows_as_text(&batches).unwrap()
+            }
+            other => panic!("Q{n}: {other:?}"),
+        };
+        let rows: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                let cells: Vec<String> = r
+                    .iter()
+                    .map(|v| v.as_deref().map_or("null".to_string(), json_string))
+                    .collect();
+                format!("[{}]", cells.join(","))
+            })
+            .collect();
+        cases.push(format!(
+            "{{\"n\":{n},\"sql\":{},\"rows\":[{}]}}",
+            json_string(sql),
+            rows.join(",")
+        ));
+    }
+    let file = std::env::temp_dir().join(format!("quiver-tpch-check-{}.json", std::process::id()));
+    std::fs::write(&file, format!("[{}]", cases.join(",\n"))).unwrap();
+    let (h, _db) = start_with(db, Default::default());
+    let out = Command::new(&py)
+        .arg(workspace().join("scripts/server/tpch_check.py"))
+        .arg("127.0.0.1")
+        .arg(h.local_addr().port().to_string())
+        .arg(&file)
+        .output()
+        .expect("run python");
+    let _ = std::fs::remove_file(&file);
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success() && stdout.ends_with("ALL PASSED\n"),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert_eq!(stdout.matches("PASS Q").count(), 22, "{stdout}");
+    h.shutdown();
+}

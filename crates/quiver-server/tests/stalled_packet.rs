@@ -1,8 +1,10 @@
 //! A client that announces a huge packet and then stalls holds only the memory
 //! of the bytes it sent, not of the length it announced; the server keeps
 //! serving everyone else, and the stalled packet, once completed, is read
-//! whole. The process's heap is counted by a global allocator wrapping the
-//! system one.
+//! whole. When such clients, and clients sending malformed, truncated or
+//! oversized packets, are gone, the heap is back where it was. The process's
+//! heap is counted by a global allocator wrapping the system one (one test,
+//! so nothing else allocates meanwhile).
 
 mod common;
 
@@ -88,4 +90,62 @@ fn a_stalled_huge_packet_holds_only_what_arrived() {
     stalled.truncate(0);
     wait_for_connections(&h, 1);
     assert_eq!(bystander.query("SELECT 3").scalar().as_deref(), Some("3"));
+
+    // What the stalled connections held is freed with them.
+    settle_near(base, "after the stalled packets' connections ended");
+
+    // Rounds of bad packets, each on a connection of its own, to a server
+    // with a 1 MiB packet limit: short, over the limit (announced, and sent
+    // after login), truncated, out of order, garbage. Each ends its
+    // connection with an error or silence. A first round warms up what a
+    // connection makes once.
+    let (small, _small_db) = start(ServerConfig {
+        max_allowed_packet: 1 << 20,
+        ..ServerConfig::default()
+    });
+    let small_addr = small.local_addr();
+    let mut junk = vec![60, 0, 0, 1];
+    junk.extend((0..60u8).map(|i| i.wrapping_mul(37)));
+    let round = || {
+        for bytes in [
+            &[3, 0, 0, 1, 1, 2, 3][..],
+            &[0xFF, 0xFF, 0xFF, 1],
+            &[100, 0, 0, 1, 1, 2],
+            &[1, 0, 0, 7, 0],
+            &junk,
+        ] {
+            raw_after_handshake(small_addr, bytes);
+        }
+        let mut c = Client::root(small_addr);
+        c.command(0x17, &[1, 2]);
+        assert_eq!(c.read()[0], 0xFF);
+        c.seq = 0;
+        c.write(&[&[0x03][..], &vec![b'x'; (1 << 20) + 10]].concat());
+        assert_eq!(c.read()[0], 0xFF);
+    };
+    round();
+    wait_for_connections(&small, 0);
+    let base = heap::live();
+    for _ in 0..20 {
+        round();
+    }
+    wait_for_connections(&small, 0);
+    settle_near(base, "after 20 rounds of malformed and oversized packets");
+    small.shutdown();
+    assert_eq!(bystander.query("SELECT 4").scalar().as_deref(), Some("4"));
+}
+
+/// Waits (up to 10 s) for the live heap to come back within 1 MiB of `base`.
+fn settle_near(base: i64, what: &str) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while heap::live() - base > MIB && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = heap::live() - base;
+    eprintln!("heap {what}: {:+.2} MiB", left as f64 / MIB as f64);
+    assert!(
+        left <= MIB,
+        "the heap stayed {:.1} MiB above its level {what}",
+        left as f64 / MIB as f64
+    );
 }

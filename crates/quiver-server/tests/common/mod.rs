@@ -720,3 +720,18 @@ pub fn wait_for_connections(h: &ServerHandle, n: usize) {
         h.active_connections()
     );
 }
+
+/// Sends raw bytes on a fresh connection after the handshake packet.
+pub fn raw_after_handshake(addr: std::net::SocketAddr, bytes: &[u8]) -> Vec<u8> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut hdr = [0u8; 4];
+    s.read_exact(&mut hdr).unwrap();
+    let mut hs = vec![0u8; u32::from_le_bytes([hdr[0], hdr[1], hdr[2], 0]) as usize];
+    s.read_exact(&mut hs).unwrap();
+    let _ = s.write_all(bytes);
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    let mut rest = vec![];
+    let _ = s.read_to_end(&mut rest);
+    rest
+}
