@@ -89,9 +89,9 @@ impl Session {
 
     /// `@@max_error_count`: how many conditions are kept (all are counted).
     fn max_error_count(&self) -> usize {
-        match self.vars().system.get("max_error_count") {
-            Some(ScalarValue::Int64(n)) => usize::try_from(*n).unwrap_or(0),
-            Some(ScalarValue::UInt64(n)) => usize::try_from(*n).unwrap_or(usize::MAX),
+        match self.with_vars(|v| v.system.get("max_error_count").cloned()) {
+            Some(ScalarValue::Int64(n)) => usize::try_from(n).unwrap_or(0),
+            Some(ScalarValue::UInt64(n)) => usize::try_from(n).unwrap_or(usize::MAX),
             _ => MAX_ERROR_COUNT,
         }
     }
@@ -165,10 +165,12 @@ impl Session {
     /// A note of the running statement (`DROP TABLE IF EXISTS` of a missing
     /// one); none when `sql_notes` is off, as in MySQL.
     pub(crate) fn note(&self, code: u16, message: impl Into<String>) {
-        let off = matches!(
-            self.vars().system.get("sql_notes"),
-            Some(ScalarValue::Int64(0)) | Some(ScalarValue::UInt64(0))
-        );
+        let off = self.with_vars(|v| {
+            matches!(
+                v.system.get("sql_notes"),
+                Some(ScalarValue::Int64(0)) | Some(ScalarValue::UInt64(0))
+            )
+        });
         if !off {
             self.statement_warnings()
                 .push(Condition::new(Level::Note, code, message));

@@ -62,13 +62,18 @@ impl Entries {
 
 impl PlanCache {
     /// The plan of `sql` if it was made under `now`'s conditions.
-    pub fn get(&self, sql: &str, now: &Conditions) -> Option<Arc<LogicalPlan>> {
+    pub fn get(
+        &self,
+        sql: &str,
+        generation: u64,
+        still_valid: impl FnOnce(&Conditions) -> bool,
+    ) -> Option<Arc<LogicalPlan>> {
         if sql.len() > MAX_TEXT {
             return None;
         }
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let e = entries.at(now.generation).get(sql)?;
-        (e.made_under == *now).then(|| e.plan.clone())
+        let e = entries.at(generation).get(sql)?;
+        still_valid(&e.made_under).then(|| e.plan.clone())
     }
 
     /// Keeps `plan` for `sql`, replacing what was kept for it.
@@ -125,14 +130,15 @@ mod tests {
         }
         assert_eq!(cache.len(), MAX_ENTRIES);
         let last = format!("SELECT {}", MAX_ENTRIES * 2 - 1);
-        assert!(cache.get(&last, &at(1)).is_some());
+        let now = |c: Conditions| move |made: &Conditions| *made == c;
+        assert!(cache.get(&last, 1, now(at(1))).is_some());
         let db = Conditions {
             database: Some("quiver".into()),
             ..at(1)
         };
-        assert!(cache.get(&last, &db).is_none());
+        assert!(cache.get(&last, 1, now(db)).is_none());
         // A newer generation drops every plan, not only the one asked for.
-        assert!(cache.get(&last, &at(2)).is_none());
+        assert!(cache.get(&last, 2, now(at(2))).is_none());
         assert_eq!(cache.len(), 0);
         let long = format!("SELECT '{}'", "x".repeat(MAX_TEXT));
         cache.put(&long, at(2), plan());

@@ -450,17 +450,23 @@ impl Session {
     /// The collation result strings are sent in (`character_set_results`,
     /// made a collation by `SET NAMES`); None for each column's own.
     pub fn results_collation(&self) -> Option<Collation> {
-        self.vars().character_set_results
+        self.with_vars(|v| v.character_set_results)
     }
 
     /// The charset the client's statements arrive in (`character_set_client`).
     pub fn client_charset(&self) -> quiver_collation::Charset {
-        self.vars().character_set_client
+        self.with_vars(|v| v.character_set_client)
     }
 
     /// The session variables now.
     pub fn vars(&self) -> SessionVars {
-        self.vars.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.with_vars(SessionVars::clone)
+    }
+
+    /// `f` of the session variables, read in place: what runs for every
+    /// statement reads them so, without copying them.
+    pub(crate) fn with_vars<R>(&self, f: impl FnOnce(&SessionVars) -> R) -> R {
+        f(&self.vars.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// The session variables and who the session is (`USER()`,
@@ -678,8 +684,8 @@ impl Session {
 
     /// `sql_select_limit` on a query's result, unless it has its own LIMIT.
     pub(crate) fn select_limit(&self, plan: LogicalPlan, q: &Query) -> LogicalPlan {
-        let limit = match self.vars().system.get("sql_select_limit") {
-            Some(ScalarValue::UInt64(n)) if *n < u64::MAX => *n,
+        let limit = match self.with_vars(|v| v.system.get("sql_select_limit").cloned()) {
+            Some(ScalarValue::UInt64(n)) if n < u64::MAX => n,
             _ => return plan,
         };
         if q.limit_clause.is_some() || q.fetch.is_some() {
@@ -910,7 +916,17 @@ impl Session {
         if sql.len() > crate::plan_cache::MAX_TEXT {
             return None;
         }
-        self.plan_cache.get(sql, &self.plan_conditions())
+        // Compared in place: a kept plan serves repeated statements, which
+        // should not pay for copying the variables.
+        self.plan_cache.get(sql, self.db.generation(), |made| {
+            self.with_vars(|v| made.vars == *v)
+                && made.database.as_deref()
+                    == self
+                        .current_database
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .as_deref()
+        })
     }
 
     pub(crate) fn run_query_with(
