@@ -57,10 +57,12 @@ fn operand<T: arrow_array::ArrowPrimitiveType>(
             }
         }
         ColumnarValue::Array(a) => {
-            let a = if a.data_type() == t {
-                a.clone()
-            } else {
-                cast_array(a, t)?
+            let a = match (a.data_type(), t) {
+                _ if a.data_type() == t => a.clone(),
+                // Decimals of one scale have the same values whatever their
+                // precision: no copy to relabel DECIMAL(15,2) as (38,2).
+                (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) if s1 == s2 => a.clone(),
+                _ => cast_array(a, t)?,
             };
             let p = a.as_primitive::<T>();
             Some(Operand::Values(p.values().clone(), p.nulls().cloned()))
@@ -355,6 +357,11 @@ fn decimal_arith(
         DataType::Decimal128(p.max(s as u8).max(1), s)
     };
     let null = || Ok(arrow_array::new_null_array(&DataType::Decimal128(p, s), n));
+    let done = |v: Vec<i128>, nulls| -> Result<ArrayRef> {
+        Ok(Arc::new(
+            Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
+        ))
+    };
     let (v, nulls, of) = match op {
         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mod => {
             let t = DataType::Decimal128(38, s);
@@ -364,6 +371,17 @@ fn decimal_arith(
             ) else {
                 return null();
             };
+            // Operands within i64 cannot overflow an i128 sum: one plain
+            // loop per batch, without a check or a branch per row.
+            if op != BinaryOp::Mod && fits_i64(&a) && fits_i64(&b) {
+                let nulls = NullBuffer::union(a.nulls(), b.nulls());
+                let v = if op == BinaryOp::Add {
+                    zip_map(&a, &b, n, |x, y| x + y)
+                } else {
+                    zip_map(&a, &b, n, |x, y| x - y)
+                };
+                return done(v, nulls);
+            }
             run(&a, &b, n, |x: i128, y: i128, of: &mut bool| match op {
                 BinaryOp::Add => {
                     let (v, o) = x.overflowing_add(y);
@@ -396,6 +414,14 @@ fn decimal_arith(
             ) else {
                 return null();
             };
+            // Operands within i64 (money times a rate): each product is one
+            // widening multiply that fits an i128; at the natural scale no
+            // rescaling either, so the batch is one plain loop.
+            if natural == s && fits_i64(&a) && fits_i64(&b) {
+                let nulls = NullBuffer::union(a.nulls(), b.nulls());
+                let v = zip_map(&a, &b, n, |x, y| (x as i64 as i128) * (y as i64 as i128));
+                return done(v, nulls);
+            }
             run(&a, &b, n, |x: i128, y: i128, of: &mut bool| {
                 let v = match (i64::try_from(x), i64::try_from(y)) {
                     // The usual case (money times a rate): one widening
@@ -464,9 +490,41 @@ fn decimal_arith(
     if of {
         return Err(out_of_range("DECIMAL"));
     }
-    Ok(Arc::new(
-        Decimal128Array::new(v.into(), nulls).with_precision_and_scale(p, s)?,
-    ))
+    done(v, nulls)
+}
+
+/// Whether every value of `v` (NULL rows' too) is within i64.
+fn fits_i64(v: &Operand<i128>) -> bool {
+    match v {
+        // A fold, not `all`: no early exit, so the loop vectorizes.
+        Operand::Values(v, _) => v.iter().fold(true, |ok, &x| ok & (x as i64 as i128 == x)),
+        Operand::Constant(c) => *c as i64 as i128 == *c,
+    }
+}
+
+/// `f` of the operands' values, row by row (NULL rows' values too: the
+/// caller keeps the nulls).
+#[inline(always)]
+fn zip_map(
+    a: &Operand<i128>,
+    b: &Operand<i128>,
+    rows: usize,
+    f: impl Fn(i128, i128) -> i128,
+) -> Vec<i128> {
+    match (a, b) {
+        (Operand::Values(x, _), Operand::Values(y, _)) => x[..rows]
+            .iter()
+            .zip(&y[..rows])
+            .map(|(&x, &y)| f(x, y))
+            .collect(),
+        (Operand::Values(x, _), Operand::Constant(c)) => {
+            x[..rows].iter().map(|&x| f(x, *c)).collect()
+        }
+        (Operand::Constant(c), Operand::Values(y, _)) => {
+            y[..rows].iter().map(|&y| f(*c, y)).collect()
+        }
+        (Operand::Constant(c), Operand::Constant(d)) => vec![f(*c, *d); rows],
+    }
 }
 
 /// `l op r` for `/`, DIV and `%` where division by zero is error 1365
@@ -876,6 +934,71 @@ mod tests {
                 .with_precision_and_scale(p, s)
                 .unwrap(),
         ))
+    }
+
+    #[test]
+    fn decimal_add_sub_mul_match_i128_arithmetic_within_and_beyond_i64() {
+        // Batches within i64 take the plain loops; one value beyond i64 sends
+        // the batch to the checked loop. Both give exact i128 results, NULLs
+        // stay NULL, and a constant operand works on either side.
+        let mut st = 5u64;
+        for beyond in [false, true] {
+            let mut xs: Vec<i128> = (0..300)
+                .map(|_| (lcg(&mut st) as i64 >> 8) as i128)
+                .collect();
+            let ys: Vec<i128> = (0..300)
+                .map(|_| (lcg(&mut st) as i64 >> 40) as i128)
+                .collect();
+            if beyond {
+                xs[7] = 10i128.pow(30);
+            }
+            let nulls = |v: &[i128]| -> ColumnarValue {
+                let a: Decimal128Array = v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (i % 13 != 0).then_some(*x))
+                    .collect();
+                ColumnarValue::Array(Arc::new(a.with_precision_and_scale(38, 2).unwrap()))
+            };
+            for (op, f) in [
+                (
+                    BinaryOp::Add,
+                    (|x: i128, y: i128| x + y) as fn(i128, i128) -> i128,
+                ),
+                (BinaryOp::Sub, |x, y| x - y),
+                (BinaryOp::Mul, |x, y| x * y),
+            ] {
+                let scale = if op == BinaryOp::Mul { 4 } else { 2 };
+                let t = DataType::Decimal128(38, scale);
+                let out = arithmetic(op, nulls(&xs), dec(ys.clone(), 38, 2), &t, 300)
+                    .unwrap()
+                    .into_array(300)
+                    .unwrap();
+                let out = out.as_primitive::<Decimal128Type>();
+                for i in 0..300 {
+                    assert_eq!(out.is_null(i), i % 13 == 0, "{op:?} row {i}");
+                    if i % 13 != 0 {
+                        assert_eq!(
+                            out.value(i),
+                            f(xs[i], ys[i]),
+                            "{op:?} row {i} beyond {beyond}"
+                        );
+                    }
+                }
+                let c = ColumnarValue::Scalar(
+                    ScalarValue::decimal(250, 38, 2),
+                    DataType::Decimal128(38, 2),
+                );
+                let out = arithmetic(op, c, dec(ys.clone(), 38, 2), &t, 300)
+                    .unwrap()
+                    .into_array(300)
+                    .unwrap();
+                let out = out.as_primitive::<Decimal128Type>();
+                for i in 0..300 {
+                    assert_eq!(out.value(i), f(250, ys[i]), "{op:?} constant row {i}");
+                }
+            }
+        }
     }
 
     #[test]
