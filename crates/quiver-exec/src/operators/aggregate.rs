@@ -4,7 +4,7 @@
 //! updated a batch at a time with typed loops.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use hashbrown::HashSet;
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions};
