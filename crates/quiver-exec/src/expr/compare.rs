@@ -4,7 +4,7 @@
 //! monomorphized per collation (`with_collator!`).
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use hashbrown::HashSet;
 use std::sync::Arc;
 
 use arrow_array::{
