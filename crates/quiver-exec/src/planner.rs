@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema, SchemaRef};
-use quiver_common::Result;
+use quiver_common::{QuiverError, Result};
 use quiver_plan::optimizer::estimate_rows;
 use quiver_plan::{ColumnInfo, Expr, JoinKind, LogicalPlan};
 
@@ -221,34 +221,53 @@ impl Planner {
         }))
     }
 
+    /// A scan (`plan` is a `LogicalPlan::Scan`), with one more filter when
+    /// it is the probe side of a hash join that tells it its build keys:
+    /// `key` (over the scan's output columns) must be among them.
+    fn plan_scan(
+        &self,
+        plan: &LogicalPlan,
+        join_keys: Option<(PhysicalExpr, String, Arc<JoinKeyFilter>)>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let LogicalPlan::Scan {
+            table,
+            columns,
+            filters,
+            filter_columns,
+        } = plan
+        else {
+            return Err(QuiverError::internal("a scan was expected"));
+        };
+        // Read the output columns, then the filter-only ones; filters see
+        // both, the scan's output only the first (so a key over the output
+        // columns reads the same positions).
+        let read: Vec<&(usize, ColumnInfo)> = columns.iter().chain(filter_columns).collect();
+        let cols: Vec<ColumnInfo> = read.iter().map(|(_, c)| c.clone()).collect();
+        let l = layout(&cols);
+        let mut compiled = self.compile_all(filters, &l)?;
+        let mut text: Vec<String> = filters.iter().map(|f| f.to_string()).collect();
+        if let Some((key, key_text, filter)) = join_keys {
+            text.push(format!("{key_text} IN join build keys"));
+            compiled.push(PhysicalExpr::JoinKeys {
+                key: Box::new(key),
+                filter,
+            });
+        }
+        Ok(Arc::new(ScanExec::new(
+            table.clone(),
+            read.iter().map(|(i, _)| *i).collect(),
+            compiled,
+            text,
+            schema_with(&cols, &self.width),
+            schema_with(&plan.schema(), &self.width),
+            self.threads,
+        )))
+    }
+
     fn plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
-        let threads = self.threads;
         let schema = schema_with(&plan.schema(), &self.width);
         Ok(match plan {
-            LogicalPlan::Scan {
-                table,
-                columns,
-                filters,
-                filter_columns,
-            } => {
-                // Read the output columns, then the filter-only ones; filters
-                // see both, the scan's output only the first.
-                let read: Vec<&(usize, ColumnInfo)> =
-                    columns.iter().chain(filter_columns).collect();
-                let cols: Vec<ColumnInfo> = read.iter().map(|(_, c)| c.clone()).collect();
-                let l = layout(&cols);
-                let compiled = self.compile_all(filters, &l)?;
-                let text = filters.iter().map(|f| f.to_string()).collect();
-                Arc::new(ScanExec::new(
-                    table.clone(),
-                    read.iter().map(|(i, _)| *i).collect(),
-                    compiled,
-                    text,
-                    schema_with(&cols, &self.width),
-                    schema,
-                    threads,
-                ))
-            }
+            LogicalPlan::Scan { .. } => self.plan_scan(plan, None)?,
             LogicalPlan::Values { rows, .. } => {
                 let empty = Layout::default();
                 let rows = rows
@@ -309,16 +328,6 @@ impl Planner {
                 if let Some(f) = filter {
                     text += &format!(" filter {f}");
                 }
-                let join = HashJoinExec::new(
-                    self.plan(left)?,
-                    self.plan(right)?,
-                    *kind,
-                    lk,
-                    rk,
-                    f,
-                    schema,
-                    text,
-                );
                 // A small preserved side against a large one: index the small
                 // side. A left outer join materializes its pairs that way, so it
                 // asks for a clearer difference than building's cost alone.
@@ -328,6 +337,25 @@ impl Planner {
                     JoinKind::Left => l_rows * LEFT_OUTER_BUILD_RATIO < r_rows,
                     _ => false,
                 };
+                // An inner or semi join on one integer key built on the right,
+                // over a scan: the scan drops rows whose key the build lacks.
+                let key_filter = (matches!(kind, JoinKind::Inner | JoinKind::Semi)
+                    && !small_left
+                    && lk.len() == 1
+                    && matches!(**left, LogicalPlan::Scan { .. })
+                    && on[0].0.data_type().is_integer())
+                .then(|| Arc::new(JoinKeyFilter::default()));
+                let left_plan = match &key_filter {
+                    Some(f) => {
+                        self.plan_scan(left, Some((lk[0].clone(), on[0].0.to_string(), f.clone())))?
+                    }
+                    None => self.plan(left)?,
+                };
+                let mut join =
+                    HashJoinExec::new(left_plan, self.plan(right)?, *kind, lk, rk, f, schema, text);
+                if let Some(f) = key_filter {
+                    join = join.with_key_filter(f);
+                }
                 Arc::new(if small_left {
                     join.with_left_build()
                 } else {

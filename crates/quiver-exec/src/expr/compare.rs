@@ -3,8 +3,8 @@
 //! spaces do not count) on byte loops here, any other through a loop
 //! monomorphized per collation (`with_collator!`).
 
-use std::cmp::Ordering;
 use hashbrown::HashSet;
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 use arrow_array::{

@@ -111,6 +111,13 @@ pub enum PhysicalExpr {
     /// operators that hash, group, sort or take MIN/MAX of it read the
     /// collation through [`PhysicalExpr::collation`].
     Collate(Box<PhysicalExpr>, Collation),
+    /// Whether a probe row's join key (`key`) may find a match in a hash
+    /// join's build side: a scan's filter given by the planner, answered by
+    /// the join once it is built (see `operators::JoinKeyFilter`).
+    JoinKeys {
+        key: Box<PhysicalExpr>,
+        filter: Arc<crate::operators::JoinKeyFilter>,
+    },
 }
 
 /// The arguments of COALESCE / IFNULL and NULLIF, each computed for the
@@ -580,6 +587,9 @@ impl PhysicalExpr {
                 expr.evaluate(batch).map_err(|e| e.in_expression(text))
             }
             PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
+            PhysicalExpr::JoinKeys { key, filter } => Ok(ColumnarValue::Array(Arc::new(
+                filter.may_match(key, batch)?,
+            ))),
         }
     }
 

@@ -3,8 +3,8 @@
 //! Accumulators keep their state in flat vectors indexed by group id and are
 //! updated a batch at a time with typed loops.
 
-use std::borrow::Cow;
 use hashbrown::HashSet;
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions};

@@ -30,7 +30,7 @@ use quiver_common::{QuiverError, Result};
 pub use aggregate::{AggregateExec, AggregateSpec};
 pub use filter::FilterExec;
 pub use group_concat::GroupConcatSpec;
-pub use hash_join::HashJoinExec;
+pub use hash_join::{HashJoinExec, JoinKeyFilter};
 pub use limit::LimitExec;
 pub use project::ProjectExec;
 pub use scan::ScanExec;
