@@ -41,6 +41,9 @@ impl ExecutionPlan for FilterExec {
     fn output_partitions(&self) -> usize {
         self.input.output_partitions()
     }
+    fn useful_partitions(&self) -> usize {
+        self.input.useful_partitions()
+    }
     fn execute(&self, partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
         let input = self.input.execute(partition, ctx)?;
         let predicate = self.predicate.clone();

@@ -50,6 +50,14 @@ pub trait ExecutionPlan: Send + Sync + Debug {
     fn schema(&self) -> SchemaRef;
     fn children(&self) -> Vec<Arc<dyn ExecutionPlan>>;
     fn output_partitions(&self) -> usize;
+    /// How many partitions have work worth a thread of their own: the rest
+    /// (their inputs' work all taken by the first ones) may run one after
+    /// another on the caller's thread. A scan counts its rows left after
+    /// zone maps (64K rows per thread); operators that pass partitions
+    /// through ask their input.
+    fn useful_partitions(&self) -> usize {
+        self.output_partitions()
+    }
     fn execute(&self, partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream>;
     fn metrics(&self) -> &Metrics;
 }
@@ -117,12 +125,16 @@ pub fn for_each_partition<T: Send>(
 ) -> Result<Vec<T>> {
     let n = plan.output_partitions();
     let sink = &ctx.warnings;
-    if n == 1 {
-        return collecting_into(sink, || Ok(vec![f(plan.execute(0, ctx)?)?]));
+    // Partitions past the useful ones find no work left once the others
+    // are done: they run after them on this thread (starting a thread costs
+    // more than a query over one row group).
+    let useful = plan.useful_partitions().clamp(1, n);
+    if useful == 1 {
+        return collecting_into(sink, || (0..n).map(|p| f(plan.execute(p, ctx)?)).collect());
     }
     std::thread::scope(|s| {
         let f = &f;
-        let handles: Vec<_> = (1..n)
+        let handles: Vec<_> = (1..useful)
             .map(|p| {
                 let plan = plan.clone();
                 s.spawn(move || collecting_into(sink, || f(plan.execute(p, ctx)?)))
@@ -134,12 +146,14 @@ pub fn for_each_partition<T: Send>(
             collecting_into(sink, || f(plan.execute(0, ctx)?))
         }))
         .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")));
-        std::iter::once(first)
+        let joined: Vec<Result<T>> = std::iter::once(first)
             .chain(handles.into_iter().map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")))
             }))
-            .collect()
+            .collect();
+        let rest = (useful..n).map(|p| collecting_into(sink, || f(plan.execute(p, ctx)?)));
+        joined.into_iter().chain(rest).collect()
     })
 }
 

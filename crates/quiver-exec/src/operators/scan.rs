@@ -583,6 +583,11 @@ impl AdaptiveFilters {
     }
 }
 
+/// Rows left after zone maps that are worth a thread of their own: about
+/// what one thread scans in the time it takes to start one (a query over
+/// one row group is faster on one thread).
+const ROWS_PER_THREAD: usize = 64 * 1024;
+
 impl ExecutionPlan for ScanExec {
     fn describe(&self) -> String {
         let cols: Vec<&str> = self
@@ -620,6 +625,17 @@ impl ExecutionPlan for ScanExec {
 
     fn output_partitions(&self) -> usize {
         self.partitions
+    }
+
+    fn useful_partitions(&self) -> usize {
+        match self.morsels() {
+            Ok(m) => {
+                let rows: usize = m.slices.iter().map(|s| s.2).sum();
+                rows.div_ceil(ROWS_PER_THREAD).clamp(1, self.partitions)
+            }
+            // The error comes again from `execute`.
+            Err(_) => self.partitions,
+        }
     }
 
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
