@@ -227,6 +227,7 @@ impl Planner {
     fn plan_scan(
         &self,
         plan: &LogicalPlan,
+        schema: SchemaRef,
         join_keys: Option<(PhysicalExpr, String, Arc<JoinKeyFilter>)>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let LogicalPlan::Scan {
@@ -259,7 +260,7 @@ impl Planner {
             compiled,
             text,
             schema_with(&cols, &self.width),
-            schema_with(&plan.schema(), &self.width),
+            schema,
             self.threads,
         )))
     }
@@ -267,7 +268,7 @@ impl Planner {
     fn plan(&self, plan: &LogicalPlan) -> Result<Arc<dyn ExecutionPlan>> {
         let schema = schema_with(&plan.schema(), &self.width);
         Ok(match plan {
-            LogicalPlan::Scan { .. } => self.plan_scan(plan, None)?,
+            LogicalPlan::Scan { .. } => self.plan_scan(plan, schema, None)?,
             LogicalPlan::Values { rows, .. } => {
                 let empty = Layout::default();
                 let rows = rows
@@ -346,9 +347,11 @@ impl Planner {
                     && on[0].0.data_type().is_integer())
                 .then(|| Arc::new(JoinKeyFilter::default()));
                 let left_plan = match &key_filter {
-                    Some(f) => {
-                        self.plan_scan(left, Some((lk[0].clone(), on[0].0.to_string(), f.clone())))?
-                    }
+                    Some(f) => self.plan_scan(
+                        left,
+                        schema_with(&ls, &self.width),
+                        Some((lk[0].clone(), on[0].0.to_string(), f.clone())),
+                    )?,
                     None => self.plan(left)?,
                 };
                 let mut join =
