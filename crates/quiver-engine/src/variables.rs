@@ -365,14 +365,13 @@ pub(crate) fn validate(name: &str, value: &ScalarValue) -> Result<ScalarValue> {
             // Microseconds, rounded half away from zero as MariaDB shows them.
             let micros = match value {
                 ScalarValue::Decimal(v, _, scale) => {
-                    let scale = u32::try_from(*scale).unwrap_or(0).min(38);
                     let v = v.as_i128();
-                    if scale <= 6 {
-                        v.saturating_mul(10i128.pow(6 - scale))
+                    // Too large for microseconds: clamped below anyway.
+                    quiver_common::types::rescale(v, *scale, 6).unwrap_or(if v < 0 {
+                        i128::MIN
                     } else {
-                        let d = 10i128.pow(scale - 6);
-                        (v + v.signum() * (d / 2)) / d
-                    }
+                        i128::MAX
+                    })
                 }
                 ScalarValue::Float64(f) if f.is_finite() => (f * 1e6).round() as i128,
                 v => match int(v) {
