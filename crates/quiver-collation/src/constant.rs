@@ -78,18 +78,19 @@ impl CollatedConstant {
         values: &[u8],
         out: &mut [u64],
     ) -> Result<(), OffsetsError> {
-        self.eq_column_shaped(k, offsets, values, sk::RowShape::default(), out)
+        self.eq_column_shaped(k, offsets, values, sk::RowHints::default(), out)
     }
 
-    /// [`CollatedConstant::eq_column`] over rows of a known shape (a
-    /// storage page's statistics), which lets the byte and folding kernels
-    /// rule out rows by length alone (see [`sk::RowShape`]).
+    /// [`CollatedConstant::eq_column`] over rows storage knows something
+    /// of (a page's shape, which rows end in a space), which lets the byte
+    /// and folding kernels rule out rows by length alone (see
+    /// [`sk::RowHints`]).
     pub fn eq_column_shaped<C: Collator, O: Offset>(
         &self,
         k: C,
         offsets: &[O],
         values: &[u8],
-        shape: sk::RowShape,
+        hints: sk::RowHints<'_>,
         out: &mut [u64],
     ) -> Result<(), OffsetsError> {
         if C::BINARY_EQ {
@@ -98,7 +99,7 @@ impl CollatedConstant {
                 values,
                 &self.kernel,
                 C::PAD_SPACE,
-                shape,
+                hints,
                 out,
             );
         }
@@ -108,7 +109,7 @@ impl CollatedConstant {
                 values,
                 folded,
                 C::PAD_SPACE,
-                shape,
+                hints.shape,
                 out,
                 |v| k.eq_const(self, v),
             );

@@ -130,7 +130,7 @@ pub use constant::CollatedConstant;
 pub use dispatch::CollatorFn;
 pub use like::{LikeError, LikePattern, DEFAULT_ESCAPE};
 /// What storage statistics tell of a column's rows, for equality kernels.
-pub use quiver_string_kernels::RowShape;
+pub use quiver_string_kernels::{RowHints, RowShape};
 pub use registry::{Collation, CollationInfo, CollationKind, Pad};
 
 /// The MariaDB version the generated tables were taken from.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
-use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, TableSource, ZoneMaps};
+use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, SpaceEnds, TableSource, ZoneMaps};
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
@@ -43,12 +43,27 @@ struct Stored {
     group_rows: Option<Vec<usize>>,
     /// `[column]` -> one array per row group, once read.
     columns: Vec<Option<Arc<Vec<ArrayRef>>>>,
+    /// `[column]` -> which rows end in a space, for text columns whose pages
+    /// storage worked that out for as it read them.
+    ends_in_space: Vec<Option<SpaceEnds>>,
     /// All columns as batches, once asked for.
     full: Option<Arc<Vec<RecordBatch>>>,
     zones: Option<Arc<ZoneMaps>>,
 }
 
 impl Stored {
+    /// The trailing-space bitmaps of `columns` (empty when none has any).
+    fn ends_in_space_of(&self, columns: &[usize]) -> Vec<Option<SpaceEnds>> {
+        let bits: Vec<Option<SpaceEnds>> = columns
+            .iter()
+            .map(|&c| self.ends_in_space.get(c).cloned().flatten())
+            .collect();
+        match bits.iter().any(Option::is_some) {
+            true => bits,
+            false => Vec::new(),
+        }
+    }
+
     fn from_batches(ncols: usize, batches: &[RecordBatch], zones: Option<Arc<ZoneMaps>>) -> Stored {
         Stored {
             file: None,
@@ -62,6 +77,7 @@ impl Stored {
                 .collect(),
             full: Some(Arc::new(batches.to_vec())),
             zones,
+            ends_in_space: Vec::new(),
         }
     }
 }
@@ -134,6 +150,7 @@ impl Table {
                     stored.zones = file.layout.as_ref().map(|l| zone_maps(l, &self.schema));
                     stored.group_rows = Some(rows);
                     stored.columns = vec![None; ncols];
+                    stored.ends_in_space = vec![None; ncols];
                     stored.file = Some(Arc::new(file));
                 }
                 None => {
@@ -155,11 +172,18 @@ impl Table {
                 .file
                 .clone()
                 .ok_or_else(|| QuiverError::internal("table columns missing"))?;
-            let arrays = file
-                .read_columns(&missing)
+            let pages = file
+                .read_column_pages(&missing)
                 .map_err(|e| self.storage_error(e))?;
-            for (c, a) in missing.into_iter().zip(arrays) {
-                stored.columns[c] = Some(Arc::new(a));
+            for (c, pages) in missing.into_iter().zip(pages) {
+                let bits: Vec<Option<Arc<[u64]>>> =
+                    pages.iter().map(|p| p.ends_in_space.clone()).collect();
+                if bits.iter().any(Option::is_some) {
+                    if let Some(slot) = stored.ends_in_space.get_mut(c) {
+                        *slot = Some(Arc::new(bits));
+                    }
+                }
+                stored.columns[c] = Some(Arc::new(pages.into_iter().map(|p| p.array).collect()));
             }
         }
         Ok(())
@@ -198,6 +222,7 @@ impl Table {
                 return Ok(ScanBatches {
                     batches: Arc::new(b?),
                     zone_maps: stored.zones.clone(),
+                    ends_in_space: stored.ends_in_space_of(columns),
                 });
             }
         }
@@ -209,6 +234,7 @@ impl Table {
         Ok(ScanBatches {
             batches: Arc::new(batches),
             zone_maps: stored.zones.clone(),
+            ends_in_space: stored.ends_in_space_of(columns),
         })
     }
 

@@ -79,6 +79,7 @@ pub trait TableSource: Send + Sync + fmt::Debug {
                     .collect::<std::result::Result<Vec<_>, _>>()?,
             ),
             zone_maps: None,
+            ends_in_space: Vec::new(),
         })
     }
 }
@@ -89,7 +90,15 @@ pub trait TableSource: Send + Sync + fmt::Debug {
 pub struct ScanBatches {
     pub batches: Arc<Vec<RecordBatch>>,
     pub zone_maps: Option<Arc<ZoneMaps>>,
+    /// `[column of the batches]`: which rows of a text column end in a
+    /// space, where storage found out as it read the pages (see
+    /// `quiver_collation::RowHints`). Empty when nothing is known.
+    pub ends_in_space: Vec<Option<SpaceEnds>>,
 }
+
+/// Which rows of one text column end in a space: `[batch]`, one bit per
+/// row (bit `i % 64` of word `i / 64`), `None` for a batch not known.
+pub type SpaceEnds = Arc<Vec<Option<Arc<[u64]>>>>;
 
 /// Per-row-group statistics of a table, for skipping row groups in a scan.
 #[derive(Debug, Clone, Default)]

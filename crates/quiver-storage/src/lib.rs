@@ -22,6 +22,6 @@ pub mod type_names;
 pub use page::Compression;
 pub use table_file::CollatedZone;
 pub use table_file::{
-    estimate_distinct, open_table, read_table, write_table, write_table_with, TableFile, TableMeta,
-    WriteOptions, WrittenTable, ZoneStats,
+    estimate_distinct, open_table, read_table, write_table, write_table_with, ColumnPage,
+    TableFile, TableMeta, WriteOptions, WrittenTable, ZoneStats,
 };

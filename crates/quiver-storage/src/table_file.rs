@@ -737,9 +737,46 @@ pub fn open_table(dir: &Path) -> Result<TableFile> {
     })
 }
 
+/// One column of one row group, as read.
+#[derive(Debug, Clone)]
+pub struct ColumnPage {
+    pub array: ArrayRef,
+    /// For a text page some of whose rows may end in a space: which do
+    /// (bit `i % 64` of word `i / 64` for row `i`; see
+    /// [`quiver_string_kernels::ends_in_space`]). PAD SPACE equality then
+    /// reads no more rows than an exact compare.
+    pub ends_in_space: Option<Arc<[u64]>>,
+}
+
+impl ColumnPage {
+    /// A page known only by its array.
+    pub fn of(array: ArrayRef) -> ColumnPage {
+        ColumnPage {
+            array,
+            ends_in_space: None,
+        }
+    }
+}
+
+/// Which rows of a text page end in a space, unless its statistics say
+/// none does; found while the page's bytes are still in cache.
+fn page_ends_in_space(array: &ArrayRef, stats: &RawStats) -> Option<Arc<[u64]>> {
+    if stats
+        .shape
+        .is_some_and(|s| s.max_trailing_spaces == Some(0))
+    {
+        return None;
+    }
+    let text = array.as_any().downcast_ref::<arrow_array::StringArray>()?;
+    let mut bits = vec![0u64; arrow_array::Array::len(text).div_ceil(64)];
+    quiver_string_kernels::ends_in_space(text.value_offsets(), text.value_data(), &mut bits)
+        .ok()?;
+    Some(bits.into())
+}
+
 impl TableFile {
     /// Reads, verifies and decodes one page.
-    fn read_page(&self, file: &File, group: usize, column: usize) -> Result<ArrayRef> {
+    fn read_page(&self, file: &File, group: usize, column: usize) -> Result<ColumnPage> {
         let layout = self.layout.as_ref().expect("format 2");
         let rg = &layout.row_groups[group];
         let p = &rg.pages[column];
@@ -761,17 +798,37 @@ impl TableFile {
         {
             return Err(damaged("page does not match the directory"));
         }
-        page::decode_page(&h, &buf, field.data_type()).map_err(|w| damaged(&w))
+        let array = page::decode_page(&h, &buf, field.data_type()).map_err(|w| damaged(&w))?;
+        let ends_in_space = page_ends_in_space(&array, &p.stats);
+        Ok(ColumnPage {
+            array,
+            ends_in_space,
+        })
     }
 
     /// The given columns, each as one array per row group: `[column][row group]`.
     /// Pages are read, verified and decoded in parallel.
     pub fn read_columns(&self, columns: &[usize]) -> Result<Vec<Vec<ArrayRef>>> {
+        Ok(self
+            .read_column_pages(columns)?
+            .into_iter()
+            .map(|pages| pages.into_iter().map(|p| p.array).collect())
+            .collect())
+    }
+
+    /// [`read_columns`](Self::read_columns), with what was learnt of each
+    /// page as it was read (see [`ColumnPage`]).
+    pub fn read_column_pages(&self, columns: &[usize]) -> Result<Vec<Vec<ColumnPage>>> {
         let Some(layout) = &self.layout else {
             let batches = legacy::read_legacy(&self.name, &self.path, &self.meta.schema)?;
             return Ok(columns
                 .iter()
-                .map(|&c| batches.iter().map(|b| b.column(c).clone()).collect())
+                .map(|&c| {
+                    batches
+                        .iter()
+                        .map(|b| ColumnPage::of(b.column(c).clone()))
+                        .collect()
+                })
                 .collect());
         };
         let file = File::open(&self.path).map_err(|e| match e.kind() {

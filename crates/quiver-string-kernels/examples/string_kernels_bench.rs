@@ -761,12 +761,26 @@ fn main() {
                 col.bytes(),
                 Variants {
                     kernel: &mut |o| {
-                        eq_const_offsets_shaped(&col.offsets, &col.values, &pc, pad, shape, o)
-                            .unwrap()
+                        eq_const_offsets_shaped(
+                            &col.offsets,
+                            &col.values,
+                            &pc,
+                            pad,
+                            shape.into(),
+                            o,
+                        )
+                        .unwrap()
                     },
                     portable: Some(&mut |o| {
-                        eq_const_offsets_shaped(&col.offsets, &col.values, &pp, pad, shape, o)
-                            .unwrap()
+                        eq_const_offsets_shaped(
+                            &col.offsets,
+                            &col.values,
+                            &pp,
+                            pad,
+                            shape.into(),
+                            o,
+                        )
+                        .unwrap()
                     }),
                     std: Some(&mut |o| {
                         if pad {

@@ -824,50 +824,132 @@ pub(crate) unsafe fn length_bits_i32(block: &[i32], k: usize, at_least: bool) ->
     bits
 }
 
-/// Rows of length `k` and rows of length `k + 1` of a 64-row block of `i32`
-/// offsets (as [`length_bits_i32`] twice, from one pass: PAD SPACE equality
-/// wants both lengths, and the loads and subtractions are most of the work).
+/// Rows of length `k` or `k + 1` of a 64-row block of `i32` offsets, as one
+/// mask (PAD SPACE equality with at most one trailing space reads both).
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn length_bits2_i32(block: &[i32], k: usize) -> [u64; 2] {
+pub(crate) unsafe fn length_bits_k_or_next_i32(block: &[i32], k: usize) -> u64 {
     debug_assert_eq!(block.len(), 65);
     // No i32-offset row is longer than i32::MAX; k + 1 = i32::MAX still fits.
     let Ok(k) = i32::try_from(k) else {
-        return [0, 0];
+        return 0;
     };
+    let mut bits = 0u64;
+    if k % 2 == 0 {
+        // k and k + 1 are the two lengths that give k + 1 with bit 0 set
+        // (k is even, so below i32::MAX).
+        let (vk1, one) = (_mm256_set1_epi32(k + 1), _mm256_set1_epi32(1));
+        for c in 0..8 {
+            let len = _mm256_sub_epi32(load_i32x8(block, 8 * c + 1), load_i32x8(block, 8 * c));
+            let hit = _mm256_cmpeq_epi32(_mm256_or_si256(len, one), vk1);
+            bits |= (_mm256_movemask_ps(_mm256_castsi256_ps(hit)) as u64) << (8 * c);
+        }
+        return bits;
+    }
+    // k = i32::MAX: k + 1 wraps to i32::MIN, which no length equals.
     let (vk, vk1) = (_mm256_set1_epi32(k), _mm256_set1_epi32(k.wrapping_add(1)));
-    let mut bits = [0u64; 2];
     for c in 0..8 {
         let len = _mm256_sub_epi32(load_i32x8(block, 8 * c + 1), load_i32x8(block, 8 * c));
-        let same = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(len, vk))) as u64;
-        // k = i32::MAX: k + 1 wraps to i32::MIN, which no length equals.
-        let next = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(len, vk1))) as u64;
-        bits[0] |= same << (8 * c);
-        bits[1] |= next << (8 * c);
+        let hit = _mm256_or_si256(_mm256_cmpeq_epi32(len, vk), _mm256_cmpeq_epi32(len, vk1));
+        bits |= (_mm256_movemask_ps(_mm256_castsi256_ps(hit)) as u64) << (8 * c);
     }
     bits
 }
 
-/// [`length_bits2_i32`] for `i64` offsets.
+/// [`length_bits_k_or_next_i32`] for `i64` offsets.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn length_bits2_i64(block: &[i64], k: usize) -> [u64; 2] {
+pub(crate) unsafe fn length_bits_k_or_next_i64(block: &[i64], k: usize) -> u64 {
     debug_assert_eq!(block.len(), 65);
     let Ok(k) = i64::try_from(k) else {
-        return [0, 0];
+        return 0;
     };
+    let mut bits = 0u64;
+    if k % 2 == 0 {
+        // As for `i32`: one compare of the length with bit 0 set.
+        let (vk1, one) = (_mm256_set1_epi64x(k + 1), _mm256_set1_epi64x(1));
+        for c in 0..16 {
+            let len = _mm256_sub_epi64(load_i64x4(block, 4 * c + 1), load_i64x4(block, 4 * c));
+            let hit = _mm256_cmpeq_epi64(_mm256_or_si256(len, one), vk1);
+            bits |= (_mm256_movemask_pd(_mm256_castsi256_pd(hit)) as u64) << (4 * c);
+        }
+        return bits;
+    }
     let (vk, vk1) = (_mm256_set1_epi64x(k), _mm256_set1_epi64x(k.wrapping_add(1)));
-    let mut bits = [0u64; 2];
     for c in 0..16 {
         let len = _mm256_sub_epi64(load_i64x4(block, 4 * c + 1), load_i64x4(block, 4 * c));
-        let same = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(len, vk))) as u64;
-        let next = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(len, vk1))) as u64;
-        bits[0] |= same << (4 * c);
-        bits[1] |= next << (4 * c);
+        let hit = _mm256_or_si256(_mm256_cmpeq_epi64(len, vk), _mm256_cmpeq_epi64(len, vk1));
+        bits |= (_mm256_movemask_pd(_mm256_castsi256_pd(hit)) as u64) << (4 * c);
+    }
+    bits
+}
+
+/// Rows of a 64-row block of `i32` offsets whose length, less one where
+/// `minus` has the row's bit set, is `k`: under PAD SPACE with at most one
+/// trailing space and `minus` the rows ending in a space, the rows whose
+/// trimmed length is `k`.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn length_minus_bits_i32(block: &[i32], k: usize, minus: u64) -> u64 {
+    debug_assert_eq!(block.len(), 65);
+    let Ok(k) = i32::try_from(k) else {
+        return 0;
+    };
+    let vk = _mm256_set1_epi32(k);
+    // Each half of `minus` in every lane, once; lane j of chunk c then
+    // tests bit 8c + j of it.
+    let halves = [
+        _mm256_set1_epi32(minus as u32 as i32),
+        _mm256_set1_epi32((minus >> 32) as u32 as i32),
+    ];
+    let mut bits = 0u64;
+    for c in 0..8 {
+        let len = _mm256_sub_epi32(load_i32x8(block, 8 * c + 1), load_i32x8(block, 8 * c));
+        let bit = |j: u32| (1u32 << (8 * (c % 4) as u32 + j)) as i32;
+        let lane_bit = _mm256_setr_epi32(
+            bit(0),
+            bit(1),
+            bit(2),
+            bit(3),
+            bit(4),
+            bit(5),
+            bit(6),
+            bit(7),
+        );
+        // -1 where the row's bit is set: added, it takes the one off.
+        let less = _mm256_cmpeq_epi32(_mm256_and_si256(halves[c / 4], lane_bit), lane_bit);
+        let hit = _mm256_cmpeq_epi32(_mm256_add_epi32(len, less), vk);
+        bits |= (_mm256_movemask_ps(_mm256_castsi256_ps(hit)) as u64) << (8 * c);
+    }
+    bits
+}
+
+/// [`length_minus_bits_i32`] for `i64` offsets.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn length_minus_bits_i64(block: &[i64], k: usize, minus: u64) -> u64 {
+    debug_assert_eq!(block.len(), 65);
+    let Ok(k) = i64::try_from(k) else {
+        return 0;
+    };
+    let vk = _mm256_set1_epi64x(k);
+    let all = _mm256_set1_epi64x(minus as i64);
+    let mut bits = 0u64;
+    for c in 0..16 {
+        let len = _mm256_sub_epi64(load_i64x4(block, 4 * c + 1), load_i64x4(block, 4 * c));
+        let bit = |j: u32| (1u64 << (4 * c as u32 + j)) as i64;
+        let lane_bit = _mm256_setr_epi64x(bit(0), bit(1), bit(2), bit(3));
+        let less = _mm256_cmpeq_epi64(_mm256_and_si256(all, lane_bit), lane_bit);
+        let hit = _mm256_cmpeq_epi64(_mm256_add_epi64(len, less), vk);
+        bits |= (_mm256_movemask_pd(_mm256_castsi256_pd(hit)) as u64) << (4 * c);
     }
     bits
 }

@@ -27,9 +27,16 @@ pub trait Offset: Copy + Into<i64> + sealed::Sealed {
     #[doc(hidden)]
     fn length_bits(block: &[Self], k: usize, at_least: bool, isa: Isa) -> u64;
 
-    /// [`Offset::length_bits`] for length `k` and for `k + 1`, in one pass.
+    /// Bit `i` set when row `i` of `block` has length `k` or `k + 1` (one
+    /// pass, one mask: PAD SPACE equality with at most one trailing space).
     #[doc(hidden)]
-    fn length_bits2(block: &[Self], k: usize, isa: Isa) -> [u64; 2];
+    fn length_bits_k_or_next(block: &[Self], k: usize, isa: Isa) -> u64;
+
+    /// Bit `i` set when row `i`'s length, less one where bit `i` of `minus`
+    /// is set, is `k` (the rows of trimmed length `k`, when no row ends in
+    /// more than one space and `minus` marks those that end in one).
+    #[doc(hidden)]
+    fn length_minus_bits(block: &[Self], k: usize, minus: u64, isa: Isa) -> u64;
 }
 
 mod sealed {
@@ -38,14 +45,25 @@ mod sealed {
     impl Sealed for i64 {}
 }
 
-/// [`Offset::length_bits2`] one row at a time.
+/// [`Offset::length_bits_k_or_next`] one row at a time.
 #[inline]
-fn length_bits2_scalar<O: Offset>(block: &[O], k: usize) -> [u64; 2] {
-    let mut bits = [0u64; 2];
+fn length_bits_k_or_next_scalar<O: Offset>(block: &[O], k: usize) -> u64 {
+    let mut bits = 0;
     for (i, w) in block.windows(2).enumerate() {
         let len = w[1].index() - w[0].index();
-        bits[0] |= u64::from(len == k) << i;
-        bits[1] |= u64::from(k.checked_add(1) == Some(len)) << i;
+        bits |= u64::from(len == k || k.checked_add(1) == Some(len)) << i;
+    }
+    bits
+}
+
+/// [`Offset::length_minus_bits`] one row at a time.
+#[inline]
+fn length_minus_bits_scalar<O: Offset>(block: &[O], k: usize, minus: u64) -> u64 {
+    let mut bits = 0;
+    for (i, w) in block.windows(2).enumerate() {
+        let len = w[1].index() - w[0].index();
+        let less = usize::from(minus >> i & 1 == 1);
+        bits |= u64::from(len.checked_sub(less) == Some(k)) << i;
     }
     bits
 }
@@ -63,7 +81,7 @@ fn length_bits_scalar<O: Offset>(block: &[O], k: usize, at_least: bool) -> u64 {
 }
 
 macro_rules! offset_impl {
-    ($t:ty, $avx2:ident, $avx2_pair:ident) => {
+    ($t:ty, $avx2:ident, $k_or_next:ident, $minus:ident) => {
         impl Offset for $t {
             #[inline(always)]
             fn to_index(self) -> Option<usize> {
@@ -90,23 +108,46 @@ macro_rules! offset_impl {
             }
 
             #[inline]
-            fn length_bits2(block: &[Self], k: usize, isa: Isa) -> [u64; 2] {
+            fn length_bits_k_or_next(block: &[Self], k: usize, isa: Isa) -> u64 {
                 match isa {
                     #[cfg(target_arch = "x86_64")]
                     Isa::Avx2 if block.len() == 65 => {
                         // SAFETY: as in `length_bits`: `Avx2` only where the
                         // CPU supports it.
-                        unsafe { crate::avx2::$avx2_pair(block, k) }
+                        unsafe { crate::avx2::$k_or_next(block, k) }
                     }
-                    _ => length_bits2_scalar(block, k),
+                    _ => length_bits_k_or_next_scalar(block, k),
+                }
+            }
+
+            #[inline]
+            fn length_minus_bits(block: &[Self], k: usize, minus: u64, isa: Isa) -> u64 {
+                match isa {
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx2 if block.len() == 65 => {
+                        // SAFETY: as in `length_bits`: `Avx2` only where the
+                        // CPU supports it.
+                        unsafe { crate::avx2::$minus(block, k, minus) }
+                    }
+                    _ => length_minus_bits_scalar(block, k, minus),
                 }
             }
         }
     };
 }
 
-offset_impl!(i32, length_bits_i32, length_bits2_i32);
-offset_impl!(i64, length_bits_i64, length_bits2_i64);
+offset_impl!(
+    i32,
+    length_bits_i32,
+    length_bits_k_or_next_i32,
+    length_minus_bits_i32
+);
+offset_impl!(
+    i64,
+    length_bits_i64,
+    length_bits_k_or_next_i64,
+    length_minus_bits_i64
+);
 
 /// Why a column helper rejected its input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,6 +161,8 @@ pub enum OffsetsError {
     },
     /// `out` has fewer words than the rows need.
     OutputTooShort { needed_words: usize, words: usize },
+    /// A [`RowHints::ends_in_space`] bitmap has fewer words than the rows need.
+    HintsTooShort { needed_words: usize, words: usize },
 }
 
 impl fmt::Display for OffsetsError {
@@ -141,6 +184,13 @@ impl fmt::Display for OffsetsError {
                 f,
                 "result bitmask has {words} words, the column needs {needed_words}"
             ),
+            OffsetsError::HintsTooShort {
+                needed_words,
+                words,
+            } => write!(
+                f,
+                "trailing-space bitmap has {words} words, the column needs {needed_words}"
+            ),
         }
     }
 }
@@ -156,6 +206,58 @@ pub struct RowShape {
     pub max_trailing_spaces: Option<usize>,
     /// Every byte of every row is ASCII.
     pub ascii: bool,
+}
+
+/// What is known of a column's rows before reading them: their page's
+/// [`RowShape`] and, when storage worked it out, which rows end in a space.
+/// Both must be true of the rows (they decide which rows are read).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowHints<'a> {
+    pub shape: RowShape,
+    /// Bit `i % 64` of word `i / 64` set when row `i` ends in a space (0x20),
+    /// for every row of the offsets given with it (see [`ends_in_space`]).
+    /// Under PAD SPACE a row ending in a space is shorter once trimmed, so
+    /// equality reads only rows whose trimmed length can match: as many as
+    /// an exact compare reads, where without it rows one byte shorter are
+    /// read too.
+    pub ends_in_space: Option<&'a [u64]>,
+}
+
+impl From<RowShape> for RowHints<'_> {
+    fn from(shape: RowShape) -> Self {
+        RowHints {
+            shape,
+            ends_in_space: None,
+        }
+    }
+}
+
+/// Sets bit `i` of `out` (as [`RowHints::ends_in_space`]) when row `i` of
+/// the column ends in a space. One pass over the rows' last bytes: storage
+/// runs it as it reads a page, whose bytes are then in cache.
+///
+/// Errors (and leaves `out` unspecified) if the offsets are not a valid
+/// column over `values` or `out` is too short.
+pub fn ends_in_space<O: Offset>(
+    offsets: &[O],
+    values: &[u8],
+    out: &mut [u64],
+) -> Result<(), OffsetsError> {
+    validated(offsets, values.len())?;
+    let rows = row_count(offsets);
+    let out = prepare_out(rows, out)?;
+    for (w, word) in out.iter_mut().enumerate() {
+        let block = &offsets[w * 64..=(w * 64 + 64).min(rows)];
+        let mut bits = 0u64;
+        for (i, pair) in block.windows(2).enumerate() {
+            let (start, end) = (pair[0].index(), pair[1].index());
+            // An empty row ends in nothing; `end - 1` is then another row's.
+            let last = if end > start { values[end - 1] } else { 0 };
+            bits |= u64::from(last == b' ') << i;
+        }
+        *word = bits;
+    }
+    Ok(())
 }
 
 /// Number of rows of a column with these offsets.
@@ -232,22 +334,29 @@ pub fn eq_const_offsets<O: Offset>(
     pad_space: bool,
     out: &mut [u64],
 ) -> Result<(), OffsetsError> {
-    eq_const_offsets_shaped(offsets, values, c, pad_space, RowShape::default(), out)
+    eq_const_offsets_shaped(offsets, values, c, pad_space, RowHints::default(), out)
 }
 
-/// [`eq_const_offsets`] over rows of a known [`RowShape`]: under PAD SPACE
+/// [`eq_const_offsets`] over rows of known [`RowHints`]: under PAD SPACE
 /// a row longer than the trimmed constant matches only if the rest is
 /// spaces, so with at most `m` trailing spaces only rows up to `m` bytes
 /// longer are candidates (none when no row ends in a space), and the
-/// length test alone rules out the rest, as for an exact compare.
+/// length test alone rules out the rest, as for an exact compare. Knowing
+/// which rows end in a space rules out the longer rows that do not and the
+/// rows of the trimmed length that do.
+///
+/// Errors (and leaves `out` unspecified) if the offsets are not a valid
+/// column over `values`, `out` is too short, or the hints' bitmap does not
+/// cover the rows.
 pub fn eq_const_offsets_shaped<O: Offset>(
     offsets: &[O],
     values: &[u8],
     c: &PreparedConstant,
     pad_space: bool,
-    shape: RowShape,
+    hints: RowHints<'_>,
     out: &mut [u64],
 ) -> Result<(), OffsetsError> {
+    let shape = hints.shape;
     // The compared length: the whole constant, or under PAD SPACE the
     // trimmed constant (then longer rows can match too, if the rest is spaces).
     let k = if pad_space {
@@ -270,10 +379,11 @@ pub fn eq_const_offsets_shaped<O: Offset>(
             values,
             k,
             longest,
+            hints.ends_in_space,
             isa,
             out,
             |v| c.trimmed_eq_same_len(v),
-            |v| c.pad_space_eq_longer(v),
+            |v| c.pad_space_eq_not_shorter(v),
             dense,
         )
     } else {
@@ -282,6 +392,7 @@ pub fn eq_const_offsets_shaped<O: Offset>(
             values,
             k,
             k,
+            None,
             isa,
             out,
             |v| c.eq_same_len(v),
@@ -370,6 +481,7 @@ pub fn eq_const_folded_offsets_shaped<O: Offset>(
         values,
         k,
         longest,
+        None,
         isa,
         out,
         |v| match c.match_same_len(v, pad_space) {
@@ -401,7 +513,12 @@ fn is_all_spaces_on(isa: Isa, s: &[u8]) -> bool {
 
 /// The loop of the equality helpers: rows of exactly `k` bytes go to
 /// `same_row`, rows of `k + 1 ..= longest` bytes to `longer_row`, and
-/// shorter and longer rows are unequal. When `k == 1` and all 64 rows of a block are
+/// shorter and longer rows are unequal. When `longest == k + 1` (PAD SPACE
+/// with at most one trailing space) `longer_row` answers the rows of `k`
+/// bytes too: one pass finds both lengths and one loop reads both kinds, so
+/// which length a row has is no branch to mispredict. With `ends_in_space`
+/// (PAD SPACE, `k` the trimmed constant's length), rows of `k` bytes that
+/// end in a space and longer rows that do not are unequal too. When `k == 1` and all 64 rows of a block are
 /// one byte long, the block's rows are 64 consecutive bytes: `dense` gets
 /// them and answers the block (`None`: row by row after all). A column of
 /// one-character codes (`l_returnflag = 'R'`) is then a vector compare per
@@ -413,6 +530,7 @@ fn eq_by_length<O: Offset>(
     values: &[u8],
     k: usize,
     longest: usize,
+    ends_in_space: Option<&[u64]>,
     isa: Isa,
     out: &mut [u64],
     same_row: impl Fn(&[u8]) -> bool,
@@ -422,14 +540,24 @@ fn eq_by_length<O: Offset>(
     validated(offsets, values.len())?;
     let rows = row_count(offsets);
     let out = prepare_out(rows, out)?;
+    let spaced = match ends_in_space {
+        Some(bits) => Some(bits.get(..out.len()).ok_or(OffsetsError::HintsTooShort {
+            words: bits.len(),
+            needed_words: out.len(),
+        })?),
+        None => None,
+    };
+    let one_longer = longest == k.wrapping_add(1);
     let block_of = |w: usize| &offsets[w * 64..=(w * 64 + 64).min(rows)];
     let lengths_of = |w: usize| {
         let block = block_of(w);
-        if longest == k.wrapping_add(1) {
-            // PAD SPACE with at most one trailing space: both lengths from
-            // one pass over the offsets.
-            let [same, longer] = O::length_bits2(block, k, isa);
-            return BlockLengths { same, longer };
+        if one_longer {
+            // Both lengths from one pass, all of them for `longer_row`.
+            let longer = match spaced {
+                Some(s) => O::length_minus_bits(block, k, s[w], isa),
+                None => O::length_bits_k_or_next(block, k, isa),
+            };
+            return BlockLengths { same: 0, longer };
         }
         let same = O::length_bits(block, k, false, isa);
         // Rows of k + 1 ..= longest bytes (a block of rows all `k` long
@@ -443,12 +571,19 @@ fn eq_by_length<O: Offset>(
             };
             O::length_bits(block, k, true, isa) & !same & !beyond
         };
-        BlockLengths { same, longer }
+        match spaced {
+            Some(s) => BlockLengths {
+                same: same & !s[w],
+                longer: longer & s[w],
+            },
+            None => BlockLengths { same, longer },
+        }
     };
     // 64 rows at a time: the length test for a block is one vector pass over
     // its offsets, and only rows that pass it are read. Most rows usually
-    // fail on length alone, so the few that pass are scattered cache misses:
-    // their lines are prefetched `AHEAD` blocks before they are compared.
+    // fail on length alone, so the few that pass are scattered cache misses
+    // when the column is not in cache: their lines are prefetched `AHEAD`
+    // blocks before they are compared.
     const AHEAD: usize = 8;
     let words = out.len();
     let mut ring = [BlockLengths::default(); AHEAD];
@@ -476,12 +611,9 @@ fn eq_by_length<O: Offset>(
         let mut bits = lens.same | lens.longer;
         // Clear bits without a branch where the outcome is data (a
         // shipmode column matches 1 row in 7, so a branch would mispredict).
+        // Each test has one call site, so that it is inlined.
         for_each_bit(lens.same, |i| bits ^= u64::from(!same_row(row(i))) << i);
-        for_each_bit(lens.longer, |i| {
-            if !longer_row(row(i)) {
-                bits &= !(1 << i);
-            }
-        });
+        for_each_bit(lens.longer, |i| bits ^= u64::from(!longer_row(row(i))) << i);
         *word = bits;
     }
     Ok(())

@@ -18,6 +18,11 @@ pub struct PreparedConstant {
     trimmed_len: usize,
     exact: FixedKey,
     trimmed: FixedKey,
+    /// The first eight bytes of the constant and of the trimmed constant,
+    /// when that long: a column scan compares them before the key's own
+    /// dispatch, as most rows differ there.
+    exact_head: Option<u64>,
+    trimmed_head: Option<u64>,
     isa: Isa,
 }
 
@@ -126,6 +131,13 @@ fn tail_word<W: Word<N>, const N: usize>(s: &[u8]) -> Option<W> {
     s.last_chunk::<N>().map(|b| W::from_le(*b))
 }
 
+/// Whether `v` starts with the eight bytes `head` (true when there is no
+/// head: a constant shorter than a word).
+#[inline(always)]
+fn starts_with_head(head: Option<u64>, v: &[u8]) -> bool {
+    head.is_none_or(|h| head_word::<u64, 8>(v) == Some(h))
+}
+
 impl PreparedConstant {
     /// Prepares `c` for the active ISA.
     pub fn new(c: &[u8]) -> Self {
@@ -141,6 +153,8 @@ impl PreparedConstant {
             trimmed_len: trimmed.len(),
             exact: FixedKey::new(c),
             trimmed: FixedKey::new(trimmed),
+            exact_head: head_word(c),
+            trimmed_head: head_word(trimmed),
             isa,
         }
     }
@@ -189,25 +203,34 @@ impl PreparedConstant {
     /// [`PreparedConstant::eq`] for a `v` known to have the constant's length.
     #[inline(always)]
     pub(crate) fn eq_same_len(&self, v: &[u8]) -> bool {
-        self.exact.matches(v, &self.bytes, self.isa)
+        starts_with_head(self.exact_head, v) && self.exact.matches(v, &self.bytes, self.isa)
     }
 
     /// Whether `v`, known to be as long as the trimmed constant, equals it.
     #[inline(always)]
     pub(crate) fn trimmed_eq_same_len(&self, v: &[u8]) -> bool {
-        self.trimmed.matches(v, self.trimmed(), self.isa)
+        starts_with_head(self.trimmed_head, v) && self.trimmed.matches(v, self.trimmed(), self.isa)
     }
 
-    /// [`PreparedConstant::pad_space_eq`] for a `v` known to be longer than
-    /// the trimmed constant: its head must match and the rest be spaces.
+    /// [`PreparedConstant::pad_space_eq`] for a `v` known to be at least as
+    /// long as the trimmed constant: its head must match and the rest (if
+    /// any) be spaces.
     #[inline(always)]
-    pub(crate) fn pad_space_eq_longer(&self, v: &[u8]) -> bool {
+    pub(crate) fn pad_space_eq_not_shorter(&self, v: &[u8]) -> bool {
         // The head first: its words are on the line a scan prefetched (a
         // value's last byte may be on the next), and most values differ there.
+        if !starts_with_head(self.trimmed_head, v) {
+            return false;
+        }
         let (head, rest) = v.split_at(self.trimmed_len);
-        self.trimmed.matches(head, self.trimmed(), self.isa)
-            && v.last() == Some(&b' ')
-            && run_on!(self.isa, is_all_spaces(rest))
+        self.trimmed.matches(head, self.trimmed(), self.isa) && self.all_spaces(rest)
+    }
+
+    /// Whether `rest` (what follows a matching head) is only spaces; out of
+    /// line, as few rows get here.
+    #[inline(never)]
+    fn all_spaces(&self, rest: &[u8]) -> bool {
+        rest.last().is_none_or(|&b| b == b' ') && run_on!(self.isa, is_all_spaces(rest))
     }
 
     /// `v` compared with the constant in `memcmp` order (`v` on the left).

@@ -58,8 +58,9 @@ mod portable;
 pub mod reference;
 
 pub use column::{
-    contains_offsets, eq_const_folded_offsets, eq_const_folded_offsets_shaped, eq_const_offsets,
-    eq_const_offsets_shaped, validated as validate_offsets, Offset, OffsetsError, RowShape,
+    contains_offsets, ends_in_space, eq_const_folded_offsets, eq_const_folded_offsets_shaped,
+    eq_const_offsets, eq_const_offsets_shaped, validated as validate_offsets, Offset, OffsetsError,
+    RowHints, RowShape,
 };
 pub use constant::{FoldedMatch, PreparedConstant, PreparedFoldedConstant};
 pub use finder::SubstringFinder;

@@ -4,9 +4,9 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use quiver_string_kernels::{
-    contains_offsets, eq_const_folded_offsets, eq_const_folded_offsets_shaped, eq_const_offsets,
-    eq_const_offsets_shaped, reference, Isa, Offset, OffsetsError, PreparedConstant,
-    PreparedFoldedConstant, RowShape, SubstringFinder,
+    contains_offsets, ends_in_space, eq_const_folded_offsets, eq_const_folded_offsets_shaped,
+    eq_const_offsets, eq_const_offsets_shaped, reference, Isa, Offset, OffsetsError,
+    PreparedConstant, PreparedFoldedConstant, RowHints, RowShape, SubstringFinder,
 };
 
 fn offsets_of(rows: &[Vec<u8>]) -> (Vec<i32>, Vec<i64>, Vec<u8>) {
@@ -48,6 +48,11 @@ fn shape_of(rows: &[Vec<u8>]) -> RowShape {
         max_trailing_spaces: Some(rows.iter().map(trailing).max().unwrap_or(0)),
         ascii: rows.iter().all(|r| r.is_ascii()),
     }
+}
+
+/// Which rows end in a space, one row at a time.
+fn ends_in_space_of(rows: &[Vec<u8>]) -> Vec<u64> {
+    expected(rows, rows.len().div_ceil(64), |r| r.last() == Some(&b' '))
 }
 
 proptest! {
@@ -99,14 +104,19 @@ proptest! {
             let mut want_spare = want.clone();
             *want_spare.last_mut().unwrap() = u64::MAX;
             prop_assert_eq!(&out, &want_spare, "{:?} i64", isa);
-            // Told the rows' true shape (as tight as it gets), the same answer.
+            // Told the rows' true shape (as tight as it gets), and which
+            // rows end in a space, the same answer.
             let shape = shape_of(&rows);
-            let mut out = vec![0u64; words];
-            eq_const_offsets_shaped(&o32, &values, &p, pad, shape, &mut out).unwrap();
-            prop_assert_eq!(&out, &want, "{:?} i32 {:?}", isa, shape);
-            let mut out = vec![0u64; words];
-            eq_const_offsets_shaped(&o64, &values, &p, pad, shape, &mut out).unwrap();
-            prop_assert_eq!(&out, &want, "{:?} i64 {:?}", isa, shape);
+            let spaced = ends_in_space_of(&rows);
+            for bits in [None, Some(&spaced[..])] {
+                let hints = RowHints { shape, ends_in_space: bits };
+                let mut out = vec![0u64; words];
+                eq_const_offsets_shaped(&o32, &values, &p, pad, hints, &mut out).unwrap();
+                prop_assert_eq!(&out, &want, "{:?} i32 {:?}", isa, hints);
+                let mut out = vec![0u64; words];
+                eq_const_offsets_shaped(&o64, &values, &p, pad, hints, &mut out).unwrap();
+                prop_assert_eq!(&out, &want, "{:?} i64 {:?}", isa, hints);
+            }
         }
     }
 
@@ -309,6 +319,7 @@ proptest! {
         base in 0i64..1000,
         k in prop_oneof![0usize..7, Just(usize::MAX), Just(i32::MAX as usize), Just(u32::MAX as usize + 3)],
         at_least in any::<bool>(),
+        minus in any::<u64>(),
     ) {
         let mut o64 = vec![base];
         for l in &lens {
@@ -322,13 +333,40 @@ proptest! {
             prop_assert_eq!(i32::length_bits(&o32, k, at_least, isa), want, "{:?} i32", isa);
             prop_assert_eq!(i64::length_bits(&o64, k, at_least, isa), want, "{:?} i64", isa);
         }
-        // The fused pass for k and k + 1.
+        // One pass for k and k + 1 (odd and even k take different paths).
         let of = |k: usize| lens.iter().enumerate().fold(0u64, |bits, (i, &l)| bits | (u64::from(l == k) << i));
-        let pair = [of(k), k.checked_add(1).map_or(0, of)];
+        let either = of(k) | k.checked_add(1).map_or(0, of);
+        // Lengths less one where `minus` has the row's bit.
+        let trimmed = lens.iter().enumerate().fold(0u64, |bits, (i, &l)| {
+            let l = l.checked_sub(usize::from(minus >> i & 1 == 1));
+            bits | (u64::from(l == Some(k)) << i)
+        });
         for isa in Isa::supported() {
-            prop_assert_eq!(i32::length_bits2(&o32, k, isa), pair, "{:?} i32 pair", isa);
-            prop_assert_eq!(i64::length_bits2(&o64, k, isa), pair, "{:?} i64 pair", isa);
+            prop_assert_eq!(i32::length_bits_k_or_next(&o32, k, isa), either, "{:?} i32 k or k + 1", isa);
+            prop_assert_eq!(i64::length_bits_k_or_next(&o64, k, isa), either, "{:?} i64 k or k + 1", isa);
+            prop_assert_eq!(i32::length_minus_bits(&o32, k, minus, isa), trimmed, "{:?} i32 minus", isa);
+            prop_assert_eq!(i64::length_minus_bits(&o64, k, minus, isa), trimmed, "{:?} i64 minus", isa);
         }
+    }
+
+    /// The trailing-space bitmap against a per-row loop, over sliced
+    /// offsets (not starting at 0) and blocks of every fill.
+    #[test]
+    fn ends_in_space_matches_rows(
+        rows in vec(vec(proptest::sample::select(vec![b'a', b' ', 0x80]), 0..4), 0..200),
+        skip in 0usize..3,
+    ) {
+        let (o32, o64, values) = offsets_of(&rows);
+        let skip = skip.min(rows.len());
+        let want = ends_in_space_of(&rows[skip..]);
+        let words = want.len();
+        let mut out = vec![u64::MAX; words + 1];
+        ends_in_space(&o32[skip..], &values, &mut out).unwrap();
+        prop_assert_eq!(&out[..words], &want[..]);
+        prop_assert_eq!(out[words], u64::MAX, "a word past the rows is left alone");
+        let mut out = vec![0; words];
+        ends_in_space(&o64[skip..], &values, &mut out).unwrap();
+        prop_assert_eq!(&out, &want);
     }
 
     /// Columns whose values buffer starts later (a sliced column): offsets

@@ -14,7 +14,7 @@ use arrow_array::{
 use arrow_buffer::Buffer;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
-use quiver_collation::{with_collator, CollatedConstant, Collation, Collator, RowShape};
+use quiver_collation::{with_collator, CollatedConstant, Collation, Collator, RowHints};
 use quiver_common::types::{compare_pad_space, comparison_type, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp};
@@ -199,7 +199,7 @@ fn cmp_str_scalar_collated(
     collation: Collation,
 ) -> Result<BooleanBuffer> {
     if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
-        let eq = eq_str_scalar(s, c, collation, RowShape::default())?;
+        let eq = eq_str_scalar(s, c, collation, RowHints::default())?;
         return Ok(if op == BinaryOp::Eq { eq } else { !&eq });
     }
     Ok(with_collator!(collation, |k| BooleanBuffer::collect_bool(
@@ -209,12 +209,12 @@ fn cmp_str_scalar_collated(
 }
 
 /// `s = c` row by row under `collation` (NULL rows unspecified), for rows
-/// of a known shape.
+/// storage knows what `hints` say of.
 fn eq_str_scalar(
     s: &BinaryArray,
     c: &[u8],
     collation: Collation,
-    shape: RowShape,
+    hints: RowHints<'_>,
 ) -> Result<BooleanBuffer> {
     let prepared = CollatedConstant::new(c);
     let mut words = vec![0u64; s.len().div_ceil(64)];
@@ -222,24 +222,25 @@ fn eq_str_scalar(
         k,
         s.value_offsets(),
         s.value_data(),
-        shape,
+        hints,
         &mut words
     ))
     .map_err(|e| QuiverError::internal(format!("string equality kernel: {e}")))?;
     Ok(BooleanBuffer::new(Buffer::from_vec(words), 0, s.len()))
 }
 
-/// `a = c` for a text column `a` whose rows have the shape storage
-/// recorded for them (a scan's pushed-down filter): under PAD SPACE or an
-/// ASCII `_ci` collation, rows too long to match are not read.
+/// `a = c` for a text column `a` whose rows storage knows what `hints`
+/// say of (a scan's pushed-down filter): under PAD SPACE or an ASCII `_ci`
+/// collation, rows too long (or, under PAD SPACE, with the wrong trailing
+/// space) to match are not read.
 pub fn eq_text_shaped(
     a: &ArrayRef,
     c: &[u8],
     collation: Collation,
-    shape: RowShape,
+    hints: RowHints<'_>,
 ) -> Result<BooleanArray> {
     let v = byte_view(a.as_ref()).expect("a string column");
-    let eq = eq_str_scalar(&v, c, collation, shape)?;
+    let eq = eq_str_scalar(&v, c, collation, hints)?;
     Ok(BooleanArray::new(eq, a.logical_nulls()))
 }
 

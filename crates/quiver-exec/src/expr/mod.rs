@@ -599,13 +599,13 @@ impl PhysicalExpr {
     }
 
     /// [`PhysicalExpr::evaluate_mask`] for a scan's filter, told what
-    /// storage recorded of the batch's text columns (`shapes[i]` for column
+    /// storage knows of the batch's text columns (`hints[i]` for column
     /// `i`): `col = 'const'` on such a column runs the equality kernel with
-    /// the shape, which lets it skip rows by length alone.
+    /// the hints, which let it skip rows by length alone.
     pub fn evaluate_mask_shaped(
         &self,
         batch: &RecordBatch,
-        shapes: &[Option<quiver_collation::RowShape>],
+        hints: &[Option<quiver_collation::RowHints<'_>>],
     ) -> Result<BooleanArray> {
         if let PhysicalExpr::Binary {
             op: BinaryOp::Eq,
@@ -620,12 +620,12 @@ impl PhysicalExpr {
                 (None, Some(c)) => (c, left.as_ref()),
                 _ => return self.evaluate_mask(batch),
             };
-            if let (Some(Some(shape)), Some(ScalarValue::Utf8(v))) =
-                (shapes.get(column), constant.literal())
+            if let (Some(Some(hints)), Some(ScalarValue::Utf8(v))) =
+                (hints.get(column), constant.literal())
             {
                 let a = batch.column(column);
                 if a.data_type() == &DataType::Utf8 {
-                    let eq = compare::eq_text_shaped(a, v.as_bytes(), *collation, *shape)?;
+                    let eq = compare::eq_text_shaped(a, v.as_bytes(), *collation, *hints)?;
                     return Ok(match eq.nulls() {
                         Some(n) => BooleanArray::new(eq.values() & n.inner(), None),
                         None => eq,

@@ -16,9 +16,9 @@ use std::sync::{Arc, OnceLock};
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
-use quiver_collation::{Collation, RowShape};
+use quiver_collation::{Collation, RowHints, RowShape};
 use quiver_common::{Result, ScalarValue};
-use quiver_plan::{BinaryOp, ColumnZone, TableSource};
+use quiver_plan::{BinaryOp, ColumnZone, SpaceEnds, TableSource};
 
 use super::{metered, BatchStream, ExecutionPlan, Metrics};
 use crate::context::MORSEL_ROWS;
@@ -73,6 +73,9 @@ struct Morsels {
     /// `[batch][output column]`: the row shape storage recorded for a text
     /// column of that row group, for the filters' equality kernels.
     shapes: Vec<Vec<Option<RowShape>>>,
+    /// `[output column]`: which rows of a text column end in a space, when
+    /// storage found out (empty when unknown).
+    ends_in_space: Vec<Option<SpaceEnds>>,
     /// (batch index, offset, length)
     slices: Vec<(usize, usize, usize)>,
     next: AtomicUsize,
@@ -119,7 +122,8 @@ impl ScanExec {
         self.morsels
             .get_or_init(|| {
                 let scan = self.table.scan_batches(&self.projection)?;
-                let (batches, zones) = (scan.batches, scan.zone_maps);
+                let (batches, zones, ends_in_space) =
+                    (scan.batches, scan.zone_maps, scan.ends_in_space);
                 let predicates = match &zones {
                     Some(z) if z.groups.len() == batches.len() => {
                         zone_predicates(&self.filters, &self.projection)
@@ -159,6 +163,7 @@ impl ScanExec {
                 Ok(Arc::new(Morsels {
                     groups: batches.len(),
                     shapes,
+                    ends_in_space,
                     batches,
                     slices,
                     next: AtomicUsize::new(0),
@@ -510,18 +515,17 @@ impl AdaptiveFilters {
         }
     }
 
-    /// Filters `batch`, whose text columns have the row `shapes` storage
-    /// recorded (empty when unknown), and returns its rows that pass with
-    /// the columns of `output` (the first of `batch`'s).
+    /// Filters `batch`, of whose text columns storage knows what `hints`
+    /// say (empty when nothing), and returns its rows that pass with the
+    /// columns of `output` (the first of `batch`'s).
     fn apply(
         &mut self,
         mut batch: RecordBatch,
-        shapes: &[Option<RowShape>],
+        mut hints: Vec<Option<RowHints<'_>>>,
         output: &SchemaRef,
     ) -> Result<RecordBatch> {
         let mut pending: Option<arrow_array::BooleanArray> = None;
         let mut result = None;
-        // Compacting keeps the columns and so their shapes.
         for (position, &k) in self.order.iter().enumerate() {
             let start = std::time::Instant::now();
             // Rows earlier filters dropped raise no warnings (MySQL stops
@@ -532,7 +536,7 @@ impl AdaptiveFilters {
                 &batch,
                 || Ok(pending.clone()),
                 |b| match b.num_rows() == n {
-                    true => filter.evaluate_mask_shaped(b, shapes),
+                    true => filter.evaluate_mask_shaped(b, &hints),
                     false => filter.evaluate_mask(b),
                 },
             )?;
@@ -554,6 +558,11 @@ impl AdaptiveFilters {
             // filter-only columns first.)
             if kept * 4 < batch.num_rows() && position + 1 < self.order.len() {
                 batch = arrow_select::filter::filter_record_batch(&batch, &mask)?;
+                // The shapes hold for any of the rows; the per-row bitmaps
+                // no longer line up.
+                for h in hints.iter_mut().flatten() {
+                    h.ends_in_space = None;
+                }
             } else {
                 pending = Some(mask);
             }
@@ -580,6 +589,36 @@ impl AdaptiveFilters {
             }
             _ => Ok(batch),
         }
+    }
+}
+
+impl Morsels {
+    /// What storage knows of the text columns of the `off..` rows of batch
+    /// `b`, for the filters' equality kernels (empty when nothing).
+    fn hints(&self, b: usize, off: usize) -> Vec<Option<RowHints<'_>>> {
+        let Some(shapes) = self.shapes.get(b) else {
+            return Vec::new();
+        };
+        shapes
+            .iter()
+            .enumerate()
+            .map(|(c, shape)| {
+                let shape = (*shape)?;
+                // A bitmap word covers 64 rows: usable from a morsel that
+                // starts on one.
+                let ends_in_space = match off % 64 {
+                    0 => self
+                        .ends_in_space
+                        .get(c)
+                        .and_then(|e| e.as_ref()?.get(b)?.as_deref()?.get(off / 64..)),
+                    _ => None,
+                };
+                Some(RowHints {
+                    shape,
+                    ends_in_space,
+                })
+            })
+            .collect()
     }
 }
 
@@ -662,7 +701,8 @@ impl ExecutionPlan for ScanExec {
                 Ok(b) => b,
                 Err(e) => return Some(Err(e.into())),
             };
-            match filters.apply(batch, &morsels.shapes[b], &schema) {
+            let hints = morsels.hints(b, off);
+            match filters.apply(batch, hints, &schema) {
                 Ok(b) if b.num_rows() == 0 => continue,
                 other => {
                     SCAN_POSITION.with(|p| {
@@ -725,6 +765,7 @@ mod tests {
             Ok(quiver_plan::ScanBatches {
                 batches: Arc::new(batches),
                 zone_maps: self.zones.clone(),
+                ends_in_space: Vec::new(),
             })
         }
     }
@@ -1085,7 +1126,7 @@ mod tests {
         let mut kept = 0;
         for round in 0..3 {
             for b in t.batches.iter() {
-                let out = filters.apply(b.clone(), &[], &b.schema()).unwrap();
+                let out = filters.apply(b.clone(), Vec::new(), &b.schema()).unwrap();
                 let mut expect = BooleanArray::from(vec![true; b.num_rows()]);
                 for f in &compiled {
                     let m = f.evaluate_mask(b).unwrap();
