@@ -109,7 +109,7 @@ impl CollatedConstant {
                 values,
                 folded,
                 C::PAD_SPACE,
-                hints.shape,
+                hints,
                 out,
                 |v| k.eq_const(self, v),
             );

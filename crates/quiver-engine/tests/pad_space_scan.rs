@@ -1,8 +1,9 @@
-//! `col = 'const'` under PAD SPACE over a table read back from its folder,
-//! where storage tells the scan which rows end in a space (see
-//! `quiver_string_kernels::RowHints`): the counts equal MySQL's PAD SPACE
-//! rule applied row by row, in row groups with at most one trailing space
-//! and with more, at every thread count (morsels start inside row groups).
+//! `col = 'const'` under PAD SPACE (`utf8mb4_bin`, `utf8mb4_general_ci`)
+//! over a table read back from its folder, where storage tells the scan
+//! which rows end in a space (see `quiver_string_kernels::RowHints`): the
+//! counts equal MySQL's rules applied row by row, in row groups with at
+//! most one trailing space and with more, at every thread count (morsels
+//! start inside row groups).
 
 use quiver_engine::{format::rows_as_text, Database, EngineConfig, Session, StatementResult};
 
@@ -22,7 +23,14 @@ fn pad_space_eq(a: &str, b: &str) -> bool {
     a.trim_end_matches(' ') == b.trim_end_matches(' ')
 }
 
-/// Row `n`: 'a'/'b'/' ' strings of up to six bytes; rows of the first row
+/// `utf8mb4_general_ci` equality of ASCII strings: PAD SPACE, letters
+/// without case.
+fn general_ci_eq(a: &str, b: &str) -> bool {
+    a.trim_end_matches(' ')
+        .eq_ignore_ascii_case(b.trim_end_matches(' '))
+}
+
+/// Row `n`: 'a'/'b'/'A'/' ' strings of up to six bytes; rows of the first row
 /// group (65,536 rows) end in at most one space, later ones in up to three.
 fn row(n: usize) -> String {
     let mut x = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20;
@@ -30,8 +38,8 @@ fn row(n: usize) -> String {
     x /= 7;
     let mut s: String = (0..len)
         .map(|_| {
-            let c = ["a", "b", " "][(x % 3) as usize];
-            x /= 3;
+            let c = ["a", "b", " ", "A"][(x % 4) as usize];
+            x /= 4;
             c
         })
         .collect();
@@ -49,10 +57,13 @@ fn pad_space_equality_over_stored_rows() {
     let rows: Vec<String> = (0..100_000).map(row).collect();
     {
         let s = Session::new(Database::open(&dir).expect("open"), EngineConfig::default());
-        s.query("CREATE TABLE t (s VARCHAR(10) COLLATE utf8mb4_bin)")
-            .unwrap();
+        s.query(
+            "CREATE TABLE t (s VARCHAR(10) COLLATE utf8mb4_bin, \
+             ci VARCHAR(10) COLLATE utf8mb4_general_ci)",
+        )
+        .unwrap();
         for chunk in rows.chunks(10_000) {
-            let values: Vec<String> = chunk.iter().map(|r| format!("('{r}')")).collect();
+            let values: Vec<String> = chunk.iter().map(|r| format!("('{r}', '{r}')")).collect();
             s.query(&format!("INSERT INTO t VALUES {}", values.join(", ")))
                 .unwrap();
         }
@@ -60,9 +71,9 @@ fn pad_space_equality_over_stored_rows() {
     // Read back from the folder: the scan gets storage's trailing-space
     // bitmaps with the pages.
     let file = quiver_storage::open_table(&dir.join("tables").join("t")).expect("table folder");
-    let pages = file.read_column_pages(&[0]).unwrap();
+    let pages = file.read_column_pages(&[0, 1]).unwrap();
     assert!(
-        pages[0].iter().all(|p| p.ends_in_space.is_some()),
+        pages.iter().flatten().all(|p| p.ends_in_space.is_some()),
         "every row group has rows ending in a space"
     );
     let db = Database::open(&dir).expect("reopen");
@@ -74,10 +85,13 @@ fn pad_space_equality_over_stored_rows() {
                 ..EngineConfig::default()
             },
         );
-        for c in ["ab", "ab ", "a b", "b  ", "", " ", "aba", "ba ", "bbbbbb"] {
+        for c in ["ab", "ab ", "a b", "b  ", "", " ", "aba", "bA ", "bbbbbb"] {
             let want = rows.iter().filter(|r| pad_space_eq(r, c)).count();
             let got = count(&s, &format!("SELECT COUNT(*) FROM t WHERE s = '{c}'"));
             assert_eq!(got, want, "s = '{c}' at {threads} threads");
+            let want = rows.iter().filter(|r| general_ci_eq(r, c)).count();
+            let got = count(&s, &format!("SELECT COUNT(*) FROM t WHERE ci = '{c}'"));
+            assert_eq!(got, want, "ci = '{c}' at {threads} threads");
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -827,9 +827,15 @@ fn main() {
             };
             let shape = shape.unwrap_or_default();
             let folded = |p: &PreparedFoldedConstant, o: &mut [u64]| {
-                eq_const_folded_offsets_shaped(&col.offsets, &col.values, p, pad, shape, o, |_| {
-                    false
-                })
+                eq_const_folded_offsets_shaped(
+                    &col.offsets,
+                    &col.values,
+                    p,
+                    pad,
+                    shape.into(),
+                    o,
+                    |_| false,
+                )
                 .unwrap()
             };
             bench.run(

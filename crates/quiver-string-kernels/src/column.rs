@@ -434,26 +434,33 @@ pub fn eq_const_folded_offsets<O: Offset>(
         values,
         c,
         pad_space,
-        RowShape::default(),
+        RowHints::default(),
         out,
         not_ascii,
     )
 }
 
-/// [`eq_const_folded_offsets`] over rows of a known [`RowShape`]: when
-/// every row is ASCII, a longer row is a candidate only for its trailing
-/// spaces under PAD SPACE (a non-ASCII character weighing as a letter is
-/// what otherwise makes longer rows candidates), so only rows up to that
-/// many bytes longer are read.
+/// [`eq_const_folded_offsets`] over rows of known [`RowHints`]: when every
+/// row is ASCII, a longer row is a candidate only for its trailing spaces
+/// under PAD SPACE (a non-ASCII character weighing as a letter is what
+/// otherwise makes longer rows candidates), so only rows up to that many
+/// bytes longer are read, and knowing which rows end in a space, only rows
+/// whose trimmed length is the constant's.
 pub fn eq_const_folded_offsets_shaped<O: Offset>(
     offsets: &[O],
     values: &[u8],
     c: &PreparedFoldedConstant,
     pad_space: bool,
-    shape: RowShape,
+    hints: RowHints<'_>,
     out: &mut [u64],
     mut not_ascii: impl FnMut(&[u8]) -> bool,
 ) -> Result<(), OffsetsError> {
+    let shape = hints.shape;
+    // Only then does a longer row have to end in a space to match.
+    let ends_in_space = match pad_space && shape.ascii {
+        true => hints.ends_in_space,
+        false => None,
+    };
     let upper = if pad_space {
         c.upper_trimmed()
     } else {
@@ -481,7 +488,7 @@ pub fn eq_const_folded_offsets_shaped<O: Offset>(
         values,
         k,
         longest,
-        None,
+        ends_in_space,
         isa,
         out,
         |v| match c.match_same_len(v, pad_space) {

@@ -189,14 +189,18 @@ proptest! {
             *want_spare.last_mut().unwrap() = u64::MAX;
             prop_assert_eq!(&out, &want_spare, "{:?} i64", isa);
             let shape = shape_of(&rows);
-            let mut out = vec![0u64; words];
-            eq_const_folded_offsets_shaped(&o32, &values, &p, pad, shape, &mut out, not_ascii)
-                .unwrap();
-            prop_assert_eq!(&out, &want, "{:?} i32 {:?}", isa, shape);
-            let mut out = vec![0u64; words];
-            eq_const_folded_offsets_shaped(&o64, &values, &p, pad, shape, &mut out, not_ascii)
-                .unwrap();
-            prop_assert_eq!(&out, &want, "{:?} i64 {:?}", isa, shape);
+            let spaced = ends_in_space_of(&rows);
+            for bits in [None, Some(&spaced[..])] {
+                let hints = RowHints { shape, ends_in_space: bits };
+                let mut out = vec![0u64; words];
+                eq_const_folded_offsets_shaped(&o32, &values, &p, pad, hints, &mut out, not_ascii)
+                    .unwrap();
+                prop_assert_eq!(&out, &want, "{:?} i32 {:?}", isa, hints);
+                let mut out = vec![0u64; words];
+                eq_const_folded_offsets_shaped(&o64, &values, &p, pad, hints, &mut out, not_ascii)
+                    .unwrap();
+                prop_assert_eq!(&out, &want, "{:?} i64 {:?}", isa, hints);
+            }
         }
     }
 
