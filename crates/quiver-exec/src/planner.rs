@@ -338,11 +338,13 @@ impl Planner {
                     JoinKind::Left => l_rows * LEFT_OUTER_BUILD_RATIO < r_rows,
                     _ => false,
                 };
-                // An inner or semi join on one integer key built on the right,
-                // over a scan: the scan drops rows whose key the build lacks.
+                // An inner or semi join built on the right over a scan, whose
+                // first key is an integer: the scan drops rows whose first
+                // key the build lacks (Q9: lineitem rows of parts that are
+                // not green, before the part and supplier pair is probed).
                 let key_filter = (matches!(kind, JoinKind::Inner | JoinKind::Semi)
                     && !small_left
-                    && lk.len() == 1
+                    && !lk.is_empty()
                     && matches!(**left, LogicalPlan::Scan { .. })
                     && on[0].0.data_type().is_integer())
                 .then(|| Arc::new(JoinKeyFilter::default()));

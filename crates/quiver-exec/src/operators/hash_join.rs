@@ -639,12 +639,12 @@ impl HashJoinExec {
         }
     }
 
-    /// Tells `filter` the build keys once the table is built (an inner or
-    /// semi join on one key, built on the right): the planner gives the
-    /// same filter to the scan on the probe side.
+    /// Tells `filter` the build's first keys once the table is built (an
+    /// inner or semi join built on the right): the planner gives the same
+    /// filter to the scan on the probe side, which tests the first probe key.
     pub fn with_key_filter(mut self, filter: Arc<JoinKeyFilter>) -> Self {
         debug_assert!(matches!(self.kind, JoinKind::Inner | JoinKind::Semi));
-        debug_assert_eq!(self.left_keys.len(), 1);
+        debug_assert!(!self.left_keys.is_empty());
         self.key_filter = Some(filter);
         self
     }
@@ -678,8 +678,16 @@ impl HashJoinExec {
                     )
                     .map(Arc::new);
                     if let (Some(f), Ok(b)) = (&self.key_filter, &built) {
-                        // Packed keys are not the probe key's values.
-                        let bits = b.main.present.clone().filter(|_| b.main.pack.is_none());
+                        // The probe scan filters by the first key alone: the
+                        // index's own bitmap when that is all it holds
+                        // (packed keys are not the first key's values).
+                        let main = &b.main;
+                        let bits = match (&main.pack, main.keys.len()) {
+                            (None, 1) => main.present.clone(),
+                            _ => {
+                                KeyBitmap::build(&main.keys[..1], b.batch.num_rows()).map(Arc::new)
+                            }
+                        };
                         let _ = f.bits.set(bits);
                     }
                     built

@@ -78,12 +78,27 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
                 JoinKind::Inner => {
                     ndv.extend(rndv.clone());
                     let mut r = lr * rr;
-                    // Keys are assumed correlated: the most selective one counts.
-                    let mut best: f64 = 1.0;
+                    // A side's distinct keys: the product of its key
+                    // columns' distinct counts, but no more than its rows
+                    // (keys are often correlated: a lineitem's part and
+                    // supplier name one of few partsupp rows). The side
+                    // with more distinct keys decides, as for one key.
+                    let (mut kl, mut kr) = (1.0f64, 1.0f64);
                     for (l, rk) in on {
-                        best = best.max(key_ndv(l, &lndv, lr).max(key_ndv(rk, &rndv, rr)));
+                        let (dl, dr) = (key_ndv(l, &lndv, lr), key_ndv(rk, &rndv, rr));
+                        kl *= dl;
+                        kr *= dr;
+                        // A joined row's key is on both sides: at most the
+                        // fewer distinct values of the two (Q9's green parts
+                        // stay few after partsupp joins them).
+                        let both = dl.min(dr);
+                        for k in [l, rk] {
+                            if let Expr::Column(id, _) = k {
+                                ndv.insert(*id, both);
+                            }
+                        }
                     }
-                    r /= best;
+                    r /= kl.min(lr).max(kr.min(rr)).max(1.0);
                     if let Some(f) = filter {
                         // Over both sides' columns: a cross product's filter
                         // (Q7's pair of nations) is all that makes it small.
