@@ -111,3 +111,16 @@ SELECT CURRENT_TIMESTAMP(7);
 SELECT LOCALTIMESTAMP(9);
 SELECT SYSDATE(7);
 SELECT UTC_TIMESTAMP(7);
+
+-- collations: UNION without a collation, STRCMP's mix, hex literals under a Unicode introducer, ESCAPE
+CREATE TABLE cu (g VARCHAR(5) COLLATE utf8mb4_general_ci, u VARCHAR(5) COLLATE utf8mb4_unicode_ci);
+SELECT g FROM cu UNION SELECT u FROM cu;
+SELECT g COLLATE utf8mb4_general_ci FROM cu UNION ALL SELECT 'x' COLLATE utf8mb4_unicode_ci;
+SELECT g FROM cu UNION SELECT _latin1'x' COLLATE latin1_bin;
+SELECT STRCMP(g, u) FROM cu;
+SELECT STRCMP('a' COLLATE utf8mb4_general_ci, 'b' COLLATE utf8mb4_unicode_ci);
+SELECT _utf8mb4 X'FF';
+SELECT HEX(_utf8mb4 X'41FF42');
+SELECT _utf8mb3 0xF09F9880;
+SELECT 'a%' LIKE 'ax%' ESCAPE 'xy' COLLATE utf8mb4_general_ci;
+SELECT 'a%' LIKE 'aé%' ESCAPE _latin1'é';

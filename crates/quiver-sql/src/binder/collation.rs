@@ -409,8 +409,10 @@ pub(crate) fn collate_key_pair(l: Expr, r: Expr) -> Result<(Expr, Expr)> {
 }
 
 /// The collation of a UNION column from its inputs' select items, as
-/// [`collate_operands`] resolves them (error 1267 across charsets that do
-/// not convert; within a charset an unresolved mix keeps the first's).
+/// [`collate_operands`] resolves them, with MariaDB's errors: 1267 for two
+/// explicit collations or charsets that do not convert; two implicit
+/// collations of one charset leave the column without one (coercibility
+/// NONE), which a later explicit collation may still settle, else 1271.
 pub(crate) fn union_collation(operands: &[Expr]) -> Result<Option<Collation>> {
     let Some(first) = operands.first() else {
         return Ok(None);
@@ -420,9 +422,23 @@ pub(crate) fn union_collation(operands: &[Expr]) -> Result<Option<Collation>> {
         let d = side(e);
         match resolve_sides(acc, d) {
             Ok(s) => acc = s,
-            Err(()) if acc.derivation.0.charset() == d.derivation.0.charset() => {}
+            Err(())
+                if acc.derivation.0.charset() == d.derivation.0.charset()
+                    && acc.derivation.1 == d.derivation.1
+                    && acc.derivation.1 != Coercibility::Explicit =>
+            {
+                acc.derivation.1 = Coercibility::None;
+            }
+            Err(()) if acc.derivation.1 == Coercibility::None => {}
             Err(()) => return Err(illegal_mix(acc.derivation, d.derivation, "UNION")),
         }
+    }
+    if acc.derivation.1 == Coercibility::None {
+        return Err(QuiverError::new(
+            1271,
+            "HY000",
+            "Illegal mix of collations for operation 'UNION'",
+        ));
     }
     let c = acc.derivation.0;
     if text::is_single_byte_text(c.charset()) {
@@ -643,16 +659,17 @@ pub(crate) fn explicit(e: Expr, name: &str) -> Result<Expr> {
 
 /// The text of a literal written with a charset introducer
 /// (`_latin1'..'`, `_latin1 X'E9'`): its bytes read in that charset.
-/// Unicode charsets take the bytes as UTF-8 (`None` when they are not).
-pub(crate) fn introduced_text(charset: Charset, bytes: Vec<u8>) -> Option<String> {
-    if charset == Charset::Binary {
-        return None;
-    }
+/// Unicode charsets take the bytes as they are when quoted (MariaDB keeps
+/// even a 4-byte character in `_utf8mb3'..'`), and check hex digits' bytes
+/// (error 1300 naming the first bytes that are not a character there).
+pub(crate) fn introduced_text(charset: Charset, bytes: Vec<u8>, from_hex: bool) -> Result<String> {
     if text::is_single_byte_text(charset) {
         let mut s = String::new();
         text::decode(charset, &bytes, &mut s);
-        Some(s)
+        Ok(s)
+    } else if from_hex {
+        decode_exact(charset, &bytes)
     } else {
-        String::from_utf8(bytes).ok()
+        decode_exact(Charset::Utf8mb4, &bytes)
     }
 }

@@ -264,28 +264,29 @@ impl Binder<'_> {
                         "You have an error in your SQL syntax near '{e}'"
                     ))
                 };
+                // The literal's bytes, and whether hex digits wrote them.
                 let bytes = match value.as_ref() {
                     A::Value(v) => match &v.value {
                         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
-                            Some(s.as_bytes().to_vec())
+                            Some((s.as_bytes().to_vec(), false))
                         }
-                        ast::Value::HexStringLiteral(h) => hex_bytes(h),
+                        ast::Value::HexStringLiteral(h) => hex_bytes(h).map(|b| (b, true)),
                         // `0xE9`: an odd digit count has a leading 0.
                         ast::Value::Number(n, _) => n.strip_prefix("0x").and_then(|h| {
                             hex_bytes(&format!("{}{h}", if h.len() % 2 == 1 { "0" } else { "" }))
+                                .map(|b| (b, true))
                         }),
                         _ => None,
                     },
                     _ => None,
                 };
                 let x = match bytes {
-                    Some(b) if c.charset() == quiver_collation::Charset::Binary => {
+                    Some((b, _)) if c.charset() == quiver_collation::Charset::Binary => {
                         Expr::lit(ScalarValue::Binary(b))
                     }
-                    Some(b) => match collation::introduced_text(c.charset(), b) {
-                        Some(t) => Expr::lit(ScalarValue::Utf8(t)),
-                        None => return Err(QuiverError::not_supported("binary string literals")),
-                    },
+                    Some((b, from_hex)) => {
+                        Expr::lit(ScalarValue::Utf8(collation::introduced_text(c.charset(), b, from_hex)?))
+                    }
                     None => {
                         let x = self.expr(value, ctx)?;
                         if !matches!(x, Expr::Literal(..)) {
@@ -708,7 +709,7 @@ impl Binder<'_> {
         let mut no_escape = false;
         let escape = match escape {
             None => None,
-            Some(e) => match self.expr(e, ctx)? {
+            Some(e) => match escape_literal(self.expr(e, ctx)?)? {
                 Expr::Literal(ScalarValue::Null, _) => {
                     no_escape = true;
                     None
@@ -1242,5 +1243,30 @@ fn char_length_limit(x: Expr, target: &ast::DataType) -> Expr {
         func: quiver_plan::ScalarFunc::Left,
         args: vec![x, Expr::lit(ScalarValue::Int64(n as i64))],
         data_type,
+    }
+}
+
+/// An ESCAPE operand as the literal it must be. A COLLATE or an introducer
+/// does not matter to it (the escape character is matched exactly), but a
+/// latin1 / ascii one that is not ASCII is refused as MariaDB refuses it
+/// (1210: it is not one byte in the UTF-8 text LIKE compares).
+fn escape_literal(e: Expr) -> Result<Expr> {
+    match e {
+        Expr::Collate {
+            expr, collation, ..
+        } if matches!(*expr, Expr::Literal(..)) => match *expr {
+            Expr::Literal(ScalarValue::Utf8(s), _)
+                if !s.is_ascii()
+                    && quiver_collation::text::is_single_byte_text(collation.charset()) =>
+            {
+                Err(QuiverError::new(
+                    1210,
+                    "HY000",
+                    "Incorrect arguments to ESCAPE",
+                ))
+            }
+            literal => Ok(literal),
+        },
+        e => Ok(e),
     }
 }

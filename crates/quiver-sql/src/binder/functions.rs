@@ -361,7 +361,9 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         // STRCMP(a, b): -1, 0 or 1 under the collation a and b resolve to.
         "strcmp" => {
             arity(name, &args, 2..=2)?;
-            let mut it = args.into_iter().map(string_arg);
+            let args = args.into_iter().map(string_arg).collect();
+            // Resolved here so that an illegal mix names 'strcmp'.
+            let mut it = super::collation::collate_operands(args, "strcmp")?.into_iter();
             let (a, b) = (it.next().expect("2"), it.next().expect("2"));
             let int = |v: i64| Expr::Literal(ScalarValue::Int64(v), DataType::Int64);
             let lt = super::collation::compare(BinaryOp::Lt, a.clone(), b.clone())?;

@@ -4,6 +4,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use arrow_schema::DataType;
+use quiver_collation::Collation;
 use quiver_common::types::is_string;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{ColumnInfo, Expr, LogicalPlan, SortExpr};
@@ -209,40 +210,41 @@ impl Binder<'_> {
         // MySQL types each column from all operands at once: in
         // `1 UNION 1.5 UNION 'x'` the 1 becomes '1', not the text of 1.0.
         let plans = self.cast_to_common_types(plans);
-        let mut acc: Vec<LogicalPlan> = Vec::new();
-        let mut width = None;
-        for (i, (b, (_, distinct))) in plans.into_iter().zip(operands).enumerate() {
+        let width = plans.first().map_or(0, |b| b.plan.schema().len());
+        for b in &plans {
             if !b.correlation.is_empty() {
                 return Err(QuiverError::not_supported(
                     "correlated subqueries with UNION",
                 ));
             }
-            let w = b.plan.schema().len();
-            match width {
-                None => width = Some(w),
-                Some(x) if x != w => {
-                    return Err(QuiverError::new(
-                        1222,
-                        "21000",
-                        "The used SELECT statements have a different number of columns",
-                    ))
-                }
-                _ => {}
+            if b.plan.schema().len() != width {
+                return Err(QuiverError::new(
+                    1222,
+                    "21000",
+                    "The used SELECT statements have a different number of columns",
+                ));
             }
+        }
+        // Collations too: a column's comes from every operand, and the
+        // partial unions a DISTINCT makes compare under it.
+        let inputs: Vec<&LogicalPlan> = plans.iter().map(|b| &b.plan).collect();
+        let collations = union_collations(&inputs)?;
+        let mut acc: Vec<LogicalPlan> = Vec::new();
+        for (i, (b, (_, distinct))) in plans.into_iter().zip(operands).enumerate() {
             acc.push(b.plan);
             if distinct && i > 0 {
-                let all = self.union_all(acc)?;
+                let all = self.union_all(acc, &collations)?;
                 acc = vec![self.distinct_rows(all)];
             }
         }
         let plan = if acc.len() == 1 {
             acc.pop().expect("one operand")
         } else {
-            self.union_all(acc)?
+            self.union_all(acc, &collations)?
         };
         Ok(BoundQuery {
             plan,
-            visible: width.unwrap_or(0),
+            visible: width,
             correlation: vec![],
             always_one_row: false,
             empty_row: vec![],
@@ -313,28 +315,13 @@ impl Binder<'_> {
 
     /// UNION ALL of inputs with the same width: column types unified with
     /// `common_type` (inputs cast as needed), names from the first input.
-    fn union_all(&mut self, inputs: Vec<LogicalPlan>) -> Result<LogicalPlan> {
+    fn union_all(
+        &mut self,
+        inputs: Vec<LogicalPlan>,
+        collations: &[Option<Collation>],
+    ) -> Result<LogicalPlan> {
         let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(LogicalPlan::schema).collect();
         let width = schemas[0].len();
-        // Each string column's collation as MySQL aggregates the inputs'
-        // (a projected literal is COERCIBLE, a column IMPLICIT).
-        let collations = (0..width)
-            .map(|j| {
-                let operands: Vec<Expr> = inputs
-                    .iter()
-                    .zip(&schemas)
-                    .filter(|(_, s)| is_string(&s[j].data_type))
-                    .map(|(p, s)| match p {
-                        LogicalPlan::Project { exprs, .. } => exprs
-                            .iter()
-                            .find(|(c, _)| c.id == s[j].id)
-                            .map_or_else(|| s[j].expr(), |(_, e)| e.clone()),
-                        _ => s[j].expr(),
-                    })
-                    .collect();
-                super::collation::union_collation(&operands)
-            })
-            .collect::<Result<Vec<_>>>()?;
         let types = column_common_types(&inputs.iter().collect::<Vec<_>>(), &schemas, width);
         let inputs = inputs
             .into_iter()
@@ -971,6 +958,31 @@ impl Binder<'_> {
         }
         Ok((out, names))
     }
+}
+
+/// Each string column's collation as MySQL aggregates a union's inputs'
+/// (a projected literal is COERCIBLE, a column IMPLICIT); inputs of one
+/// width.
+fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<Option<Collation>>> {
+    let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(|p| p.schema()).collect();
+    let width = schemas.first().map_or(0, Vec::len);
+    (0..width)
+        .map(|j| {
+            let operands: Vec<Expr> = inputs
+                .iter()
+                .zip(&schemas)
+                .filter(|(_, s)| is_string(&s[j].data_type))
+                .map(|(p, s)| match p {
+                    LogicalPlan::Project { exprs, .. } => exprs
+                        .iter()
+                        .find(|(c, _)| c.id == s[j].id)
+                        .map_or_else(|| s[j].expr(), |(_, e)| e.clone()),
+                    _ => s[j].expr(),
+                })
+                .collect();
+            super::collation::union_collation(&operands)
+        })
+        .collect()
 }
 
 fn flatten_union<'q>(
