@@ -10,6 +10,7 @@ mod plan_cache;
 pub mod process;
 pub mod session;
 mod show;
+mod store;
 pub mod stream;
 mod variables;
 
