@@ -34,7 +34,7 @@ use crate::catalog::Database;
 use crate::information_schema::{rewrite_query, MemTable, SessionCatalog, SessionInfo};
 use crate::plan_cache::{Conditions, PlanCache};
 use crate::process::{Process, ProcessList};
-use crate::store::{check_charset, store_cast, text_as_bytes};
+use crate::store::{store_cast, text_as_bytes, Misfits};
 
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -944,10 +944,28 @@ impl Session {
     /// The rows of a query whose result a statement stores (INSERT ... SELECT,
     /// CREATE TABLE ... SELECT): strict mode makes division by zero error 1365.
     fn run_written_query(&self, query: &Query) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-        let logical = quiver_sql::strict_division(self.logical_plan(query)?);
+        let logical = self.logical_plan(query)?;
+        let logical = match self.strictness() {
+            (_, true) => quiver_sql::strict_division(logical),
+            _ => logical,
+        };
         let plan = create_physical_plan(&logical, self.config.threads)?;
         let batches = collect(&plan, &self.context())?;
         Ok((plan.schema(), batches))
+    }
+
+    /// What the session's sql_mode makes of values a statement writes that
+    /// do not fit: (strict mode: strings too long or of bad characters are
+    /// errors, division by zero too when ERROR_FOR_DIVISION_BY_ZERO is on).
+    fn strictness(&self) -> (bool, bool) {
+        let mode = match self.with_vars(|v| v.system.get("sql_mode").cloned()) {
+            Some(ScalarValue::Utf8(m)) => m,
+            // Not set: MariaDB's default, which is strict.
+            _ => return (true, true),
+        };
+        let has = |name: &str| mode.split(',').any(|m| m == name);
+        let strict = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
+        (strict, strict && has("ERROR_FOR_DIVISION_BY_ZERO"))
     }
 
     /// A statement's query: `sql_select_limit` applies.
@@ -1297,15 +1315,14 @@ impl Session {
             }) {
                 // Checked now so that a bad DEFAULT is refused at CREATE time.
                 let value = self.constant_value(def)?;
-                let stored = store_cast(&value, &field, 0, "")
-                    .and_then(|v| check_charset(&v, &field, 0, "").map(|()| v))
-                    .map_err(|_| {
-                        QuiverError::new(
-                            1067,
-                            "42000",
-                            format!("Invalid default value for '{}'", c.name.value),
-                        )
-                    })?;
+                let mut strict = Misfits::strict();
+                let stored = store_cast(&value, &field, 0, "", &mut strict).map_err(|_| {
+                    QuiverError::new(
+                        1067,
+                        "42000",
+                        format!("Invalid default value for '{}'", c.name.value),
+                    )
+                })?;
                 meta.insert(
                     COLUMN_DEFAULT_KEY.to_string(),
                     default_text(def, &stored, &field)?,
@@ -1367,7 +1384,7 @@ impl Session {
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| QuiverError::internal(format!("stored DEFAULT of '{}': {e}", f.name())))?;
-        let one = store_cast(&self.constant_value(&e)?, f, 0, "")?;
+        let one = store_cast(&self.constant_value(&e)?, f, 0, "", &mut Misfits::strict())?;
         let index = arrow_array::UInt32Array::from(vec![0u32; rows]);
         Ok(arrow_select::take::take(one.as_ref(), &index, None)?)
     }
@@ -1398,6 +1415,8 @@ impl Session {
             .source
             .as_ref()
             .ok_or_else(|| QuiverError::not_supported("INSERT without a source"))?;
+        let (strict, strict_division) = self.strictness();
+        let mut misfits = Misfits::new(strict);
         // `VALUES ()` (also `() VALUES ()`): rows of defaults, as in MariaDB.
         let value_rows = match source.body.as_ref() {
             SetExpr::Values(v) => v.rows.len(),
@@ -1439,7 +1458,7 @@ impl Session {
                             {
                                 self.column_default(schema.field(targets[c]), 1)?
                             }
-                            _ => self.constant_value_with(e, true)?,
+                            _ => self.constant_value_with(e, strict_division)?,
                         };
                         cols[c].push(v);
                     }
@@ -1448,6 +1467,7 @@ impl Session {
                     .enumerate()
                     .map(|(c, parts)| {
                         let f = schema.field(targets[c]);
+                        misfits.at_column(targets[c]);
                         let t = f.data_type();
                         // Each row is stored on its own so that errors name its row
                         // and a NULL row does not clash with typed rows in the concat.
@@ -1460,6 +1480,7 @@ impl Session {
                                     f,
                                     r,
                                     &table_prefix,
+                                    &mut misfits,
                                 )
                             })
                             .collect::<Result<Vec<_>>>()?;
@@ -1491,9 +1512,8 @@ impl Session {
         for (i, f) in schema.fields().iter().enumerate() {
             let a = match targets.iter().position(|t| *t == i) {
                 Some(src) => {
-                    let a = store_cast(&columns[src], f, 0, &table_prefix)?;
-                    check_charset(&a, f, 0, &table_prefix)?;
-                    a
+                    misfits.at_column(i);
+                    store_cast(&columns[src], f, 0, &table_prefix, &mut misfits)?
                 }
                 None => self.column_default(f, rows)?,
             };
@@ -1506,6 +1526,7 @@ impl Session {
             }
             full.push(a);
         }
+        misfits.raise(&self.statement_warnings());
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),
             full,

@@ -12,9 +12,101 @@ use quiver_common::types::{
 };
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText};
+use quiver_exec::warnings::{Condition, Level, Warnings};
 
-/// Converts a value to a column's type with MySQL strict-mode checks:
-/// out of range is 1264, an invalid date or number is 1292 / 1366.
+/// What becomes of a string that does not fit its column. MySQL's strict
+/// mode (STRICT_TRANS_TABLES or STRICT_ALL_TABLES, in the default sql_mode)
+/// refuses the statement with the error; without it the value is cut to the
+/// column's length and characters the column cannot hold become `?`, each
+/// with a warning. Numbers and dates that do not fit stay errors in both.
+pub(crate) struct Misfits {
+    strict: bool,
+    /// The column being stored, for the order of the warnings.
+    column: usize,
+    /// (row, column, warning): shown row by row, as MySQL raises them.
+    found: Vec<(usize, usize, Condition)>,
+}
+
+impl Misfits {
+    pub(crate) fn new(strict: bool) -> Misfits {
+        Misfits {
+            strict,
+            column: 0,
+            found: Vec::new(),
+        }
+    }
+
+    pub(crate) fn strict() -> Misfits {
+        Misfits::new(true)
+    }
+
+    pub(crate) fn at_column(&mut self, column: usize) {
+        self.column = column;
+    }
+
+    /// A value of 0-based `row` that does not fit: the error in strict
+    /// mode, else `warning` is kept and the value is stored as fitted.
+    fn misfit(&mut self, row: usize, error: QuiverError, warning: QuiverError) -> Result<()> {
+        if self.strict {
+            return Err(error);
+        }
+        self.keep(row, Level::Warning, warning);
+        Ok(())
+    }
+
+    /// A note in either mode (trailing spaces cut).
+    fn note(&mut self, row: usize, note: QuiverError) {
+        self.keep(row, Level::Note, note);
+    }
+
+    fn keep(&mut self, row: usize, level: Level, c: QuiverError) {
+        // A value already marked for bad characters is cut without another
+        // warning (MariaDB's).
+        let marked = |(r, col, w): &(usize, usize, Condition)| {
+            *r == row && *col == self.column && w.code == 1366
+        };
+        if c.code == 1265 && self.found.iter().rev().take(1).any(marked) {
+            return;
+        }
+        self.found
+            .push((row, self.column, Condition::new(level, c.code, c.message)));
+    }
+
+    /// Raises what was kept, row by row.
+    pub(crate) fn raise(mut self, sink: &Warnings) {
+        self.found.sort_by_key(|(row, column, _)| (*row, *column));
+        for (_, _, c) in self.found {
+            sink.push(c);
+        }
+    }
+}
+
+/// MySQL's 1265 for a value cut to fit (a warning, or a note for spaces).
+fn data_truncated(f: &Field, row: usize) -> QuiverError {
+    QuiverError::new(
+        1265,
+        "01000",
+        format!("Data truncated for column '{}' at row {row}", f.name()),
+    )
+}
+
+/// MySQL's 1366 for `v` from byte `at` on, in the column of `f`.
+fn incorrect_string(v: &[u8], at: usize, f: &Field, table: &str, row: usize) -> QuiverError {
+    QuiverError::new(
+        1366,
+        "22007",
+        format!(
+            "Incorrect string value: '{}' for column {table}`{}` at row {row}",
+            quiver_collation::text::incorrect_value_text(v, at),
+            f.name(),
+        ),
+    )
+}
+
+/// Converts a value to a column's type with MySQL's checks: out of range is
+/// 1264, an invalid date or number is 1292 / 1366, a string too long or
+/// with bytes that are not characters of the column 1406 / 1366 (what
+/// `misfits` says of those).
 /// `first_row` is the 0-based row number of `a`'s first value in the statement.
 /// `table`: how error 1366 names the column's table (`` `db`.`t`. ``).
 pub(crate) fn store_cast(
@@ -22,20 +114,23 @@ pub(crate) fn store_cast(
     f: &Field,
     first_row: usize,
     table: &str,
+    misfits: &mut Misfits,
 ) -> Result<ArrayRef> {
     if f.data_type() == &DataType::Binary {
-        return store_bytes(a, f, first_row);
+        return store_bytes(a, f, first_row, misfits);
     }
     if a.data_type() == &DataType::Binary && f.data_type() == &DataType::Utf8 {
-        return store_cast(&bytes_as_text(a, f, first_row, table)?, f, first_row, table);
+        let text = bytes_as_text(a, f, first_row, table, misfits)?;
+        return store_cast(&text, f, first_row, table, misfits);
     }
     let out = store_cast_type(a, f, first_row)?;
+    let out = check_charset(&out, f, first_row, table, misfits)?;
     match f
         .metadata()
         .get(COLUMN_TYPE_KEY)
         .and_then(|t| CharLength::of(t))
     {
-        Some(len) => store_chars(&out, f, len, first_row),
+        Some(len) => store_chars(&out, f, len, first_row, misfits),
         None => Ok(out),
     }
 }
@@ -52,7 +147,12 @@ fn data_too_long(f: &Field, row: usize) -> QuiverError {
 /// Values for a BINARY(n) / VARBINARY(n) / BLOB column: text as its bytes
 /// (numbers as their text's); longer than n bytes is MySQL's strict-mode
 /// error 1406 (spaces too), and BINARY(n) pads with 0x00 to n bytes.
-fn store_bytes(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
+fn store_bytes(
+    a: &ArrayRef,
+    f: &Field,
+    first_row: usize,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
     use arrow_array::BinaryArray;
     let bytes = match a.data_type() {
         DataType::Binary => a.clone(),
@@ -91,23 +191,26 @@ fn store_bytes(a: &ArrayRef, f: &Field, first_row: usize) -> Result<ArrayRef> {
         .as_any()
         .downcast_ref::<BinaryArray>()
         .expect("Binary");
-    let mut padded = false;
+    let mut changed = false;
     for (row, v) in b.iter().enumerate() {
         let Some(v) = v else { continue };
         if v.len() > n {
-            return Err(data_too_long(f, first_row + row + 1));
+            let at = first_row + row + 1;
+            misfits.misfit(at - 1, data_too_long(f, at), data_truncated(f, at))?;
         }
-        padded |= fixed && v.len() < n;
+        changed |= v.len() > n || (fixed && v.len() < n);
     }
-    if !padded {
+    if !changed {
         return Ok(bytes);
     }
     let values: Vec<Option<Vec<u8>>> = b
         .iter()
         .map(|v| {
             v.map(|v| {
-                let mut p = v.to_vec();
-                p.resize(n, 0);
+                let mut p = v[..v.len().min(n)].to_vec();
+                if fixed {
+                    p.resize(n, 0);
+                }
                 p
             })
         })
@@ -144,16 +247,23 @@ pub(crate) fn text_as_bytes(a: &ArrayRef, from: &Field, to: &Field) -> ArrayRef 
 }
 
 /// Bytes stored into a text column: read in the column's charset (latin1
-/// takes any byte); bytes that are not a character there are MySQL's
-/// strict-mode error 1366.
-fn bytes_as_text(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Result<ArrayRef> {
+/// takes any byte). Bytes that are not a character there are error 1366,
+/// or without strict mode each such byte becomes `?` (MariaDB's).
+fn bytes_as_text(
+    a: &ArrayRef,
+    f: &Field,
+    first_row: usize,
+    table: &str,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
     use arrow_array::BinaryArray;
+    use quiver_collation::Charset;
     let b = a.as_any().downcast_ref::<BinaryArray>().expect("Binary");
     let charset = f
         .metadata()
         .get(COLUMN_COLLATION_KEY)
         .and_then(|n| Collation::from_name(n))
-        .map_or(quiver_collation::Charset::Utf8mb4, |c| c.charset());
+        .map_or(Charset::Utf8mb4, |c| c.charset());
     let mut values: Vec<Option<String>> = Vec::with_capacity(b.len());
     for (row, v) in b.iter().enumerate() {
         let Some(v) = v else {
@@ -161,27 +271,35 @@ fn bytes_as_text(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Resu
             continue;
         };
         let bad = match charset {
-            quiver_collation::Charset::Latin1 => None,
-            quiver_collation::Charset::Ascii => v.iter().position(|c| !c.is_ascii()),
+            Charset::Latin1 => None,
+            Charset::Ascii => v.iter().position(|c| !c.is_ascii()),
+            // utf8mb3 holds no 4-byte character: its bytes are bad ones.
+            Charset::Utf8mb3 => match std::str::from_utf8(v) {
+                Ok(s) => s
+                    .char_indices()
+                    .find(|(_, c)| c.len_utf8() == 4)
+                    .map(|(i, _)| i),
+                Err(e) => Some(e.valid_up_to()),
+            },
             _ => match std::str::from_utf8(v) {
                 Ok(_) => None,
                 Err(e) => Some(e.valid_up_to()),
             },
         };
-        if let Some(at) = bad {
-            return Err(QuiverError::new(
-                1366,
-                "22007",
-                format!(
-                    "Incorrect string value: '{}' for column {table}`{}` at row {}",
-                    quiver_collation::text::incorrect_value_text(v, at),
-                    f.name(),
-                    first_row + row + 1
-                ),
-            ));
-        }
         let mut s = String::with_capacity(v.len());
-        if quiver_collation::text::is_single_byte_text(charset) {
+        if let Some(at) = bad {
+            let e = incorrect_string(v, at, f, table, first_row + row + 1);
+            misfits.misfit(first_row + row, e.clone(), e)?;
+            match charset {
+                Charset::Ascii => {
+                    s.extend(
+                        v.iter()
+                            .map(|&c| if c.is_ascii() { char::from(c) } else { '?' }),
+                    )
+                }
+                _ => utf8_marking_bad_bytes(v, charset == Charset::Utf8mb3, &mut s),
+            }
+        } else if quiver_collation::text::is_single_byte_text(charset) {
             quiver_collation::text::decode(charset, v, &mut s);
         } else {
             s.push_str(std::str::from_utf8(v).expect("checked above"));
@@ -191,12 +309,46 @@ fn bytes_as_text(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Resu
     Ok(Arc::new(StringArray::from(values)))
 }
 
+/// `v`'s characters, with `?` for each byte that is not part of one (and,
+/// for utf8mb3, for each byte of a 4-byte character), as MariaDB stores
+/// such bytes without strict mode.
+fn utf8_marking_bad_bytes(mut v: &[u8], no_4_byte: bool, out: &mut String) {
+    let push_valid = |s: &str, out: &mut String| {
+        for c in s.chars() {
+            if no_4_byte && c.len_utf8() == 4 {
+                out.push_str("????");
+            } else {
+                out.push(c);
+            }
+        }
+    };
+    loop {
+        match std::str::from_utf8(v) {
+            Ok(s) => return push_valid(s, out),
+            Err(e) => {
+                let valid = e.valid_up_to();
+                push_valid(std::str::from_utf8(&v[..valid]).expect("valid prefix"), out);
+                let bad = e.error_len().unwrap_or(v.len() - valid);
+                out.extend(std::iter::repeat_n('?', bad));
+                v = &v[valid + bad..];
+            }
+        }
+    }
+}
+
 /// Values for a latin1 / ascii / utf8mb3 column (kept as UTF-8) must be
-/// characters the charset holds: else MySQL's strict-mode error 1366, naming the
-/// column as `table` (`` `db`.`t`. ``) prefixes it.
-pub(crate) fn check_charset(a: &ArrayRef, f: &Field, first_row: usize, table: &str) -> Result<()> {
+/// characters the charset holds: else MySQL's error 1366, naming the column
+/// as `table` (`` `db`.`t`. ``) prefixes it, or without strict mode each
+/// character it cannot hold becomes `?`.
+fn check_charset(
+    a: &ArrayRef,
+    f: &Field,
+    first_row: usize,
+    table: &str,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
     let Some(s) = a.as_any().downcast_ref::<StringArray>() else {
-        return Ok(());
+        return Ok(a.clone());
     };
     let Some(charset) = f
         .metadata()
@@ -205,30 +357,38 @@ pub(crate) fn check_charset(a: &ArrayRef, f: &Field, first_row: usize, table: &s
         .map(|c| c.charset())
         .filter(|c| quiver_collation::text::restricts(*c))
     else {
-        return Ok(());
+        return Ok(a.clone());
     };
+    let mut fitted: Option<Vec<Option<String>>> = None;
     for (row, v) in s.iter().enumerate() {
         let Some(v) = v else { continue };
         if let Some(at) = quiver_collation::text::first_unrepresentable(charset, v.as_bytes()) {
-            return Err(QuiverError::new(
-                1366,
-                "22007",
-                format!(
-                    "Incorrect string value: '{}' for column {table}`{}` at row {}",
-                    quiver_collation::text::incorrect_value_text(v.as_bytes(), at),
-                    f.name(),
-                    first_row + row + 1
-                ),
-            ));
+            let e = incorrect_string(v.as_bytes(), at, f, table, first_row + row + 1);
+            misfits.misfit(first_row + row, e.clone(), e)?;
+            let values =
+                fitted.get_or_insert_with(|| s.iter().map(|v| v.map(str::to_string)).collect());
+            let mut out = String::with_capacity(v.len());
+            quiver_collation::text::convert_lossy_str(charset, v, &mut out);
+            values[row] = Some(out);
         }
     }
-    Ok(())
+    Ok(match fitted {
+        Some(values) => Arc::new(StringArray::from(values)),
+        None => a.clone(),
+    })
 }
 
 /// Values for a CHAR(n) / VARCHAR(n) column: longer than n characters is
-/// MySQL's strict-mode error 1406 (trailing spaces beyond n are cut without
-/// error, as MySQL does), and CHAR drops trailing spaces.
-fn store_chars(a: &ArrayRef, f: &Field, len: CharLength, first_row: usize) -> Result<ArrayRef> {
+/// MySQL's strict-mode error 1406, else cut with warning 1265 (trailing
+/// spaces beyond n are cut in either mode, with a note for VARCHAR, as
+/// MySQL does), and CHAR drops trailing spaces.
+fn store_chars(
+    a: &ArrayRef,
+    f: &Field,
+    len: CharLength,
+    first_row: usize,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
     let Some(s) = a.as_any().downcast_ref::<StringArray>() else {
         return Ok(a.clone());
     };
@@ -243,8 +403,11 @@ fn store_chars(a: &ArrayRef, f: &Field, len: CharLength, first_row: usize) -> Re
         let mut kept = v;
         if kept.len() > n {
             if let Some((cut, _)) = kept.char_indices().nth(n) {
+                let at = first_row + row + 1;
                 if !kept[cut..].bytes().all(|b| b == b' ') {
-                    return Err(data_too_long(f, first_row + row + 1));
+                    misfits.misfit(at - 1, data_too_long(f, at), data_truncated(f, at))?;
+                } else if !matches!(len, CharLength::Char(_)) {
+                    misfits.note(at - 1, data_truncated(f, at));
                 }
                 kept = &kept[..cut];
             }
