@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
+use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result};
 use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, SpaceEnds, TableSource, ZoneMaps};
 use quiver_sql::sqlparser::ast::Query;
@@ -330,6 +331,9 @@ pub struct Database {
     generation: Arc<AtomicU64>,
     /// Writers of a database folder, across processes and threads.
     writer: Option<Writer>,
+    /// The collation new tables take when they name none (`ALTER DATABASE
+    /// ... COLLATE`), kept in `DIR/db.opt` as MySQL keeps it.
+    default_collation: RwLock<Collation>,
 }
 
 /// One writer at a time per database folder: the threads of this process
@@ -406,6 +410,27 @@ fn key(name: &str) -> String {
 }
 
 const MARKER: &str = "quiver.db";
+
+/// The database's default charset and collation, as MySQL's `db.opt`.
+const DB_OPT: &str = "db.opt";
+
+/// The default collation `DIR/db.opt` names (utf8mb4_bin without the file).
+fn read_db_opt(dir: &Path) -> Result<Collation> {
+    let path = dir.join(DB_OPT);
+    let text = match fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(quiver_plan::default_collation())
+        }
+        Err(e) => return Err(QuiverError::io(&path.display().to_string(), e)),
+    };
+    let name = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("default-collation="))
+        .unwrap_or_default();
+    quiver_sql::column_collation_by_name(name)
+        .map_err(|e| QuiverError::new(1105, "HY000", format!("{}: {}", path.display(), e.message)))
+}
 
 /// The tables (and damaged ones) and views a database folder holds.
 fn scan(dir: &Path, generation: &Arc<AtomicU64>) -> Result<Scanned> {
@@ -526,6 +551,7 @@ impl Database {
             damaged: Default::default(),
             generation: Default::default(),
             writer: None,
+            default_collation: RwLock::new(quiver_plan::default_collation()),
         })
     }
 
@@ -540,6 +566,7 @@ impl Database {
             fs::write(&marker, "quiver database 1\n").map_err(io)?;
         }
         let generation = Arc::new(AtomicU64::new(0));
+        let default_collation = read_db_opt(dir)?;
         let (tables, views, damaged) = scan(dir, &generation)?;
         // A folder this process may not write (read-only media, another
         // user's) is still read; a write to it then fails on its files.
@@ -563,7 +590,35 @@ impl Database {
             damaged: RwLock::new(damaged),
             generation,
             writer,
+            default_collation: RwLock::new(default_collation),
         }))
+    }
+
+    /// The collation of new tables that name none (and of their columns).
+    pub fn default_collation(&self) -> Collation {
+        *self.default_collation.read().expect("catalog lock")
+    }
+
+    /// `ALTER DATABASE ... COLLATE c`: kept in the folder for the sessions
+    /// that come after (a session keeps the default it began with, as a
+    /// MariaDB connection keeps its database's until USE).
+    pub fn set_default_collation(&self, c: Collation) -> Result<()> {
+        let _writing = self.write_lock()?;
+        if let Some(dir) = &self.dir {
+            let path = dir.join(DB_OPT);
+            let tmp = path.with_extension("opt.tmp");
+            let text = format!(
+                "default-character-set={}\ndefault-collation={}\n",
+                c.charset().name(),
+                c.name()
+            );
+            fs::write(&tmp, text)
+                .and_then(|_| fs::rename(&tmp, &path))
+                .map_err(|e| QuiverError::io("writing db.opt", e))?;
+        }
+        *self.default_collation.write().expect("catalog lock") = c;
+        self.bump();
+        Ok(())
     }
 
     /// Reads the catalog again if another process wrote the folder since
@@ -639,6 +694,7 @@ impl Database {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
+        *self.default_collation.write().expect("catalog lock") = read_db_opt(dir)?;
         let (disk, views, damaged) = scan(dir, &self.generation)?;
         let mut tables = self.tables.write().expect("catalog lock");
         let mut changed = disk.len() != tables.len();

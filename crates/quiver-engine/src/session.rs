@@ -296,10 +296,15 @@ fn text_result(column: &str, lines: Vec<String>) -> Result<StatementResult> {
 
 impl Session {
     pub fn new(db: Arc<Database>, config: EngineConfig) -> Session {
+        // New tables take the database's default collation (ALTER DATABASE).
+        let vars = SessionVars {
+            collation_database: db.default_collation(),
+            ..SessionVars::default()
+        };
         Session {
             db,
             config,
-            vars: Default::default(),
+            vars: std::sync::Mutex::new(vars),
             current_database: Default::default(),
             user: "root@localhost".to_string(),
             account: "root@localhost".to_string(),
@@ -1131,6 +1136,7 @@ impl Session {
                 if_not_exists,
                 ..
             } => self.create_database(db_name, *if_not_exists),
+            Statement::AlterSchema(a) => self.alter_database(a),
             Statement::Set(set) => self.set(set),
             Statement::Kill { modifier, id } => {
                 use quiver_sql::sqlparser::ast::KillType;
@@ -1168,6 +1174,82 @@ impl Session {
         }
         self.note(1007, message);
         Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// `ALTER DATABASE [name] [DEFAULT] CHARACTER SET cs | COLLATE c ...`:
+    /// the collation of the tables created after it that name none (kept in
+    /// the folder), and this session's `@@collation_database`.
+    fn alter_database(
+        &self,
+        a: &quiver_sql::sqlparser::ast::AlterSchema,
+    ) -> Result<StatementResult> {
+        use quiver_sql::sqlparser::ast::{AlterSchemaOperation, SqlOption};
+        let name = if a.name.0.is_empty() {
+            self.current_database()
+                .ok_or_else(|| QuiverError::new(1046, "3D000", "No database selected"))?
+        } else {
+            object_name(&a.name)?
+        };
+        if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            return Err(self.access_denied(&name));
+        }
+        if !name.eq_ignore_ascii_case(SCHEMA_NAME) {
+            return Err(QuiverError::new(
+                1049,
+                "42000",
+                format!("Unknown database '{name}'"),
+            ));
+        }
+        let (mut charset, mut collation) = (None, None);
+        for op in &a.operations {
+            let AlterSchemaOperation::SetOptionsParens { options } = op else {
+                return Err(QuiverError::not_supported(a.to_string()));
+            };
+            for o in options {
+                let SqlOption::KeyValue { key, value } = o else {
+                    return Err(QuiverError::not_supported(a.to_string()));
+                };
+                let value = match value {
+                    SqlExpr::Identifier(i) => i.value.clone(),
+                    other => other.to_string(),
+                };
+                if key.value == quiver_sql::DATABASE_CHARSET {
+                    charset = Some(column_charset_default(&value)?);
+                    continue;
+                }
+                let c = column_collation_by_name(&value)?;
+                match collation {
+                    Some(prev) if prev != c => {
+                        return Err(QuiverError::new(
+                            1302,
+                            "HY000",
+                            format!("Conflicting declarations: 'COLLATE {prev}' and 'COLLATE {c}'"),
+                        ))
+                    }
+                    _ => collation = Some(c),
+                }
+            }
+        }
+        let c = match (charset, collation) {
+            (Some(cs), Some(c)) if cs.charset() != c.charset() => {
+                return Err(QuiverError::new(
+                    1253,
+                    "42000",
+                    format!(
+                        "COLLATION '{c}' is not valid for CHARACTER SET '{}'",
+                        cs.charset().name()
+                    ),
+                ))
+            }
+            (_, Some(c)) | (Some(c), None) => c,
+            (None, None) => return Err(QuiverError::syntax_msg("ALTER DATABASE names no option")),
+        };
+        self.db.set_default_collation(c)?;
+        self.vars
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .collation_database = c;
+        Ok(StatementResult::Done { affected: 1 })
     }
 
     /// DROP DATABASE: of one that does not exist, 1008 (a note with IF

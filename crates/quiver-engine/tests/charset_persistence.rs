@@ -59,3 +59,91 @@ fn latin1_and_ascii_columns_survive_a_restart() {
     assert_eq!(err.code, 1366, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `ALTER DATABASE ... COLLATE` is the database's: tables created after it
+/// (in this session and in sessions of a later process) take it, tables
+/// created before keep theirs, and a bad `db.opt` is an error, not a silent
+/// utf8mb4_bin.
+#[test]
+fn the_database_default_collation_survives_a_restart() {
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("quiver-database-collation-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let collation_of = |s: &Session, t: &str| {
+        rows(
+            s,
+            &format!(
+                "SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = '{t}'"
+            ),
+        )
+    };
+    {
+        let s = Session::new(Database::open(&dir).expect("open"), EngineConfig::default());
+        s.query("CREATE TABLE before_alter (s VARCHAR(5))")
+            .expect("create");
+        s.query("ALTER DATABASE quiver COLLATE utf8mb4_general_ci")
+            .expect("alter");
+        assert_eq!(
+            rows(&s, "SELECT @@collation_database"),
+            vec![text(&["utf8mb4_general_ci"])]
+        );
+        s.query("CREATE TABLE after_alter (s VARCHAR(5))")
+            .expect("create");
+        assert_eq!(
+            collation_of(&s, "after_alter"),
+            vec![text(&["utf8mb4_general_ci"])]
+        );
+        // A charset alone means its default collation.
+        s.query("USE quiver").expect("use");
+        s.query("ALTER DATABASE DEFAULT CHARACTER SET = latin1")
+            .expect("alter");
+        s.query("ALTER SCHEMA quiver CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+            .expect("alter");
+    }
+    let db = Database::open(&dir).expect("reopen");
+    let s = Session::new(db.clone(), EngineConfig::default());
+    assert_eq!(
+        rows(&s, "SELECT @@collation_database"),
+        vec![text(&["utf8mb4_unicode_ci"])]
+    );
+    s.query("CREATE TABLE after_restart (s VARCHAR(5))")
+        .expect("create");
+    s.query("INSERT INTO after_restart VALUES ('ä')")
+        .expect("insert");
+    assert_eq!(
+        collation_of(&s, "before_alter"),
+        vec![text(&["utf8mb4_bin"])]
+    );
+    assert_eq!(
+        collation_of(&s, "after_restart"),
+        vec![text(&["utf8mb4_unicode_ci"])]
+    );
+    assert_eq!(
+        rows(&s, "SELECT COUNT(*) FROM after_restart WHERE s = 'A'"),
+        vec![text(&["1"])]
+    );
+    assert_eq!(
+        rows(&s, "SELECT DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'quiver'"),
+        vec![text(&["utf8mb4_unicode_ci"])]
+    );
+    // Refused: another database, a collation of another charset, none.
+    let code = |sql: &str| s.query(sql).expect_err(sql).code;
+    assert_eq!(code("ALTER DATABASE nope COLLATE utf8mb4_bin"), 1049);
+    assert_eq!(
+        code("ALTER DATABASE quiver CHARACTER SET latin1 COLLATE utf8mb4_bin"),
+        1253
+    );
+    assert_eq!(code("ALTER DATABASE quiver COLLATE nope"), 1273);
+    assert_eq!(code("ALTER DATABASE quiver"), 1064);
+    assert_eq!(
+        rows(&s, "SELECT @@collation_database"),
+        vec![text(&["utf8mb4_unicode_ci"])]
+    );
+    drop(s);
+    drop(db);
+    std::fs::write(dir.join("db.opt"), "default-collation=utf8mb4_nonesuch\n").expect("write");
+    let e = Database::open(&dir).expect_err("a bad db.opt");
+    assert!(e.message.contains("utf8mb4_nonesuch"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

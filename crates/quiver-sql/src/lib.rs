@@ -21,7 +21,10 @@ pub use binder::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
     strict_division, strict_division_expr, Binder, SessionIdentity, SessionVars, UserVariable,
 };
-pub use parser::{clone_query, parse_sql, MAX_PARSER_DEPTH, SET_CHARACTER_SET, SET_NAMES};
+pub use parser::{
+    clone_query, parse_sql, DATABASE_CHARSET, DATABASE_COLLATE, MAX_PARSER_DEPTH,
+    SET_CHARACTER_SET, SET_NAMES,
+};
 pub use script::{placeholders, split_statements};
 pub use source::SqlSource;
 pub use sqlparser;

@@ -79,6 +79,7 @@ impl Dialect for QuiverDialect {
         reserved_insert_target(parser)
             .or_else(|| parse_set(parser))
             .or_else(|| parse_show_table_status(parser))
+            .or_else(|| parse_alter_database(parser))
             .or_else(|| self.0.parse_statement(parser))
     }
 
@@ -198,6 +199,72 @@ fn parse_show_table_status(
         }
         parser.parse_show_statement_filter()?;
         Ok(Statement::ShowVariable { variable })
+    })())
+}
+
+/// The option keys of [`parse_alter_database`]'s statement.
+pub const DATABASE_CHARSET: &str = "CHARACTER SET";
+pub const DATABASE_COLLATE: &str = "COLLATE";
+
+/// MySQL's `ALTER {DATABASE | SCHEMA} [name] option...`, each option
+/// `[DEFAULT] {CHARACTER SET | CHARSET} [=] cs` or `[DEFAULT] COLLATE [=] c`,
+/// which sqlparser lacks: a `Statement::AlterSchema` (an empty name for the
+/// current database) whose one operation lists the options in order, keyed
+/// [`DATABASE_CHARSET`] / [`DATABASE_COLLATE`].
+fn parse_alter_database(
+    parser: &mut Parser,
+) -> Option<std::result::Result<Statement, ParserError>> {
+    use sqlparser::ast::{AlterSchema, AlterSchemaOperation, ObjectName, SqlOption};
+    let is_word = |t: &Token, word: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if !(is_word(&parser.peek_nth_token_ref(0).token, "ALTER")
+        && (is_word(&parser.peek_nth_token_ref(1).token, "DATABASE")
+            || is_word(&parser.peek_nth_token_ref(1).token, "SCHEMA")))
+    {
+        return None;
+    }
+    parser.next_token();
+    parser.next_token();
+    let starts_option = |p: &Parser| {
+        let t = &p.peek_token_ref().token;
+        ["DEFAULT", "CHARACTER", "CHARSET", "COLLATE"]
+            .iter()
+            .any(|w| is_word(t, w))
+    };
+    Some((|| {
+        let name = if starts_option(parser) {
+            ObjectName::from(Vec::<Ident>::new())
+        } else {
+            ObjectName::from(vec![parser.parse_identifier()?])
+        };
+        let mut options = Vec::new();
+        loop {
+            let _ = parser.parse_keyword(Keyword::DEFAULT);
+            let key = if parser.parse_keywords(&[Keyword::CHARACTER, Keyword::SET])
+                || parser.parse_keyword(Keyword::CHARSET)
+            {
+                DATABASE_CHARSET
+            } else if parser.parse_keyword(Keyword::COLLATE) {
+                DATABASE_COLLATE
+            } else {
+                let found = parser.peek_token();
+                return parser.expected("CHARACTER SET or COLLATE", found);
+            };
+            let _ = parser.consume_token(&Token::Eq);
+            let value = parse_charset_name(parser)?;
+            options.push(SqlOption::KeyValue {
+                key: Ident::new(key),
+                value: Expr::Identifier(value),
+            });
+            let t = &parser.peek_token_ref().token;
+            if matches!(t, Token::EOF | Token::SemiColon) {
+                break;
+            }
+        }
+        Ok(Statement::AlterSchema(AlterSchema {
+            name,
+            if_exists: false,
+            operations: vec![AlterSchemaOperation::SetOptionsParens { options }],
+        }))
     })())
 }
 
