@@ -444,25 +444,14 @@ fn locate(
     Ok(Arc::new(out))
 }
 
-/// REPLACE(s, from, to): every non-overlapping occurrence, byte-exact.
+/// REPLACE(s, from, to) over string arrays of any kind.
 fn replace(s: &ArrayRef, from: &ArrayRef, to: &ArrayRef) -> Result<ArrayRef> {
     let (s, from, to) = (strings(s)?, strings(from)?, strings(to)?);
-    let (s, from, to) = (
+    Ok(super::string_build::replace(
         s.as_string::<i32>(),
         from.as_string::<i32>(),
         to.as_string::<i32>(),
-    );
-    let mut b = StringBuilder::with_capacity(s.len(), s.values().len());
-    for i in 0..s.len() {
-        if s.is_null(i) || from.is_null(i) || to.is_null(i) {
-            b.append_null();
-        } else if from.value(i).is_empty() {
-            b.append_value(s.value(i));
-        } else {
-            b.append_value(s.value(i).replace(from.value(i), to.value(i)));
-        }
-    }
-    Ok(Arc::new(b.finish()))
+    ))
 }
 
 /// LEFT / RIGHT: the first or last n characters.

@@ -2,6 +2,7 @@
 //! (REPEAT, LPAD / RPAD, SPACE, REVERSE, CONCAT_WS, SUBSTRING_INDEX): a first
 //! pass sums the output bytes, the builder is allocated once at that size,
 //! and each value is written into it piece by piece (no per-row String).
+//! REPLACE, whose size needs the search, is bounded by its input's instead.
 //!
 //! Counts are in characters, as MySQL's; a result longer than
 //! `max_allowed_packet` is NULL (MySQL's warning 1301), so no argument can
@@ -12,6 +13,7 @@ use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
 use arrow_array::{Array, ArrayRef, Int64Array, StringArray};
+use quiver_string_kernels::SubstringFinder;
 
 /// MariaDB's default `max_allowed_packet`: longer results are NULL.
 pub const MAX_RESULT_BYTES: usize = 16 * 1024 * 1024;
@@ -166,6 +168,42 @@ pub fn pad(s: &StringArray, n: &Int64Array, pad: &StringArray, left: bool) -> Ar
     )
 }
 
+/// REPLACE(s, from, to): every non-overlapping occurrence of `from`, left
+/// to right, byte-exact (MySQL's REPLACE ignores the collation). The result
+/// is no longer than `s` when `to` is no longer than `from`, so the builder
+/// allocated at the input's size holds it; only a longer `to` grows it (its
+/// size is not known before searching). A `from` the same as the row
+/// before's keeps its prepared searcher.
+pub fn replace(s: &StringArray, from: &StringArray, to: &StringArray) -> ArrayRef {
+    let input_bytes = (s.value_offsets()[s.len()] - s.value_offsets()[0]) as usize;
+    let mut b = StringBuilder::with_capacity(s.len(), input_bytes);
+    let mut finder: Option<SubstringFinder> = None;
+    for i in 0..s.len() {
+        if s.is_null(i) || from.is_null(i) || to.is_null(i) {
+            b.append_null();
+            continue;
+        }
+        let (v, f, t) = (s.value(i), from.value(i), to.value(i));
+        if f.is_empty() {
+            b.append_value(v);
+            continue;
+        }
+        if finder.as_ref().is_none_or(|x| x.needle() != f.as_bytes()) {
+            finder = Some(SubstringFinder::new(f.as_bytes()));
+        }
+        let finder = finder.as_ref().expect("prepared above");
+        let mut rest = v;
+        // A match of UTF-8 in UTF-8 starts and ends on character boundaries.
+        while let Some(at) = finder.find(rest.as_bytes()) {
+            let _ = b.write_str(&rest[..at]);
+            let _ = b.write_str(t);
+            rest = &rest[at + f.len()..];
+        }
+        b.append_value(rest);
+    }
+    Arc::new(b.finish())
+}
+
 /// CONCAT_WS(sep, parts...): the non-NULL parts joined by sep; NULL when
 /// sep is.
 pub fn concat_ws(sep: &StringArray, parts: &[&StringArray]) -> ArrayRef {
@@ -313,5 +351,38 @@ mod tests {
         assert_eq!(substring_index_of(s, "", 1), "");
         assert_eq!(substring_index_of("aaa", "aa", 1), "");
         assert_eq!(substring_index_of("aaa", "aa", -1), "a");
+    }
+
+    proptest::proptest! {
+        /// REPLACE agrees with the standard library's `str::replace`, row
+        /// by row, with the searcher kept across rows of the same `from`.
+        #[test]
+        fn replace_matches_str_replace(
+            rows in proptest::collection::vec(("[abé ]{0,12}", "[abé]{0,3}", "[xé]{0,4}"), 0..20),
+            same_from in proptest::bool::ANY,
+        ) {
+            let s = StringArray::from_iter_values(rows.iter().map(|r| r.0.as_str()));
+            let from = StringArray::from_iter_values(rows.iter().map(|r| if same_from { "ab" } else { r.1.as_str() }));
+            let to = StringArray::from_iter_values(rows.iter().map(|r| r.2.as_str()));
+            let got = replace(&s, &from, &to);
+            let got = got.as_any().downcast_ref::<StringArray>().expect("strings");
+            for i in 0..s.len() {
+                let f = from.value(i);
+                let want = if f.is_empty() { s.value(i).to_string() } else { s.value(i).replace(f, to.value(i)) };
+                proptest::prop_assert_eq!(got.value(i), want.as_str());
+            }
+        }
+    }
+
+    #[test]
+    fn replace_keeps_nulls() {
+        let got = replace(
+            &strs(&[Some("aXa"), None, Some("aXa"), Some("aXa")]),
+            &strs(&[Some("X"), Some("X"), None, Some("X")]),
+            &strs(&[Some("yy"), Some("y"), Some("y"), None]),
+        );
+        let got = got.as_any().downcast_ref::<StringArray>().expect("strings");
+        assert_eq!(got.value(0), "ayya");
+        assert!(got.is_null(1) && got.is_null(2) && got.is_null(3));
     }
 }
