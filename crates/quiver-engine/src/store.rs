@@ -65,7 +65,7 @@ impl Misfits {
         let marked = |(r, col, w): &(usize, usize, Condition)| {
             *r == row && *col == self.column && w.code == 1366
         };
-        if c.code == 1265 && self.found.iter().rev().take(1).any(marked) {
+        if c.code == 1265 && self.found.last().is_some_and(marked) {
             return;
         }
         self.found
@@ -79,6 +79,14 @@ impl Misfits {
             sink.push(c);
         }
     }
+}
+
+/// The charset of a text column (None when it names no collation).
+fn field_charset(f: &Field) -> Option<quiver_collation::Charset> {
+    f.metadata()
+        .get(COLUMN_COLLATION_KEY)
+        .and_then(|n| Collation::from_name(n))
+        .map(|c| c.charset())
 }
 
 /// MySQL's 1265 for a value cut to fit (a warning, or a note for spaces).
@@ -221,11 +229,7 @@ fn store_bytes(
 /// Text of a latin1 / ascii result column (kept as UTF-8) headed for a
 /// binary column: its bytes in its own charset (`é` is E9), as MySQL stores it.
 pub(crate) fn text_as_bytes(a: &ArrayRef, from: &Field, to: &Field) -> ArrayRef {
-    let charset = from
-        .metadata()
-        .get(COLUMN_COLLATION_KEY)
-        .and_then(|n| Collation::from_name(n))
-        .map(|c| c.charset());
+    let charset = field_charset(from);
     let (Some(charset), Some(text)) = (charset, a.as_any().downcast_ref::<StringArray>()) else {
         return a.clone();
     };
@@ -259,11 +263,7 @@ fn bytes_as_text(
     use arrow_array::BinaryArray;
     use quiver_collation::Charset;
     let b = a.as_any().downcast_ref::<BinaryArray>().expect("Binary");
-    let charset = f
-        .metadata()
-        .get(COLUMN_COLLATION_KEY)
-        .and_then(|n| Collation::from_name(n))
-        .map_or(Charset::Utf8mb4, |c| c.charset());
+    let charset = field_charset(f).unwrap_or(Charset::Utf8mb4);
     let mut values: Vec<Option<String>> = Vec::with_capacity(b.len());
     for (row, v) in b.iter().enumerate() {
         let Some(v) = v else {
@@ -350,13 +350,7 @@ fn check_charset(
     let Some(s) = a.as_any().downcast_ref::<StringArray>() else {
         return Ok(a.clone());
     };
-    let Some(charset) = f
-        .metadata()
-        .get(COLUMN_COLLATION_KEY)
-        .and_then(|n| Collation::from_name(n))
-        .map(|c| c.charset())
-        .filter(|c| quiver_collation::text::restricts(*c))
-    else {
+    let Some(charset) = field_charset(f).filter(|c| quiver_collation::text::restricts(*c)) else {
         return Ok(a.clone());
     };
     let mut fitted: Option<Vec<Option<String>>> = None;
