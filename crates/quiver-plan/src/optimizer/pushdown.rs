@@ -1,9 +1,11 @@
 //! Predicate pushdown: every conjunct moves as close to the data as its
 //! columns allow; equalities across the two sides of a join become join keys.
+//! An OR across both sides of an inner join stays on the join, and what it
+//! implies for each side alone is pushed there too (see [`implied_by_or`]).
 
 use std::collections::{HashMap, HashSet};
 
-use crate::expr::{BinaryOp, ColumnId, Expr};
+use crate::expr::{BinaryOp, ColumnId, Expr, UnaryOp};
 use crate::plan::{JoinKind, LogicalPlan};
 
 pub fn push_down_predicates(plan: LogicalPlan) -> LogicalPlan {
@@ -54,6 +56,87 @@ fn as_join_key(
     None
 }
 
+/// What an OR over both sides of an inner join implies for one side: the
+/// OR of each branch's conjuncts over `side` alone (TPC-H Q19: the parts of
+/// three brands and containers, the quantities of three ranges). A joined
+/// row that passes the OR passes one of its branches, so its `side` row
+/// passes that branch's part: rows failing every part can go before the
+/// join. None unless every branch has such a part. Only plain tests of
+/// columns against constants are taken, which cannot fail (an error) on the
+/// rows the join would have dropped.
+fn implied_by_or(p: &Expr, side: &HashSet<ColumnId>) -> Option<Expr> {
+    if !matches!(
+        p,
+        Expr::Binary {
+            op: BinaryOp::Or,
+            ..
+        }
+    ) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for branch in disjuncts(p) {
+        let own: Vec<Expr> = branch
+            .clone()
+            .split_conjunction()
+            .into_iter()
+            .filter(|c| !c.columns().is_empty() && covered(c, side) && is_plain_test(c))
+            .collect();
+        parts.push(Expr::conjunction(own)?);
+    }
+    parts
+        .into_iter()
+        .reduce(|a, b| Expr::binary(BinaryOp::Or, a, b))
+}
+
+fn disjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Binary {
+            op: BinaryOp::Or,
+            left,
+            right,
+        } => {
+            let mut v = disjuncts(left);
+            v.extend(disjuncts(right));
+            v
+        }
+        other => vec![other],
+    }
+}
+
+/// A comparison, IN list, LIKE or NULL test of a column against constants,
+/// or AND / OR / NOT of those.
+fn is_plain_test(e: &Expr) -> bool {
+    fn operand(e: &Expr) -> bool {
+        match e {
+            Expr::Column(..) | Expr::Literal(..) => true,
+            Expr::Collate { expr, .. } => operand(expr),
+            _ => false,
+        }
+    }
+    match e {
+        Expr::Binary { op, left, right } if op.is_comparison() => operand(left) && operand(right),
+        Expr::Binary {
+            op: BinaryOp::And | BinaryOp::Or,
+            left,
+            right,
+        } => is_plain_test(left) && is_plain_test(right),
+        Expr::Unary {
+            op: UnaryOp::Not,
+            expr,
+        } => is_plain_test(expr),
+        Expr::Unary {
+            op: UnaryOp::IsNull | UnaryOp::IsNotNull,
+            expr,
+        } => operand(expr),
+        Expr::InList { expr, list, .. } => {
+            operand(expr) && list.iter().all(|v| matches!(v, Expr::Literal(..)))
+        }
+        Expr::Like { expr, pattern, .. } => operand(expr) && operand(pattern),
+        _ => false,
+    }
+}
+
 fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
     match plan {
         LogicalPlan::Filter { input, predicate } => {
@@ -66,7 +149,12 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
             mut filters,
             filter_columns,
         } => {
-            filters.extend(preds);
+            for p in preds {
+                // A predicate derived again by a later pass is there already.
+                if !filters.contains(&p) {
+                    filters.push(p);
+                }
+            }
             LogicalPlan::Scan {
                 table,
                 columns,
@@ -104,6 +192,8 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
                         } else if let Some(k) = as_join_key(&p, &lids, &rids) {
                             on.push(k);
                         } else {
+                            to_left.extend(implied_by_or(&p, &lids));
+                            to_right.extend(implied_by_or(&p, &rids));
                             join_filter.push(p);
                         }
                     }
