@@ -198,8 +198,14 @@ impl Binder<'_> {
                     // CONVERT(x, CHAR CHARACTER SET cs), also CAST(x AS CHAR CHARACTER SET cs).
                     (Some(t), Some(cs)) => {
                         let c = collation::column_charset_default(&cs.to_string())?;
-                        let x = collation::to_charset(cast(x, &cast_type(t)?), c.charset());
-                        let x = char_length_limit(x, t);
+                        // Bytes are read in the charset, as CONVERT(x USING cs)
+                        // reads them (not first as utf8mb4 text).
+                        let x = if quiver_common::types::is_binary(&x.data_type()) {
+                            x
+                        } else {
+                            cast(x, &cast_type(t)?)
+                        };
+                        let x = char_length_limit(collation::to_charset(x, c.charset()), t);
                         Ok(x.with_collation(c, quiver_plan::Coercibility::Implicit))
                     }
                     // CONVERT(x USING charset): the charset's default collation, IMPLICIT.
