@@ -19,6 +19,10 @@ pub struct ColumnInfo {
     pub nullable: bool,
     /// A string column's collation when it is not the default.
     pub collation: Option<Collation>,
+    /// A string column's coercibility when it is not IMPLICIT: a derived
+    /// table's or a union's column of literals is COERCIBLE, of a COLLATE
+    /// EXPLICIT, as MySQL keeps them for the query around it.
+    pub coercibility: Option<Coercibility>,
     /// The table column this one reads unchanged, if any: what a MySQL
     /// client is told in the result's column definitions.
     pub origin: Option<Arc<ColumnOrigin>>,
@@ -47,11 +51,7 @@ impl ColumnInfo {
     /// A reference to this column; under its collation (coercibility
     /// IMPLICIT, as MySQL gives columns) if it has one.
     pub fn expr(&self) -> Expr {
-        let e = Expr::Column(self.id, self.data_type.clone());
-        match self.collation {
-            Some(c) => e.with_collation(c, Coercibility::Implicit),
-            None => e,
-        }
+        column_ref(self.id, &self.data_type, self.collation, self.coercibility)
     }
 }
 
@@ -175,9 +175,39 @@ pub fn mark_column(mark: ColumnId, null_aware: usize) -> ColumnInfo {
         data_type: DataType::Boolean,
         nullable: null_aware > 0,
         collation: None,
+        coercibility: None,
         origin: None,
         column_type: None,
         display_length: None,
+    }
+}
+
+/// A reference to a column under its collation and coercibility (a bare
+/// column is IMPLICIT under the default collation, or `binary` for bytes).
+pub fn column_ref(
+    id: ColumnId,
+    data_type: &DataType,
+    collation: Option<Collation>,
+    coercibility: Option<Coercibility>,
+) -> Expr {
+    let e = Expr::Column(id, data_type.clone());
+    match (collation, coercibility) {
+        (Some(c), k) => e.with_collation(c, k.unwrap_or(Coercibility::Implicit)),
+        (None, Some(k)) if k != Coercibility::Implicit => {
+            let c = if quiver_common::types::is_binary(data_type) {
+                Collation::binary()
+            } else {
+                crate::default_collation()
+            };
+            // A node even under the default collation (which
+            // `with_collation` leaves out): the coercibility is the point.
+            Expr::Collate {
+                expr: Box::new(e),
+                collation: c,
+                coercibility: k,
+            }
+        }
+        (None, _) => e,
     }
 }
 

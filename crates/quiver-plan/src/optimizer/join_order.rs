@@ -498,6 +498,7 @@ mod tests {
                     data_type: DataType::Int64,
                     nullable: false,
                     collation: None,
+                    coercibility: None,
                     origin: None,
                     column_type: None,
                     display_length: None,

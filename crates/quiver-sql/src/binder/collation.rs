@@ -413,9 +413,9 @@ pub(crate) fn collate_key_pair(l: Expr, r: Expr) -> Result<(Expr, Expr)> {
 /// explicit collations or charsets that do not convert; two implicit
 /// collations of one charset leave the column without one (coercibility
 /// NONE), which a later explicit collation may still settle, else 1271.
-pub(crate) fn union_collation(operands: &[Expr]) -> Result<Option<Collation>> {
+pub(crate) fn union_collation(operands: &[Expr]) -> Result<UnionCollation> {
     let Some(first) = operands.first() else {
-        return Ok(None);
+        return Ok((None, None));
     };
     let mut acc = side(first);
     for e in &operands[1..] {
@@ -449,8 +449,16 @@ pub(crate) fn union_collation(operands: &[Expr]) -> Result<Option<Collation>> {
             }
         }
     }
-    Ok((c != default_collation()).then_some(c))
+    let k = acc.derivation.1;
+    Ok((
+        (c != default_collation()).then_some(c),
+        (k != Coercibility::Implicit).then_some(k),
+    ))
 }
+
+/// A union column's collation when not the default, and its coercibility
+/// when not IMPLICIT.
+pub(crate) type UnionCollation = (Option<Collation>, Option<Coercibility>);
 
 /// `e` (text of another charset) in `charset`: a literal as it is when the
 /// charset holds it (`Err` when it does not), else `CONVERT(e USING charset)`.
@@ -580,6 +588,15 @@ pub(crate) fn column_collation(e: &Expr) -> Option<Collation> {
     }
     let (c, _) = derivation(e);
     (c != default_collation()).then_some(c)
+}
+
+/// The coercibility a column made from `e` keeps, when not IMPLICIT.
+pub(crate) fn column_coercibility(e: &Expr) -> Option<Coercibility> {
+    if !is_string(&e.data_type()) {
+        return None;
+    }
+    let (_, k) = derivation(e);
+    (k != Coercibility::Implicit).then_some(k)
 }
 
 /// `l op r` for a comparison: strings under their resolved collation.

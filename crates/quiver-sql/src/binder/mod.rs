@@ -448,6 +448,7 @@ impl<'a> Binder<'a> {
             data_type,
             nullable,
             collation: None,
+            coercibility: None,
             origin: None,
             column_type: None,
             display_length: None,
@@ -463,6 +464,7 @@ impl<'a> Binder<'a> {
     ) -> ColumnInfo {
         let mut c = self.new_column(name, e.data_type(), nullable);
         c.collation = collation::column_collation(e);
+        c.coercibility = collation::column_coercibility(e);
         let declared = self.declared_type(e);
         self.set_declared(&mut c, declared);
         if c.data_type == arrow_schema::DataType::Float64 {

@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use super::collation::UnionCollation;
 use arrow_schema::DataType;
-use quiver_collation::Collation;
 use quiver_common::types::is_string;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{ColumnInfo, Expr, LogicalPlan, SortExpr};
@@ -283,7 +283,7 @@ impl Binder<'_> {
                         .zip(&types)
                         .map(|(c, t)| {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
-                            n.collation = c.collation;
+                            (n.collation, n.coercibility) = (c.collation, c.coercibility);
                             let declared = declared_through_cast(&c, t);
                             self.set_declared(&mut n, declared);
                             (n, cast(c.expr(), t))
@@ -300,7 +300,7 @@ impl Binder<'_> {
                             (c, e)
                         } else {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
-                            n.collation = c.collation;
+                            (n.collation, n.coercibility) = (c.collation, c.coercibility);
                             let declared = declared_through_cast(&c, t);
                             self.set_declared(&mut n, declared);
                             (n, cast(e, t))
@@ -318,7 +318,7 @@ impl Binder<'_> {
     fn union_all(
         &mut self,
         inputs: Vec<LogicalPlan>,
-        collations: &[Option<Collation>],
+        collations: &[UnionCollation],
     ) -> Result<LogicalPlan> {
         let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(LogicalPlan::schema).collect();
         let width = schemas[0].len();
@@ -347,7 +347,7 @@ impl Binder<'_> {
             .map(|j| {
                 let nullable = schemas.iter().any(|s| s[j].nullable);
                 let mut c = self.new_column(schemas[0][j].name.clone(), types[j].clone(), nullable);
-                c.collation = collations[j];
+                (c.collation, c.coercibility) = collations[j];
                 // The longest of the inputs' lengths.
                 // An integer input without a declared type is its kind at
                 // full width (a table's INT is int(11)).
@@ -963,7 +963,7 @@ impl Binder<'_> {
 /// Each string column's collation as MySQL aggregates a union's inputs'
 /// (a projected literal is COERCIBLE, a column IMPLICIT); inputs of one
 /// width.
-fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<Option<Collation>>> {
+fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<UnionCollation>> {
     let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(|p| p.schema()).collect();
     let width = schemas.first().map_or(0, Vec::len);
     (0..width)

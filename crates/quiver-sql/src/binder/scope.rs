@@ -14,6 +14,8 @@ pub(crate) struct ScopeColumn {
     pub nullable: bool,
     /// A string column's collation when not the default.
     pub collation: Option<quiver_collation::Collation>,
+    /// Its coercibility when not IMPLICIT (see `ColumnInfo::coercibility`).
+    pub coercibility: Option<quiver_plan::Coercibility>,
     /// The right-hand copy of a USING / NATURAL join column: only reachable qualified,
     /// and not part of `SELECT *`.
     pub merged_away: bool,
@@ -28,17 +30,14 @@ impl ScopeColumn {
             data_type: c.data_type.clone(),
             nullable: c.nullable,
             collation: c.collation,
+            coercibility: c.coercibility,
             merged_away: false,
         }
     }
 
-    /// A reference to the column, under its collation (IMPLICIT) if it has one.
+    /// A reference to the column, under its collation and coercibility.
     pub fn expr(&self) -> Expr {
-        let e = Expr::Column(self.id, self.data_type.clone());
-        match self.collation {
-            Some(c) => e.with_collation(c, quiver_plan::Coercibility::Implicit),
-            None => e,
-        }
+        quiver_plan::column_ref(self.id, &self.data_type, self.collation, self.coercibility)
     }
 
     /// `t.c` as MySQL prints it in messages.

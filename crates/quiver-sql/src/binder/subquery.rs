@@ -466,13 +466,21 @@ impl Binder<'_> {
             (rows.clone(), count(AggFunc::CountStar, None)),
             (values.clone(), count(AggFunc::Count, Some(y.expr()))),
         ];
+        // MIN / MAX under the collation x and y compare in (for `b = ALL
+        // (SELECT g ...)` the _bin one of b, not g's _ci one).
+        let y_compared = if is_string(&y.data_type) && is_string(&x.data_type()) {
+            let mut v = super::collation::collate_operands(vec![x.clone(), y.expr()], op.symbol())?;
+            v.pop().expect("two operands")
+        } else {
+            y.expr()
+        };
         let mut extreme = |binder: &mut Self, func: AggFunc, name: &str| {
-            let c = binder.new_column_for(name, &y.expr(), true);
+            let c = binder.new_column_for(name, &y_compared, true);
             aggs.push((
                 c.clone(),
                 AggExpr {
                     func,
-                    arg: Some(y.expr()),
+                    arg: Some(y_compared.clone()),
                     distinct: false,
                     data_type: y.data_type.clone(),
                     concat: None,
