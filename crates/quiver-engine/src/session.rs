@@ -1217,32 +1217,11 @@ impl Session {
                     charset = Some(column_charset_default(&value)?);
                     continue;
                 }
-                let c = column_collation_by_name(&value)?;
-                match collation {
-                    Some(prev) if prev != c => {
-                        return Err(QuiverError::new(
-                            1302,
-                            "HY000",
-                            format!("Conflicting declarations: 'COLLATE {prev}' and 'COLLATE {c}'"),
-                        ))
-                    }
-                    _ => collation = Some(c),
-                }
+                add_collate(&mut collation, column_collation_by_name(&value)?)?;
             }
         }
-        let c = match (charset, collation) {
-            (Some(cs), Some(c)) if cs.charset() != c.charset() => {
-                return Err(QuiverError::new(
-                    1253,
-                    "42000",
-                    format!(
-                        "COLLATION '{c}' is not valid for CHARACTER SET '{}'",
-                        cs.charset().name()
-                    ),
-                ))
-            }
-            (_, Some(c)) | (Some(c), None) => c,
-            (None, None) => return Err(QuiverError::syntax_msg("ALTER DATABASE names no option")),
+        let Some(c) = declared_collation(charset, collation)? else {
+            return Err(QuiverError::syntax_msg("ALTER DATABASE names no option"));
         };
         self.db.set_default_collation(c)?;
         self.vars
@@ -1697,17 +1676,13 @@ fn table_default_collation(ct: &CreateTable, database: Collation) -> Result<Coll
             let k = key.value.to_uppercase();
             let v = value.to_string();
             if k.contains("COLLATE") {
-                collation = Some(column_collation_by_name(&v)?);
+                add_collate(&mut collation, column_collation_by_name(&v)?)?;
             } else if k.contains("CHARSET") || k.contains("CHARACTER") {
                 charset = Some(column_charset_default(&v)?);
             }
         }
     }
-    Ok(match (charset, collation) {
-        (_, Some(c)) => c,
-        (Some(cs), None) => cs,
-        (None, None) => database,
-    })
+    Ok(declared_collation(charset, collation)?.unwrap_or(database))
 }
 
 /// A string column's collation: its COLLATE, else its CHARACTER SET's
@@ -1718,7 +1693,7 @@ fn column_collation(c: &ColumnDef, table: Collation) -> Result<Collation> {
     for o in &c.options {
         match &o.option {
             ColumnOption::Collation(n) => {
-                collation = Some(column_collation_by_name(&n.to_string())?)
+                add_collate(&mut collation, column_collation_by_name(&n.to_string())?)?
             }
             ColumnOption::CharacterSet(n) => {
                 charset = Some(column_charset_default(&n.to_string())?)
@@ -1726,6 +1701,31 @@ fn column_collation(c: &ColumnDef, table: Collation) -> Result<Collation> {
             _ => {}
         }
     }
+    Ok(declared_collation(charset, collation)?.unwrap_or(table))
+}
+
+/// One more `COLLATE c` of a declaration: a different one than before is
+/// MySQL's 1302.
+fn add_collate(slot: &mut Option<Collation>, c: Collation) -> Result<()> {
+    match *slot {
+        Some(prev) if prev != c => Err(QuiverError::new(
+            1302,
+            "HY000",
+            format!("Conflicting declarations: 'COLLATE {prev}' and 'COLLATE {c}'"),
+        )),
+        _ => {
+            *slot = Some(c);
+            Ok(())
+        }
+    }
+}
+
+/// The collation a declaration's `CHARACTER SET cs` (as its default
+/// collation) and `COLLATE c` name: c, which must be of cs (1253).
+fn declared_collation(
+    charset: Option<Collation>,
+    collation: Option<Collation>,
+) -> Result<Option<Collation>> {
     if let (Some(cs), Some(co)) = (charset, collation) {
         if cs.charset() != co.charset() {
             return Err(QuiverError::new(
@@ -1738,7 +1738,7 @@ fn column_collation(c: &ColumnDef, table: Collation) -> Result<Collation> {
             ));
         }
     }
-    Ok(collation.or(charset).unwrap_or(table))
+    Ok(collation.or(charset))
 }
 
 fn check_unique_names(schema: &SchemaRef) -> Result<()> {

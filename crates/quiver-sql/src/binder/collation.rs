@@ -307,15 +307,18 @@ fn coercibility_name(c: Coercibility) -> &'static str {
 /// (`x BETWEEN a AND b`, `x IN (a, b)`), 1271 for more. A one-value IN is
 /// `=`, as MariaDB names it.
 fn illegal_mix_of(strings: &[&Expr], a: Derivation, b: Derivation, op: &str) -> QuiverError {
-    match strings.len() {
+    let all: Vec<Derivation> = strings.iter().map(|e| derivation(e)).collect();
+    illegal_mix_among(&all, a, b, op)
+}
+
+/// [`illegal_mix_of`] from the operands' derivations.
+fn illegal_mix_among(all: &[Derivation], a: Derivation, b: Derivation, op: &str) -> QuiverError {
+    match all.len() {
         0..=2 => illegal_mix(a, b, if op == "in" { "=" } else { op }),
         3 => {
-            let d: Vec<String> = strings
+            let d: Vec<String> = all
                 .iter()
-                .map(|e| {
-                    let (c, k) = derivation(e);
-                    format!("({c},{})", coercibility_name(k))
-                })
+                .map(|(c, k)| format!("({c},{})", coercibility_name(*k)))
                 .collect();
             QuiverError::new(
                 1270,
@@ -359,6 +362,7 @@ pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> 
     let Some(first) = strings.first() else {
         return Ok(exprs);
     };
+    let all: Vec<Derivation> = strings.iter().map(|e| derivation(e)).collect();
     let mut acc = side(first);
     for e in &strings[1..] {
         let d = side(e);
@@ -389,8 +393,8 @@ pub(crate) fn collate_operands(exprs: Vec<Expr>, op: &str) -> Result<Vec<Expr>> 
                 // Bytes meeting text: the text as its bytes when binary won,
                 // else the bytes read as the winner's text.
                 convert(e, charset)?
-            } else if d.0.charset() != charset && text::is_single_byte_text(charset) {
-                convert_operand(e, charset).map_err(|()| illegal_mix(first, d, op))?
+            } else if d.0.charset() != charset && text::restricts(charset) {
+                convert_operand(e, charset).map_err(|()| illegal_mix_among(&all, first, d, op))?
             } else {
                 e
             };
@@ -417,31 +421,20 @@ pub(crate) fn union_collation(operands: &[Expr]) -> Result<UnionCollation> {
     let Some(first) = operands.first() else {
         return Ok((None, None));
     };
-    let mut acc = side(first);
-    for e in &operands[1..] {
-        let d = side(e);
-        match resolve_sides(acc, d) {
-            Ok(s) => acc = s,
-            Err(())
-                if acc.derivation.0.charset() == d.derivation.0.charset()
-                    && acc.derivation.1 == d.derivation.1
-                    && acc.derivation.1 != Coercibility::Explicit =>
-            {
-                acc.derivation.1 = Coercibility::None;
-            }
-            Err(()) if acc.derivation.1 == Coercibility::None => {}
-            Err(()) => return Err(illegal_mix(acc.derivation, d.derivation, "UNION")),
+    let _ = first;
+    let acc = match result_side(operands.iter()) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(QuiverError::new(
+                1271,
+                "HY000",
+                "Illegal mix of collations for operation 'UNION'",
+            ))
         }
-    }
-    if acc.derivation.1 == Coercibility::None {
-        return Err(QuiverError::new(
-            1271,
-            "HY000",
-            "Illegal mix of collations for operation 'UNION'",
-        ));
-    }
+        Err((a, b)) => return Err(illegal_mix(a, b, "UNION")),
+    };
     let c = acc.derivation.0;
-    if text::is_single_byte_text(c.charset()) {
+    if text::restricts(c.charset()) {
         for e in operands {
             if charset_of(e) != c.charset() {
                 convert_operand(e.clone(), c.charset())
@@ -454,6 +447,67 @@ pub(crate) fn union_collation(operands: &[Expr]) -> Result<UnionCollation> {
         (c != default_collation()).then_some(c),
         (k != Coercibility::Implicit).then_some(k),
     ))
+}
+
+/// MariaDB's aggregation of a result's collation (a union column, CONCAT):
+/// as [`collate_operands`] resolves them, except that two collations of one
+/// charset at one coercibility that do not combine (general_ci and
+/// unicode_ci columns) leave it without one (`Ok(None)`, coercibility NONE),
+/// which a later explicit collation may settle. Two explicit ones, two
+/// `_bin` ones or charsets that do not convert are an error (`Err` with the
+/// pair that clashed).
+fn result_side<'e>(
+    operands: impl Iterator<Item = &'e Expr>,
+) -> std::result::Result<Option<Side>, (Derivation, Derivation)> {
+    let mut acc: Option<Side> = None;
+    for e in operands {
+        let d = side(e);
+        let Some(a) = acc else {
+            acc = Some(d);
+            continue;
+        };
+        acc = Some(match resolve_sides(a, d) {
+            Ok(s) => s,
+            Err(()) if a.derivation.1 == Coercibility::None => a,
+            Err(())
+                if a.derivation.0.charset() == d.derivation.0.charset()
+                    && a.derivation.1 == d.derivation.1
+                    && a.derivation.1 != Coercibility::Explicit
+                    && !(a.derivation.0.is_bin() && d.derivation.0.is_bin()) =>
+            {
+                Side {
+                    derivation: (a.derivation.0, Coercibility::None),
+                    ascii: a.ascii && d.ascii,
+                }
+            }
+            Err(()) => return Err((a.derivation, d.derivation)),
+        });
+    }
+    Ok(acc.filter(|s| s.derivation.1 != Coercibility::None))
+}
+
+/// The values of IF / IFNULL / COALESCE / CASE must have a result
+/// collation, or lack one only as CONCAT may (see [`result_side`]): two
+/// explicit or two `_bin` collations are 1267 (1270 for three values).
+pub(crate) fn check_result_collations(values: &[&Expr], op: &str) -> Result<()> {
+    let strings: Vec<&Expr> = values
+        .iter()
+        .copied()
+        .filter(|e| is_string(&e.data_type()))
+        .collect();
+    match result_side(strings.iter().copied()) {
+        Err((a, b)) => Err(illegal_mix_of(&strings, a, b, op)),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// Whether string operands that [`collate_operands`] refused leave a
+/// result without a collation (CONCAT(g, u): shown, sorted and grouped, not
+/// compared) rather than an error, as MariaDB's functions that build a
+/// string without comparing allow.
+pub(crate) fn leaves_no_collation(args: &[Expr]) -> bool {
+    let strings = args.iter().filter(|e| is_string(&e.data_type()));
+    matches!(result_side(strings), Ok(None))
 }
 
 /// A union column's collation when not the default, and its coercibility

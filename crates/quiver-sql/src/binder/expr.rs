@@ -249,7 +249,7 @@ impl Binder<'_> {
                 }
                 let s = self.expr(expr, ctx)?;
                 let what = trim_what.as_ref().map(|w| self.expr(w, ctx)).transpose()?;
-                collation::string_function_charset(super::functions::trim(trim_where.as_ref(), s, what))
+                collation::string_function_charset(super::functions::trim(trim_where.as_ref(), s, what)?)
             }
             A::Collate { expr, collation: name } => {
                 let x = self.expr(expr, ctx)?;
@@ -314,9 +314,17 @@ impl Binder<'_> {
             }
             A::Case { operand, conditions, else_result, .. } => {
                 let operand = operand.as_ref().map(|o| self.expr(o, ctx)).transpose()?;
+                let whens: Vec<Expr> =
+                    conditions.iter().map(|w| self.expr(&w.condition, ctx)).collect::<Result<_>>()?;
+                if let Some(o) = &operand {
+                    // The operand and the WHEN values meet under one collation
+                    // (an illegal mix names 'case').
+                    let mut all = vec![o.clone()];
+                    all.extend(whens.iter().cloned());
+                    collation::collate_operands(all, "case")?;
+                }
                 let mut branches = Vec::with_capacity(conditions.len());
-                for w in conditions {
-                    let c = self.expr(&w.condition, ctx)?;
+                for (w, c) in conditions.iter().zip(whens) {
                     // Simple CASE compares with = semantics (1 matches 1.0, NULL never matches).
                     let c = match &operand {
                         Some(o) => compare(BinaryOp::Eq, o.clone(), c)?,
@@ -325,6 +333,9 @@ impl Binder<'_> {
                     branches.push((c, self.expr(&w.result, ctx)?));
                 }
                 let else_expr = else_result.as_ref().map(|e| self.expr(e, ctx)).transpose()?;
+                let values: Vec<&Expr> =
+                    branches.iter().map(|(_, v)| v).chain(else_expr.as_ref()).collect();
+                collation::check_result_collations(&values, "case")?;
                 Ok(coerce::case(branches, else_expr))
             }
             A::Exists { subquery, negated } => self.exists_value(subquery, *negated, ctx),

@@ -388,14 +388,20 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                 it.next().expect("three"),
                 it.next().expect("three"),
             );
+            collation::check_result_collations(&[&a, &b], "if")?;
             Ok(coerce::case(vec![(to_bool(c), a)], Some(b)))
         }
-        "ifnull" => {
-            arity(name, &args, 2..=2)?;
-            Ok(coalesce(args))
-        }
-        "coalesce" => {
-            arity(name, &args, 1..=usize::MAX)?;
+        "ifnull" | "coalesce" => {
+            arity(
+                name,
+                &args,
+                if name == "ifnull" {
+                    2..=2
+                } else {
+                    1..=usize::MAX
+                },
+            )?;
+            collation::check_result_collations(&args.iter().collect::<Vec<_>>(), name)?;
             Ok(coalesce(args))
         }
         "nullif" => {
@@ -407,7 +413,7 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             if is_string(&args[0].data_type()) && is_string(&args[1].data_type()) {
                 // Strings are equal under their combined collation (1267
                 // when there is none): CASE WHEN a = b THEN NULL ELSE a END.
-                let mut it = args.into_iter();
+                let mut it = collation::collate_operands(args, "nullif")?.into_iter();
                 let (a, b) = (it.next().expect("two"), it.next().expect("two"));
                 let eq = collation::compare(BinaryOp::Eq, a.clone(), b)?;
                 return Ok(coerce::case(
@@ -432,16 +438,12 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             // One charset for the result: operands of others are converted
             // (error 1267 for a literal the result charset cannot hold).
             let args: Vec<Expr> = args.into_iter().map(string_arg).collect();
-            let same_charset = args
-                .iter()
-                .map(super::collation::charset_of)
-                .all(|c| c == super::collation::charset_of(&args[0]));
             let args = match super::collation::collate_operands(args.clone(), "concat") {
                 Ok(args) => args,
                 // Collations of one charset that do not combine leave the
                 // result without one (coercibility NONE, as MariaDB): it can
                 // be shown, sorted and grouped, but not compared.
-                Err(e) if matches!(e.code, 1267 | 1270 | 1271) && same_charset => args,
+                Err(_) if super::collation::leaves_no_collation(&args) => args,
                 Err(e) => return Err(e),
             };
             Ok(Expr::Function {
@@ -481,7 +483,12 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         }
         "replace" => {
             arity(name, &args, 3..=3)?;
-            Ok(string_fn(ScalarFunc::Replace, args, DataType::Utf8))
+            // Byte-exact, but its strings must still meet under one collation.
+            collated_string_fn(
+                string_fn(ScalarFunc::Replace, args, DataType::Utf8),
+                "replace",
+                false,
+            )
         }
         "insert" => {
             arity(name, &args, 4..=4)?;
@@ -534,7 +541,7 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                 ScalarFunc::Rpad
             };
             let f = string_int_fn(func, args, &[false, true, false]);
-            collated_string_fn(f, "lpad")
+            collated_string_fn(f, "lpad", true)
         }
         "space" => {
             arity(name, &args, 1..=1)?;
@@ -557,12 +564,12 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                 args,
                 data_type: DataType::Utf8,
             };
-            collated_string_fn(f, "concat_ws")
+            collated_string_fn(f, "concat_ws", true)
         }
         "substring_index" => {
             arity(name, &args, 3..=3)?;
             let f = string_int_fn(ScalarFunc::SubstringIndex, args, &[false, false, true]);
-            collated_string_fn(f, "substring_index")
+            collated_string_fn(f, "substring_index", false)
         }
         "left" | "right" => {
             arity(name, &args, 2..=2)?;
@@ -669,8 +676,9 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
                     args: vec![x],
                     data_type: DataType::Utf8,
                 },
-                // Other numbers are rounded to an integer first, dates are strings.
-                t if t.is_numeric() => Expr::Function {
+                // Other numbers are rounded to an integer first (a truth
+                // value is 0 or 1), dates are strings.
+                t if t.is_numeric() || t == DataType::Boolean => Expr::Function {
                     func: ScalarFunc::Hex,
                     args: vec![cast(x, &DataType::Int64)],
                     data_type: DataType::Utf8,
@@ -722,9 +730,10 @@ pub(crate) fn locate(args: Vec<Expr>) -> Result<Expr> {
     }
     let mut it = args.into_iter();
     let (sub, s) = (it.next().expect("2"), it.next().expect("2"));
-    let mut pair = super::collation::collate_operands(vec![sub, s], "locate")?;
-    let s = pair.pop().expect("2");
+    // MariaDB names the searched string first in an illegal mix.
+    let mut pair = super::collation::collate_operands(vec![s, sub], "locate")?;
     let sub = pair.pop().expect("2");
+    let s = pair.pop().expect("2");
     let mut args = vec![sub, s];
     args.extend(it.next().map(|p| cast(p, &DataType::Int64)));
     Ok(Expr::Function {
@@ -777,7 +786,11 @@ fn string_int_fn(func: ScalarFunc, args: Vec<Expr>, ints: &[bool]) -> Expr {
 
 /// A string function whose string arguments combine into one collation as
 /// CONCAT's do (operands of other charsets converted; 1267 if they cannot).
-fn collated_string_fn(f: Expr, op: &str) -> Result<Expr> {
+/// `f` with its string arguments under one collation (error 1267 / 1270
+/// named `op`); with `none_allowed`, a function that builds a string
+/// without comparing, collations of one charset that do not combine leave
+/// its result without one instead.
+fn collated_string_fn(f: Expr, op: &str, none_allowed: bool) -> Result<Expr> {
     let Expr::Function {
         func,
         args,
@@ -786,16 +799,9 @@ fn collated_string_fn(f: Expr, op: &str) -> Result<Expr> {
     else {
         return Ok(f);
     };
-    let same_charset = args
-        .iter()
-        .filter(|a| is_string(&a.data_type()))
-        .map(super::collation::charset_of)
-        .collect::<std::collections::HashSet<_>>()
-        .len()
-        <= 1;
     let args = match super::collation::collate_operands(args.clone(), op) {
         Ok(args) => args,
-        Err(e) if matches!(e.code, 1267 | 1270 | 1271) && same_charset => args,
+        Err(_) if none_allowed && super::collation::leaves_no_collation(&args) => args,
         Err(e) => return Err(e),
     };
     Ok(Expr::Function {
@@ -989,16 +995,30 @@ pub(crate) fn substring(s: Expr, pos: Expr, len: Option<Expr>) -> Expr {
 }
 
 /// TRIM([BOTH | LEADING | TRAILING] [what FROM] s): args are [s] or [s, what].
-pub(crate) fn trim(side: Option<&ast::TrimWhereField>, s: Expr, what: Option<Expr>) -> Expr {
-    let func = match side {
-        Some(ast::TrimWhereField::Leading) => ScalarFunc::LTrim,
-        Some(ast::TrimWhereField::Trailing) => ScalarFunc::RTrim,
-        _ => ScalarFunc::Trim,
+pub(crate) fn trim(
+    side: Option<&ast::TrimWhereField>,
+    s: Expr,
+    what: Option<Expr>,
+) -> Result<Expr> {
+    let (func, op) = match side {
+        Some(ast::TrimWhereField::Leading) => (ScalarFunc::LTrim, "ltrim"),
+        Some(ast::TrimWhereField::Trailing) => (ScalarFunc::RTrim, "rtrim"),
+        _ => (ScalarFunc::Trim, "trim"),
+    };
+    // What is trimmed meets the string under one collation (MariaDB names
+    // it first in an illegal mix).
+    let (s, what) = match what {
+        Some(w) if is_string(&w.data_type()) && is_string(&s.data_type()) => {
+            let mut v = super::collation::collate_operands(vec![w, s], op)?;
+            let s = v.pop().expect("2");
+            (s, v.pop())
+        }
+        w => (s, w),
     };
     let mut args = vec![s];
     // Trimming spaces is the default form the executor implements directly.
     args.extend(what.filter(|w| !matches!(w, Expr::Literal(ScalarValue::Utf8(s), _) if s == " ")));
-    string_fn(func, args, DataType::Utf8)
+    Ok(string_fn(func, args, DataType::Utf8))
 }
 
 /// TIMESTAMPDIFF(part, a, b): whole parts from a to b, a BIGINT.
