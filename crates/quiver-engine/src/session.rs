@@ -22,8 +22,8 @@ use quiver_exec::{
 use quiver_plan::optimizer::optimize;
 use quiver_plan::LogicalPlan;
 use quiver_sql::sqlparser::ast::{
-    ColumnDef, ColumnOption, CreateTable, CreateView, Expr as SqlExpr, Insert, ObjectName,
-    ObjectNamePart, ObjectType, Query, SetExpr, Statement, TableObject,
+    ColumnDef, ColumnOption, CreateTable, CreateTableLikeKind, CreateView, Expr as SqlExpr, Insert,
+    ObjectName, ObjectNamePart, ObjectType, Query, SetExpr, Statement, TableObject,
 };
 use quiver_sql::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
@@ -1335,6 +1335,25 @@ impl Session {
                 return Ok(StatementResult::Done { affected: 0 });
             }
             return Ok(StatementResult::Done { affected: rows });
+        }
+        if let Some(CreateTableLikeKind::Plain(like) | CreateTableLikeKind::Parenthesized(like)) =
+            &ct.like
+        {
+            // The source's columns as declared (types, collations, NULL,
+            // defaults), without its rows.
+            let source = object_name(&like.name)?;
+            let schema = self
+                .db
+                .table(&source)
+                .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{source}")))?
+                .schema();
+            if !self
+                .db
+                .create_table(&name, schema, Vec::new(), ct.if_not_exists)?
+            {
+                self.note(1050, format!("Table '{name}' already exists"));
+            }
+            return Ok(StatementResult::Done { affected: 0 });
         }
         let table_collation = table_default_collation(ct, self.vars().collation_database)?;
         let mut fields = Vec::with_capacity(ct.columns.len());
