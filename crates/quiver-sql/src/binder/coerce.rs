@@ -867,6 +867,8 @@ pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr
     let types: Vec<DataType> = values.iter().map(|v| v.data_type()).collect();
     let literals: Vec<Option<DataType>> = values.iter().map(|v| integer_decimal_type(v)).collect();
     let t = branches_common_type(&types, &literals);
+    let all_values: Vec<Expr> = values.into_iter().cloned().collect();
+    let folded = |v: Expr| super::collation::folded_case_value(v, &all_values);
     let mut kept = Vec::new();
     for (w, v) in branches {
         let w = to_bool(w);
@@ -874,7 +876,7 @@ pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr
             // A constant false (or NULL) condition never fires.
             Some(Some(false)) | Some(None) => continue,
             // A constant true condition ends the CASE.
-            Some(Some(true)) if kept.is_empty() => return cast(v, &t),
+            Some(Some(true)) if kept.is_empty() => return folded(cast(v, &t)),
             Some(Some(true)) => {
                 return Expr::Case {
                     branches: kept,
@@ -887,7 +889,7 @@ pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr
     }
     let else_expr = else_expr.map(|e| cast(e, &t)).filter(|e| !is_null_lit(e));
     if kept.is_empty() {
-        return else_expr.unwrap_or_else(|| null_lit(t));
+        return else_expr.map(folded).unwrap_or_else(|| null_lit(t));
     }
     Expr::Case {
         branches: kept,

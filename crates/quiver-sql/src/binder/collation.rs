@@ -167,6 +167,33 @@ pub(crate) fn string_function_charset(e: Expr) -> Result<Expr> {
     })
 }
 
+/// `v`, one of a CASE's `values` that the CASE was folded to (a constant
+/// condition), still under the collation of the whole CASE: IF(1, g, u) is
+/// utf8mb4_bin with coercibility NONE in MariaDB, not g's general_ci.
+pub(crate) fn folded_case_value(v: Expr, values: &[Expr]) -> Expr {
+    let strings: Vec<&Expr> = values
+        .iter()
+        .filter(|e| is_string(&e.data_type()))
+        .collect();
+    if strings.len() < 2 || !is_string(&v.data_type()) {
+        return v;
+    }
+    let whole = aggregate(strings.into_iter()).unwrap_or((default_collation(), Coercibility::None));
+    if derivation(&v) == whole {
+        return v;
+    }
+    let inner = match v {
+        Expr::Collate { expr, .. } => *expr,
+        e => e,
+    };
+    // A node even for the default collation: the coercibility matters.
+    Expr::Collate {
+        expr: Box::new(inner),
+        collation: whole.0,
+        coercibility: whole.1,
+    }
+}
+
 /// The collation several string operands combine to (CONCAT, CASE), or
 /// `None` for an illegal mix (coercibility NONE: usable, not comparable).
 fn aggregate<'a>(mut operands: impl Iterator<Item = &'a Expr>) -> Option<Derivation> {
