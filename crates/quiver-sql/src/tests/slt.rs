@@ -7,7 +7,9 @@ use std::path::Path;
 
 use arrow_schema::{DataType, Field};
 use quiver_common::types::COLUMN_COLLATION_KEY;
-use sqlparser::ast::{CreateTable, CreateView, ObjectName, ObjectNamePart, Statement};
+use sqlparser::ast::{
+    CreateTable, CreateTableLikeKind, CreateView, ObjectName, ObjectNamePart, Statement,
+};
 
 use super::MockCatalog;
 use crate::{parse_sql, sql_type, view_query_with_columns, Binder};
@@ -130,6 +132,25 @@ fn sqllogictest_queries_bind() {
             };
             let result = match &stmt {
                 Statement::Query(q) => Binder::new(&catalog).bind_query(q).map(|_| ()),
+                Statement::CreateTable(CreateTable {
+                    name,
+                    columns,
+                    query,
+                    like:
+                        Some(
+                            CreateTableLikeKind::Plain(like)
+                            | CreateTableLikeKind::Parenthesized(like),
+                        ),
+                    ..
+                }) if columns.is_empty() && query.is_none() => {
+                    // The source's fields as they are.
+                    let source = catalog.get_table(&name_of(&like.name)).map(|t| t.schema());
+                    if let (None, Some(schema)) = (catalog.get_table(&name_of(name)), source) {
+                        let fields = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+                        catalog = catalog.table_fields(&name_of(name), fields);
+                    }
+                    continue;
+                }
                 Statement::CreateTable(CreateTable {
                     name,
                     columns,
