@@ -521,6 +521,22 @@ impl Expr {
         }
     }
 
+    /// Splits a disjunction into its branches.
+    pub fn split_disjunction(self) -> Vec<Expr> {
+        match self {
+            Expr::Binary {
+                op: BinaryOp::Or,
+                left,
+                right,
+            } => {
+                let mut v = left.split_disjunction();
+                v.extend(right.split_disjunction());
+                v
+            }
+            other => vec![other],
+        }
+    }
+
     pub fn conjunction(terms: Vec<Expr>) -> Option<Expr> {
         terms.into_iter().reduce(|a, b| a.and(b))
     }

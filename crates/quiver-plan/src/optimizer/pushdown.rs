@@ -75,9 +75,8 @@ fn implied_by_or(p: &Expr, side: &HashSet<ColumnId>) -> Option<Expr> {
         return None;
     }
     let mut parts = Vec::new();
-    for branch in disjuncts(p) {
+    for branch in p.clone().split_disjunction() {
         let own: Vec<Expr> = branch
-            .clone()
             .split_conjunction()
             .into_iter()
             .filter(|c| !c.columns().is_empty() && covered(c, side) && is_plain_test(c))
@@ -87,21 +86,6 @@ fn implied_by_or(p: &Expr, side: &HashSet<ColumnId>) -> Option<Expr> {
     parts
         .into_iter()
         .reduce(|a, b| Expr::binary(BinaryOp::Or, a, b))
-}
-
-fn disjuncts(e: &Expr) -> Vec<&Expr> {
-    match e {
-        Expr::Binary {
-            op: BinaryOp::Or,
-            left,
-            right,
-        } => {
-            let mut v = disjuncts(left);
-            v.extend(disjuncts(right));
-            v
-        }
-        other => vec![other],
-    }
 }
 
 /// A comparison, IN list, LIKE or NULL test of a column against constants,

@@ -1026,7 +1026,9 @@ fn factor_or(e: Expr) -> Expr {
     ) {
         return e;
     }
-    let branches: Vec<Vec<Expr>> = split_or(e.clone())
+    let branches: Vec<Vec<Expr>> = e
+        .clone()
+        .split_disjunction()
         .into_iter()
         .map(Expr::split_conjunction)
         .collect();
@@ -1053,21 +1055,6 @@ fn factor_or(e: Expr) -> Expr {
     let mut terms = common;
     terms.extend(rest);
     Expr::conjunction(terms).expect("common is not empty")
-}
-
-fn split_or(e: Expr) -> Vec<Expr> {
-    match e {
-        Expr::Binary {
-            op: BinaryOp::Or,
-            left,
-            right,
-        } => {
-            let mut v = split_or(*left);
-            v.extend(split_or(*right));
-            v
-        }
-        other => vec![other],
-    }
 }
 
 /// When `plan`'s first output is a decimal rounded to a declared scale by its
