@@ -393,6 +393,22 @@ impl Expr {
         }
     }
 
+    /// `self` under a `Collate` node even where [`Expr::with_collation`]
+    /// leaves none (the default collation, not explicit): for a value whose
+    /// coercibility is not what its own form says (a derived table's column
+    /// of literals, a CASE folded to one of its values).
+    pub fn with_derivation(self, collation: Collation, coercibility: Coercibility) -> Expr {
+        let inner = match self {
+            Expr::Collate { expr, .. } => *expr,
+            e => e,
+        };
+        Expr::Collate {
+            expr: Box::new(inner),
+            collation,
+            coercibility,
+        }
+    }
+
     pub fn children(&self) -> Vec<&Expr> {
         match self {
             Expr::Column(..) | Expr::Literal(..) => vec![],

@@ -199,13 +199,7 @@ pub fn column_ref(
             } else {
                 crate::default_collation()
             };
-            // A node even under the default collation (which
-            // `with_collation` leaves out): the coercibility is the point.
-            Expr::Collate {
-                expr: Box::new(e),
-                collation: c,
-                coercibility: k,
-            }
+            e.with_derivation(c, k)
         }
         (None, _) => e,
     }

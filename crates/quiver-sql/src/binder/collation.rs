@@ -182,16 +182,7 @@ pub(crate) fn folded_case_value(v: Expr, values: &[Expr]) -> Expr {
     if derivation(&v) == whole {
         return v;
     }
-    let inner = match v {
-        Expr::Collate { expr, .. } => *expr,
-        e => e,
-    };
-    // A node even for the default collation: the coercibility matters.
-    Expr::Collate {
-        expr: Box::new(inner),
-        collation: whole.0,
-        coercibility: whole.1,
-    }
+    v.with_derivation(whole.0, whole.1)
 }
 
 /// The collation several string operands combine to (CONCAT, CASE), or
