@@ -129,9 +129,13 @@ fn padding(s: &str, n: usize, pad: &str) -> Option<(usize, usize)> {
     Some((need, bytes))
 }
 
-/// Writes `need` characters of `pad` repeated.
+/// Writes `need` characters of `pad` repeated; nothing when none are
+/// needed, whatever `pad` is (LPAD('abc', 1, '') cuts and pads with none).
 fn write_padding(b: &mut StringBuilder, pad: &str, need: usize) {
     let pad_chars = char_count(pad);
+    if need == 0 || pad_chars == 0 {
+        return;
+    }
     for _ in 0..need / pad_chars {
         let _ = b.write_str(pad);
     }

@@ -146,10 +146,11 @@ impl KeyBitmap {
         if min > max {
             return None;
         }
-        let range = (max as i128 - min as i128 + 1) as u64;
-        if range > BITMAP_MAX_BITS || range < rows as u64 * BITMAP_BITS_PER_KEY {
+        let range = key_span(min, max);
+        if range > BITMAP_MAX_BITS as u128 || range < rows as u128 * BITMAP_BITS_PER_KEY as u128 {
             return None;
         }
+        let range = range as u64;
         let mut words = vec![0u64; range.div_ceil(64) as usize];
         for (j, &k) in values.iter().enumerate() {
             if valid(j) {
@@ -339,6 +340,13 @@ impl KeyPack {
     }
 }
 
+/// How many integers `min ..= max` holds: 0 when `min > max` (no key), up
+/// to 2^64 for the whole i64 range, which a u64 cannot count (a wrapped 0
+/// once sized an empty direct table that was then indexed).
+fn key_span(min: i64, max: i64) -> u128 {
+    (max as i128 - min as i128 + 1).max(0) as u128
+}
+
 /// Largest key range given a direct table, relative to the build rows:
 /// a few u32 per row is cheaper than hashing every probe.
 const DIRECT_RANGE_PER_ROW: u64 = 4;
@@ -358,9 +366,9 @@ impl JoinIndex {
                     max = max.max(k);
                 }
             }
-            let range = (max as i128 - min as i128 + 1).max(0) as u64;
+            let range = key_span(min, max);
             let mut next = vec![EMPTY; rows];
-            if range <= (rows as u64 * DIRECT_RANGE_PER_ROW).max(DIRECT_RANGE_MIN) {
+            if range <= (rows as u128 * DIRECT_RANGE_PER_ROW as u128).max(DIRECT_RANGE_MIN as u128) {
                 let mut first = vec![EMPTY; range as usize];
                 // Insert in reverse so chains list rows in input order.
                 for j in (0..rows).rev() {
