@@ -22,6 +22,7 @@ use quiver_plan::TableSource;
 use quiver_sql::sqlparser::ast::{
     Expr as SqlExpr, Ident, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr, TableFactor,
 };
+use quiver_sql::SqlSource;
 
 use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::Session;
@@ -57,7 +58,7 @@ fn column_array(
 /// A table held in memory for one statement.
 #[derive(Debug)]
 pub struct MemTable {
-    name: String,
+    pub(crate) name: String,
     schema: SchemaRef,
     batches: Arc<Vec<RecordBatch>>,
 }
@@ -144,49 +145,8 @@ fn text<I: IntoIterator<Item = S>, S: Into<String>>(v: I) -> Column {
     Column::Text(v.into_iter().map(|s| Some(s.into())).collect())
 }
 
-/// The catalog of a statement in a session.
-pub(crate) struct SessionCatalog<'a> {
-    pub session: &'a Session,
-    /// Extra tables by name (a SHOW statement's rows, filtered by a query).
-    pub extra: Option<Arc<MemTable>>,
-    /// Set once a table made for this statement (information_schema, the
-    /// SHOW rows) was handed out: the plan holds contents of this moment.
-    pub read_snapshot: std::sync::atomic::AtomicBool,
-}
-
-const PREFIX: &str = "information_schema.";
-
-impl quiver_sql::Catalog for SessionCatalog<'_> {
-    fn table(&self, name: &str) -> Option<Arc<dyn TableSource>> {
-        if let Some(t) = &self.extra {
-            if t.name.eq_ignore_ascii_case(name) {
-                self.read_snapshot
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-                return Some(t.clone());
-            }
-        }
-        if let Some(view) = name.strip_prefix(PREFIX) {
-            self.read_snapshot
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-            // Unknown names were refused when the query was renamed.
-            return info_table(self.session, view)
-                .ok()
-                .map(|t| t as Arc<dyn TableSource>);
-        }
-        quiver_sql::Catalog::table(self.session.database().as_ref(), name)
-    }
-
-    fn damaged(&self, name: &str) -> Option<QuiverError> {
-        self.session.database().damaged(name)
-    }
-
-    fn view(&self, name: &str) -> Option<Query> {
-        if name.starts_with(PREFIX) {
-            return None;
-        }
-        quiver_sql::Catalog::view(self.session.database().as_ref(), name)
-    }
-}
+/// How information_schema's tables are named once a query is renamed.
+pub(crate) const PREFIX: &str = "information_schema.";
 
 const VIEWS: [&str; 6] = [
     "SCHEMATA",
@@ -198,7 +158,11 @@ const VIEWS: [&str; 6] = [
 ];
 
 /// Builds one information_schema view now.
-pub(crate) fn info_table(session: &Session, view: &str) -> Result<Arc<MemTable>> {
+pub(crate) fn info_table(
+    session: &Session,
+    source: Option<&Arc<SqlSource>>,
+    view: &str,
+) -> Result<Arc<MemTable>> {
     let name = format!("{PREFIX}{}", view.to_ascii_uppercase());
     match view.to_ascii_uppercase().as_str() {
         "SCHEMATA" => MemTable::new(
@@ -218,7 +182,7 @@ pub(crate) fn info_table(session: &Session, view: &str) -> Result<Arc<MemTable>>
             ],
         ),
         "TABLES" => tables(session, &name),
-        "PROCESSLIST" => processlist(session, &name, PROCESSLIST_COLUMNS, None),
+        "PROCESSLIST" => processlist(session, source, &name, PROCESSLIST_COLUMNS, None),
         "COLUMNS" => columns(session, &name),
         "COLLATIONS" => {
             let all: Vec<Collation> = Collation::all().collect();
@@ -285,6 +249,7 @@ const PROCESSLIST_COLUMNS: [&str; 8] = [
 /// PROCESSLIST without FULL shows 100 characters).
 pub(crate) fn processlist(
     session: &Session,
+    source: Option<&Arc<SqlSource>>,
     name: &str,
     names: [&str; 8],
     info_chars: Option<usize>,
@@ -300,7 +265,7 @@ pub(crate) fn processlist(
         if r.id == me.id && r.command == "Sleep" {
             r.command = "Query";
             r.state = "executing";
-            r.info = session.statement_text();
+            r.info = source.map(|s| Arc::from(s.text().trim()));
         }
     }
     let info = |i: &Option<Arc<str>>| {

@@ -3,12 +3,17 @@
 //! optimizer and executor.
 
 pub mod catalog;
+mod ddl;
 mod diagnostics;
+mod dml;
+mod explain;
 pub mod format;
 pub mod information_schema;
 mod plan_cache;
 pub mod process;
+pub mod query;
 pub mod session;
+mod set;
 mod show;
 mod store;
 pub mod stream;
@@ -17,5 +22,6 @@ mod variables;
 pub use catalog::{Database, Table};
 pub use format::{format_csv, format_json, format_table, OutputFormat};
 pub use process::{Process, ProcessList};
+pub use query::PreparedQuery;
 pub use session::{EngineConfig, Session, StatementResult, INFORMATION_SCHEMA, SCHEMA_NAME};
 pub use stream::{RowStream, StreamedResult};

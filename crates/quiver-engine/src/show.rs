@@ -9,10 +9,12 @@ use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_exec::warnings::{Condition, Level};
 use quiver_sql::sqlparser::ast::{ObjectName, ShowStatementFilter, Statement};
+use quiver_sql::SqlSource;
 
 use crate::information_schema::{
     column_facts, info_table, processlist, table_status, Column, MemTable,
 };
+use crate::query::Purpose;
 use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::{Session, StatementResult};
 
@@ -135,7 +137,11 @@ fn last_name(n: &ObjectName) -> String {
 
 impl Session {
     /// A SHOW statement's result; None when `stmt` is not one handled here.
-    pub(crate) fn show(&self, stmt: &Statement) -> Result<Option<StatementResult>> {
+    pub(crate) fn show(
+        &self,
+        stmt: &Statement,
+        source: Option<&Arc<SqlSource>>,
+    ) -> Result<Option<StatementResult>> {
         let (table, filter) = match stmt {
             Statement::ShowDatabases { show_options, .. }
             | Statement::ShowSchemas { show_options, .. } => (
@@ -281,7 +287,7 @@ impl Session {
                 )
             }
             Statement::ShowCharset(s) => {
-                let t = info_table(self, "CHARACTER_SETS")?;
+                let t = info_table(self, source, "CHARACTER_SETS")?;
                 let b = &t.batches_now()[0];
                 let col = |i: usize| -> Column {
                     let a = b.column(i);
@@ -320,7 +326,7 @@ impl Session {
                     && variable[0].value.eq_ignore_ascii_case("TABLE")
                     && variable[1].value.eq_ignore_ascii_case("STATUS") =>
             {
-                let (db, filter) = self.table_status_options(variable)?;
+                let (db, filter) = self.table_status_options(variable, source)?;
                 if let Some(db) = &db {
                     self.check_schema(db)?;
                 }
@@ -335,6 +341,7 @@ impl Session {
             Statement::ShowProcessList { full } => (
                 processlist(
                     self,
+                    source,
                     SHOW_TABLE,
                     [
                         "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
@@ -352,7 +359,11 @@ impl Session {
     /// WARNINGS / ERRORS (None for any other statement). The parser keeps
     /// only the words of such a SHOW, so the numbers of LIMIT are read from
     /// the statement's text.
-    pub(crate) fn diagnostic_statement(&self, stmt: &Statement) -> Option<Result<DiagnosticShow>> {
+    pub(crate) fn diagnostic_statement(
+        &self,
+        stmt: &Statement,
+        source: Option<&Arc<SqlSource>>,
+    ) -> Option<Result<DiagnosticShow>> {
         let Statement::ShowVariable { variable } = stmt else {
             return None;
         };
@@ -375,10 +386,12 @@ impl Session {
         };
         let limit = match variable.len() - at {
             1 => None,
-            2 if !count && word(at + 1, "LIMIT") => match self.limit_after(&variable[at + 1]) {
-                Ok(l) => Some(l),
-                Err(e) => return Some(Err(e)),
-            },
+            2 if !count && word(at + 1, "LIMIT") => {
+                match self.limit_after(&variable[at + 1], source) {
+                    Ok(l) => Some(l),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
             _ => return None,
         };
         Some(Ok(DiagnosticShow {
@@ -389,8 +402,11 @@ impl Session {
     }
 
     /// `[offset,] count` (or `count OFFSET offset`) after the word LIMIT.
-    fn limit_after(&self, limit: &quiver_sql::sqlparser::ast::Ident) -> Result<(u64, u64)> {
-        let source = self.source();
+    fn limit_after(
+        &self,
+        limit: &quiver_sql::sqlparser::ast::Ident,
+        source: Option<&Arc<SqlSource>>,
+    ) -> Result<(u64, u64)> {
         let rest = source
             .as_ref()
             .and_then(|s| Some(&s.text()[s.offset(limit.span.end)?..]))
@@ -547,9 +563,10 @@ impl Session {
     fn table_status_options(
         &self,
         variable: &[quiver_sql::sqlparser::ast::Ident],
+        source: Option<&Arc<SqlSource>>,
     ) -> Result<(Option<String>, Option<ShowStatementFilter>)> {
         let status = &variable[1];
-        let rest = self.source().and_then(|src| {
+        let rest = source.and_then(|src| {
             let at = src.offset(status.span.end)?;
             src.text().get(at..).map(str::to_string)
         });
@@ -620,8 +637,9 @@ impl Session {
         // Bound as the text it is (information_schema is renamed when it
         // names it), not as the SHOW statement's.
         let source = Arc::new(quiver_sql::SqlSource::new(sql));
-        let (schema, batches) =
-            self.with_source(&source, || self.run_query_with(q, Some(table)))?;
+        let (schema, batches) = self
+            .prepare(q, Some(&source), Purpose::Show(table))?
+            .collect()?;
         Ok(StatementResult::Rows { schema, batches })
     }
 

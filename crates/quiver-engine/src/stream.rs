@@ -22,16 +22,11 @@ use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
 use quiver_exec::context::CancelToken;
 use quiver_exec::operators::BatchStream;
-use quiver_exec::planner::arrow_schema;
 use quiver_exec::warnings::{collecting_into, Condition, Level, Warnings};
-use quiver_exec::{
-    create_narrow_plan, create_physical_plan, to_declared, ExecContext, ExecutionPlan,
-};
-use quiver_sql::sqlparser::ast::Statement;
-use quiver_sql::SqlSource;
+use quiver_exec::{create_physical_plan, to_declared, ExecContext, ExecutionPlan};
 
 use crate::session::NARROW_OVERFLOW;
-use crate::{Session, StatementResult};
+use crate::StatementResult;
 
 /// Batches a partition may compute ahead of the reader.
 const PER_PARTITION: usize = 2;
@@ -61,23 +56,45 @@ pub struct RowStream {
     narrow: Option<NarrowAttempt>,
     /// Where the plan's warnings go (its context's).
     warnings: Arc<Warnings>,
+    /// The plan the rows come from (None for rows computed already).
+    plan: Option<Arc<dyn ExecutionPlan>>,
+    /// Run the plan to its end at once ([`quiver_exec::collect`], which
+    /// uses the caller's thread too) instead of pulling batch by batch.
+    whole: bool,
 }
 
 /// A query run with decimals computed in i128 ([`create_narrow_plan`]): its
 /// batches get the declared types, and error 1690 before any row left
 /// restarts it with the declared plan. After rows left, the error stands
 /// (a value beyond 38 digits under a row already sent).
-struct NarrowAttempt {
-    declared: Arc<quiver_plan::LogicalPlan>,
-    threads: usize,
+pub(crate) struct NarrowAttempt {
+    pub(crate) declared: Arc<quiver_plan::LogicalPlan>,
+    pub(crate) threads: usize,
     /// The command's context, for the declared plan.
-    ctx: Arc<ExecContext>,
+    pub(crate) ctx: Arc<ExecContext>,
     emitted: bool,
+}
+
+impl NarrowAttempt {
+    pub(crate) fn new(
+        declared: Arc<quiver_plan::LogicalPlan>,
+        threads: usize,
+        ctx: Arc<ExecContext>,
+    ) -> NarrowAttempt {
+        NarrowAttempt {
+            declared,
+            threads,
+            ctx,
+            emitted: false,
+        }
+    }
 }
 
 enum Source {
     /// Rows computed already (SHOW, EXPLAIN, ...).
     Ready(std::vec::IntoIter<RecordBatch>),
+    /// A plan not started yet: it starts when the first batch is wanted.
+    Pending(Arc<dyn ExecutionPlan>, Arc<ExecContext>),
     /// One partition, pulled on the caller's thread.
     Inline(BatchStream),
     Parallel(Parallel),
@@ -97,83 +114,85 @@ impl RowStream {
             source: Source::Ready(batches.into_iter()),
             narrow: None,
             warnings: Default::default(),
+            plan: None,
+            whole: false,
         }
     }
 
-    /// Starts `plan`; its rows come as they are pulled.
-    pub fn start(plan: Arc<dyn ExecutionPlan>, ctx: Arc<ExecContext>) -> Result<RowStream> {
-        let schema = plan.schema();
-        let n = plan.output_partitions();
-        let warnings = ctx.warnings.clone();
-        if n <= 1 {
-            let stream = collecting_into(&warnings, || plan.execute(0, &ctx))?;
-            return Ok(RowStream {
-                schema,
-                source: Source::Inline(stream),
-                narrow: None,
-                warnings,
-            });
-        }
-        let mut partitions = VecDeque::with_capacity(n);
-        let mut workers = Vec::with_capacity(n);
-        for p in 0..n {
-            let (tx, rx) = sync_channel::<Result<RecordBatch>>(PER_PARTITION);
-            let (plan, worker_ctx) = (plan.clone(), ctx.clone());
-            let spawned = std::thread::Builder::new()
-                .name(format!("quiver-stream-{p}"))
-                .spawn(move || {
-                    let sink = worker_ctx.warnings.clone();
-                    // The warnings join the sink before the channel closes:
-                    // a reader at the end of the rows sees them all.
-                    let run = catch_unwind(AssertUnwindSafe(|| {
-                        collecting_into(&sink, || -> Result<()> {
-                            for batch in plan.execute(p, &worker_ctx)? {
-                                let failed = batch.is_err();
-                                // A closed channel: the reader is gone, stop.
-                                if tx.send(batch).is_err() || failed {
-                                    return Ok(());
-                                }
-                            }
-                            Ok(())
-                        })
-                    }));
-                    let err = match run {
-                        Ok(Ok(())) => return,
-                        Ok(Err(e)) => e,
-                        Err(_) => QuiverError::internal("a worker thread panicked"),
-                    };
-                    let _ = tx.send(Err(err));
-                });
-            match spawned {
-                Ok(h) => workers.push(h),
-                Err(e) => {
-                    ctx.cancel.cancel();
-                    return Err(QuiverError::internal(format!(
-                        "cannot start a worker thread: {e}"
-                    )));
-                }
-            }
-            partitions.push_back(rx);
-        }
-        Ok(RowStream {
+    /// The rows of `plan` run in `ctx`, not started yet; with `narrow`, its
+    /// batches are of the narrowed plan and `schema` is the declared one.
+    pub(crate) fn of_plan(
+        plan: Arc<dyn ExecutionPlan>,
+        ctx: Arc<ExecContext>,
+        schema: SchemaRef,
+        narrow: Option<NarrowAttempt>,
+        whole: bool,
+    ) -> RowStream {
+        RowStream {
             schema,
-            source: Source::Parallel(Parallel {
-                partitions,
-                workers,
-                cancel: ctx.cancel.clone(),
-            }),
-            narrow: None,
-            warnings,
-        })
+            warnings: ctx.warnings.clone(),
+            source: Source::Pending(plan.clone(), ctx),
+            narrow,
+            plan: Some(plan),
+            whole,
+        }
+    }
+
+    /// Starts the plan now (a plan of one partition may compute, and fail,
+    /// as it starts): an error is the statement's, not one of its rows.
+    pub(crate) fn started(mut self) -> Result<RowStream> {
+        loop {
+            let Source::Pending(plan, ctx) = &self.source else {
+                return Ok(self);
+            };
+            match launch(plan, ctx) {
+                Ok(source) => self.source = source,
+                Err(e) if self.retries(&e) => self.fall_back()?,
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
 
+    /// The plan the rows come from now (the declared one after a narrow
+    /// attempt gave up), for EXPLAIN ANALYZE.
+    pub(crate) fn plan(&self) -> Option<&Arc<dyn ExecutionPlan>> {
+        self.plan.as_ref()
+    }
+
     /// Every remaining batch (what `collect` would have returned).
     pub fn collect_all(self) -> Result<Vec<RecordBatch>> {
         self.collect()
+    }
+
+    /// Every batch, as a statement that runs a query to its end gets them:
+    /// an error is returned, not kept in the stream's warnings (the session
+    /// records a failed statement's error itself).
+    pub(crate) fn collect_whole(&mut self) -> Result<Vec<RecordBatch>> {
+        let mut batches = Vec::new();
+        while let Some(batch) = self.next_declared() {
+            batches.push(batch?);
+        }
+        Ok(batches)
+    }
+
+    /// Whether `e` gives up a narrow attempt for the declared plan: 1690
+    /// before any row left.
+    fn retries(&self, e: &QuiverError) -> bool {
+        e.code == NARROW_OVERFLOW && self.narrow.as_ref().is_some_and(|n| !n.emitted)
+    }
+
+    /// Goes on with the declared plan, not started yet. The attempt's
+    /// warnings go with it: the declared plan raises its own; its workers
+    /// stop as its source drops.
+    fn fall_back(&mut self) -> Result<()> {
+        let narrow = self.narrow.take().expect("a narrow attempt");
+        let plan = create_physical_plan(&narrow.declared, narrow.threads)?;
+        *self = RowStream::of_plan(plan.clone(), narrow.ctx, plan.schema(), None, self.whole);
+        Ok(())
     }
 }
 
@@ -201,29 +220,25 @@ impl RowStream {
     fn next_declared(&mut self) -> Option<Result<RecordBatch>> {
         loop {
             let item = self.next_of_source();
-            let Some(narrow) = &mut self.narrow else {
-                return item;
-            };
             match item {
+                Some(Err(e)) if self.retries(&e) => {
+                    if let Err(e) = self.fall_back() {
+                        return Some(Err(e));
+                    }
+                }
                 // The attempt ran to its end: its warnings are the command's.
                 None => {
-                    narrow.ctx.warnings.append(&self.warnings);
+                    if let Some(narrow) = &self.narrow {
+                        narrow.ctx.warnings.append(&self.warnings);
+                    }
                     return None;
                 }
                 Some(Ok(batch)) => {
+                    let Some(narrow) = &mut self.narrow else {
+                        return Some(Ok(batch));
+                    };
                     narrow.emitted = true;
                     return Some(to_declared(batch, &self.schema));
-                }
-                Some(Err(e)) if e.code == NARROW_OVERFLOW && !narrow.emitted => {
-                    // The attempt's warnings go with it: the declared plan
-                    // raises its own.
-                    let restart = create_physical_plan(&narrow.declared, narrow.threads)
-                        .and_then(|plan| RowStream::start(plan, narrow.ctx.clone()));
-                    match restart {
-                        // The narrow attempt's workers stop as its source drops.
-                        Ok(declared) => *self = declared,
-                        Err(e) => return Some(Err(e)),
-                    }
                 }
                 other => return other,
             }
@@ -231,8 +246,23 @@ impl RowStream {
     }
 
     fn next_of_source(&mut self) -> Option<Result<RecordBatch>> {
+        if let Source::Pending(plan, ctx) = &self.source {
+            let started = if self.whole {
+                quiver_exec::collect(plan, ctx).map(|b| Source::Ready(b.into_iter()))
+            } else {
+                launch(plan, ctx)
+            };
+            match started {
+                Ok(source) => self.source = source,
+                Err(e) => {
+                    self.source = Source::Ready(Vec::new().into_iter());
+                    return Some(Err(e));
+                }
+            }
+        }
         match &mut self.source {
             Source::Ready(it) => it.next().map(Ok),
+            Source::Pending(..) => unreachable!("started above"),
             Source::Inline(stream) => collecting_into(&self.warnings, || stream.next()),
             Source::Parallel(par) => loop {
                 let rx = par.partitions.front()?;
@@ -248,6 +278,62 @@ impl RowStream {
     }
 }
 
+/// Starts `plan`: one partition is pulled on the caller's thread, more run
+/// each on its own thread into a channel.
+fn launch(plan: &Arc<dyn ExecutionPlan>, ctx: &Arc<ExecContext>) -> Result<Source> {
+    let n = plan.output_partitions();
+    if n <= 1 {
+        let stream = collecting_into(&ctx.warnings, || plan.execute(0, ctx))?;
+        return Ok(Source::Inline(stream));
+    }
+    let mut partitions = VecDeque::with_capacity(n);
+    let mut workers = Vec::with_capacity(n);
+    for p in 0..n {
+        let (tx, rx) = sync_channel::<Result<RecordBatch>>(PER_PARTITION);
+        let (plan, worker_ctx) = (plan.clone(), ctx.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("quiver-stream-{p}"))
+            .spawn(move || {
+                let sink = worker_ctx.warnings.clone();
+                // The warnings join the sink before the channel closes:
+                // a reader at the end of the rows sees them all.
+                let run = catch_unwind(AssertUnwindSafe(|| {
+                    collecting_into(&sink, || -> Result<()> {
+                        for batch in plan.execute(p, &worker_ctx)? {
+                            let failed = batch.is_err();
+                            // A closed channel: the reader is gone, stop.
+                            if tx.send(batch).is_err() || failed {
+                                return Ok(());
+                            }
+                        }
+                        Ok(())
+                    })
+                }));
+                let err = match run {
+                    Ok(Ok(())) => return,
+                    Ok(Err(e)) => e,
+                    Err(_) => QuiverError::internal("a worker thread panicked"),
+                };
+                let _ = tx.send(Err(err));
+            });
+        match spawned {
+            Ok(h) => workers.push(h),
+            Err(e) => {
+                ctx.cancel.cancel();
+                return Err(QuiverError::internal(format!(
+                    "cannot start a worker thread: {e}"
+                )));
+            }
+        }
+        partitions.push_back(rx);
+    }
+    Ok(Source::Parallel(Parallel {
+        partitions,
+        workers,
+        cancel: ctx.cancel.clone(),
+    }))
+}
+
 impl Drop for Parallel {
     fn drop(&mut self) {
         if !self.partitions.is_empty() {
@@ -259,109 +345,5 @@ impl Drop for Parallel {
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
-    }
-}
-
-impl Session {
-    /// Runs `stmt`, parsed from `source`, as [`Session::execute_statement_from`]
-    /// does, except that a query's rows come as a [`RowStream`] while the plan
-    /// runs. Other statements run to their end first.
-    pub fn execute_streaming(
-        &self,
-        stmt: &Statement,
-        source: &Arc<SqlSource>,
-    ) -> Result<StreamedResult> {
-        self.stream_statement(stmt, source, false)
-    }
-
-    /// [`Session::execute_streaming`] of a statement that is the whole of
-    /// `source`'s text: a query's plan is kept, and
-    /// [`Session::execute_kept`] runs the same text again without parsing,
-    /// binding or optimizing it.
-    pub fn execute_streaming_keeping_plan(
-        &self,
-        stmt: &Statement,
-        source: &Arc<SqlSource>,
-    ) -> Result<StreamedResult> {
-        self.stream_statement(stmt, source, true)
-    }
-
-    fn stream_statement(
-        &self,
-        stmt: &Statement,
-        source: &Arc<SqlSource>,
-        keep_plan: bool,
-    ) -> Result<StreamedResult> {
-        let Statement::Query(q) = stmt else {
-            return self.execute_statement_from(stmt, source).map(Into::into);
-        };
-        // Binding finds whether it reads a table (which resets the warnings).
-        self.begin_statement(false);
-        let result = self.database().sync_with_disk().and_then(|()| {
-            let logical = if keep_plan {
-                self.logical_plan_kept(q, source)?
-            } else {
-                Arc::new(self.select_limit(self.with_source(source, || self.logical_plan(q))?, q))
-            };
-            self.stream_plan(&logical)
-        });
-        if let Err(e) = &result {
-            self.statement_failed(e);
-        }
-        result
-    }
-
-    /// Runs the query whose text is `sql` from its kept plan; None when there
-    /// is none valid now (never run, or the catalog, the session variables
-    /// or the current database changed since): then parse and run it.
-    pub fn execute_kept(&self, sql: &str) -> Option<Result<StreamedResult>> {
-        if let Err(e) = self.database().sync_with_disk() {
-            self.record_error(&e);
-            return Some(Err(e));
-        }
-        let logical = self.kept_plan(sql)?;
-        self.begin_statement(crate::diagnostics::reads_tables(&logical));
-        let result = self.stream_plan(&logical);
-        if let Err(e) = &result {
-            self.statement_failed(e);
-        }
-        Some(result)
-    }
-
-    fn stream_plan(&self, logical: &Arc<quiver_plan::LogicalPlan>) -> Result<StreamedResult> {
-        let threads = self.config().threads;
-        match create_narrow_plan(logical, threads) {
-            Ok(Some((plan, true))) => {
-                let ctx = self.context();
-                // A plan of one partition may compute (and overflow) as it starts.
-                match RowStream::start(plan, self.attempt_context(&ctx)) {
-                    Ok(mut stream) => {
-                        stream.schema = arrow_schema(&logical.schema());
-                        stream.narrow = Some(NarrowAttempt {
-                            declared: logical.clone(),
-                            threads,
-                            ctx,
-                            emitted: false,
-                        });
-                        return Ok(StreamedResult::Rows(stream));
-                    }
-                    Err(e) if e.code == NARROW_OVERFLOW => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            // Nothing was narrowed: the plan is the declared one.
-            Ok(Some((plan, false))) => {
-                return Ok(StreamedResult::Rows(RowStream::start(
-                    plan,
-                    self.context(),
-                )?))
-            }
-            _ => {}
-        }
-        let plan = create_physical_plan(logical, threads)?;
-        Ok(StreamedResult::Rows(RowStream::start(
-            plan,
-            self.context(),
-        )?))
     }
 }

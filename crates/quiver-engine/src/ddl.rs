@@ -1,0 +1,493 @@
+//! Statements that change the catalog: CREATE / ALTER / DROP of databases,
+//! tables and views.
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use quiver_collation::Collation;
+use quiver_common::types::{
+    is_numeric, IntType, COLUMN_COLLATION_KEY, COLUMN_DEFAULT_KEY, COLUMN_DISPLAY_LENGTH_KEY,
+    COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
+};
+use quiver_common::{QuiverError, Result};
+use quiver_exec::expr::cast_array;
+use quiver_sql::sqlparser::ast::{
+    ColumnDef, ColumnOption, CreateTable, CreateTableLikeKind, CreateView, Expr as SqlExpr,
+    ObjectName, ObjectType,
+};
+use quiver_sql::{column_charset_default, column_collation_by_name, sql_type, SqlSource};
+
+use crate::query::Purpose;
+use crate::session::{object_name, INFORMATION_SCHEMA, SCHEMA_NAME};
+use crate::store::{store_cast, Misfits};
+use crate::{Session, StatementResult};
+
+impl Session {
+    /// DROP TABLE / VIEW (any number of them), or DROP DATABASE.
+    pub(crate) fn drop(
+        &self,
+        object_type: &ObjectType,
+        names: &[ObjectName],
+        if_exists: bool,
+    ) -> Result<StatementResult> {
+        if matches!(object_type, ObjectType::Database | ObjectType::Schema) {
+            return self.drop_database(names, if_exists);
+        }
+        let mut missing = Vec::new();
+        for n in names {
+            let name = object_name(n)?;
+            let dropped = match object_type {
+                ObjectType::Table => self.db.drop_table(&name, if_exists)?,
+                ObjectType::View => self.db.drop_view(&name, if_exists)?,
+                other => return Err(QuiverError::not_supported(format!("DROP {other}"))),
+            };
+            if !dropped {
+                missing.push(format!("{SCHEMA_NAME}.{name}"));
+            }
+        }
+        // IF EXISTS: one note names them all, as MySQL's does (also
+        // for views: 1051 as MySQL, where MariaDB has 4092).
+        if !missing.is_empty() {
+            self.note(1051, format!("Unknown table '{}'", missing.join(",")));
+        }
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// CREATE [OR REPLACE] VIEW, its query parsed from `source`.
+    pub(crate) fn create_view(
+        &self,
+        view: &CreateView,
+        source: Option<&Arc<SqlSource>>,
+    ) -> Result<StatementResult> {
+        let CreateView {
+            name,
+            query,
+            or_replace,
+            columns,
+            ..
+        } = view;
+        let name = object_name(name)?;
+        let mut names: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
+        let plan = self.prepare(query, source, Purpose::Plan)?;
+        let schema = plan.plan().schema();
+        if names.is_empty() {
+            // The view keeps the names its items have here, taken from
+            // this text (`(1/3)*3`), not from the stored, reprinted query.
+            names = schema
+                .iter()
+                .map(|f| sqlparser::ast::Ident::with_quote('`', f.name.clone()))
+                .collect();
+        } else if schema.len() != names.len() {
+            return Err(QuiverError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
+        }
+        let query = quiver_sql::view_query_with_columns(&name, query.as_ref().clone(), &names);
+        // Bind once so a broken view is refused when created.
+        self.prepare(&query, source, Purpose::Plan)?;
+        self.db
+            .create_view(&name, &query.to_string(), *or_replace)?;
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// CREATE DATABASE: Quiver's one database exists already (1007; a
+    /// note with IF NOT EXISTS); no other can be made.
+    pub(crate) fn create_database(
+        &self,
+        name: &ObjectName,
+        if_not_exists: bool,
+    ) -> Result<StatementResult> {
+        let name = object_name(name)?;
+        if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            return Err(self.access_denied(&name));
+        }
+        if !name.eq_ignore_ascii_case(SCHEMA_NAME) {
+            return Err(QuiverError::not_supported(
+                "CREATE DATABASE of a database other than the one Quiver has",
+            ));
+        }
+        let message = format!("Can't create database '{name}'; database exists");
+        if !if_not_exists {
+            return Err(QuiverError::new(1007, "HY000", message));
+        }
+        self.note(1007, message);
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// `ALTER DATABASE [name] [DEFAULT] CHARACTER SET cs | COLLATE c ...`:
+    /// the collation of the tables created after it that name none (kept in
+    /// the folder), and this session's `@@collation_database`.
+    pub(crate) fn alter_database(
+        &self,
+        a: &quiver_sql::sqlparser::ast::AlterSchema,
+    ) -> Result<StatementResult> {
+        use quiver_sql::sqlparser::ast::{AlterSchemaOperation, SqlOption};
+        let name = if a.name.0.is_empty() {
+            self.current_database()
+                .ok_or_else(|| QuiverError::new(1046, "3D000", "No database selected"))?
+        } else {
+            object_name(&a.name)?
+        };
+        if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            return Err(self.access_denied(&name));
+        }
+        if !name.eq_ignore_ascii_case(SCHEMA_NAME) {
+            return Err(QuiverError::new(
+                1049,
+                "42000",
+                format!("Unknown database '{name}'"),
+            ));
+        }
+        let (mut charset, mut collation) = (None, None);
+        for op in &a.operations {
+            let AlterSchemaOperation::SetOptionsParens { options } = op else {
+                return Err(QuiverError::not_supported(a.to_string()));
+            };
+            for o in options {
+                let SqlOption::KeyValue { key, value } = o else {
+                    return Err(QuiverError::not_supported(a.to_string()));
+                };
+                let value = match value {
+                    SqlExpr::Identifier(i) => i.value.clone(),
+                    other => other.to_string(),
+                };
+                if key.value == quiver_sql::DATABASE_CHARSET {
+                    charset = Some(column_charset_default(&value)?);
+                    continue;
+                }
+                add_collate(&mut collation, column_collation_by_name(&value)?)?;
+            }
+        }
+        let Some(c) = declared_collation(charset, collation)? else {
+            return Err(QuiverError::syntax_msg("ALTER DATABASE names no option"));
+        };
+        self.db.set_default_collation(c)?;
+        self.vars
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .collation_database = c;
+        Ok(StatementResult::Done { affected: 1 })
+    }
+
+    /// DROP DATABASE: of one that does not exist, 1008 (a note with IF
+    /// EXISTS); Quiver's own database cannot be dropped.
+    fn drop_database(&self, names: &[ObjectName], if_exists: bool) -> Result<StatementResult> {
+        let [name] = names else {
+            return Err(QuiverError::syntax_msg("DROP DATABASE names one database"));
+        };
+        let name = object_name(name)?;
+        if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            return Err(self.access_denied(&name));
+        }
+        if name.eq_ignore_ascii_case(SCHEMA_NAME) {
+            return Err(QuiverError::not_supported(
+                "DROP DATABASE of Quiver's database",
+            ));
+        }
+        let message = format!("Can't drop database '{name}'; database doesn't exist");
+        if !if_exists {
+            return Err(QuiverError::new(1008, "HY000", message));
+        }
+        self.note(1008, message);
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// MariaDB's 1044 for a change to information_schema.
+    fn access_denied(&self, db: &str) -> QuiverError {
+        let (user, host) = self
+            .user
+            .split_once('@')
+            .unwrap_or((&self.user, "localhost"));
+        QuiverError::new(
+            1044,
+            "42000",
+            format!("Access denied for user '{user}'@'{host}' to database '{db}'"),
+        )
+    }
+
+    pub(crate) fn create_table(
+        &self,
+        ct: &CreateTable,
+        source: Option<&Arc<SqlSource>>,
+    ) -> Result<StatementResult> {
+        let name = object_name(&ct.name)?;
+        if let Some(q) = &ct.query {
+            if ct.if_not_exists && self.db.table(&name).is_some() {
+                self.note(1050, format!("Table '{name}' already exists"));
+                return Ok(StatementResult::Done { affected: 0 });
+            }
+            let (_, strict_division) = self.strictness();
+            let (schema, batches) = self
+                .prepare(q, source, Purpose::Stored { strict_division })?
+                .collect()?;
+            check_unique_names(&schema)?;
+            // A column is NOT NULL (without a default) where its expression
+            // cannot be NULL, as MariaDB declares it; the names a client was
+            // told of the query's columns are not the table's.
+            let schema = Arc::new(Schema::new(
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        let mut meta = f.metadata().clone();
+                        let nullable =
+                            f.is_nullable() && meta.remove(COLUMN_NOT_NULL_KEY).is_none();
+                        meta.remove(COLUMN_ORIGIN_KEY);
+                        meta.remove(COLUMN_NO_DEFAULT_KEY);
+                        meta.remove(COLUMN_DISPLAY_LENGTH_KEY);
+                        let mut t = f.data_type().clone();
+                        // An integer column takes the type MySQL derives for
+                        // its expression (`SELECT 1` makes an INT(1) column).
+                        let declared = meta.get(COLUMN_TYPE_KEY).and_then(|c| IntType::parse(c));
+                        if let Some(i) = declared.filter(|_| t.is_integer()) {
+                            t = i.kind.arrow_type(i.unsigned);
+                        }
+                        // A comparison's result is INT(1) in MariaDB, and so
+                        // is its column (a BOOLEAN column is TINYINT(1)).
+                        if t == DataType::Boolean {
+                            t = DataType::Int32;
+                            meta.insert(COLUMN_TYPE_KEY.to_string(), "int(1)".to_string());
+                        }
+                        Field::new(f.name(), t, nullable).with_metadata(meta)
+                    })
+                    .collect::<Vec<_>>(),
+            ));
+            let batches = batches
+                .into_iter()
+                .map(|b| {
+                    let columns = b
+                        .columns()
+                        .iter()
+                        .zip(schema.fields())
+                        .map(|(c, f)| match c.data_type() == f.data_type() {
+                            true => Ok(c.clone()),
+                            false => cast_array(c, f.data_type()),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    Ok(RecordBatch::try_new_with_options(
+                        schema.clone(),
+                        columns,
+                        &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                    )?)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
+            if !self
+                .db
+                .create_table(&name, schema, batches, ct.if_not_exists)?
+            {
+                self.note(1050, format!("Table '{name}' already exists"));
+                return Ok(StatementResult::Done { affected: 0 });
+            }
+            return Ok(StatementResult::Done { affected: rows });
+        }
+        if let Some(CreateTableLikeKind::Plain(like) | CreateTableLikeKind::Parenthesized(like)) =
+            &ct.like
+        {
+            // The source's columns as declared (types, collations, NULL,
+            // defaults), without its rows.
+            let source = object_name(&like.name)?;
+            let schema = self
+                .db
+                .table(&source)
+                .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{source}")))?
+                .schema();
+            if !self
+                .db
+                .create_table(&name, schema, Vec::new(), ct.if_not_exists)?
+            {
+                self.note(1050, format!("Table '{name}' already exists"));
+            }
+            return Ok(StatementResult::Done { affected: 0 });
+        }
+        let table_collation = table_default_collation(ct, self.vars().collation_database)?;
+        let mut fields = Vec::with_capacity(ct.columns.len());
+        for c in &ct.columns {
+            let n = &c.name.value;
+            if n.is_empty() || n.ends_with(' ') {
+                return Err(QuiverError::new(
+                    1166,
+                    "42000",
+                    format!("Incorrect column name '{n}'"),
+                ));
+            }
+            quiver_sql::check_fsp(&c.data_type, n)?;
+            let mut t = sql_type(&c.data_type)?;
+            let not_null = c.options.iter().any(|o| {
+                matches!(o.option, ColumnOption::NotNull)
+                    || matches!(o.option, ColumnOption::PrimaryKey(_))
+            });
+            let mut meta = std::collections::HashMap::new();
+            if let Some(text) = quiver_sql::column_type_text(&c.data_type) {
+                meta.insert(COLUMN_TYPE_KEY.to_string(), text);
+            }
+            if t == DataType::Utf8 {
+                let coll = column_collation(c, table_collation)?;
+                if coll.charset() == quiver_collation::Charset::Binary {
+                    // MariaDB: VARCHAR(5) CHARACTER SET binary is VARBINARY(5).
+                    t = DataType::Binary;
+                    let text = meta.get(COLUMN_TYPE_KEY).map_or("text", String::as_str);
+                    let bytes = quiver_sql::binary_column_type(text);
+                    meta.insert(COLUMN_TYPE_KEY.to_string(), bytes);
+                } else {
+                    meta.insert(COLUMN_COLLATION_KEY.to_string(), coll.name().to_string());
+                }
+            }
+            let mut field = Field::new(&c.name.value, t, !not_null).with_metadata(meta.clone());
+            if let Some(def) = c.options.iter().find_map(|o| match &o.option {
+                ColumnOption::Default(e) => Some(e),
+                _ => None,
+            }) {
+                // Checked now so that a bad DEFAULT is refused at CREATE time.
+                let value = self.constant_value(def)?;
+                let mut strict = Misfits::strict();
+                let stored = store_cast(&value, &field, 0, "", &mut strict).map_err(|_| {
+                    QuiverError::new(
+                        1067,
+                        "42000",
+                        format!("Invalid default value for '{}'", c.name.value),
+                    )
+                })?;
+                meta.insert(
+                    COLUMN_DEFAULT_KEY.to_string(),
+                    default_text(def, &stored, &field)?,
+                );
+                field = field.with_metadata(meta);
+            }
+            fields.push(field);
+        }
+        let schema = Arc::new(Schema::new(fields));
+        check_unique_names(&schema)?;
+        if !self
+            .db
+            .create_table(&name, schema, vec![], ct.if_not_exists)?
+        {
+            self.note(1050, format!("Table '{name}' already exists"));
+        }
+        Ok(StatementResult::Done { affected: 0 })
+    }
+}
+
+/// How a column's DEFAULT is kept: a constant as the value the column
+/// stores, written as MariaDB's `information_schema.COLUMNS.COLUMN_DEFAULT`
+/// shows it (`DEFAULT 1` of a DECIMAL(5,2) is `1.00`, of a DATE
+/// `'2020-1-2'` is `'2020-01-02'`, strings quoted); anything else (a
+/// function such as CURRENT_TIMESTAMP, evaluated at each INSERT, or a
+/// binary column's bytes) as written.
+fn default_text(def: &SqlExpr, stored: &ArrayRef, field: &Field) -> Result<String> {
+    use quiver_sql::sqlparser::ast::UnaryOperator;
+    let constant = match def {
+        SqlExpr::Value(_) => true,
+        SqlExpr::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            expr,
+        } => matches!(expr.as_ref(), SqlExpr::Value(_)),
+        _ => false,
+    };
+    if !constant || field.data_type() == &DataType::Binary {
+        return Ok(def.to_string());
+    }
+    let schema = Arc::new(Schema::new(vec![field.clone().with_nullable(true)]));
+    let batch = RecordBatch::try_new(schema, vec![stored.clone()])?;
+    let text = crate::format::rows_as_text(&[batch])?
+        .into_iter()
+        .next()
+        .and_then(|row| row.into_iter().next())
+        .flatten();
+    Ok(match text {
+        None => "NULL".to_string(),
+        Some(t) if is_numeric(field.data_type()) => t,
+        Some(t) => format!("'{}'", t.replace('\\', "\\\\").replace('\'', "''")),
+    })
+}
+
+/// `DEFAULT CHARSET=... COLLATE=...` of CREATE TABLE; the database's
+/// default (`collation_database`, utf8mb4_bin unless set) without them.
+fn table_default_collation(ct: &CreateTable, database: Collation) -> Result<Collation> {
+    use quiver_sql::sqlparser::ast::{CreateTableOptions, SqlOption};
+    let options = match &ct.table_options {
+        CreateTableOptions::Plain(o)
+        | CreateTableOptions::With(o)
+        | CreateTableOptions::Options(o) => o.as_slice(),
+        _ => &[],
+    };
+    let mut charset = None;
+    let mut collation = None;
+    for o in options {
+        if let SqlOption::KeyValue { key, value } = o {
+            let k = key.value.to_uppercase();
+            let v = value.to_string();
+            if k.contains("COLLATE") {
+                add_collate(&mut collation, column_collation_by_name(&v)?)?;
+            } else if k.contains("CHARSET") || k.contains("CHARACTER") {
+                charset = Some(column_charset_default(&v)?);
+            }
+        }
+    }
+    Ok(declared_collation(charset, collation)?.unwrap_or(database))
+}
+
+/// A string column's collation: its COLLATE, else its CHARACTER SET's
+/// default, else the table's.
+fn column_collation(c: &ColumnDef, table: Collation) -> Result<Collation> {
+    let mut charset = None;
+    let mut collation = None;
+    for o in &c.options {
+        match &o.option {
+            ColumnOption::Collation(n) => {
+                add_collate(&mut collation, column_collation_by_name(&n.to_string())?)?
+            }
+            ColumnOption::CharacterSet(n) => {
+                charset = Some(column_charset_default(&n.to_string())?)
+            }
+            _ => {}
+        }
+    }
+    Ok(declared_collation(charset, collation)?.unwrap_or(table))
+}
+
+/// One more `COLLATE c` of a declaration: a different one than before is
+/// MySQL's 1302.
+fn add_collate(slot: &mut Option<Collation>, c: Collation) -> Result<()> {
+    match *slot {
+        Some(prev) if prev != c => Err(QuiverError::new(
+            1302,
+            "HY000",
+            format!("Conflicting declarations: 'COLLATE {prev}' and 'COLLATE {c}'"),
+        )),
+        _ => {
+            *slot = Some(c);
+            Ok(())
+        }
+    }
+}
+
+/// The collation a declaration's `CHARACTER SET cs` (as its default
+/// collation) and `COLLATE c` name: c, which must be of cs (1253).
+fn declared_collation(
+    charset: Option<Collation>,
+    collation: Option<Collation>,
+) -> Result<Option<Collation>> {
+    if let (Some(cs), Some(co)) = (charset, collation) {
+        if cs.charset() != co.charset() {
+            return Err(QuiverError::new(
+                1253,
+                "42000",
+                format!(
+                    "COLLATION '{co}' is not valid for CHARACTER SET '{}'",
+                    cs.charset().name()
+                ),
+            ));
+        }
+    }
+    Ok(collation.or(charset))
+}
+
+fn check_unique_names(schema: &SchemaRef) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for f in schema.fields() {
+        if !seen.insert(f.name().to_lowercase()) {
+            return Err(QuiverError::duplicate_column(f.name()));
+        }
+    }
+    Ok(())
+}

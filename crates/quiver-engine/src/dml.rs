@@ -1,0 +1,237 @@
+//! Statements that change rows: INSERT (VALUES and SELECT), and the values
+//! they store (constants, column defaults). The checks of each stored value
+//! are in `store.rs`.
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, Field, Schema};
+use quiver_common::types::COLUMN_DEFAULT_KEY;
+use quiver_common::{QuiverError, Result};
+use quiver_exec::expr::{cast_array, PhysicalExpr};
+use quiver_sql::sqlparser::ast::{Expr as SqlExpr, Insert, SetExpr, TableObject};
+use quiver_sql::{Binder, SqlSource};
+
+use crate::query::Purpose;
+use crate::session::object_name;
+use crate::store::{store_cast, text_as_bytes, Misfits};
+use crate::{Session, StatementResult};
+
+impl Session {
+    /// A constant expression's value as a one-row array.
+    pub(crate) fn constant_value(&self, e: &SqlExpr) -> Result<ArrayRef> {
+        self.constant_value_with(e, false)
+    }
+
+    /// `strict`: a value INSERT stores, where division by zero is error 1365.
+    fn constant_value_with(&self, e: &SqlExpr, strict: bool) -> Result<ArrayRef> {
+        let one = RecordBatch::try_new_with_options(
+            Arc::new(Schema::empty()),
+            vec![],
+            &RecordBatchOptions::new().with_row_count(Some(1)),
+        )?;
+        let mut bound =
+            Binder::with_vars(self.db.as_ref(), self.identity_vars()).bind_constant(e)?;
+        if strict {
+            bound = quiver_sql::strict_division_expr(bound);
+        }
+        let e = PhysicalExpr::compile(&bound, &Default::default())?;
+        quiver_exec::warnings::collecting_into(&self.statement_warnings(), || {
+            e.evaluate_array(&one)
+        })
+    }
+
+    /// `rows` copies of a column's DEFAULT: NULL when it has none and allows
+    /// NULL, else MySQL's strict-mode error 1364.
+    fn column_default(&self, f: &Field, rows: usize) -> Result<ArrayRef> {
+        let Some(text) = f.metadata().get(COLUMN_DEFAULT_KEY) else {
+            if f.is_nullable() {
+                return Ok(arrow_array::new_null_array(f.data_type(), rows));
+            }
+            return Err(QuiverError::new(
+                1364,
+                "HY000",
+                format!("Field '{}' doesn't have a default value", f.name()),
+            ));
+        };
+        let e = quiver_sql::sqlparser::parser::Parser::new(
+            &quiver_sql::sqlparser::dialect::MySqlDialect {},
+        )
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| QuiverError::internal(format!("stored DEFAULT of '{}': {e}", f.name())))?;
+        let one = store_cast(&self.constant_value(&e)?, f, 0, "", &mut Misfits::strict())?;
+        let index = arrow_array::UInt32Array::from(vec![0u32; rows]);
+        Ok(arrow_select::take::take(one.as_ref(), &index, None)?)
+    }
+
+    pub(crate) fn insert(
+        &self,
+        ins: &Insert,
+        source: Option<&Arc<SqlSource>>,
+    ) -> Result<StatementResult> {
+        let TableObject::TableName(name) = &ins.table else {
+            return Err(QuiverError::not_supported("INSERT into a table function"));
+        };
+        let name = object_name(name)?;
+        let table = self
+            .db
+            .table(&name)
+            .ok_or_else(|| match self.db.view_sql(&name) {
+                // Quiver's views are read-only.
+                Some(_) => QuiverError::new(
+                    1471,
+                    "HY000",
+                    format!("The target table {name} of the INSERT is not insertable-into"),
+                ),
+                None => QuiverError::unknown_table(&format!("quiver.{name}")),
+            })?;
+        let schema = table.schema();
+        let table_prefix = format!(
+            "`{}`.`{name}`.",
+            self.current_database().unwrap_or_else(|| "quiver".into())
+        );
+        let query = ins
+            .source
+            .as_ref()
+            .ok_or_else(|| QuiverError::not_supported("INSERT without a query"))?;
+        let (strict, strict_division) = self.strictness();
+        let mut misfits = Misfits::new(strict);
+        // `VALUES ()` (also `() VALUES ()`): rows of defaults, as in MariaDB.
+        let value_rows = match query.body.as_ref() {
+            SetExpr::Values(v) => v.rows.len(),
+            _ => 0,
+        };
+        let only_defaults = matches!(query.body.as_ref(),
+            SetExpr::Values(v) if v.rows.iter().all(|r| r.content.is_empty()));
+        // Which table column each query column fills.
+        let targets: Vec<usize> = if only_defaults {
+            vec![]
+        } else if ins.columns.is_empty() {
+            (0..schema.fields().len()).collect()
+        } else {
+            ins.columns
+                .iter()
+                .map(|c| {
+                    let c = c.to_string();
+                    schema
+                        .fields()
+                        .iter()
+                        .position(|f| f.name().eq_ignore_ascii_case(&c))
+                        .ok_or_else(|| QuiverError::unknown_column(&c, "field list"))
+                })
+                .collect::<Result<_>>()?
+        };
+        let columns: Vec<ArrayRef> = match query.body.as_ref() {
+            SetExpr::Values(values) => {
+                let mut cols: Vec<Vec<ArrayRef>> =
+                    vec![Vec::with_capacity(values.rows.len()); targets.len()];
+                for (r, row) in values.rows.iter().enumerate() {
+                    if row.content.len() != targets.len() {
+                        return Err(QuiverError::column_count_mismatch(r + 1));
+                    }
+                    for (c, e) in row.content.iter().enumerate() {
+                        let v = match e {
+                            SqlExpr::Identifier(id)
+                                if id.quote_style.is_none()
+                                    && id.value.eq_ignore_ascii_case("DEFAULT") =>
+                            {
+                                self.column_default(schema.field(targets[c]), 1)?
+                            }
+                            _ => self.constant_value_with(e, strict_division)?,
+                        };
+                        cols[c].push(v);
+                    }
+                }
+                cols.into_iter()
+                    .enumerate()
+                    .map(|(c, parts)| {
+                        let f = schema.field(targets[c]);
+                        misfits.at_column(targets[c]);
+                        let t = f.data_type();
+                        // Each row is stored on its own so that errors name its row
+                        // and a NULL row does not clash with typed rows in the concat.
+                        let parts = parts
+                            .iter()
+                            .enumerate()
+                            .map(|(r, p)| {
+                                store_cast(
+                                    &cast_array(p, &common_input_type(p.data_type(), t))?,
+                                    f,
+                                    r,
+                                    &table_prefix,
+                                    &mut misfits,
+                                )
+                            })
+                            .collect::<Result<Vec<_>>>()?;
+                        let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+                        if refs.is_empty() {
+                            Ok(arrow_array::new_empty_array(t))
+                        } else {
+                            Ok(arrow_select::concat::concat(&refs)?)
+                        }
+                    })
+                    .collect::<Result<_>>()?
+            }
+            _ => {
+                let (s, batches) = self
+                    .prepare(query, source, Purpose::Stored { strict_division })?
+                    .collect()?;
+                if s.fields().len() != targets.len() {
+                    return Err(QuiverError::column_count_mismatch(1));
+                }
+                let b = arrow_select::concat::concat_batches(&s, &batches)?;
+                b.columns()
+                    .iter()
+                    .zip(s.fields())
+                    .zip(&targets)
+                    .map(|((c, from), &to)| text_as_bytes(c, from, schema.field(to)))
+                    .collect()
+            }
+        };
+        let rows = columns.first().map_or(value_rows, |c| c.len());
+        let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        for (i, f) in schema.fields().iter().enumerate() {
+            let a = match targets.iter().position(|t| *t == i) {
+                Some(src) => {
+                    misfits.at_column(i);
+                    store_cast(&columns[src], f, 0, &table_prefix, &mut misfits)?
+                }
+                None => self.column_default(f, rows)?,
+            };
+            if !f.is_nullable() && a.null_count() > 0 {
+                return Err(QuiverError::new(
+                    1048,
+                    "23000",
+                    format!("Column '{}' cannot be null", f.name()),
+                ));
+            }
+            full.push(a);
+        }
+        misfits.raise(&self.statement_warnings());
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            full,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?;
+        let mut all: Vec<RecordBatch> = table.data()?.as_ref().clone();
+        all.push(batch);
+        table.replace(all)?;
+        Ok(StatementResult::Done {
+            affected: rows as u64,
+        })
+    }
+}
+
+/// The type a literal is read as before it is stored (strings stay strings so
+/// that dates and numbers are parsed by the store cast).
+fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
+    match from {
+        DataType::Null => DataType::Null,
+        DataType::Utf8 => DataType::Utf8,
+        DataType::UInt64 => DataType::UInt64,
+        t if t.is_integer() => DataType::Int64,
+        DataType::Boolean => DataType::Int64,
+        other => other.clone(),
+    }
+}
