@@ -17,6 +17,13 @@ use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, SpaceEnds, TableSourc
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
+/// The one schema a database folder is, as clients see it (`SHOW DATABASES`,
+/// `USE`, `DATABASE()`, qualified names in error messages).
+pub const SCHEMA_NAME: &str = "quiver";
+
+/// The schema of the metadata views (`information_schema.TABLES`, ...).
+pub const INFORMATION_SCHEMA: &str = "information_schema";
+
 /// One table. Data is read from disk on first use, column by column: a scan
 /// reads (and verifies) only the columns it needs.
 #[derive(Debug)]

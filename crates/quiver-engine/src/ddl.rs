@@ -18,8 +18,9 @@ use quiver_sql::sqlparser::ast::{
 };
 use quiver_sql::{column_charset_default, column_collation_by_name, sql_type, SqlSource};
 
+use crate::catalog::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::query::Purpose;
-use crate::session::{object_name, INFORMATION_SCHEMA, SCHEMA_NAME};
+use crate::session::object_name;
 use crate::store::{store_cast, Misfits};
 use crate::{Session, StatementResult};
 

@@ -24,7 +24,7 @@ use quiver_sql::sqlparser::ast::{
 };
 use quiver_sql::SqlSource;
 
-use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
+use crate::catalog::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::Session;
 
 /// A metadata column's type, values and field metadata: text compares and

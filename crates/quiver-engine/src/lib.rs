@@ -19,9 +19,9 @@ mod store;
 pub mod stream;
 mod variables;
 
-pub use catalog::{Database, Table};
+pub use catalog::{Database, Table, INFORMATION_SCHEMA, SCHEMA_NAME};
 pub use format::{format_csv, format_json, format_table, OutputFormat};
 pub use process::{Process, ProcessList};
 pub use query::PreparedQuery;
-pub use session::{EngineConfig, Session, StatementResult, INFORMATION_SCHEMA, SCHEMA_NAME};
+pub use session::{EngineConfig, Session, StatementResult};
 pub use stream::{RowStream, StreamedResult};

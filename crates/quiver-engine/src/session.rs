@@ -13,6 +13,8 @@ use quiver_sql::sqlparser::ast::{ObjectName, ObjectNamePart, ObjectType, Stateme
 use quiver_sql::{parse_sql, SessionVars, SqlSource};
 
 use crate::catalog::Database;
+// Where clients have read them from.
+pub use crate::catalog::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::plan_cache::PlanCache;
 use crate::process::{Process, ProcessList};
 use crate::query::Purpose;
@@ -34,10 +36,6 @@ impl Default for EngineConfig {
         }
     }
 }
-
-/// The error of a value that does not fit where it is computed (1690, out
-/// of range): a plan with narrowed decimals is then run again as declared.
-pub(crate) const NARROW_OVERFLOW: u16 = 1690;
 
 /// 60% of physical memory: room for the OS and the rest of the process.
 pub fn default_memory_limit() -> usize {
@@ -73,13 +71,6 @@ impl StatementResult {
         }
     }
 }
-
-/// The one schema a database folder is, as clients see it (`SHOW DATABASES`,
-/// `USE`, `DATABASE()`, qualified names in error messages).
-pub const SCHEMA_NAME: &str = "quiver";
-
-/// The schema of the metadata views (`information_schema.TABLES`, ...).
-pub const INFORMATION_SCHEMA: &str = "information_schema";
 
 pub struct Session {
     pub(crate) db: Arc<Database>,

@@ -11,11 +11,11 @@ use quiver_exec::warnings::{Condition, Level};
 use quiver_sql::sqlparser::ast::{ObjectName, ShowStatementFilter, Statement};
 use quiver_sql::SqlSource;
 
+use crate::catalog::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::information_schema::{
     column_facts, info_table, processlist, table_status, Column, MemTable,
 };
 use crate::query::Purpose;
-use crate::session::{INFORMATION_SCHEMA, SCHEMA_NAME};
 use crate::{Session, StatementResult};
 
 /// The variables SHOW VARIABLES lists; each value comes from `@@name`.

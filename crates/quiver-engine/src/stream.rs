@@ -25,8 +25,11 @@ use quiver_exec::operators::BatchStream;
 use quiver_exec::warnings::{collecting_into, Condition, Level, Warnings};
 use quiver_exec::{create_physical_plan, to_declared, ExecContext, ExecutionPlan};
 
-use crate::session::NARROW_OVERFLOW;
 use crate::StatementResult;
+
+/// The error of a value that does not fit where it is computed (1690, out
+/// of range): a plan with narrowed decimals is then run again as declared.
+pub(crate) const NARROW_OVERFLOW: u16 = 1690;
 
 /// Batches a partition may compute ahead of the reader.
 const PER_PARTITION: usize = 2;
