@@ -211,6 +211,7 @@ impl Session {
         source: Option<&Arc<SqlSource>>,
     ) -> Result<StatementResult> {
         let name = object_name(&ct.name)?;
+        refuse_unkept_meanings(ct)?;
         if let Some(q) = &ct.query {
             if ct.if_not_exists && self.db.table(&name).is_some() {
                 self.note(1050, format!("Table '{name}' already exists"));
@@ -489,6 +490,53 @@ fn check_unique_names(schema: &SchemaRef) -> Result<()> {
         if !seen.insert(f.name().to_lowercase()) {
             return Err(QuiverError::duplicate_column(f.name()));
         }
+    }
+    Ok(())
+}
+
+/// The parts of a CREATE TABLE whose meaning Quiver does not keep yet:
+/// keys it would not enforce (a duplicate stored without error loses
+/// data silently), CHECK constraints it would not check, AUTO_INCREMENT it
+/// would not number, hidden columns it would show, and a TEMPORARY table it
+/// would keep for everyone. Refused (1235) until they are real; plain
+/// indexes (KEY, INDEX) only speed MySQL up and are accepted.
+fn refuse_unkept_meanings(ct: &CreateTable) -> Result<()> {
+    use quiver_sql::sqlparser::ast::TableConstraint;
+    use quiver_sql::sqlparser::tokenizer::Token;
+    if ct.temporary {
+        return Err(QuiverError::not_supported("CREATE TEMPORARY TABLE"));
+    }
+    for c in &ct.columns {
+        for o in &c.options {
+            let what = match &o.option {
+                ColumnOption::PrimaryKey(_) => "PRIMARY KEY",
+                ColumnOption::Unique(_) => "UNIQUE",
+                ColumnOption::ForeignKey(_) => "REFERENCES",
+                ColumnOption::Check(_) => "CHECK",
+                ColumnOption::Identity(_) => "AUTO_INCREMENT",
+                ColumnOption::DialectSpecific(tokens)
+                    if tokens.iter().any(|t| {
+                        matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))
+                    }) =>
+                {
+                    "AUTO_INCREMENT"
+                }
+                ColumnOption::Invisible => "INVISIBLE",
+                ColumnOption::Generated { .. } => "generated columns",
+                _ => continue,
+            };
+            return Err(QuiverError::not_supported(what));
+        }
+    }
+    for c in &ct.constraints {
+        let what = match c {
+            TableConstraint::PrimaryKey(_) => "PRIMARY KEY",
+            TableConstraint::Unique(_) => "UNIQUE",
+            TableConstraint::ForeignKey(_) => "FOREIGN KEY",
+            TableConstraint::Check(_) => "CHECK",
+            _ => continue,
+        };
+        return Err(QuiverError::not_supported(what));
     }
     Ok(())
 }

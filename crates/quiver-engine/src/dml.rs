@@ -73,6 +73,14 @@ impl Session {
         let TableObject::TableName(name) = &ins.table else {
             return Err(QuiverError::not_supported("INSERT into a table function"));
         };
+        // Without keys no row is a duplicate (REPLACE is an INSERT then);
+        // IGNORE would turn errors into warnings, which INSERT does not yet.
+        if ins.on.is_some() {
+            return Err(QuiverError::not_supported("ON DUPLICATE KEY UPDATE"));
+        }
+        if ins.ignore {
+            return Err(QuiverError::not_supported("INSERT IGNORE"));
+        }
         let name = object_name(name)?;
         let table = self
             .db
