@@ -1,5 +1,5 @@
 //! `quiver check` on clean and damaged databases, zone maps seen from SQL, and
-//! crash safety: `load`, `INSERT` and `CREATE TABLE ... AS SELECT` killed
+//! crash safety: `load`, `INSERT`, `DELETE` and `CREATE TABLE ... AS SELECT` killed
 //! (SIGKILL) at random points leave the previous state or the new one.
 
 use std::fs;
@@ -395,6 +395,15 @@ fn killed_writes_leave_the_old_or_the_new_state() {
                 "CREATE TABLE t2 AS SELECT * FROM t WHERE k % 2 = 0".into(),
             ],
         ),
+        (
+            "t",
+            vec![
+                "sql".into(),
+                "-e".into(),
+                // A residue not deleted before, whatever the rounds before left.
+                "DELETE FROM t WHERE k % 97 = ROUND".into(),
+            ],
+        ),
     ];
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -404,6 +413,10 @@ fn killed_writes_leave_the_old_or_the_new_state() {
     let (mut old_seen, mut new_seen, mut mid_write) = (0, 0, 0);
     for round in 0..4 {
         for (table, args) in &ops {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| a.replace("ROUND", &round.to_string()))
+                .collect();
             let old = state(&db, table);
             // The new state: the same operation, uninterrupted, on a copy.
             copy_dir(&db, &reference);

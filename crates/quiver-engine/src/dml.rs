@@ -1,17 +1,25 @@
-//! Statements that change rows: INSERT (VALUES and SELECT), and the values
-//! they store (constants, column defaults). The checks of each stored value
-//! are in `store.rs`.
+//! Statements that change rows: INSERT (VALUES and SELECT), DELETE and
+//! TRUNCATE, and the values they store (constants, column defaults). The
+//! checks of each stored value are in `store.rs`.
+//!
+//! Each of them writes the table's rows anew as its next generation, which
+//! one atomic switch of the table's manifest publishes (docs/STORAGE.md):
+//! a statement's change is all there or not at all, after a crash too.
 
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_common::types::COLUMN_DEFAULT_KEY;
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
-use quiver_sql::sqlparser::ast::{Expr as SqlExpr, Insert, SetExpr, TableObject};
-use quiver_sql::{Binder, SqlSource};
+use quiver_sql::sqlparser::ast::{
+    Delete, Expr as SqlExpr, FromTable, Insert, SetExpr, Statement, TableFactor, TableObject,
+    TableWithJoins, Truncate,
+};
+use quiver_sql::{parse_sql, Binder, SqlSource};
 
+use crate::catalog::SCHEMA_NAME;
 use crate::query::Purpose;
 use crate::session::object_name;
 use crate::store::{store_cast, text_as_bytes, Misfits};
@@ -242,4 +250,126 @@ fn common_input_type(from: &DataType, _to: &DataType) -> DataType {
         DataType::Boolean => DataType::Int64,
         other => other.clone(),
     }
+}
+
+impl Session {
+    /// DELETE FROM t [WHERE p]: the rows for which p is not true stay, in
+    /// the order the table holds them. A statement that deletes nothing
+    /// writes nothing.
+    pub(crate) fn delete(&self, del: &Delete) -> Result<StatementResult> {
+        if !del.tables.is_empty() || del.using.is_some() {
+            return Err(QuiverError::not_supported("multi-table DELETE"));
+        }
+        if !del.order_by.is_empty() || del.limit.is_some() {
+            return Err(QuiverError::not_supported("DELETE ... ORDER BY / LIMIT"));
+        }
+        if del.returning.is_some() {
+            return Err(QuiverError::not_supported("DELETE ... RETURNING"));
+        }
+        let (FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)) = &del.from;
+        let [TableWithJoins {
+            relation: TableFactor::Table { name, .. },
+            joins,
+        }] = from.as_slice()
+        else {
+            return Err(QuiverError::not_supported("multi-table DELETE"));
+        };
+        if !joins.is_empty() {
+            return Err(QuiverError::not_supported("multi-table DELETE"));
+        }
+        let name = object_name(name)?;
+        let table = self.rewritten_table(&name, "DELETE")?;
+        let before: usize = table.data()?.iter().map(|b| b.num_rows()).sum();
+        let Some(p) = &del.selection else {
+            if before > 0 {
+                table.replace(Vec::new())?;
+            }
+            return Ok(StatementResult::Done {
+                affected: before as u64,
+            });
+        };
+        // The rows that stay: SELECT * FROM <the same FROM> WHERE (p) IS NOT TRUE.
+        let Some(Statement::Query(mut kept)) = parse_sql("SELECT * FROM t")?.pop() else {
+            return Err(QuiverError::internal("SELECT did not parse as a query"));
+        };
+        let SetExpr::Select(select) = kept.body.as_mut() else {
+            return Err(QuiverError::internal("SELECT did not parse as a select"));
+        };
+        select.from = from.clone();
+        select.selection = Some(SqlExpr::IsNotTrue(Box::new(SqlExpr::Nested(Box::new(
+            p.clone(),
+        )))));
+        let (s, batches) = self
+            .prepare(
+                &kept,
+                None,
+                Purpose::Stored {
+                    strict_division: false,
+                },
+            )?
+            .in_one_partition()
+            .collect()?;
+        let after: usize = batches.iter().map(|b| b.num_rows()).sum();
+        if after < before {
+            let schema = table.schema();
+            let batches = batches
+                .iter()
+                .map(|b| as_table_batch(b, &s, &schema))
+                .collect::<Result<Vec<_>>>()?;
+            table.replace(batches)?;
+        }
+        Ok(StatementResult::Done {
+            affected: (before - after) as u64,
+        })
+    }
+
+    /// TRUNCATE [TABLE] t: every row goes; 0 rows affected, as MySQL says.
+    pub(crate) fn truncate(&self, t: &Truncate) -> Result<StatementResult> {
+        if t.partitions.is_some() {
+            return Err(QuiverError::not_supported("TRUNCATE ... PARTITION"));
+        }
+        for target in &t.table_names {
+            let name = object_name(&target.name)?;
+            // A view is no table to empty (MariaDB: 1146).
+            let table = self
+                .db
+                .table(&name)
+                .ok_or_else(|| QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")))?;
+            table.replace(Vec::new())?;
+        }
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// The table `name` that `statement` writes anew: 1146 when there is
+    /// none; a view is refused (Quiver's views are read-only).
+    fn rewritten_table(&self, name: &str, statement: &str) -> Result<Arc<crate::Table>> {
+        self.db
+            .table(name)
+            .ok_or_else(|| match self.db.view_sql(name) {
+                Some(_) => QuiverError::not_supported(format!("{statement} through a view")),
+                None => QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")),
+            })
+    }
+}
+
+/// A batch of a `SELECT *` over a table (`from`) as the table stores it.
+fn as_table_batch(b: &RecordBatch, from: &SchemaRef, schema: &SchemaRef) -> Result<RecordBatch> {
+    let columns = b
+        .columns()
+        .iter()
+        .zip(from.fields())
+        .zip(schema.fields())
+        .map(|((c, from), to)| {
+            let c = text_as_bytes(c, from, to);
+            match c.data_type() == to.data_type() {
+                true => Ok(c),
+                false => cast_array(&c, to.data_type()),
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+    )?)
 }

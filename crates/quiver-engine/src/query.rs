@@ -48,6 +48,9 @@ pub struct PreparedQuery<'s> {
     plan: Arc<LogicalPlan>,
     /// Whether decimals may be computed narrow first.
     narrow: bool,
+    /// Partitions of the physical plan: the session's threads, or one where
+    /// rows must come in the order of the table they are read from.
+    partitions: usize,
 }
 
 impl<'s> PreparedQuery<'s> {
@@ -56,10 +59,17 @@ impl<'s> PreparedQuery<'s> {
         &self.plan
     }
 
+    /// Runs in one partition, so that a plain scan's rows come in the order
+    /// the table holds them (a statement that rewrites a table keeps it).
+    pub(crate) fn in_one_partition(mut self) -> Self {
+        self.partitions = 1;
+        self
+    }
+
     /// The physical plan the query runs first, and whether it is a narrowed
     /// one (which may give way to the declared plan).
     pub fn physical_plan(&self) -> Result<(Arc<dyn ExecutionPlan>, bool)> {
-        let threads = self.session.config().threads;
+        let threads = self.partitions;
         if self.narrow {
             if let Ok(Some(planned)) = create_narrow_plan(&self.plan, threads) {
                 return Ok(planned);
@@ -107,7 +117,7 @@ impl<'s> PreparedQuery<'s> {
         // The narrow attempt keeps its warnings apart: they are the
         // command's only if it runs to its end.
         let attempt = session.attempt_context(&ctx);
-        let threads = session.config().threads;
+        let threads = self.partitions;
         Ok(RowStream::of_plan(
             plan,
             attempt,
@@ -190,6 +200,7 @@ impl Session {
             session: self,
             plan: Arc::new(plan),
             narrow,
+            partitions: self.config().threads,
         };
         match purpose {
             Purpose::Result { keep: true } => {
@@ -238,6 +249,7 @@ impl Session {
             session: self,
             plan,
             narrow: true,
+            partitions: self.config().threads,
         }
     }
 

@@ -106,6 +106,8 @@ fn uses_tables(stmt: &Statement) -> bool {
     match stmt {
         Statement::CreateTable(_)
         | Statement::Insert(_)
+        | Statement::Delete(_)
+        | Statement::Truncate(_)
         | Statement::CreateView(_)
         | Statement::ExplainTable { .. }
         | Statement::Explain { .. } => true,
@@ -390,6 +392,8 @@ impl Session {
         let _writing = match stmt {
             Statement::CreateTable(_)
             | Statement::Insert(_)
+            | Statement::Delete(_)
+            | Statement::Truncate(_)
             | Statement::Drop { .. }
             | Statement::CreateView(_) => Some(self.db.write_lock()?),
             _ => {
@@ -409,6 +413,8 @@ impl Session {
             }
             Statement::CreateTable(ct) => self.create_table(ct, source),
             Statement::Insert(ins) => self.insert(ins, source),
+            Statement::Delete(del) => self.delete(del),
+            Statement::Truncate(t) => self.truncate(t),
             Statement::Drop {
                 object_type,
                 if_exists,

@@ -38,18 +38,39 @@ fn keys_checks_and_numbering_that_would_not_be_kept_are_refused() {
     let s = session();
     for (sql, what) in [
         ("CREATE TABLE k1 (id INT PRIMARY KEY)", "PRIMARY KEY"),
-        ("CREATE TABLE k2 (id INT, v INT, PRIMARY KEY (id, v))", "PRIMARY KEY"),
+        (
+            "CREATE TABLE k2 (id INT, v INT, PRIMARY KEY (id, v))",
+            "PRIMARY KEY",
+        ),
         ("CREATE TABLE k3 (id INT UNIQUE)", "UNIQUE"),
         ("CREATE TABLE k4 (id INT, UNIQUE KEY u (id))", "UNIQUE"),
-        ("CREATE TABLE k5 (id INT, CONSTRAINT c CHECK (id > 0))", "CHECK"),
+        (
+            "CREATE TABLE k5 (id INT, CONSTRAINT c CHECK (id > 0))",
+            "CHECK",
+        ),
         ("CREATE TABLE k6 (id INT CHECK (id > 0))", "CHECK"),
-        ("CREATE TABLE k7 (id INT, FOREIGN KEY (id) REFERENCES k0 (id))", "FOREIGN KEY"),
+        (
+            "CREATE TABLE k7 (id INT, FOREIGN KEY (id) REFERENCES k0 (id))",
+            "FOREIGN KEY",
+        ),
         ("CREATE TABLE k8 (id INT REFERENCES k0 (id))", "REFERENCES"),
-        ("CREATE TABLE k9 (id BIGINT AUTO_INCREMENT, v INT)", "AUTO_INCREMENT"),
+        (
+            "CREATE TABLE k9 (id BIGINT AUTO_INCREMENT, v INT)",
+            "AUTO_INCREMENT",
+        ),
         ("CREATE TABLE k10 (id INT, v INT INVISIBLE)", "INVISIBLE"),
-        ("CREATE TABLE k11 (a INT, b INT AS (a + 1))", "generated columns"),
-        ("CREATE TEMPORARY TABLE k12 (id INT)", "CREATE TEMPORARY TABLE"),
-        ("CREATE TABLE k13 (id INT PRIMARY KEY) AS SELECT 1 AS id", "PRIMARY KEY"),
+        (
+            "CREATE TABLE k11 (a INT, b INT AS (a + 1))",
+            "generated columns",
+        ),
+        (
+            "CREATE TEMPORARY TABLE k12 (id INT)",
+            "CREATE TEMPORARY TABLE",
+        ),
+        (
+            "CREATE TABLE k13 (id INT PRIMARY KEY) AS SELECT 1 AS id",
+            "PRIMARY KEY",
+        ),
     ] {
         refused(&s, sql, what);
     }
@@ -75,4 +96,27 @@ fn plain_indexes_are_kept_out_of_the_way_and_inserts_without_keys_work() {
         panic!("no rows");
     };
     assert_eq!(rows_as_text(&batches).unwrap()[0][0].as_deref(), Some("2"));
+}
+
+#[test]
+fn deletes_quiver_cannot_do_yet_are_refused_and_change_nothing() {
+    let s = session();
+    s.query("CREATE TABLE t (id INT)").unwrap();
+    s.query("CREATE TABLE u (id INT)").unwrap();
+    s.query("INSERT INTO t VALUES (1), (2), (3)").unwrap();
+    s.query("INSERT INTO u VALUES (1)").unwrap();
+    s.query("CREATE VIEW tv AS SELECT id FROM t").unwrap();
+    for (sql, what) in [
+        ("DELETE FROM tv WHERE id = 1", "DELETE through a view"),
+        ("DELETE FROM t ORDER BY id LIMIT 1", "DELETE ... ORDER BY / LIMIT"),
+        ("DELETE FROM t LIMIT 1", "DELETE ... ORDER BY / LIMIT"),
+        ("DELETE t FROM t JOIN u ON t.id = u.id", "multi-table DELETE"),
+        ("DELETE FROM t USING t JOIN u ON t.id = u.id", "multi-table DELETE"),
+    ] {
+        refused(&s, sql, what);
+    }
+    let StatementResult::Rows { batches, .. } = s.query("SELECT COUNT(*) FROM t").unwrap() else {
+        panic!("no rows");
+    };
+    assert_eq!(rows_as_text(&batches).unwrap()[0][0].as_deref(), Some("3"));
 }
