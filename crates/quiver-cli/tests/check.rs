@@ -1,6 +1,7 @@
 //! `quiver check` on clean and damaged databases, zone maps seen from SQL, and
-//! crash safety: `load`, `INSERT`, `DELETE` and `CREATE TABLE ... AS SELECT` killed
-//! (SIGKILL) at random points leave the previous state or the new one.
+//! crash safety: `load`, `INSERT`, `UPDATE`, `DELETE` and `CREATE TABLE ...
+//! AS SELECT` killed (SIGKILL) at random points leave the previous state or
+//! the new one.
 
 use std::fs;
 use std::io::Write;
@@ -402,6 +403,14 @@ fn killed_writes_leave_the_old_or_the_new_state() {
                 "-e".into(),
                 // A residue not deleted before, whatever the rounds before left.
                 "DELETE FROM t WHERE k % 97 = ROUND".into(),
+            ],
+        ),
+        (
+            "t",
+            vec![
+                "sql".into(),
+                "-e".into(),
+                "UPDATE t SET v = v + 1 WHERE k % 89 = ROUND".into(),
             ],
         ),
     ];

@@ -1,5 +1,5 @@
-//! Statements that change rows: INSERT (VALUES and SELECT), DELETE and
-//! TRUNCATE, and the values they store (constants, column defaults). The
+//! Statements that change rows: INSERT (VALUES and SELECT), UPDATE, DELETE
+//! and TRUNCATE, and the values they store (constants, column defaults). The
 //! checks of each stored value are in `store.rs`.
 //!
 //! Each of them writes the table's rows anew as its next generation, which
@@ -8,20 +8,23 @@
 
 use std::sync::Arc;
 
+use arrow_array::BooleanArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_row::{RowConverter, SortField};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use quiver_common::types::COLUMN_DEFAULT_KEY;
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
+use quiver_sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use quiver_sql::sqlparser::ast::{
-    Delete, Expr as SqlExpr, FromTable, Insert, SetExpr, Statement, TableFactor, TableObject,
-    TableWithJoins, Truncate,
+    AssignmentTarget, CaseWhen, Delete, Expr as SqlExpr, FromTable, Insert, SelectItem, SetExpr,
+    Statement, TableFactor, TableObject, TableWithJoins, Truncate, Update,
 };
 use quiver_sql::{parse_sql, Binder, SqlSource};
 
 use crate::catalog::SCHEMA_NAME;
 use crate::query::Purpose;
-use crate::session::object_name;
+use crate::session::{first_words, object_name};
 use crate::store::{store_cast, text_as_bytes, Misfits};
 use crate::{Session, StatementResult};
 
@@ -372,4 +375,177 @@ fn as_table_batch(b: &RecordBatch, from: &SchemaRef, schema: &SchemaRef) -> Resu
         columns,
         &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
     )?)
+}
+
+impl Session {
+    /// UPDATE t SET c = e, ... [WHERE p]: the rows for which p is true
+    /// take the new values, stored with INSERT's checks; affected rows are
+    /// those whose stored values changed, as MySQL counts them. A statement
+    /// that changes nothing writes nothing.
+    pub(crate) fn update(&self, upd: &Update) -> Result<StatementResult> {
+        if upd.from.is_some() || !upd.table.joins.is_empty() {
+            return Err(QuiverError::not_supported("multi-table UPDATE"));
+        }
+        if !upd.order_by.is_empty() || upd.limit.is_some() {
+            return Err(QuiverError::not_supported("UPDATE ... ORDER BY / LIMIT"));
+        }
+        if upd.returning.is_some() || upd.or.is_some() {
+            return Err(QuiverError::not_supported(first_words(&upd.to_string())));
+        }
+        let TableFactor::Table { name, .. } = &upd.table.relation else {
+            return Err(QuiverError::not_supported("UPDATE of a derived table"));
+        };
+        let name = object_name(name)?;
+        let table = self.rewritten_table(&name, "UPDATE")?;
+        let schema = table.schema();
+        // Which column each assignment sets.
+        let mut targets: Vec<usize> = Vec::with_capacity(upd.assignments.len());
+        for a in &upd.assignments {
+            let AssignmentTarget::ColumnName(target) = &a.target else {
+                return Err(QuiverError::not_supported("UPDATE of a tuple of columns"));
+            };
+            let column = object_name(target)?;
+            let i = schema
+                .fields()
+                .iter()
+                .position(|f| f.name().eq_ignore_ascii_case(&column))
+                .ok_or_else(|| {
+                    QuiverError::new(
+                        1054,
+                        "42S22",
+                        format!("Unknown column '{column}' in 'field list'"),
+                    )
+                })?;
+            if matches!(&a.value, SqlExpr::Identifier(d) if d.quote_style.is_none() && d.value.eq_ignore_ascii_case("DEFAULT"))
+            {
+                return Err(QuiverError::not_supported("UPDATE ... SET c = DEFAULT"));
+            }
+            // MySQL assigns left to right: a later value reads the new value
+            // of a column set before it. Until that is kept, such an UPDATE is
+            // refused (a word of the value's text that names such a column is
+            // taken as a reference).
+            let text = a.value.to_string().to_ascii_lowercase();
+            let words = text.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+            let earlier: Vec<String> = targets
+                .iter()
+                .map(|&t| schema.field(t).name().to_ascii_lowercase())
+                .collect();
+            if words.into_iter().any(|w| earlier.iter().any(|e| e == w)) {
+                return Err(QuiverError::not_supported(
+                    "UPDATE whose value reads a column set before it",
+                ));
+            }
+            if targets.contains(&i) {
+                return Err(QuiverError::not_supported("UPDATE setting a column twice"));
+            }
+            targets.push(i);
+        }
+        // Every column as it is, each new value where p holds (NULL
+        // elsewhere: a value is computed for matched rows only), and p.
+        let matched = SqlExpr::IsTrue(Box::new(SqlExpr::Nested(Box::new(
+            upd.selection.clone().unwrap_or(SqlExpr::Value(
+                quiver_sql::sqlparser::ast::Value::Boolean(true).into(),
+            )),
+        ))));
+        let Some(Statement::Query(mut q)) = parse_sql("SELECT * FROM t")?.pop() else {
+            return Err(QuiverError::internal("SELECT did not parse as a query"));
+        };
+        let SetExpr::Select(select) = q.body.as_mut() else {
+            return Err(QuiverError::internal("SELECT did not parse as a select"));
+        };
+        select.from = vec![upd.table.clone()];
+        // `SELECT *`, then each new value and the condition.
+        for a in &upd.assignments {
+            select
+                .projection
+                .push(SelectItem::UnnamedExpr(SqlExpr::Case {
+                    case_token: AttachedToken::empty(),
+                    end_token: AttachedToken::empty(),
+                    operand: None,
+                    conditions: vec![CaseWhen {
+                        condition: matched.clone(),
+                        result: a.value.clone(),
+                    }],
+                    else_result: None,
+                }));
+        }
+        select.projection.push(SelectItem::UnnamedExpr(matched));
+        let (strict, strict_division) = self.strictness();
+        let (s, batches) = self
+            .prepare(&q, None, Purpose::Stored { strict_division })?
+            .in_one_partition()
+            .collect()?;
+        let all = arrow_select::concat::concat_batches(&s, &batches)?;
+        let n = schema.fields().len();
+        let rows = all.num_rows();
+        let Some(hit) = all
+            .column(n + targets.len())
+            .as_any()
+            .downcast_ref::<BooleanArray>()
+            .cloned()
+        else {
+            return Err(QuiverError::internal(
+                "UPDATE's condition is not a truth value",
+            ));
+        };
+        // `IS TRUE` is never NULL; were it, NULL would not match.
+        let hit = match hit.null_count() {
+            0 => hit,
+            _ => arrow_select::filter::prep_null_mask_filter(&hit),
+        };
+        let table_prefix = format!(
+            "`{}`.`{name}`.",
+            self.current_database()
+                .unwrap_or_else(|| SCHEMA_NAME.into())
+        );
+        let mut misfits = Misfits::new(strict);
+        let mut columns: Vec<ArrayRef> = all.columns()[..n]
+            .iter()
+            .zip(s.fields())
+            .zip(schema.fields())
+            .map(|((c, from), to)| {
+                let c = text_as_bytes(c, from, to);
+                match c.data_type() == to.data_type() {
+                    true => Ok(c),
+                    false => cast_array(&c, to.data_type()),
+                }
+            })
+            .collect::<Result<_>>()?;
+        let mut changed = vec![false; rows];
+        for (k, &t) in targets.iter().enumerate() {
+            let f = schema.field(t);
+            misfits.at_column(t);
+            let new = store_cast(all.column(n + k), f, 0, &table_prefix, &mut misfits)?;
+            if !f.is_nullable() && (0..rows).any(|r| hit.value(r) && new.is_null(r)) {
+                return Err(QuiverError::new(
+                    1048,
+                    "23000",
+                    format!("Column '{}' cannot be null", f.name()),
+                ));
+            }
+            let old = &columns[t];
+            let converter = RowConverter::new(vec![SortField::new(f.data_type().clone())])?;
+            let (new_rows, old_rows) = (
+                converter.convert_columns(&[new.clone()])?,
+                converter.convert_columns(&[old.clone()])?,
+            );
+            for (r, c) in changed.iter_mut().enumerate() {
+                *c |= hit.value(r) && new_rows.row(r) != old_rows.row(r);
+            }
+            columns[t] = arrow_select::zip::zip(&hit, &new, old)?;
+        }
+        misfits.raise(&self.statement_warnings());
+        let affected = changed.iter().filter(|c| **c).count();
+        if affected > 0 {
+            let batch = RecordBatch::try_new_with_options(
+                schema.clone(),
+                columns,
+                &RecordBatchOptions::new().with_row_count(Some(rows)),
+            )?;
+            table.replace(vec![batch])?;
+        }
+        Ok(StatementResult::Done {
+            affected: affected as u64,
+        })
+    }
 }

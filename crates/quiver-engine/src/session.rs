@@ -106,6 +106,7 @@ fn uses_tables(stmt: &Statement) -> bool {
     match stmt {
         Statement::CreateTable(_)
         | Statement::Insert(_)
+        | Statement::Update(_)
         | Statement::Delete(_)
         | Statement::Truncate(_)
         | Statement::CreateView(_)
@@ -392,6 +393,7 @@ impl Session {
         let _writing = match stmt {
             Statement::CreateTable(_)
             | Statement::Insert(_)
+            | Statement::Update(_)
             | Statement::Delete(_)
             | Statement::Truncate(_)
             | Statement::Drop { .. }
@@ -413,6 +415,7 @@ impl Session {
             }
             Statement::CreateTable(ct) => self.create_table(ct, source),
             Statement::Insert(ins) => self.insert(ins, source),
+            Statement::Update(upd) => self.update(upd),
             Statement::Delete(del) => self.delete(del),
             Statement::Truncate(t) => self.truncate(t),
             Statement::Drop {
@@ -457,6 +460,6 @@ impl Session {
     }
 }
 
-fn first_words(s: &str) -> String {
+pub(crate) fn first_words(s: &str) -> String {
     s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
 }
