@@ -11,6 +11,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use quiver_common::{QuiverError, Result};
 use quiver_storage::check::{check_database, table_dirs, CheckOptions, TableReport};
+use quiver_storage::leftovers::Leftover;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
@@ -96,9 +97,19 @@ pub fn run(args: CheckArgs, db: Option<PathBuf>, threads: Option<usize>) -> Resu
             eprintln!("{}", d.error);
         }
     }
+    // Not damage: files of killed writes, which the next open of the folder
+    // (by a process that may write it) removes.
+    let leftovers = quiver_storage::leftovers::leftovers(&db);
+    for l in &leftovers {
+        eprintln!(
+            "leftover of a killed write: {} ({} bytes)",
+            l.path.display(),
+            l.bytes
+        );
+    }
     match args.format.as_str() {
-        "json" => println!("{}", json(&reports, seconds)),
-        _ => print!("{}", table(&reports, seconds)),
+        "json" => println!("{}", json(&reports, &leftovers, seconds)),
+        _ => print!("{}", table(&reports, &leftovers, seconds)),
     }
     Ok(if damaged == 0 {
         ExitCode::SUCCESS
@@ -107,7 +118,7 @@ pub fn run(args: CheckArgs, db: Option<PathBuf>, threads: Option<usize>) -> Resu
     })
 }
 
-fn table(reports: &[TableReport], seconds: f64) -> String {
+fn table(reports: &[TableReport], leftovers: &[Leftover], seconds: f64) -> String {
     let rows: Vec<[String; 4]> = reports
         .iter()
         .map(|r| {
@@ -164,10 +175,17 @@ fn table(reports: &[TableReport], seconds: f64) -> String {
             format!("{damaged} damaged")
         }
     );
+    if !leftovers.is_empty() {
+        out += &format!(
+            "{} leftovers of killed writes, {} bytes (removed when the folder is next opened)\n",
+            leftovers.len(),
+            leftovers.iter().map(|l| l.bytes).sum::<u64>()
+        );
+    }
     out
 }
 
-fn json(reports: &[TableReport], seconds: f64) -> String {
+fn json(reports: &[TableReport], leftovers: &[Leftover], seconds: f64) -> String {
     let tables: Vec<String> = reports
         .iter()
         .map(|r| {
@@ -197,8 +215,19 @@ fn json(reports: &[TableReport], seconds: f64) -> String {
         })
         .collect();
     let ok = reports.iter().all(|r| r.damaged.is_empty());
+    let leftovers: Vec<String> = leftovers
+        .iter()
+        .map(|l| {
+            format!(
+                "{{\"path\":{},\"bytes\":{}}}",
+                quiver_engine::format::json_string(&l.path.display().to_string()),
+                l.bytes
+            )
+        })
+        .collect();
     format!(
-        "{{\"ok\":{ok},\"seconds\":{seconds:.6},\"tables\":[{}]}}",
-        tables.join(",")
+        "{{\"ok\":{ok},\"seconds\":{seconds:.6},\"tables\":[{}],\"leftovers\":[{}]}}",
+        tables.join(","),
+        leftovers.join(",")
     )
 }

@@ -468,13 +468,22 @@ fn killed_writes_leave_the_old_or_the_new_state() {
                 })
                 .unwrap_or_default();
             let data_files = names.iter().filter(|n| n.starts_with("data-")).count();
-            if dir.exists()
+            let left_files = dir.exists()
                 && (data_files > 1
                     || names.iter().any(|n| n == "table.meta.tmp")
-                    || !names.iter().any(|n| n == "table.meta"))
-            {
+                    || !names.iter().any(|n| n == "table.meta"));
+            if left_files {
                 mid_write += 1;
             }
+            // `quiver check` reports them (without removing them) ...
+            let listed = check(&db, &["--format", "json"]);
+            assert_eq!(
+                String::from_utf8_lossy(&listed.stdout).contains("\"leftovers\":[{"),
+                left_files,
+                "{names:?}: {}",
+                String::from_utf8_lossy(&listed.stdout)
+            );
+            // ... and the next process that opens the folder removes them.
             let now = state(&db, table);
             assert!(
                 now == old || now == new,
@@ -491,6 +500,11 @@ fn killed_writes_leave_the_old_or_the_new_state() {
                 Some(0),
                 "{}{}",
                 String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                !String::from_utf8_lossy(&out.stderr).contains("leftover"),
+                "opening the folder left: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
             if *table == "t2" && now == new {

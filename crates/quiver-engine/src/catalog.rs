@@ -572,9 +572,6 @@ impl Database {
         if !marker.exists() {
             fs::write(&marker, "quiver database 1\n").map_err(io)?;
         }
-        let generation = Arc::new(AtomicU64::new(0));
-        let default_collation = read_db_opt(dir)?;
-        let (tables, views, damaged) = scan(dir, &generation)?;
         // A folder this process may not write (read-only media, another
         // user's) is still read; a write to it then fails on its files.
         let writer = fs::OpenOptions::new()
@@ -590,6 +587,17 @@ impl Database {
                 state: Mutex::new(WriterState::default()),
                 turn: Condvar::new(),
             });
+        // What killed writes left goes while no other process writes (one
+        // that writes now looks the same, and removes its own when done).
+        if let Some(w) = &writer {
+            if w.file.try_lock().is_ok() {
+                quiver_storage::leftovers::remove_leftovers(dir);
+                let _ = w.file.unlock();
+            }
+        }
+        let generation = Arc::new(AtomicU64::new(0));
+        let default_collation = read_db_opt(dir)?;
+        let (tables, views, damaged) = scan(dir, &generation)?;
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
             tables: RwLock::new(tables),

@@ -276,7 +276,7 @@ fn regroup(schema: &SchemaRef, batches: &[RecordBatch], size: usize) -> Result<V
 }
 
 /// Generations of data files in `dir` (any format).
-fn data_files(dir: &Path) -> Vec<(u64, PathBuf)> {
+pub(crate) fn data_files(dir: &Path) -> Vec<(u64, PathBuf)> {
     let mut out = Vec::new();
     if let Ok(entries) = fs::read_dir(dir) {
         for e in entries.flatten() {
