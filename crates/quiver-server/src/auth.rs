@@ -181,17 +181,102 @@ pub struct Accounts {
     store: Option<PathBuf>,
 }
 
+/// The first line of an accounts file Quiver writes: its user names are
+/// percent-encoded (every byte but ASCII letters, digits and `_ . - $`), so a
+/// name may hold spaces, line breaks or `#` and still be one word of one line.
+const ESCAPED_HEADER: &str = "# quiver-accounts 2";
+
+/// MariaDB's longest user name, in characters.
+const MAX_USER_CHARS: usize = 128;
+
+/// A user name as one word of an accounts file (see [`ESCAPED_HEADER`]).
+fn encode_user(user: &str) -> String {
+    let mut out = String::with_capacity(user.len());
+    for b in user.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'$') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The user name an [`encode_user`] word stands for; None for anything
+/// else (a bad escape, a byte that would have been escaped, not UTF-8).
+fn decode_user(word: &str) -> Option<String> {
+    let bytes = word.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = word.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'$') => {
+                out.push(b);
+                i += 1;
+            }
+            _ => return None,
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Whether `user` can be an account: MariaDB's 1470 for a name over 128
+/// characters; the anonymous user '' is not supported.
+pub fn check_user_name(user: &str) -> Result<()> {
+    if user.is_empty() {
+        return Err(QuiverError::not_supported("anonymous accounts ('')"));
+    }
+    let chars = user.chars().count();
+    if chars > MAX_USER_CHARS {
+        let shown: String = match chars > 70 {
+            true => user.chars().take(67).chain("...".chars()).collect(),
+            false => user.to_string(),
+        };
+        return Err(QuiverError::new(
+            1470,
+            "HY000",
+            format!("String '{shown}' is too long for user name (should be no longer than {MAX_USER_CHARS})"),
+        ));
+    }
+    Ok(())
+}
+
+/// Accounts of a file: `user plugin credential` a line. A file Quiver wrote
+/// (see [`ESCAPED_HEADER`]) is read strictly: whole-line comments only,
+/// percent-encoded names, each name once. One written by hand keeps `#`
+/// comments anywhere and plain names.
 pub fn parse_accounts(text: &str, origin: &str) -> Result<BTreeMap<String, Account>> {
     let mut users = BTreeMap::new();
+    let escaped = text.lines().next() == Some(ESCAPED_HEADER);
     for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
+        let line = match escaped {
+            true if line.starts_with('#') => "",
+            true => line,
+            false => line.split('#').next().unwrap_or("").trim(),
+        };
         if line.is_empty() {
             continue;
         }
         let bad =
             |why: &str| QuiverError::new(1105, "HY000", format!("{origin} line {}: {why}", n + 1));
         let mut parts = line.split_whitespace();
-        let user = parts.next().ok_or_else(|| bad("no user name"))?;
+        let word = parts.next().ok_or_else(|| bad("no user name"))?;
+        let decoded;
+        let user = match escaped {
+            true => {
+                decoded = decode_user(word).ok_or_else(|| bad("user name not percent-encoded"))?;
+                decoded.as_str()
+            }
+            false => word,
+        };
+        if escaped && users.contains_key(user) {
+            return Err(bad("the user is listed twice"));
+        }
         let plugin_name = parts.next().ok_or_else(|| bad("no plugin"))?;
         let plugin = Plugin::from_name(plugin_name).ok_or_else(|| {
             bad(&format!(
@@ -266,6 +351,7 @@ impl Accounts {
 
     /// Creates (`create`) or changes an account and saves all accounts.
     pub fn put(&self, user: &str, account: Account, create: bool, if_clause: bool) -> Result<()> {
+        check_user_name(user)?;
         let mut users = self.users.write().unwrap_or_else(|p| p.into_inner());
         let exists = users.contains_key(user);
         if create && exists || !create && !exists {
@@ -311,11 +397,16 @@ impl Accounts {
         let Some(path) = &self.store else {
             return Ok(());
         };
-        let mut text = String::from(
-            "# Quiver accounts: user plugin hash (written by CREATE/ALTER/DROP USER)\n",
+        let mut text = format!(
+            "{ESCAPED_HEADER}\n# Quiver accounts: user plugin hash, user names percent-encoded (written by CREATE/ALTER/DROP USER)\n"
         );
         for (u, a) in users {
-            text.push_str(&format!("{u} {} {}\n", a.plugin.name(), a.auth_string()));
+            text.push_str(&format!(
+                "{} {} {}\n",
+                encode_user(u),
+                a.plugin.name(),
+                a.auth_string()
+            ));
         }
         let tmp = path.with_extension("tmp");
         let io = |e| QuiverError::io(&format!("cannot write {}", path.display()), e);
@@ -324,6 +415,12 @@ impl Accounts {
             .and_then(|f| f.sync_all())
             .map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)?;
+        // The rename itself lasts only once the folder is on disk.
+        if let Some(dir) = path.parent() {
+            std::fs::File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(io)?;
+        }
         Ok(())
     }
 }
@@ -376,5 +473,93 @@ mod tests {
         );
         assert!(parse_accounts("x sha256_password", "t").is_err());
         assert!(parse_accounts("x mysql_native_password *12", "t").is_err());
+    }
+
+    /// Names that once broke the file (a space and a plugin name, a line
+    /// break, `#`, `%`, tabs, non-ASCII) come back as they went, with their
+    /// passwords, and add no other account.
+    #[test]
+    fn hostile_user_names_round_trip_through_the_store() {
+        let dir = std::env::temp_dir().join(format!("quiver-accounts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = dir.join("users");
+        let _ = std::fs::remove_file(&store);
+        let names = [
+            "evil mysql_native_password\nx",
+            "evil",
+            "#root",
+            "a%41",
+            "tab\tuser",
+            "line\r\nbreak password:",
+            "ünï cødé",
+            "' OR 1 --",
+        ];
+        let accounts = Accounts::load(None, Some(store.clone())).unwrap();
+        for (i, n) in names.iter().enumerate().skip(2) {
+            let pw = format!("pw{i}");
+            accounts
+                .put(n, Account::with_password(Plugin::Native, &pw), true, false)
+                .unwrap();
+        }
+        accounts
+            .put(
+                names[0],
+                Account::with_password(Plugin::Native, "pw0"),
+                true,
+                false,
+            )
+            .unwrap();
+        let text = std::fs::read_to_string(&store).unwrap();
+        assert!(text.starts_with(ESCAPED_HEADER), "{text}");
+        let again = Accounts::load(None, Some(store.clone())).unwrap();
+        let users = again.users.read().unwrap().clone();
+        let mut expected: Vec<&str> = names.iter().copied().filter(|n| *n != "evil").collect();
+        expected.push("root");
+        expected.sort();
+        assert_eq!(
+            users.keys().map(String::as_str).collect::<Vec<_>>(),
+            expected
+        );
+        assert!(
+            again.get("evil").is_none(),
+            "an account the name smuggled in"
+        );
+        assert_eq!(again.passwordless(), ["root"]);
+        let nonce = [7u8; 20];
+        let hostile = again.get(names[0]).unwrap();
+        assert!(hostile.verify(&nonce, &scramble(Plugin::Native, "pw0", &nonce)));
+        assert!(!hostile.verify(&nonce, &[]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_written_store_is_read_strictly() {
+        let hash = Account::with_password(Plugin::Native, "x").auth_string();
+        let ok = format!("{ESCAPED_HEADER}\nal%20ice mysql_native_password {hash}\n");
+        assert!(parse_accounts(&ok, "t").unwrap().contains_key("al ice"));
+        for bad in [
+            format!("{ESCAPED_HEADER}\nal ice mysql_native_password {hash}\n"),
+            format!("{ESCAPED_HEADER}\nal%2 mysql_native_password {hash}\n"),
+            format!("{ESCAPED_HEADER}\nal#x mysql_native_password {hash}\n"),
+            format!("{ESCAPED_HEADER}\n%FF mysql_native_password {hash}\n"),
+            format!("{ESCAPED_HEADER}\na mysql_native_password {hash}\na mysql_native_password {hash}\n"),
+        ] {
+            assert!(parse_accounts(&bad, "t").is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn user_names_are_checked_as_mariadb_checks_them() {
+        assert!(check_user_name(&"u".repeat(128)).is_ok());
+        let e = check_user_name(&"b".repeat(129)).unwrap_err();
+        assert_eq!(e.code, 1470);
+        assert_eq!(
+            e.message,
+            format!(
+                "String '{}...' is too long for user name (should be no longer than 128)",
+                "b".repeat(67)
+            )
+        );
+        assert_eq!(check_user_name("").unwrap_err().code, 1235);
     }
 }

@@ -332,6 +332,90 @@ fn passwordless_accounts_are_refused_beyond_loopback() {
     let _ = std::fs::remove_file(users);
 }
 
+/// CREATE USER once wrote names as they were into DIR/users: a name with a
+/// space, a plugin name and a line break left a second account, `evil`,
+/// without a password, which logged in after a restart. Names are now
+/// percent-encoded in the file: every hostile name comes back as itself
+/// with its password, in both bind modes, and no other account appears.
+#[test]
+fn hostile_account_names_survive_restarts_in_both_bind_modes() {
+    let dir = std::env::temp_dir().join(format!("quiver-server-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let names = [
+        "evil mysql_native_password\nx",
+        "#root",
+        "sp ace",
+        "100%",
+        "ünï",
+        "q'uote",
+    ];
+    let (h, _db) = start_with(Database::open(&dir).unwrap(), ServerConfig::default());
+    let mut root = Client::root(h.local_addr());
+    for (i, n) in names.iter().enumerate() {
+        let quoted = n
+            .replace('\\', "\\\\")
+            .replace('\'', "\\'")
+            .replace('\n', "\\n");
+        assert_eq!(
+            root.query(&format!("CREATE USER '{quoted}'@'%' IDENTIFIED BY 'pw{i}'")),
+            Outcome::Ok { affected: 0 },
+            "{n}"
+        );
+    }
+    assert_eq!(
+        root.query(&format!(
+            "CREATE USER '{}'@'%' IDENTIFIED BY 'x'",
+            "b".repeat(129)
+        ))
+        .code(),
+        1470
+    );
+    // Beyond loopback only accounts with passwords may exist.
+    assert_eq!(
+        root.query("ALTER USER root IDENTIFIED BY 'r00t'"),
+        Outcome::Ok { affected: 0 }
+    );
+    h.shutdown();
+    for bind in ["127.0.0.1", "0.0.0.0"] {
+        let server = Server::bind(
+            Database::open(&dir).unwrap(),
+            Default::default(),
+            ServerConfig {
+                bind: bind.into(),
+                port: 0,
+                ..ServerConfig::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{bind}: {e}"));
+        let h = server.spawn();
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], h.local_addr().port()));
+        let login = |user: &str, password: &str| {
+            Client::connect(
+                addr,
+                Options {
+                    user,
+                    password,
+                    plugin: Plugin::Native,
+                    ..Options::default()
+                },
+            )
+        };
+        for (i, n) in names.iter().enumerate() {
+            let mut c = login(n, &format!("pw{i}")).unwrap_or_else(|e| panic!("{bind} {n}: {e:?}"));
+            assert_eq!(c.query("SELECT 1").scalar().as_deref(), Some("1"));
+            assert!(login(n, "").is_err(), "{bind} {n} without its password");
+        }
+        for smuggled in ["evil", "x", "root"] {
+            assert!(
+                login(smuggled, "").is_err(),
+                "{bind}: {smuggled} without a password"
+            );
+        }
+        h.shutdown();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn prepared_statements_with_every_parameter_type() {
     let (h, _db) = default_server();
