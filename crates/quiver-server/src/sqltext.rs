@@ -94,8 +94,9 @@ pub enum AccountStmt {
         user: Option<String>,
         password: String,
     },
-    /// GRANT, REVOKE, FLUSH PRIVILEGES: accepted without effect (every account
-    /// may do everything; there are no privileges yet).
+    /// GRANT, FLUSH PRIVILEGES: accepted without effect (every account may
+    /// do everything already; there are no privileges yet). REVOKE is
+    /// refused: it would take away nothing, silently.
     NoOp,
 }
 
@@ -225,8 +226,11 @@ pub fn account_statement(sql: &str) -> Result<Option<AccountStmt>> {
     let head: Vec<&str> = head.iter().map(|s| s.as_str()).collect();
     let kind = match head.as_slice() {
         ["CREATE", "USER"] | ["ALTER", "USER"] | ["DROP", "USER"] => head[0],
-        ["GRANT", ..] | ["REVOKE", ..] | ["FLUSH", "PRIVILEGES"] => {
-            return Ok(Some(AccountStmt::NoOp))
+        ["GRANT", ..] | ["FLUSH", "PRIVILEGES"] => return Ok(Some(AccountStmt::NoOp)),
+        ["REVOKE", ..] => {
+            return Err(QuiverError::not_supported(
+                "REVOKE (there are no privileges: every account may do everything)",
+            ))
         }
         ["SET", w] if *w == "PASSWORD" || w.starts_with("PASSWORD=") => "SET",
         _ => return Ok(None),
@@ -363,5 +367,12 @@ mod tests {
             1524
         );
         assert_eq!(account_statement("CREATE USER 'a").unwrap_err().code, 1064);
+        // REVOKE would take away nothing: refused rather than ignored.
+        let e = account_statement("REVOKE SELECT ON *.* FROM bob").unwrap_err();
+        assert_eq!(e.code, 1235);
+        assert!(matches!(
+            account_statement("GRANT ALL ON *.* TO bob"),
+            Ok(Some(AccountStmt::NoOp))
+        ));
     }
 }
