@@ -13,6 +13,23 @@ use super::{
     Binder, Clause, CteDef, Ctx, Lookup, Nesting, Scope, ScopeColumn, MAX_VIEW_DEPTH, SCHEMA,
 };
 
+/// The most tables one FROM clause may join (MySQL's and MariaDB's 61).
+const MAX_JOIN_TABLES: usize = 61;
+
+/// The tables (and derived tables) a FROM item joins, nested joins counted
+/// through.
+fn tables_joined(twj: &ast::TableWithJoins) -> usize {
+    fn factor(f: &ast::TableFactor) -> usize {
+        match f {
+            ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => tables_joined(table_with_joins),
+            _ => 1,
+        }
+    }
+    factor(&twj.relation) + twj.joins.iter().map(|j| factor(&j.relation)).sum::<usize>()
+}
+
 /// One row, no columns: MySQL's DUAL, the input of SELECT without FROM.
 pub(crate) fn dual() -> LogicalPlan {
     LogicalPlan::Values {
@@ -26,6 +43,15 @@ impl Binder<'_> {
         &mut self,
         from: &[ast::TableWithJoins],
     ) -> Result<(LogicalPlan, Scope)> {
+        // MySQL's limit, which also keeps join ordering (superlinear in the
+        // tables of one join) to a bounded time.
+        if from.iter().map(tables_joined).sum::<usize>() > MAX_JOIN_TABLES {
+            return Err(QuiverError::new(
+                1116,
+                "HY000",
+                format!("Too many tables; MariaDB can only use {MAX_JOIN_TABLES} tables in a join"),
+            ));
+        }
         let mut acc: Option<(LogicalPlan, Scope)> = None;
         for twj in from {
             let (plan, scope) = self.table_with_joins(twj)?;
