@@ -5,7 +5,7 @@
 
 mod arith;
 mod binary_fns;
-mod cast;
+pub(crate) mod cast;
 mod compare;
 mod functions;
 mod like;
@@ -113,10 +113,10 @@ pub enum PhysicalExpr {
     Collate(Box<PhysicalExpr>, Collation),
     /// Whether a probe row's join key (`key`) may find a match in a hash
     /// join's build side: a scan's filter given by the planner, answered by
-    /// the join once it is built (see `operators::JoinKeyFilter`).
+    /// the join once it is built (see `join_key_filter`).
     JoinKeys {
         key: Box<PhysicalExpr>,
-        filter: Arc<crate::operators::JoinKeyFilter>,
+        filter: Arc<crate::join_key_filter::JoinKeyFilter>,
     },
 }
 
@@ -587,9 +587,13 @@ impl PhysicalExpr {
                 expr.evaluate(batch).map_err(|e| e.in_expression(text))
             }
             PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
-            PhysicalExpr::JoinKeys { key, filter } => Ok(ColumnarValue::Array(Arc::new(
-                filter.may_match(key, batch)?,
-            ))),
+            PhysicalExpr::JoinKeys { key, filter } => {
+                let key =
+                    crate::hash::KeyColumn::collated(&key.evaluate_array(batch)?, key.collation())?;
+                Ok(ColumnarValue::Array(Arc::new(
+                    filter.may_match(&key, batch.num_rows()),
+                )))
+            }
         }
     }
 
