@@ -824,9 +824,20 @@ impl Binder<'_> {
             .into_iter()
             .map(|(name, e)| (self.new_column_for(name, &e, nullable(&e, &schema)), e))
             .collect();
-        // Correlation predicates now read the hidden output columns.
-        let hidden_from: Vec<Expr> = exprs[visible..].iter().map(|(_, e)| e.clone()).collect();
-        let hidden_to: Vec<Expr> = exprs[visible..].iter().map(|(c, _)| c.expr()).collect();
+        // Correlation predicates now read the hidden output columns. A
+        // column leaves under its own collation (a Collate node over it),
+        // while a predicate reads it bare where another collation won the
+        // comparison: such a column is replaced as the bare column, so the
+        // predicate keeps the collation it was resolved in.
+        let (hidden_from, hidden_to): (Vec<Expr>, Vec<Expr>) = exprs[visible..]
+            .iter()
+            .map(|(c, e)| match e {
+                Expr::Collate { expr, .. } if matches!(**expr, Expr::Column(..)) => {
+                    ((**expr).clone(), Expr::Column(c.id, c.data_type.clone()))
+                }
+                _ => (e.clone(), c.expr()),
+            })
+            .unzip();
         let correlation = correlation
             .iter()
             .map(|p| replace_exprs(p, &hidden_from, &hidden_to))
