@@ -7,7 +7,7 @@ use super::collation::UnionCollation;
 use arrow_schema::DataType;
 use quiver_common::types::is_string;
 use quiver_common::{QuiverError, Result, ScalarValue};
-use quiver_plan::{ColumnInfo, Expr, LogicalPlan, SortExpr};
+use quiver_plan::{ColumnId, ColumnInfo, Expr, LogicalPlan, SortExpr};
 use sqlparser::ast;
 
 use super::aggregate::{empty_group_value, order_asc, GroupRewrite};
@@ -15,7 +15,7 @@ use super::coerce::{branches_common_type, cast, fold, integer_decimal_type, to_b
 use super::subquery::correlation_key;
 use super::{
     display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx,
-    Nesting, Scope, ScopeColumn, SelectItem,
+    Nesting, PendingJoin, Scope, ScopeColumn, SelectItem,
 };
 use crate::parser::MAX_QUERY_DEPTH;
 
@@ -677,6 +677,21 @@ impl Binder<'_> {
         let mut pending = std::mem::take(&mut self.block.pending);
         let mut empty_row = Vec::new();
         if aggregated {
+            // A subquery whose value GROUP BY reads (`GROUP BY 1` over a
+            // select item with one) joins before grouping, where it reads
+            // the rows' own columns; the others join after it, over groups
+            // and aggregates.
+            let keys: HashSet<ColumnId> = group_exprs.iter().flat_map(Expr::columns).collect();
+            let (before, after): (Vec<PendingJoin>, Vec<PendingJoin>) =
+                pending.into_iter().partition(|j| {
+                    pending_outputs(j).iter().any(|c| keys.contains(c))
+                        && pending_reads(j).is_subset(&input_ids)
+                });
+            pending = after;
+            for j in before {
+                plan = self.attach_pending(j, plan);
+            }
+            input_ids = plan_ids(&plan);
             let schema = plan.schema();
             let group: Vec<(ColumnInfo, Expr)> = group_exprs
                 .iter()
@@ -1118,4 +1133,25 @@ fn union_int_input(c: &ColumnInfo) -> Option<String> {
         ),
         None => IntType::of_arrow(&c.data_type).map(|i| i.text()),
     }
+}
+
+/// The columns a pending join adds to the block: its mark, or the
+/// subquery's values.
+fn pending_outputs(j: &PendingJoin) -> HashSet<ColumnId> {
+    match j.kind {
+        quiver_plan::JoinKind::Mark { mark, .. } => HashSet::from([mark]),
+        _ => plan_ids(&j.right),
+    }
+}
+
+/// The block's columns a pending join reads (its keys and filter, less the
+/// subquery's own).
+fn pending_reads(j: &PendingJoin) -> HashSet<ColumnId> {
+    let inner = plan_ids(&j.right);
+    j.on.iter()
+        .map(|(outer, _)| outer)
+        .chain(j.filter.iter())
+        .flat_map(Expr::columns)
+        .filter(|c| !inner.contains(c))
+        .collect()
 }
