@@ -1,0 +1,258 @@
+//! Running SQL and judging the answers without a second engine:
+//!
+//! - no panic and no internal error (1105): any other MySQL error is an
+//!   answer (overflow, an illegal mix of collations, ...);
+//! - TLP (ternary logic partitioning): the rows of `Q` are the rows of
+//!   `Q WHERE p`, `Q WHERE NOT p` and `Q WHERE p IS NULL` together;
+//! - NoREC: `COUNT(*) ... WHERE p` equals the count of rows for which
+//!   `p IS TRUE` computed as a value, where no filter can be pushed down;
+//! - the answer is the same at 1 and at 3 threads.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use quiver_engine::format::rows_as_text;
+use quiver_engine::{Session, StatementResult};
+
+/// What a statement gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Result rows as text, sorted (answers are compared as multisets).
+    Rows(Vec<Vec<Option<String>>>),
+    Error(u16, String),
+    Panic(String),
+}
+
+impl Outcome {
+    /// A panic or an internal error: a finding whatever else happens.
+    pub fn broken(&self) -> bool {
+        match self {
+            Outcome::Panic(_) => true,
+            Outcome::Error(code, message) => *code == 1105 || message.contains("Internal error"),
+            Outcome::Rows(_) => false,
+        }
+    }
+}
+
+/// Runs `sql` on `session`; a panic is caught and returned.
+pub fn run(session: &Session, sql: &str) -> Outcome {
+    match catch_unwind(AssertUnwindSafe(|| session.query(sql))) {
+        Ok(Ok(StatementResult::Rows { batches, .. })) => match rows_as_text(&batches) {
+            Ok(mut rows) => {
+                rows.sort();
+                Outcome::Rows(rows)
+            }
+            Err(e) => Outcome::Error(e.code, e.message),
+        },
+        Ok(Ok(StatementResult::Done { .. })) => Outcome::Rows(Vec::new()),
+        Ok(Err(e)) => Outcome::Error(e.code, e.message),
+        Err(payload) => Outcome::Panic(
+            payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic".into()),
+        ),
+    }
+}
+
+/// A check of one query: the statements it runs and what it asserts.
+#[derive(Debug, Clone)]
+pub enum Check {
+    /// `base` = `base WHERE p` + `WHERE NOT p` + `WHERE p IS NULL`.
+    Tlp {
+        select: String,
+        from: String,
+        predicate: String,
+    },
+    /// `COUNT(*) WHERE p` = `SUM(p IS TRUE)`.
+    NoRec { from: String, predicate: String },
+    /// The same rows at 1 and 3 threads.
+    Threads { sql: String },
+}
+
+/// Why a check failed.
+#[derive(Debug, Clone)]
+pub struct Violation {
+    pub oracle: &'static str,
+    pub detail: String,
+}
+
+impl Check {
+    pub fn oracle(&self) -> &'static str {
+        match self {
+            Check::Tlp { .. } => "tlp",
+            Check::NoRec { .. } => "norec",
+            Check::Threads { .. } => "threads",
+        }
+    }
+
+    /// The statements the check runs (for a report).
+    pub fn statements(&self) -> Vec<String> {
+        match self {
+            Check::Tlp { select, from, predicate } => {
+                let base = format!("SELECT {select} FROM {from}");
+                vec![
+                    base.clone(),
+                    format!("{base} WHERE {predicate}"),
+                    format!("{base} WHERE NOT ({predicate})"),
+                    format!("{base} WHERE ({predicate}) IS NULL"),
+                ]
+            }
+            Check::NoRec { from, predicate } => vec![
+                format!("SELECT COUNT(*) FROM {from} WHERE {predicate}"),
+                format!("SELECT COUNT(*) FROM (SELECT ({predicate}) IS TRUE AS hit FROM {from}) q WHERE hit = 1"),
+            ],
+            Check::Threads { sql } => vec![sql.clone()],
+        }
+    }
+
+    /// Runs the check on `one` (1 thread) and `three` (3 threads, the same
+    /// database).
+    pub fn run(&self, one: &Session, three: &Session) -> Verdict {
+        let stmts = self.statements();
+        let outcomes: Vec<Outcome> = stmts.iter().map(|s| run(one, s)).collect();
+        if let Some((s, o)) = stmts.iter().zip(&outcomes).find(|(_, o)| o.broken()) {
+            return Verdict::Fails(Violation {
+                oracle: "no-panic",
+                detail: format!("{s}\n  -> {o:?}"),
+            });
+        }
+        let rows: Vec<&Vec<Vec<Option<String>>>> = outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Rows(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        if rows.len() < outcomes.len() {
+            return Verdict::Inconclusive;
+        }
+        let failed = match self {
+            Check::Threads { sql } => {
+                let other = run(three, sql);
+                if other.broken() {
+                    return Verdict::Fails(Violation {
+                        oracle: "no-panic",
+                        detail: format!("{sql} (3 threads)\n  -> {other:?}"),
+                    });
+                }
+                match other {
+                    Outcome::Rows(r) => self.judge(&[rows[0], &r]),
+                    _ => None,
+                }
+            }
+            _ => self.judge(&rows),
+        };
+        match failed {
+            Some(v) => Verdict::Fails(v),
+            None => Verdict::Holds,
+        }
+    }
+}
+
+impl Check {
+    /// Compares the answers the check's statements gave (sorted rows; for
+    /// Threads: 1 thread's, then 3 threads').
+    pub fn judge(&self, rows: &[&Vec<Vec<Option<String>>>]) -> Option<Violation> {
+        match self {
+            Check::Tlp { .. } => {
+                let mut parts: Vec<Vec<Option<String>>> =
+                    rows[1..].iter().flat_map(|r| r.iter().cloned()).collect();
+                parts.sort();
+                (parts != *rows[0]).then(|| Violation {
+                    oracle: "tlp",
+                    detail: format!(
+                        "{} rows whole, {} in the three parts\n  whole: {:?}\n  parts: {:?}",
+                        rows[0].len(),
+                        parts.len(),
+                        preview(rows[0]),
+                        preview(&parts)
+                    ),
+                })
+            }
+            Check::NoRec { .. } => (rows[0] != rows[1]).then(|| Violation {
+                oracle: "norec",
+                detail: format!("filtered {:?}, as a value {:?}", rows[0], rows[1]),
+            }),
+            Check::Threads { .. } => (rows[0] != rows[1]).then(|| Violation {
+                oracle: "threads",
+                detail: format!(
+                    "1 thread {:?}\n  3 threads {:?}",
+                    preview(rows[0]),
+                    preview(rows[1])
+                ),
+            }),
+        }
+    }
+}
+
+/// What a check found.
+#[derive(Debug)]
+pub enum Verdict {
+    Holds,
+    /// An ordinary MySQL error (overflow, a collation mix, ...) left it
+    /// without an answer to compare.
+    Inconclusive,
+    Fails(Violation),
+}
+
+fn preview(rows: &[Vec<Option<String>>]) -> Vec<Vec<Option<String>>> {
+    rows.iter().take(8).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(values: &[&str]) -> Vec<Vec<Option<String>>> {
+        let mut r: Vec<_> = values.iter().map(|v| vec![Some(v.to_string())]).collect();
+        r.sort();
+        r
+    }
+
+    /// Each oracle holds on agreeing answers and fails on a lost, an added
+    /// or a changed row.
+    #[test]
+    fn oracles_see_rows_lost_added_or_changed() {
+        let tlp = Check::Tlp {
+            select: "x".into(),
+            from: "t".into(),
+            predicate: "p".into(),
+        };
+        let whole = rows(&["1", "2", "2", "3"]);
+        let (p, not_p, null) = (rows(&["2", "1"]), rows(&["3"]), rows(&["2"]));
+        assert!(tlp.judge(&[&whole, &p, &not_p, &null]).is_none());
+        assert!(
+            tlp.judge(&[&whole, &p, &not_p, &rows(&[])]).is_some(),
+            "a lost row"
+        );
+        assert!(
+            tlp.judge(&[&whole, &p, &not_p, &rows(&["2", "2"])])
+                .is_some(),
+            "an added row"
+        );
+        assert!(
+            tlp.judge(&[&whole, &p, &not_p, &rows(&["4"])]).is_some(),
+            "a changed row"
+        );
+        let norec = Check::NoRec {
+            from: "t".into(),
+            predicate: "p".into(),
+        };
+        assert!(norec.judge(&[&rows(&["3"]), &rows(&["3"])]).is_none());
+        assert!(norec.judge(&[&rows(&["3"]), &rows(&["2"])]).is_some());
+        let threads = Check::Threads { sql: "q".into() };
+        assert!(threads.judge(&[&whole, &whole.clone()]).is_none());
+        assert!(threads.judge(&[&whole, &rows(&["1", "2", "3"])]).is_some());
+    }
+
+    /// A panic and an internal error are findings; other MySQL errors are
+    /// answers.
+    #[test]
+    fn panics_and_internal_errors_are_broken_answers() {
+        assert!(Outcome::Panic("boom".into()).broken());
+        assert!(Outcome::Error(1105, "Internal error: column #7 not in input".into()).broken());
+        assert!(!Outcome::Error(1690, "BIGINT value is out of range".into()).broken());
+        assert!(!Outcome::Rows(vec![]).broken());
+    }
+}
