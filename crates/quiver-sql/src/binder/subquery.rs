@@ -579,7 +579,7 @@ impl Binder<'_> {
                     aggs: vec![],
                 }
             }
-            other => other.map_inputs(|c| self.resolve_parameters(c, outer, ids)),
+            other => other.map_children(|c| self.resolve_parameters(c, outer, ids)),
         }
     }
 
@@ -738,7 +738,7 @@ fn without_parameters(plan: LogicalPlan) -> LogicalPlan {
                 rows: vec![],
             }
         }
-        other => other.map_inputs(without_parameters),
+        other => other.map_children(without_parameters),
     }
 }
 
