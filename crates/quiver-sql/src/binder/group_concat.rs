@@ -89,7 +89,7 @@ impl Binder<'_> {
         let (args, data_type, result) = concat_args(typed.clone())?;
         let mut order_by = Vec::with_capacity(order.len());
         for o in order {
-            let asc = super::aggregate::order_asc(o)?;
+            let asc = super::order::order_asc(o)?;
             order_by.push(SortExpr {
                 expr: collation::collated(self.order_key(&o.expr, &typed, &inner)?),
                 asc,

@@ -19,6 +19,7 @@ mod expr;
 mod from;
 mod functions;
 mod group_concat;
+mod order;
 mod query;
 mod scope;
 mod strict;

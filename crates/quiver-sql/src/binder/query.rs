@@ -10,8 +10,9 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{ColumnInfo, Expr, LogicalPlan, SortExpr};
 use sqlparser::ast;
 
-use super::aggregate::{empty_group_value, order_asc, GroupRewrite};
+use super::aggregate::{empty_group_value, GroupRewrite};
 use super::coerce::{branches_common_type, cast, fold, integer_decimal_type, to_bool};
+use super::order::order_asc;
 use super::subquery::correlation_key;
 use super::{
     display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx,
