@@ -19,7 +19,7 @@ use crate::packet::{PacketIo, ReadError};
 use crate::prepared::Prepared;
 use crate::proto::{self, cap, status, Reader};
 use crate::resultset::{self, column_definition, column_meta, ColumnMeta};
-use crate::server::Shared;
+use crate::shared::Shared;
 use crate::sqltext;
 use crate::sqltext::AccountStmt;
 
