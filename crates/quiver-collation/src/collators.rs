@@ -21,7 +21,7 @@ use crate::collator::{Collator, LIKE_POISON};
 use crate::constant::CollatedConstant;
 use crate::generated as tables;
 use crate::hash::{ascii_upper_word, hash_bytes, word_is_ascii, StreamHasher};
-use crate::registry::CollationKind;
+use crate::info::CollationKind;
 use crate::simple::{self, SimpleWeights};
 
 pub use crate::uca::{

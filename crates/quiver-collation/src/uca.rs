@@ -35,7 +35,7 @@ use crate::collator::{Collator, LIKE_POISON};
 use crate::collators::{find_bytes, Utf8Bin};
 use crate::constant::CollatedConstant;
 use crate::hash::{self, StreamHasher};
-use crate::registry::CollationKind;
+use crate::info::CollationKind;
 use crate::simple::utf8_boundary_back;
 
 /// Which weight table: the order of the tables in `uca_tables.bin`.
