@@ -110,6 +110,7 @@ pub mod collator;
 pub mod collators;
 mod constant;
 mod dispatch;
+mod eq_column;
 // Written by scripts/collation/gen_tables.py; kept as the script writes it.
 #[allow(clippy::all)]
 #[rustfmt::skip]
