@@ -12,9 +12,10 @@
 //!
 //! Each has its own [`CollationKind`] (`...Text`), with the MariaDB id, name
 //! and charset of the byte collation it wraps: `COLLATION()`, `SHOW` and the
-//! protocol see `latin1_swedish_ci` (id 8). [`Collation::over_utf8`] maps a
-//! byte collation to its text form; the lookups by name and id give the
-//! byte forms.
+//! protocol see `latin1_swedish_ci` (id 8).
+//! [`Collation::over_utf8`](crate::Collation::over_utf8) maps a byte
+//! collation to its text form; the lookups by name and id give the byte
+//! forms.
 
 use std::cmp::Ordering;
 
