@@ -36,7 +36,7 @@ use quiver_plan::{
 };
 use sqlparser::ast;
 
-use crate::Catalog;
+use crate::catalog::Catalog;
 pub(crate) use scope::{Lookup, Scope, ScopeColumn};
 
 /// Deepest expression nesting bound before giving up (the binder recurses).
