@@ -288,6 +288,16 @@ pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
     }
 }
 
+/// A value in string context (LIKE, CONCAT): non-strings are converted.
+pub(crate) fn string_arg(e: Expr) -> Expr {
+    let t = e.data_type();
+    if is_string(&t) || t == DataType::Null {
+        e
+    } else {
+        cast(e, &DataType::Utf8)
+    }
+}
+
 /// CAST(e AS to) / CONVERT(e, to) written in SQL. Where the operator's rules
 /// differ from the conversion of a stored value (integers wrapping between
 /// SIGNED and UNSIGNED, strings read as integers, DECIMAL clamping to its

@@ -10,7 +10,7 @@ use quiver_plan::{BinaryOp, DatePart, Expr};
 use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
 
 use super::coerce::{
-    self, and, arith, bool_lit, cast, is_null, not, null_lit, or, sql_cast, to_bool,
+    self, and, arith, bool_lit, cast, is_null, not, null_lit, or, sql_cast, string_arg, to_bool,
 };
 use super::collation::{self, compare};
 use super::{Binder, Ctx, Lookup, MAX_EXPR_DEPTH};
@@ -916,16 +916,6 @@ fn is_row(e: &ast::Expr) -> bool {
         ast::Expr::Tuple(items) => items.len() != 1,
         ast::Expr::Nested(inner) => is_row(inner),
         _ => false,
-    }
-}
-
-/// A value in string context (LIKE, CONCAT): non-strings are converted.
-pub(crate) fn string_arg(e: Expr) -> Expr {
-    let t = e.data_type();
-    if is_string(&t) || t == DataType::Null {
-        e
-    } else {
-        cast(e, &DataType::Utf8)
     }
 }
 

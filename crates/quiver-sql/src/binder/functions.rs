@@ -10,9 +10,8 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc};
 use sqlparser::ast;
 
-use super::coerce::{self, cast, null_lit, to_bool};
+use super::coerce::{self, cast, null_lit, string_arg, to_bool};
 use super::collation;
-use super::expr::string_arg;
 use super::{Binder, Ctx};
 
 /// One argument of a call: an expression or `*`.

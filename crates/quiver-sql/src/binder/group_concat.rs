@@ -10,7 +10,7 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggExpr, AggFunc, Expr, GroupConcat, ScalarFunc, SortExpr};
 use sqlparser::ast;
 
-use super::expr::string_arg;
+use super::coerce::string_arg;
 use super::{collation, Binder, Ctx};
 use crate::types::blob_type;
 
