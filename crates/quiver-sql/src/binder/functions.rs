@@ -321,7 +321,7 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         "collation" | "charset" | "coercibility" => {
             arity(name, &args, 1..=1)?;
             let a = &args[0];
-            let (c, co) = super::collation::derivation(a);
+            let (c, co) = super::derivation::derivation(a);
             let string = quiver_common::types::is_string(&a.data_type());
             Ok(match name {
                 "coercibility" => Expr::Literal(ScalarValue::Int64(co as i64), DataType::Int64),

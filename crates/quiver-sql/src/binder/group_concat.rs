@@ -231,7 +231,7 @@ fn concat_args(typed: Vec<Expr>) -> Result<(Vec<Expr>, DataType, Collation)> {
     }
     let concat = super::functions::scalar("concat", strings)?;
     let concat = collation::string_function_charset(concat)?;
-    let (result, _) = collation::derivation(&concat);
+    let (result, _) = super::derivation::derivation(&concat);
     match concat {
         Expr::Function {
             func: ScalarFunc::Concat,

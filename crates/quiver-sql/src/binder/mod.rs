@@ -12,6 +12,7 @@ mod aggregate;
 mod coerce;
 mod collation;
 mod declared;
+mod derivation;
 pub use collation::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
 };

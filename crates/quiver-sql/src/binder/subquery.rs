@@ -895,14 +895,14 @@ fn subquery_value(col: &ColumnInfo, item: Option<&Expr>) -> Expr {
     let value = col.expr();
     match item {
         Some(item) if is_string(&item.data_type()) && is_string(&col.data_type) => {
-            let (c, coercibility) = super::collation::derivation(item);
+            let (c, coercibility) = super::derivation::derivation(item);
             let bare = match value {
                 Expr::Collate { expr, .. } => *expr,
                 v => v,
             };
             // Built as is: `with_collation` leaves the default collation
             // unmarked, which would read as a column's IMPLICIT.
-            if (c, coercibility) == super::collation::derivation(&bare) {
+            if (c, coercibility) == super::derivation::derivation(&bare) {
                 bare
             } else {
                 Expr::Collate {
