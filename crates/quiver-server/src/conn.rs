@@ -993,7 +993,7 @@ impl<S: Stream> Conn<S> {
     fn prepare_inner(&mut self, body: &[u8]) -> Result<()> {
         let sql = self.client_text(body, "the statement")?;
         let sql: &str = &sql;
-        let pieces = sqltext::split_statements(&sql);
+        let pieces = sqltext::split_statements(sql);
         match pieces.len() {
             0 => return Err(QuiverError::new(1065, "42000", "Query was empty")),
             1 => {}

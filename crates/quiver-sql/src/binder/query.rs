@@ -285,7 +285,7 @@ impl Binder<'_> {
                         .map(|(c, t)| {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             (n.collation, n.coercibility) = (c.collation, c.coercibility);
-                            let declared = declared_through_cast(&c, t);
+                            let declared = declared_through_cast(c, t);
                             self.set_declared(&mut n, declared);
                             (n, cast(c.expr(), t))
                         })
