@@ -7,8 +7,7 @@ use std::cmp::Ordering;
 use arrow_buffer::i256;
 use arrow_schema::DataType;
 
-use super::{integer_digits, parse_f64_prefix};
-use crate::{QuiverError, Result, ScalarValue};
+use super::integer::integer_digits;
 
 /// MySQL's largest DECIMAL precision; results that would need more are capped here.
 pub const MAX_DECIMAL_PRECISION: u8 = 65;
@@ -43,32 +42,6 @@ pub(super) fn capped(p: i32, s: i8) -> DataType {
     let s = s.clamp(0, MAX_DECIMAL_SCALE);
     let p = p.clamp(s.max(1) as i32, MAX_DECIMAL_PRECISION as i32) as u8;
     decimal_type(p, s)
-}
-
-/// Converts a value to an unscaled decimal at `scale`, rounding half away from zero.
-pub fn to_decimal(v: &ScalarValue, scale: i8) -> Result<i128> {
-    to_decimal256(v, scale)?
-        .to_i128()
-        .ok_or_else(|| QuiverError::out_of_range("DECIMAL", &v.to_string()))
-}
-
-/// [`to_decimal`] with room for 76 digits.
-pub fn to_decimal256(v: &ScalarValue, scale: i8) -> Result<i256> {
-    let overflow = || QuiverError::out_of_range("DECIMAL", &v.to_string());
-    let m = pow10(scale.max(0) as u32).ok_or_else(overflow)?;
-    match v {
-        ScalarValue::Decimal(u, _, s) => rescale256(*u, *s, scale).ok_or_else(overflow),
-        ScalarValue::Int64(i) => i256::from(*i).checked_mul(m).ok_or_else(overflow),
-        ScalarValue::UInt64(i) => i256::from_i128(*i as i128)
-            .checked_mul(m)
-            .ok_or_else(overflow),
-        ScalarValue::Boolean(b) => Ok(if *b { m } else { i256::ZERO }),
-        ScalarValue::Utf8(s) => match parse_decimal256(s.trim()) {
-            Some((u, s0)) => rescale256(u, s0, scale).ok_or_else(overflow),
-            None => float_to_decimal256(parse_f64_prefix(s), scale).ok_or_else(overflow),
-        },
-        other => float_to_decimal256(other.as_f64().unwrap_or(0.0), scale).ok_or_else(overflow),
-    }
 }
 
 /// A double at `scale`, rounded half away from zero; None beyond i256.

@@ -3,7 +3,7 @@
 
 use arrow_schema::DataType;
 
-use super::datetime_fsp;
+use super::datetime::datetime_fsp;
 
 pub fn is_integer(t: &DataType) -> bool {
     t.is_integer()

@@ -3,8 +3,6 @@
 
 use arrow_schema::DataType;
 
-use crate::ScalarValue;
-
 /// MySQL's integer column types, narrowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum IntKind {
@@ -146,34 +144,5 @@ pub fn integer_digits(t: &DataType) -> u8 {
         DataType::Int64 => 19,
         DataType::UInt64 => 20,
         _ => 19,
-    }
-}
-
-/// The precision MySQL gives an integer literal: its digits, the sign not
-/// counted (MariaDB's `Item_int::decimal_precision`), so that with `a`
-/// DECIMAL(18,2) `a * 2` is DECIMAL(19,2) rather than BIGINT's 19 digits more.
-pub fn integer_literal_digits(v: &ScalarValue) -> Option<u8> {
-    let n = match v {
-        ScalarValue::Int64(i) => i.unsigned_abs(),
-        ScalarValue::UInt64(u) => *u,
-        _ => return None,
-    };
-    Some(n.checked_ilog10().map_or(1, |l| l as u8 + 1))
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::types::*;
-    use crate::ScalarValue;
-
-    #[test]
-    fn integer_literal_digits_count_the_value() {
-        let digits = |v| integer_literal_digits(&v);
-        assert_eq!(digits(ScalarValue::Int64(0)), Some(1));
-        assert_eq!(digits(ScalarValue::Int64(-2)), Some(1));
-        assert_eq!(digits(ScalarValue::Int64(12345)), Some(5));
-        assert_eq!(digits(ScalarValue::Int64(i64::MIN)), Some(19));
-        assert_eq!(digits(ScalarValue::UInt64(u64::MAX)), Some(20));
-        assert_eq!(digits(ScalarValue::Float64(2.0)), None);
     }
 }

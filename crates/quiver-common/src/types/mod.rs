@@ -12,6 +12,7 @@ mod metadata;
 mod number_text;
 mod pad_space;
 mod result_type;
+mod value;
 
 pub use datetime::*;
 pub use decimal::*;
@@ -21,3 +22,7 @@ pub use metadata::*;
 pub use number_text::*;
 pub use pad_space::*;
 pub use result_type::*;
+pub use value::*;
+
+/// A value as an unscaled decimal: defined with the value (scalar.rs).
+pub use crate::scalar::{to_decimal, to_decimal256};

@@ -4,8 +4,12 @@
 
 use arrow_schema::DataType;
 
-use super::decimal::capped;
-use super::*;
+use super::datetime::{datetime_type, wider_datetime, MAX_FSP};
+use super::decimal::{
+    capped, decimal_shape, decimal_type, DIV_PRECISION_INCREMENT, MAX_DECIMAL_PRECISION,
+    MAX_DECIMAL_SCALE, MAX_INTERNAL_PRECISION,
+};
+use super::family::{is_binary, is_decimal, is_numeric, is_string, is_temporal, is_unsigned};
 use crate::{QuiverError, Result};
 
 /// Arithmetic operators whose result type MySQL defines.
