@@ -276,7 +276,7 @@ def main():
         "pub const MARIADB_VERSION: &str = \"%s\";" % version,
         "",
         "use crate::charset::Charset;",
-        "use crate::registry::{CollationInfo, CollationKind, Pad};",
+        "use crate::info::{CollationInfo, CollationKind, Pad};",
         "",
         "/// Every collation of the crate, in `CollationKind` order, with MariaDB's",
         "/// id, charset and IS_DEFAULT (information_schema.COLLATIONS).",

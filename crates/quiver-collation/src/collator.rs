@@ -5,7 +5,8 @@ use std::cmp::Ordering;
 
 use crate::charset::Charset;
 use crate::constant::CollatedConstant;
-use crate::registry::{Collation, CollationKind};
+use crate::info::CollationKind;
+use crate::registry::Collation;
 
 /// The key [`Collator::like_key`] returns for a character a `LIKE` can never
 /// read past (an invalid byte under a utf8 `_ci` collation).

@@ -199,6 +199,17 @@ impl Collation {
         with_collator!(self, |c| f.call(c))
     }
 
+    /// Whether equality is byte equality (after trimming trailing 0x20 under
+    /// PAD SPACE) and order is byte order for valid text: `binary` and the
+    /// `*_bin` collations ([`Collator::BINARY_EQ`](crate::Collator::BINARY_EQ)).
+    /// Such columns can be hashed, grouped and searched as bytes.
+    pub fn is_binary_eq(self) -> bool {
+        fn of<C: Collator>(_: C) -> bool {
+            C::BINARY_EQ
+        }
+        with_collator!(self, |c| of(c))
+    }
+
     /// [`Collator::compare`], dispatched per call.
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
         with_collator!(self, |c| c.compare(a, b))

@@ -5,7 +5,7 @@
 pub const MARIADB_VERSION: &str = "10.11.19-MariaDB-0+deb12u1";
 
 use crate::charset::Charset;
-use crate::registry::{CollationInfo, CollationKind, Pad};
+use crate::info::{CollationInfo, CollationKind, Pad};
 
 /// Every collation of the crate, in `CollationKind` order, with MariaDB's
 /// id, charset and IS_DEFAULT (information_schema.COLLATIONS).

@@ -110,11 +110,13 @@ pub mod collator;
 pub mod collators;
 mod constant;
 mod dispatch;
+mod eq_column;
 // Written by scripts/collation/gen_tables.py; kept as the script writes it.
 #[allow(clippy::all)]
 #[rustfmt::skip]
 mod generated;
 mod hash;
+mod info;
 pub mod like;
 #[doc(hidden)]
 pub mod naive;
@@ -122,16 +124,18 @@ pub mod over_utf8;
 mod registry;
 mod simple;
 pub mod text;
+mod text_kinds;
 pub mod uca;
 
 pub use charset::Charset;
 pub use collator::{Collator, LIKE_POISON};
 pub use constant::CollatedConstant;
 pub use dispatch::CollatorFn;
+pub use info::{CollationInfo, CollationKind, Pad};
 pub use like::{LikeError, LikePattern, DEFAULT_ESCAPE};
 /// What storage statistics tell of a column's rows, for equality kernels.
 pub use quiver_string_kernels::{RowHints, RowShape};
-pub use registry::{Collation, CollationInfo, CollationKind, Pad};
+pub use registry::Collation;
 
 /// The MariaDB version the generated tables were taken from.
 pub const TABLES_FROM: &str = generated::MARIADB_VERSION;

@@ -7,7 +7,8 @@ use std::cmp::Ordering;
 
 use crate::charset::Charset;
 use crate::collators::*;
-use crate::registry::{Collation, CollationKind};
+use crate::info::CollationKind;
+use crate::registry::Collation;
 use crate::simple::{self, SimpleWeights};
 use crate::uca;
 

@@ -32,10 +32,11 @@ use quiver_string_kernels as sk;
 
 use crate::charset::{decode_utf8, is_bad, push_utf8, utf8_char_length, utf8_len, Charset};
 use crate::collator::{Collator, LIKE_POISON};
-use crate::collators::{find_bytes, Utf8Bin};
+use crate::collators::common::find_bytes;
+use crate::collators::utf8::Utf8Bin;
 use crate::constant::CollatedConstant;
 use crate::hash::{self, StreamHasher};
-use crate::registry::CollationKind;
+use crate::info::CollationKind;
 use crate::simple::utf8_boundary_back;
 
 /// Which weight table: the order of the tables in `uca_tables.bin`.

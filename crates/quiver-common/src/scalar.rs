@@ -7,7 +7,10 @@ use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
 use arrow_buffer::i256;
 use arrow_schema::{DataType, TimeUnit};
 
-use crate::types::{decimal_type, format_date, format_datetime, format_decimal256, i256_to_f64};
+use crate::types::{
+    decimal_type, float_to_decimal256, format_date, format_datetime, format_decimal256,
+    i256_to_f64, parse_decimal256, parse_f64_prefix, pow10, rescale256,
+};
 use crate::{QuiverError, Result};
 
 /// One SQL value. Integers keep their signedness because MySQL's
@@ -206,6 +209,34 @@ impl fmt::Display for ScalarValue {
     }
 }
 
+/// Converts a value to an unscaled decimal at `scale`, rounding half away from zero.
+/// (Also `quiver_common::types::to_decimal`, its home before: a type rule that
+/// reads a value, kept with the value so this file needs no file that needs it.)
+pub fn to_decimal(v: &ScalarValue, scale: i8) -> Result<i128> {
+    to_decimal256(v, scale)?
+        .to_i128()
+        .ok_or_else(|| QuiverError::out_of_range("DECIMAL", &v.to_string()))
+}
+
+/// [`to_decimal`] with room for 76 digits.
+pub fn to_decimal256(v: &ScalarValue, scale: i8) -> Result<i256> {
+    let overflow = || QuiverError::out_of_range("DECIMAL", &v.to_string());
+    let m = pow10(scale.max(0) as u32).ok_or_else(overflow)?;
+    match v {
+        ScalarValue::Decimal(u, _, s) => rescale256(*u, *s, scale).ok_or_else(overflow),
+        ScalarValue::Int64(i) => i256::from(*i).checked_mul(m).ok_or_else(overflow),
+        ScalarValue::UInt64(i) => i256::from_i128(*i as i128)
+            .checked_mul(m)
+            .ok_or_else(overflow),
+        ScalarValue::Boolean(b) => Ok(if *b { m } else { i256::ZERO }),
+        ScalarValue::Utf8(s) => match parse_decimal256(s.trim()) {
+            Some((u, s0)) => rescale256(u, s0, scale).ok_or_else(overflow),
+            None => float_to_decimal256(parse_f64_prefix(s), scale).ok_or_else(overflow),
+        },
+        other => float_to_decimal256(other.as_f64().unwrap_or(0.0), scale).ok_or_else(overflow),
+    }
+}
+
 /// Builds an array of `n` copies of `value` with type `data_type`.
 pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> Result<ArrayRef> {
     use arrow_array::*;
@@ -237,11 +268,11 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
         )),
         DataType::Float64 => Arc::new(Float64Array::from_value(v.as_f64().unwrap_or(0.0), n)),
         DataType::Decimal128(p, s) => {
-            let unscaled = crate::types::to_decimal(v, *s)?;
+            let unscaled = to_decimal(v, *s)?;
             Arc::new(Decimal128Array::from_value(unscaled, n).with_precision_and_scale(*p, *s)?)
         }
         DataType::Decimal256(p, s) => {
-            let unscaled = crate::types::to_decimal256(v, *s)?;
+            let unscaled = to_decimal256(v, *s)?;
             Arc::new(Decimal256Array::from_value(unscaled, n).with_precision_and_scale(*p, *s)?)
         }
         DataType::Date32 => {

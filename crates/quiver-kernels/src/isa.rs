@@ -1,10 +1,7 @@
-//! Runtime instruction-set selection.
-//!
-//! The CPU is probed once per process and the answer cached, so a kernel call
-//! pays one atomic load plus a well-predicted branch to pick its code path
-//! instead of re-probing CPUID for every batch.
-
-use std::sync::OnceLock;
+//! Runtime instruction-set selection: the code paths this crate's kernels
+//! have, picked by the CPU detection in `quiver-isa` (probed once per
+//! process and cached, so a kernel call pays one load plus a well-predicted
+//! branch to pick its code path instead of re-probing CPUID for every batch).
 
 /// An instruction set the kernels have a code path for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,9 +14,7 @@ pub enum Isa {
 
 /// Environment variable that forces the portable path (`QUIVER_ISA=portable`),
 /// for A/B performance runs and for testing the fallback on AVX2 machines.
-pub const ISA_ENV_VAR: &str = "QUIVER_ISA";
-
-static ACTIVE: OnceLock<Isa> = OnceLock::new();
+pub use quiver_isa::ISA_ENV_VAR;
 
 impl Isa {
     /// Every ISA, portable first.
@@ -28,14 +23,18 @@ impl Isa {
     /// The ISA the dispatching kernels use: the best one this CPU supports,
     /// unless overridden by [`ISA_ENV_VAR`]. Detected on first call, then cached.
     pub fn active() -> Isa {
-        *ACTIVE.get_or_init(detect)
+        if quiver_isa::avx2_active() {
+            Isa::Avx2
+        } else {
+            Isa::Portable
+        }
     }
 
     /// Whether this CPU can run the code path for `self`.
     pub fn is_supported(self) -> bool {
         match self {
             Isa::Portable => true,
-            Isa::Avx2 => avx2_supported(),
+            Isa::Avx2 => quiver_isa::avx2_supported(),
         }
     }
 
@@ -67,25 +66,4 @@ impl Isa {
 /// Name of the ISA the dispatching kernels use (`"avx2"` or `"portable"`).
 pub fn active_isa() -> &'static str {
     Isa::active().name()
-}
-
-fn detect() -> Isa {
-    let forced_portable = std::env::var(ISA_ENV_VAR)
-        .map(|v| v.eq_ignore_ascii_case("portable"))
-        .unwrap_or(false);
-    if !forced_portable && Isa::Avx2.is_supported() {
-        Isa::Avx2
-    } else {
-        Isa::Portable
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn avx2_supported() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn avx2_supported() -> bool {
-    false
 }

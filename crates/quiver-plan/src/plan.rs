@@ -322,6 +322,63 @@ impl LogicalPlan {
         }
     }
 
+    /// This node with each input replaced by `f(input)`, in [`children`]
+    /// order; the one structural rewrite step rules and the binder share.
+    ///
+    /// [`children`]: LogicalPlan::children
+    pub fn map_children(self, mut f: impl FnMut(LogicalPlan) -> LogicalPlan) -> LogicalPlan {
+        match self {
+            LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter {
+                input: Box::new(f(*input)),
+                predicate,
+            },
+            LogicalPlan::Project { input, exprs } => LogicalPlan::Project {
+                input: Box::new(f(*input)),
+                exprs,
+            },
+            LogicalPlan::Join {
+                left,
+                right,
+                kind,
+                on,
+                filter,
+            } => {
+                let left = f(*left);
+                LogicalPlan::Join {
+                    left: Box::new(left),
+                    right: Box::new(f(*right)),
+                    kind,
+                    on,
+                    filter,
+                }
+            }
+            LogicalPlan::Aggregate { input, group, aggs } => LogicalPlan::Aggregate {
+                input: Box::new(f(*input)),
+                group,
+                aggs,
+            },
+            LogicalPlan::Window { input, exprs } => LogicalPlan::Window {
+                input: Box::new(f(*input)),
+                exprs,
+            },
+            LogicalPlan::Sort { input, keys, fetch } => LogicalPlan::Sort {
+                input: Box::new(f(*input)),
+                keys,
+                fetch,
+            },
+            LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit {
+                input: Box::new(f(*input)),
+                skip,
+                fetch,
+            },
+            LogicalPlan::Union { inputs, columns } => LogicalPlan::Union {
+                inputs: inputs.into_iter().map(f).collect(),
+                columns,
+            },
+            leaf @ (LogicalPlan::Scan { .. } | LogicalPlan::Values { .. }) => leaf,
+        }
+    }
+
     fn describe(&self) -> String {
         let list = |v: &[Expr]| {
             v.iter()

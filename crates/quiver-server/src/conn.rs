@@ -19,7 +19,7 @@ use crate::packet::{PacketIo, ReadError};
 use crate::prepared::Prepared;
 use crate::proto::{self, cap, status, Reader};
 use crate::resultset::{self, column_definition, column_meta, ColumnMeta};
-use crate::server::Shared;
+use crate::shared::Shared;
 use crate::sqltext;
 use crate::sqltext::AccountStmt;
 
@@ -993,7 +993,7 @@ impl<S: Stream> Conn<S> {
     fn prepare_inner(&mut self, body: &[u8]) -> Result<()> {
         let sql = self.client_text(body, "the statement")?;
         let sql: &str = &sql;
-        let pieces = sqltext::split_statements(&sql);
+        let pieces = sqltext::split_statements(sql);
         match pieces.len() {
             0 => return Err(QuiverError::new(1065, "42000", "Query was empty")),
             1 => {}

@@ -6,6 +6,7 @@
 
 pub mod auth;
 mod binary_literals;
+mod config;
 mod conn;
 mod itemnames;
 pub mod packet;
@@ -13,6 +14,8 @@ mod prepared;
 pub mod proto;
 pub mod resultset;
 mod server;
+mod shared;
 mod sqltext;
 
-pub use server::{Server, ServerConfig, ServerHandle, SERVER_VERSION};
+pub use config::{ServerConfig, SERVER_VERSION};
+pub use server::{Server, ServerHandle};

@@ -1,135 +1,22 @@
 //! The listener: one thread per connection over one shared database, up to
-//! a connection limit; and the watchdog that stops the query of a client
-//! that went away.
+//! a connection limit.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use quiver_common::{QuiverError, Result};
-use quiver_engine::{Database, EngineConfig, Process, ProcessList};
+use quiver_engine::{Database, EngineConfig, ProcessList};
 
 use crate::auth::Accounts;
+use crate::config::ServerConfig;
 use crate::conn::Conn;
 use crate::packet::PacketIo;
 use crate::proto;
-
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// Address to listen on (`127.0.0.1` unless told otherwise).
-    pub bind: String,
-    /// 0 picks a free port (tests).
-    pub port: u16,
-    pub max_connections: usize,
-    /// The longest packet accepted from a client (MySQL's max_allowed_packet).
-    pub max_allowed_packet: usize,
-    /// How long a connection may stay silent between commands.
-    pub wait_timeout: Duration,
-    /// How long the handshake may take.
-    pub connect_timeout: Duration,
-    /// How long a write to a client that does not read may block.
-    pub net_write_timeout: Duration,
-    /// An accounts file (see `auth::Accounts`); accounts created with CREATE
-    /// USER live in the database folder's `users` file.
-    pub users_file: Option<PathBuf>,
-    /// The version announced in the handshake and by `@@version`.
-    pub version: String,
-}
-
-/// The version the server announces: MySQL 8.0's protocol, so that MySQL 8
-/// connectors take their modern paths, and Quiver's own version after it.
-pub const SERVER_VERSION: &str = concat!("8.0.40-Quiver-", env!("CARGO_PKG_VERSION"));
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            bind: "127.0.0.1".into(),
-            port: 3306,
-            max_connections: 151,
-            max_allowed_packet: 64 << 20,
-            wait_timeout: Duration::from_secs(28800),
-            connect_timeout: Duration::from_secs(10),
-            net_write_timeout: Duration::from_secs(60),
-            users_file: None,
-            version: SERVER_VERSION.into(),
-        }
-    }
-}
-
-/// What every connection shares.
-pub(crate) struct Shared {
-    pub db: Arc<Database>,
-    pub engine: EngineConfig,
-    pub config: ServerConfig,
-    pub accounts: Accounts,
-    /// Whether accounts without a password may exist (loopback only).
-    pub allow_passwordless: bool,
-    pub next_id: AtomicU32,
-    pub active: AtomicUsize,
-    pub questions: AtomicU64,
-    pub started: Instant,
-    pub stopping: AtomicBool,
-    /// The connections, for SHOW PROCESSLIST and KILL.
-    pub processes: Arc<ProcessList>,
-    /// Each connection's socket, watched while it runs a command.
-    pub sockets: Mutex<HashMap<u64, WatchedSocket>>,
-}
-
-/// A connection's second socket handle and its process-list entry.
-pub(crate) type WatchedSocket = (Arc<TcpStream>, Arc<Process>);
-
-/// How often the watchdog looks for clients that went away mid-query.
-const WATCH_INTERVAL: Duration = Duration::from_millis(100);
-
-impl Shared {
-    /// Stops the running command of every connection whose client has
-    /// closed its socket (or whose socket failed): MySQL's behaviour for a
-    /// client that disconnects while its query runs. One `poll` over the
-    /// sockets of the connections running a command, without waiting; a
-    /// client that sends more (a pipelined command) still counts as there.
-    fn stop_orphaned_commands(&self) {
-        use rustix::event::{poll, PollFd, PollFlags, Timespec};
-        let running: Vec<WatchedSocket> = self
-            .sockets
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .filter(|(_, p)| p.is_running())
-            .cloned()
-            .collect();
-        if running.is_empty() {
-            return;
-        }
-        let mut fds: Vec<PollFd<'_>> = running
-            .iter()
-            .map(|(s, _)| PollFd::new(s.as_ref(), PollFlags::RDHUP))
-            .collect();
-        let now = Timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        if poll(&mut fds, Some(&now)).is_err() {
-            return;
-        }
-        let gone = PollFlags::RDHUP | PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL;
-        for (fd, (_, process)) in fds.iter().zip(&running) {
-            if fd.revents().intersects(gone) {
-                process.kill_query();
-            }
-        }
-    }
-
-    fn watch(self: Arc<Self>) {
-        while !self.stopping.load(Ordering::SeqCst) {
-            std::thread::sleep(WATCH_INTERVAL);
-            self.stop_orphaned_commands();
-        }
-    }
-}
+use crate::shared::Shared;
 
 pub struct Server {
     listener: TcpListener,

@@ -7,6 +7,7 @@
 //! [`quiver_plan::LogicalPlan`] the optimizer and executor can run.
 
 mod binder;
+mod catalog;
 mod parser;
 mod script;
 mod source;
@@ -15,12 +16,11 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
-
 pub use binder::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
     strict_division, strict_division_expr, Binder, SessionIdentity, SessionVars, UserVariable,
 };
+pub use catalog::Catalog;
 pub use parser::{
     clone_query, parse_sql, DATABASE_CHARSET, DATABASE_COLLATE, MAX_PARSER_DEPTH,
     SET_CHARACTER_SET, SET_NAMES,
@@ -29,18 +29,6 @@ pub use script::{placeholders, split_statements};
 pub use source::SqlSource;
 pub use sqlparser;
 pub use types::{binary_column_type, cast_type, check_fsp, column_type_text, sql_type};
-
-/// Tables and views by name, as the binder sees them.
-pub trait Catalog {
-    fn table(&self, name: &str) -> Option<Arc<dyn quiver_plan::TableSource>>;
-    /// A view's defining query, parsed.
-    fn view(&self, name: &str) -> Option<sqlparser::ast::Query>;
-    /// Why table `name` cannot be read, if it exists but its files are
-    /// damaged: statements using it fail with this, not "doesn't exist".
-    fn damaged(&self, _name: &str) -> Option<quiver_common::QuiverError> {
-        None
-    }
-}
 
 /// Wraps a view's query so that its output columns get the names of a
 /// `CREATE VIEW v (a, b, ...)` column list: `WITH v (a, b) AS (query) SELECT * FROM v`.

@@ -581,7 +581,8 @@ fn check_query_nesting(tokens: &[TokenWithSpan]) -> Result<()> {
         match &t.token {
             Token::LParen => open.push(false),
             Token::RParen => {
-                if open.pop() == Some(true) {
+                let closes_query = open.pop() == Some(true);
+                if closes_query {
                     depth -= 1;
                 }
             }
@@ -1086,6 +1087,52 @@ fn rewrite_tokens(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     out
 }
 
+/// `q` cloned without recursing down its chain of set operations: a UNION
+/// of thousands of SELECTs is a tree as deep, too deep for the derived
+/// `Clone` on a thread's stack.
+pub fn clone_query(q: &Query) -> Query {
+    Query {
+        with: q.with.clone(),
+        body: Box::new(clone_set_expr(&q.body)),
+        order_by: q.order_by.clone(),
+        limit_clause: q.limit_clause.clone(),
+        fetch: q.fetch.clone(),
+        locks: q.locks.clone(),
+        for_clause: q.for_clause.clone(),
+        settings: q.settings.clone(),
+        format_clause: q.format_clause.clone(),
+        pipe_operators: q.pipe_operators.clone(),
+    }
+}
+
+fn clone_set_expr(s: &SetExpr) -> SetExpr {
+    let mut spine = Vec::new();
+    let mut cur = s;
+    while let SetExpr::SetOperation {
+        op,
+        set_quantifier,
+        left,
+        right,
+    } = cur
+    {
+        spine.push((*op, *set_quantifier, right));
+        cur = left;
+    }
+    let mut out = match cur {
+        SetExpr::Query(q) => SetExpr::Query(Box::new(clone_query(q))),
+        leaf => leaf.clone(),
+    };
+    for (op, set_quantifier, right) in spine.into_iter().rev() {
+        out = SetExpr::SetOperation {
+            op,
+            set_quantifier,
+            left: Box::new(out),
+            right: Box::new(clone_set_expr(right)),
+        };
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1173,50 +1220,4 @@ mod tests {
             "SELECT TRIM(LEADING ' ' FROM ' a '), TRIM(BOTH 'x' FROM s)"
         );
     }
-}
-
-/// `q` cloned without recursing down its chain of set operations: a UNION
-/// of thousands of SELECTs is a tree as deep, too deep for the derived
-/// `Clone` on a thread's stack.
-pub fn clone_query(q: &Query) -> Query {
-    Query {
-        with: q.with.clone(),
-        body: Box::new(clone_set_expr(&q.body)),
-        order_by: q.order_by.clone(),
-        limit_clause: q.limit_clause.clone(),
-        fetch: q.fetch.clone(),
-        locks: q.locks.clone(),
-        for_clause: q.for_clause.clone(),
-        settings: q.settings.clone(),
-        format_clause: q.format_clause.clone(),
-        pipe_operators: q.pipe_operators.clone(),
-    }
-}
-
-fn clone_set_expr(s: &SetExpr) -> SetExpr {
-    let mut spine = Vec::new();
-    let mut cur = s;
-    while let SetExpr::SetOperation {
-        op,
-        set_quantifier,
-        left,
-        right,
-    } = cur
-    {
-        spine.push((*op, *set_quantifier, right));
-        cur = left;
-    }
-    let mut out = match cur {
-        SetExpr::Query(q) => SetExpr::Query(Box::new(clone_query(q))),
-        leaf => leaf.clone(),
-    };
-    for (op, set_quantifier, right) in spine.into_iter().rev() {
-        out = SetExpr::SetOperation {
-            op,
-            set_quantifier,
-            left: Box::new(out),
-            right: Box::new(clone_set_expr(right)),
-        };
-    }
-    out
 }

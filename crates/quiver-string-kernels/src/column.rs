@@ -367,7 +367,7 @@ pub fn eq_const_offsets_shaped<O: Offset>(
     // A one-byte constant: 64 one-byte rows are one vector compare.
     let byte = c.bytes().first().copied().unwrap_or(0);
     let isa = c.isa();
-    let dense = |b: &[u8; 64]| Some(crate::run_on!(isa, eq2_masks64(b, byte, byte))[0]);
+    let dense = |b: &[u8; 64]| Some(crate::kernels::run_on!(isa, eq2_masks64(b, byte, byte))[0]);
     if pad_space {
         // Longer rows rarely start with the constant, so branching on that
         // is cheap and skips the trailing-space check.
@@ -475,7 +475,8 @@ pub fn eq_const_folded_offsets_shaped<O: Offset>(
     let isa = c.isa();
     let byte = first.unwrap_or(0);
     let dense = |b: &[u8; 64]| {
-        let [eq, high] = crate::run_on!(isa, eq2_masks64(b, byte, byte.to_ascii_lowercase()));
+        let [eq, high] =
+            crate::kernels::run_on!(isa, eq2_masks64(b, byte, byte.to_ascii_lowercase()));
         (high == 0).then_some(eq)
     };
     let longest = match (shape.ascii, pad_space, shape.max_trailing_spaces) {
@@ -515,7 +516,7 @@ pub fn eq_const_folded_offsets_shaped<O: Offset>(
 
 #[inline(always)]
 fn is_all_spaces_on(isa: Isa, s: &[u8]) -> bool {
-    crate::run_on!(isa, is_all_spaces(s))
+    crate::kernels::run_on!(isa, is_all_spaces(s))
 }
 
 /// The loop of the equality helpers: rows of exactly `k` bytes go to

@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use crate::isa::Isa;
-use crate::run_on;
+use crate::kernels::run_on;
 
 /// A constant operand prepared once for comparisons against many values.
 ///

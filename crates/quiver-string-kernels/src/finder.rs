@@ -1,7 +1,7 @@
 //! Substring search with a needle prepared once.
 
 use crate::isa::Isa;
-use crate::run_on;
+use crate::kernels::run_on;
 
 /// A substring searcher prepared once for a constant needle, e.g. one
 /// `%piece%` run of a `LIKE` pattern applied to every value of a column.

@@ -1,11 +1,8 @@
-//! Runtime instruction-set selection.
-//!
-//! The CPU is probed once per process and the answer cached, so a kernel call
-//! pays one load plus a well-predicted branch to pick its code path instead of
-//! re-probing CPUID per value. Same scheme (and the same `QUIVER_ISA`
-//! override) as `quiver-kernels`, duplicated because that crate pulls arrow.
-
-use std::sync::OnceLock;
+//! Runtime instruction-set selection: the code paths the string kernels
+//! have, picked by the CPU detection in `quiver-isa` (probed once per
+//! process and cached, so a kernel call pays one load plus a well-predicted
+//! branch to pick its code path instead of re-probing CPUID per value). The
+//! detection and the `QUIVER_ISA` override are shared with `quiver-kernels`.
 
 /// An instruction set the string kernels have a code path for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -18,9 +15,7 @@ pub enum Isa {
 
 /// Environment variable that forces the portable path (`QUIVER_ISA=portable`),
 /// for A/B performance runs and for testing the fallback on AVX2 machines.
-pub const ISA_ENV_VAR: &str = "QUIVER_ISA";
-
-static ACTIVE: OnceLock<Isa> = OnceLock::new();
+pub use quiver_isa::ISA_ENV_VAR;
 
 impl Isa {
     /// Every ISA, portable first.
@@ -30,14 +25,18 @@ impl Isa {
     /// unless overridden by [`ISA_ENV_VAR`]. Detected on first call, then cached.
     #[inline]
     pub fn active() -> Isa {
-        *ACTIVE.get_or_init(detect)
+        if quiver_isa::avx2_active() {
+            Isa::Avx2
+        } else {
+            Isa::Portable
+        }
     }
 
     /// Whether this CPU can run the code path for `self`.
     pub fn is_supported(self) -> bool {
         match self {
             Isa::Portable => true,
-            Isa::Avx2 => avx2_supported(),
+            Isa::Avx2 => quiver_isa::avx2_supported(),
         }
     }
 
@@ -60,7 +59,7 @@ impl Isa {
     #[inline]
     pub(crate) fn checked(self) -> Isa {
         match self {
-            Isa::Avx2 if avx2_supported() => Isa::Avx2,
+            Isa::Avx2 if quiver_isa::avx2_supported() => Isa::Avx2,
             _ => Isa::Portable,
         }
     }
@@ -69,28 +68,4 @@ impl Isa {
 /// Name of the ISA the free-function kernels use (`"avx2"` or `"portable"`).
 pub fn active_isa() -> &'static str {
     Isa::active().name()
-}
-
-fn detect() -> Isa {
-    let forced_portable = std::env::var(ISA_ENV_VAR)
-        .map(|v| v.eq_ignore_ascii_case("portable"))
-        .unwrap_or(false);
-    if !forced_portable && Isa::Avx2.is_supported() {
-        Isa::Avx2
-    } else {
-        Isa::Portable
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn avx2_supported() -> bool {
-    // std caches the CPUID answer itself; this is a load and a bit test.
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn avx2_supported() -> bool {
-    false
 }

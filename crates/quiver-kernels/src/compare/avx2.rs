@@ -19,7 +19,7 @@
 
 use std::arch::x86_64::*;
 
-use super::op_code::{EQ, GE, GT, LE, LT, NE};
+use super::op::op_code::{EQ, GE, GT, LE, LT, NE};
 use crate::bitmask::{tail_mask, WORD_BITS};
 
 /// Per-type AVX2 primitives the generic kernels are written against.

@@ -10,7 +10,7 @@
 //! The predicate closures are inlined into each monomorphized loop, so there
 //! is no per-value call.
 
-use super::CmpOp;
+use super::op::CmpOp;
 use crate::bitmask::WORD_BITS;
 
 type Bytes = [u8; WORD_BITS];

@@ -30,7 +30,7 @@ pub fn reorder_joins(plan: LogicalPlan) -> LogicalPlan {
             }
             greedy(relations, conditions)
         }
-        other => map_children(other, reorder_joins),
+        other => other.map_children(reorder_joins),
     }
 }
 
@@ -367,59 +367,6 @@ fn join_of(a: &Part, b: &Part, conditions: &[Expr]) -> LogicalPlan {
         on: vec![],
         filter: Expr::conjunction(here),
     })
-}
-
-pub(crate) fn map_children(
-    plan: LogicalPlan,
-    f: impl Fn(LogicalPlan) -> LogicalPlan,
-) -> LogicalPlan {
-    match plan {
-        LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter {
-            input: Box::new(f(*input)),
-            predicate,
-        },
-        LogicalPlan::Project { input, exprs } => LogicalPlan::Project {
-            input: Box::new(f(*input)),
-            exprs,
-        },
-        LogicalPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            filter,
-        } => LogicalPlan::Join {
-            left: Box::new(f(*left)),
-            right: Box::new(f(*right)),
-            kind,
-            on,
-            filter,
-        },
-        LogicalPlan::Aggregate { input, group, aggs } => LogicalPlan::Aggregate {
-            input: Box::new(f(*input)),
-            group,
-            aggs,
-        },
-        LogicalPlan::Window { input, exprs } => LogicalPlan::Window {
-            input: Box::new(f(*input)),
-            exprs,
-        },
-        LogicalPlan::Sort { input, keys, fetch } => LogicalPlan::Sort {
-            input: Box::new(f(*input)),
-            keys,
-            fetch,
-        },
-        LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit {
-            input: Box::new(f(*input)),
-            skip,
-            fetch,
-        },
-        LogicalPlan::Union { inputs, columns } => LogicalPlan::Union {
-            inputs: inputs.into_iter().map(f).collect(),
-            columns,
-        },
-        leaf => leaf,
-    }
 }
 
 #[cfg(test)]

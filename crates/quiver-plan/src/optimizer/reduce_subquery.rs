@@ -15,7 +15,6 @@ use std::collections::HashMap;
 use arrow_schema::DataType;
 
 use super::cardinality::estimate_rows;
-use super::join_order::map_children;
 use crate::expr::{ColumnId, Expr};
 use crate::plan::{ColumnInfo, JoinKind, LogicalPlan};
 
@@ -29,7 +28,7 @@ pub fn reduce_grouped_subqueries(plan: LogicalPlan) -> LogicalPlan {
 }
 
 fn reduce(plan: LogicalPlan, next_id: &Cell<u32>) -> LogicalPlan {
-    let plan = map_children(plan, |c| reduce(c, next_id));
+    let plan = plan.map_children(|c| reduce(c, next_id));
     match plan {
         LogicalPlan::Join {
             left,

@@ -11,12 +11,11 @@
 use std::collections::HashSet;
 
 use super::cardinality::estimate_rows;
-use super::join_order::map_children;
 use crate::expr::{ColumnId, Expr};
 use crate::plan::{JoinKind, LogicalPlan};
 
 pub fn push_down_semi_joins(plan: LogicalPlan) -> LogicalPlan {
-    let plan = map_children(plan, push_down_semi_joins);
+    let plan = plan.map_children(push_down_semi_joins);
     match plan {
         LogicalPlan::Join {
             left,

@@ -17,6 +17,7 @@ use sqlparser::ast;
 
 use super::coerce::{self, cast, is_null, null_lit, or};
 use super::functions::Arg;
+use super::order::order_asc;
 use super::{replace_exprs, Binder, Ctx, PendingJoin, Scope, SelectItem};
 
 impl Binder<'_> {
@@ -447,20 +448,6 @@ impl Binder<'_> {
             None => Ok(spec.clone()),
             Some(base) => inherit(&self.named_window(&base.value)?, spec, 0),
         }
-    }
-}
-
-pub(crate) fn order_asc(o: &ast::OrderByExpr) -> Result<bool> {
-    if o.options.nulls_first.is_some() || o.with_fill.is_some() {
-        return Err(QuiverError::syntax_msg(format!(
-            "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{}'",
-            o
-        )));
-    }
-    match &o.options.sort {
-        None | Some(ast::OrderBySort::Asc) => Ok(true),
-        Some(ast::OrderBySort::Desc) => Ok(false),
-        Some(_) => Err(QuiverError::not_supported(format!("ORDER BY {o}"))),
     }
 }
 

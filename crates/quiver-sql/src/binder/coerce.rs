@@ -9,6 +9,7 @@
 use std::cmp::Ordering;
 
 use arrow_schema::DataType;
+use quiver_collation::{text, Charset};
 use quiver_common::types::{
     add_months, arithmetic_result_type, common_type, comparison_type, decimal_shape, decimal_type,
     declared_arithmetic_type, integer_digits, integer_literal_digits, is_binary, is_decimal,
@@ -275,7 +276,7 @@ pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
                 return Expr::Literal(v, to.clone());
             }
         }
-        return super::collation::to_charset(e, charset);
+        return to_charset(e, charset);
     }
     if let Expr::Literal(v, _) = &e {
         if let Some(v) = cast_literal(v, to) {
@@ -285,6 +286,35 @@ pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
     Expr::Cast {
         expr: Box::new(e),
         to: to.clone(),
+    }
+}
+
+/// A value in string context (LIKE, CONCAT): non-strings are converted.
+pub(crate) fn string_arg(e: Expr) -> Expr {
+    let t = e.data_type();
+    if is_string(&t) || t == DataType::Null {
+        e
+    } else {
+        cast(e, &DataType::Utf8)
+    }
+}
+
+/// `CONVERT(e USING charset)` of a string: the characters `charset` cannot
+/// hold become `?` (no node for utf8mb4 text, which holds them all). To
+/// `binary`, text becomes its bytes in its own charset; from binary, bytes
+/// are read in `charset` (what is not a character there becomes `?`).
+pub(crate) fn to_charset(e: Expr, charset: Charset) -> Expr {
+    let from_binary = is_binary(&e.data_type());
+    let data_type = match charset {
+        Charset::Binary if from_binary => return e,
+        Charset::Binary => DataType::Binary,
+        _ if !from_binary && !text::restricts(charset) => return e,
+        _ => DataType::Utf8,
+    };
+    Expr::Function {
+        func: ScalarFunc::ToCharset(charset),
+        args: vec![e],
+        data_type,
     }
 }
 
@@ -868,7 +898,7 @@ pub(crate) fn case(branches: Vec<(Expr, Expr)>, else_expr: Option<Expr>) -> Expr
     let literals: Vec<Option<DataType>> = values.iter().map(|v| integer_decimal_type(v)).collect();
     let t = branches_common_type(&types, &literals);
     let all_values: Vec<Expr> = values.into_iter().cloned().collect();
-    let folded = |v: Expr| super::collation::folded_case_value(v, &all_values);
+    let folded = |v: Expr| super::derivation::folded_case_value(v, &all_values);
     let mut kept = Vec::new();
     for (w, v) in branches {
         let w = to_bool(w);

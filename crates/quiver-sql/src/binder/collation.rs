@@ -5,114 +5,19 @@
 //!
 //! The binder hands every operator that compares strings operands under one
 //! collation: a `Collate` node on top of each non-default-collated operand
-//! (see `Expr::collation`), so the executor never derives anything.
+//! (see `Expr::collation`), so the executor never derives anything. The
+//! derivation of one expression, and of several combined, is derivation.rs.
 
 use arrow_schema::DataType;
 use quiver_collation::{text, Charset, Collation};
 use quiver_common::types::{is_binary, is_string};
 use quiver_common::{QuiverError, Result, ScalarValue};
-use quiver_plan::{default_collation, BinaryOp, Coercibility, Expr, ScalarFunc};
+use quiver_plan::{default_collation, BinaryOp, Coercibility, Expr};
 
-use super::coerce;
-
-/// A string expression's collation and coercibility.
-pub(crate) type Derivation = (Collation, Coercibility);
-
-/// The derivation of `e`, from its own structure.
-pub(crate) fn derivation(e: &Expr) -> Derivation {
-    // A binary string's collation is `binary` unless a node says otherwise
-    // (the type is looked at only where no node says).
-    let d = || {
-        if is_binary(&e.data_type()) {
-            Collation::binary()
-        } else {
-            default_collation()
-        }
-    };
-    match e {
-        Expr::Collate {
-            collation,
-            coercibility,
-            ..
-        } => (*collation, *coercibility),
-        Expr::Column(..) => (d(), Coercibility::Implicit),
-        Expr::Literal(ScalarValue::Null, _) => (d(), Coercibility::Ignorable),
-        Expr::Literal(ScalarValue::Utf8(_) | ScalarValue::Binary(_), _) => {
-            (d(), Coercibility::Coercible)
-        }
-        Expr::Literal(..) => (d(), Coercibility::Numeric),
-        Expr::Cast { expr, to } if is_string(to) => {
-            if is_string(&expr.data_type()) {
-                derivation(expr)
-            } else {
-                (d(), Coercibility::Implicit)
-            }
-        }
-        Expr::Function {
-            func,
-            args,
-            data_type,
-        } if is_string(data_type) && combines_operands(*func) => {
-            aggregate(args.iter().filter(|a| is_string(&a.data_type())))
-                .unwrap_or((d(), Coercibility::None))
-        }
-        // HEX's and the digests' digits and SPACE's spaces: literal-like
-        // strings (MariaDB: COERCIBLE).
-        Expr::Function { func, .. } if makes_ascii_digits(*func) => (d(), Coercibility::Coercible),
-        Expr::Case {
-            branches,
-            else_expr,
-            data_type,
-        } if is_string(data_type) => aggregate(
-            branches
-                .iter()
-                .map(|(_, v)| v)
-                .chain(else_expr.as_deref())
-                .filter(|a| is_string(&a.data_type())),
-        )
-        .unwrap_or((d(), Coercibility::None)),
-        _ if is_string(&e.data_type()) => (d(), Coercibility::Implicit),
-        _ => (d(), Coercibility::Numeric),
-    }
-}
-
-/// String functions whose result's collation (and repertoire) is their
-/// string arguments' combined, as MySQL aggregates them.
-/// Functions whose strings are ASCII digits or spaces made from their
-/// arguments (HEX, SPACE, MD5, SHA1, SHA2), not a copy of them.
-fn makes_ascii_digits(func: ScalarFunc) -> bool {
-    matches!(
-        func,
-        ScalarFunc::Hex | ScalarFunc::Space | ScalarFunc::Md5 | ScalarFunc::Sha1 | ScalarFunc::Sha2
-    )
-}
-
-fn combines_operands(func: ScalarFunc) -> bool {
-    matches!(
-        func,
-        ScalarFunc::Concat
-            | ScalarFunc::Coalesce
-            | ScalarFunc::NullIf
-            | ScalarFunc::Substring
-            | ScalarFunc::Upper
-            | ScalarFunc::Lower
-            | ScalarFunc::Trim
-            | ScalarFunc::LTrim
-            | ScalarFunc::RTrim
-            | ScalarFunc::Left
-            | ScalarFunc::Right
-            | ScalarFunc::Replace
-            | ScalarFunc::Reverse
-            | ScalarFunc::Repeat
-            | ScalarFunc::Lpad
-            | ScalarFunc::Rpad
-            | ScalarFunc::ConcatWs
-            | ScalarFunc::SubstringIndex
-            | ScalarFunc::Insert
-            | ScalarFunc::Greatest
-            | ScalarFunc::Least
-    )
-}
+use super::coerce::{self, to_charset};
+use super::derivation::{
+    aggregate, combines_operands, derivation, resolve_sides, side, Derivation, Side,
+};
 
 /// A string function of binary and text arguments (CONCAT(u, X'41'),
 /// LEFT(b, 1)): its string arguments and result in the charset their
@@ -165,147 +70,6 @@ pub(crate) fn string_function_charset(e: Expr) -> Result<Expr> {
         args,
         data_type,
     })
-}
-
-/// `v`, one of a CASE's `values` that the CASE was folded to (a constant
-/// condition), still under the collation of the whole CASE: IF(1, g, u) is
-/// utf8mb4_bin with coercibility NONE in MariaDB, not g's general_ci.
-pub(crate) fn folded_case_value(v: Expr, values: &[Expr]) -> Expr {
-    let strings: Vec<&Expr> = values
-        .iter()
-        .filter(|e| is_string(&e.data_type()))
-        .collect();
-    if strings.len() < 2 || !is_string(&v.data_type()) {
-        return v;
-    }
-    let whole = aggregate(strings.into_iter()).unwrap_or((default_collation(), Coercibility::None));
-    if derivation(&v) == whole {
-        return v;
-    }
-    v.with_derivation(whole.0, whole.1)
-}
-
-/// The collation several string operands combine to (CONCAT, CASE), or
-/// `None` for an illegal mix (coercibility NONE: usable, not comparable).
-fn aggregate<'a>(mut operands: impl Iterator<Item = &'a Expr>) -> Option<Derivation> {
-    let first = side(operands.next()?);
-    operands
-        .try_fold(first, |acc, e| resolve_sides(acc, side(e)).ok())
-        .map(|s| s.derivation)
-}
-
-/// One operand as MySQL's collation rules see it: its derivation and
-/// whether its characters are all ASCII (its repertoire).
-#[derive(Clone, Copy)]
-struct Side {
-    derivation: Derivation,
-    ascii: bool,
-}
-
-fn side(e: &Expr) -> Side {
-    Side {
-        derivation: derivation(e),
-        ascii: ascii_repertoire(e),
-    }
-}
-
-/// Whether every character `e` can hold is ASCII, as MySQL's repertoire
-/// says: ascii strings, ASCII literals, numbers, and functions of those.
-fn ascii_repertoire(e: &Expr) -> bool {
-    match e {
-        Expr::Literal(ScalarValue::Utf8(s), _) => s.is_ascii(),
-        Expr::Literal(ScalarValue::Binary(_), _) => false,
-        Expr::Literal(..) => true,
-        Expr::Collate {
-            expr, collation, ..
-        } => collation.charset() == Charset::Ascii || ascii_repertoire(expr),
-        Expr::Column(..) => false,
-        Expr::Cast { expr, to } if is_string(to) => {
-            !is_string(&expr.data_type()) || ascii_repertoire(expr)
-        }
-        Expr::Function { func, args, .. } if combines_operands(*func) => {
-            args.iter().all(ascii_repertoire)
-        }
-        Expr::Function { func, .. } if makes_ascii_digits(*func) => true,
-        _ => !is_string(&e.data_type()),
-    }
-}
-
-/// Whether `c` is a Unicode charset (holds every character).
-fn is_unicode(c: Charset) -> bool {
-    matches!(c, Charset::Utf8mb4 | Charset::Utf8mb3)
-}
-
-/// MariaDB's `left_is_superset`: a Unicode side takes the other's strings
-/// when its coercibility is lower (or equal, over a non-Unicode side, or
-/// utf8mb4 over utf8mb3); any side takes an ASCII side's strings when its
-/// coercibility is lower (or equal and it is not ASCII itself).
-fn is_superset(l: Side, r: Side) -> bool {
-    let (cl, cr) = (l.derivation.0.charset(), r.derivation.0.charset());
-    let (dl, dr) = (l.derivation.1, r.derivation.1);
-    if is_unicode(cl)
-        && (dl < dr
-            || (dl == dr
-                && (!is_unicode(cr) || (cl == Charset::Utf8mb4 && cr == Charset::Utf8mb3))))
-    {
-        return true;
-    }
-    r.ascii && (dl < dr || (dl == dr && !l.ascii))
-}
-
-/// MariaDB's `DTCollation::aggregate` for comparisons and CONCAT: across
-/// charsets the superset side wins, else a column's charset over a
-/// literal's (which must then convert without loss); within a charset the
-/// lower coercibility wins, then a `_bin` collation.
-fn resolve_sides(a: Side, b: Side) -> std::result::Result<Side, ()> {
-    let ascii = a.ascii && b.ascii;
-    let pick = |s: Side| {
-        Ok(Side {
-            derivation: s.derivation,
-            ascii,
-        })
-    };
-    let ((ca, da), (cb, db)) = (a.derivation, b.derivation);
-    if ca == cb {
-        return pick(Side {
-            derivation: (ca, da.min(db)),
-            ascii,
-        });
-    }
-    let (csa, csb) = (ca.charset(), cb.charset());
-    if csa != csb {
-        if csa == Charset::Binary {
-            return pick(if da <= db { a } else { b });
-        }
-        if csb == Charset::Binary {
-            return pick(if db <= da { b } else { a });
-        }
-        if is_superset(a, b) {
-            return pick(a);
-        }
-        if is_superset(b, a) {
-            return pick(b);
-        }
-        if da < Coercibility::SysConst && db == Coercibility::Coercible {
-            return pick(a);
-        }
-        if db < Coercibility::SysConst && da == Coercibility::Coercible {
-            return pick(b);
-        }
-        return Err(());
-    }
-    if da != db {
-        return pick(if da < db { a } else { b });
-    }
-    if da == Coercibility::Explicit || da == Coercibility::None {
-        return Err(());
-    }
-    // Same charset: a `_bin` collation wins over the others.
-    match (ca.is_bin(), cb.is_bin()) {
-        (true, false) => pick(a),
-        (false, true) => pick(b),
-        _ => Err(()),
-    }
 }
 
 fn coercibility_name(c: Coercibility) -> &'static str {
@@ -547,25 +311,6 @@ fn convert_operand(e: Expr, charset: Charset) -> std::result::Result<Expr, ()> {
         Some(s) if text::first_unrepresentable(charset, s.as_bytes()).is_some() => Err(()),
         Some(_) => Ok(e),
         None => Ok(to_charset(e, charset)),
-    }
-}
-
-/// `CONVERT(e USING charset)` of a string: the characters `charset` cannot
-/// hold become `?` (no node for utf8mb4 text, which holds them all). To
-/// `binary`, text becomes its bytes in its own charset; from binary, bytes
-/// are read in `charset` (what is not a character there becomes `?`).
-pub(crate) fn to_charset(e: Expr, charset: Charset) -> Expr {
-    let from_binary = is_binary(&e.data_type());
-    let data_type = match charset {
-        Charset::Binary if from_binary => return e,
-        Charset::Binary => DataType::Binary,
-        _ if !from_binary && !text::restricts(charset) => return e,
-        _ => DataType::Utf8,
-    };
-    Expr::Function {
-        func: ScalarFunc::ToCharset(charset),
-        args: vec![e],
-        data_type,
     }
 }
 

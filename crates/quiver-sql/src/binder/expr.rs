@@ -10,7 +10,7 @@ use quiver_plan::{BinaryOp, DatePart, Expr};
 use sqlparser::ast::{self, BinaryOperator as B, DateTimeField, UnaryOperator};
 
 use super::coerce::{
-    self, and, arith, bool_lit, cast, is_null, not, null_lit, or, sql_cast, to_bool,
+    self, and, arith, bool_lit, cast, is_null, not, null_lit, or, sql_cast, string_arg, to_bool,
 };
 use super::collation::{self, compare};
 use super::{Binder, Ctx, Lookup, MAX_EXPR_DEPTH};
@@ -205,13 +205,13 @@ impl Binder<'_> {
                         } else {
                             cast(x, &cast_type(t)?)
                         };
-                        let x = char_length_limit(collation::to_charset(x, c.charset()), t);
+                        let x = char_length_limit(coerce::to_charset(x, c.charset()), t);
                         Ok(x.with_collation(c, quiver_plan::Coercibility::Implicit))
                     }
                     // CONVERT(x USING charset): the charset's default collation, IMPLICIT.
                     (None, Some(cs)) => {
                         let c = collation::column_charset_default(&cs.to_string())?;
-                        let x = collation::to_charset(string_arg(x), c.charset());
+                        let x = coerce::to_charset(string_arg(x), c.charset());
                         Ok(x.with_collation(c, quiver_plan::Coercibility::Implicit))
                     }
                     (None, None) => Ok(string_arg(x)),
@@ -361,7 +361,7 @@ impl Binder<'_> {
             return x;
         }
         let conn = self.vars.collation_connection;
-        let inner = match collation::to_charset(x, conn.charset()) {
+        let inner = match coerce::to_charset(x, conn.charset()) {
             Expr::Collate { expr, .. } => *expr,
             e => e,
         };
@@ -919,16 +919,6 @@ fn is_row(e: &ast::Expr) -> bool {
     }
 }
 
-/// A value in string context (LIKE, CONCAT): non-strings are converted.
-pub(crate) fn string_arg(e: Expr) -> Expr {
-    let t = e.data_type();
-    if is_string(&t) || t == DataType::Null {
-        e
-    } else {
-        cast(e, &DataType::Utf8)
-    }
-}
-
 /// The part named by an INTERVAL unit or EXTRACT field; the compound
 /// units (`DAY_HOUR`) come from the parser as custom fields.
 pub(crate) fn date_part(f: &DateTimeField) -> Result<DatePart> {
@@ -1155,7 +1145,7 @@ fn binary_string(x: &Expr, to: &ast::DataType) -> Option<Result<Expr>> {
                 let text = string_arg(x.clone());
                 // Cut in the text's own charset (latin1 text becomes its
                 // latin1 bytes).
-                let (collation, coercibility) = super::collation::derivation(&text);
+                let (collation, coercibility) = super::derivation::derivation(&text);
                 let chars = func(ScalarFunc::Left, vec![text, n.clone()], DataType::Utf8)
                     .with_collation(collation, coercibility);
                 let cut = coerce::cast(chars, &DataType::Binary);

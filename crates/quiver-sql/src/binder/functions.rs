@@ -10,9 +10,8 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc};
 use sqlparser::ast;
 
-use super::coerce::{self, cast, null_lit, to_bool};
+use super::coerce::{self, cast, null_lit, string_arg, to_bool};
 use super::collation;
-use super::expr::string_arg;
 use super::{Binder, Ctx};
 
 /// One argument of a call: an expression or `*`.
@@ -322,7 +321,7 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
         "collation" | "charset" | "coercibility" => {
             arity(name, &args, 1..=1)?;
             let a = &args[0];
-            let (c, co) = super::collation::derivation(a);
+            let (c, co) = super::derivation::derivation(a);
             let string = quiver_common::types::is_string(&a.data_type());
             Ok(match name {
                 "coercibility" => Expr::Literal(ScalarValue::Int64(co as i64), DataType::Int64),

@@ -10,7 +10,7 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggExpr, AggFunc, Expr, GroupConcat, ScalarFunc, SortExpr};
 use sqlparser::ast;
 
-use super::expr::string_arg;
+use super::coerce::string_arg;
 use super::{collation, Binder, Ctx};
 use crate::types::blob_type;
 
@@ -89,7 +89,7 @@ impl Binder<'_> {
         let (args, data_type, result) = concat_args(typed.clone())?;
         let mut order_by = Vec::with_capacity(order.len());
         for o in order {
-            let asc = super::aggregate::order_asc(o)?;
+            let asc = super::order::order_asc(o)?;
             order_by.push(SortExpr {
                 expr: collation::collated(self.order_key(&o.expr, &typed, &inner)?),
                 asc,
@@ -231,7 +231,7 @@ fn concat_args(typed: Vec<Expr>) -> Result<(Vec<Expr>, DataType, Collation)> {
     }
     let concat = super::functions::scalar("concat", strings)?;
     let concat = collation::string_function_charset(concat)?;
-    let (result, _) = collation::derivation(&concat);
+    let (result, _) = super::derivation::derivation(&concat);
     match concat {
         Expr::Function {
             func: ScalarFunc::Concat,

@@ -12,6 +12,7 @@ mod aggregate;
 mod coerce;
 mod collation;
 mod declared;
+mod derivation;
 pub use collation::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
 };
@@ -19,6 +20,7 @@ mod expr;
 mod from;
 mod functions;
 mod group_concat;
+mod order;
 mod query;
 mod scope;
 mod strict;
@@ -35,7 +37,7 @@ use quiver_plan::{
 };
 use sqlparser::ast;
 
-use crate::Catalog;
+use crate::catalog::Catalog;
 pub(crate) use scope::{Lookup, Scope, ScopeColumn};
 
 /// Deepest expression nesting bound before giving up (the binder recurses).

@@ -10,8 +10,9 @@ use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{ColumnId, ColumnInfo, Expr, LogicalPlan, SortExpr};
 use sqlparser::ast;
 
-use super::aggregate::{empty_group_value, order_asc, GroupRewrite};
+use super::aggregate::{empty_group_value, GroupRewrite};
 use super::coerce::{branches_common_type, cast, fold, integer_decimal_type, to_bool};
+use super::order::order_asc;
 use super::subquery::correlation_key;
 use super::{
     display_name, nullable, plan_ids, replace_exprs, Binder, BoundQuery, Clause, CteDef, Ctx,
@@ -284,7 +285,7 @@ impl Binder<'_> {
                         .map(|(c, t)| {
                             let mut n = self.new_column(c.name.clone(), t.clone(), c.nullable);
                             (n.collation, n.coercibility) = (c.collation, c.coercibility);
-                            let declared = declared_through_cast(&c, t);
+                            let declared = declared_through_cast(c, t);
                             self.set_declared(&mut n, declared);
                             (n, cast(c.expr(), t))
                         })

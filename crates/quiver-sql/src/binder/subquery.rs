@@ -579,7 +579,7 @@ impl Binder<'_> {
                     aggs: vec![],
                 }
             }
-            other => other.map_inputs(|c| self.resolve_parameters(c, outer, ids)),
+            other => other.map_children(|c| self.resolve_parameters(c, outer, ids)),
         }
     }
 
@@ -738,7 +738,7 @@ fn without_parameters(plan: LogicalPlan) -> LogicalPlan {
                 rows: vec![],
             }
         }
-        other => other.map_inputs(without_parameters),
+        other => other.map_children(without_parameters),
     }
 }
 
@@ -895,14 +895,14 @@ fn subquery_value(col: &ColumnInfo, item: Option<&Expr>) -> Expr {
     let value = col.expr();
     match item {
         Some(item) if is_string(&item.data_type()) && is_string(&col.data_type) => {
-            let (c, coercibility) = super::collation::derivation(item);
+            let (c, coercibility) = super::derivation::derivation(item);
             let bare = match value {
                 Expr::Collate { expr, .. } => *expr,
                 v => v,
             };
             // Built as is: `with_collation` leaves the default collation
             // unmarked, which would read as a column's IMPLICIT.
-            if (c, coercibility) == super::collation::derivation(&bare) {
+            if (c, coercibility) == super::derivation::derivation(&bare) {
                 bare
             } else {
                 Expr::Collate {

@@ -1,0 +1,62 @@
+//! Field-metadata keys: what a column carries beyond its Arrow type
+//! (DEFAULT, declared type, collation, protocol flags), and the declared
+//! CHAR / VARCHAR length read back from that metadata.
+
+/// Field metadata key holding a column's DEFAULT as SQL text.
+pub const COLUMN_DEFAULT_KEY: &str = "quiver.default";
+/// Field metadata key holding a column's declared type where the Arrow type
+/// does not say it all, as SHOW COLUMNS prints it: `char(3)`, `varchar(20)`.
+pub const COLUMN_TYPE_KEY: &str = "quiver.column_type";
+
+/// Field metadata of a result column: a computed DOUBLE's display length.
+pub const COLUMN_DISPLAY_LENGTH_KEY: &str = "quiver.display_length";
+
+/// Field metadata key holding a string column's collation name.
+pub const COLUMN_COLLATION_KEY: &str = "quiver.collation";
+/// Field metadata of a query result column that can never be NULL (the
+/// protocol's NOT_NULL flag). Result fields stay nullable for Arrow: this
+/// is what the binder knows, not a checked constraint.
+pub const COLUMN_NOT_NULL_KEY: &str = "quiver.not_null";
+/// Field metadata of a query result column read unchanged from a table or
+/// derived table: schema, table (as the query named it), original table and
+/// original column, NUL-separated (what a MySQL column definition names).
+pub const COLUMN_ORIGIN_KEY: &str = "quiver.origin";
+/// Field metadata of a result column read from a NOT NULL table column
+/// without a DEFAULT (the protocol's NO_DEFAULT_VALUE flag).
+pub const COLUMN_NO_DEFAULT_KEY: &str = "quiver.no_default";
+
+/// The four names of `COLUMN_ORIGIN_KEY`'s value.
+pub fn split_origin(value: &str) -> Option<[&str; 4]> {
+    let mut parts = value.split('\0');
+    let names = [parts.next()?, parts.next()?, parts.next()?, parts.next()?];
+    parts.next().is_none().then_some(names)
+}
+
+/// A string column's declared kind and length in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CharLength {
+    /// CHAR(n): trailing spaces are removed when a value is stored (MySQL
+    /// without PAD_CHAR_TO_FULL_LENGTH reads them back without).
+    Char(usize),
+    /// VARCHAR(n): values keep their trailing spaces.
+    Varchar(usize),
+}
+
+impl CharLength {
+    /// The declared length of a column whose type text is `column_type`.
+    pub fn of(column_type: &str) -> Option<CharLength> {
+        let (kind, rest) = column_type.split_once('(')?;
+        let n: usize = rest.strip_suffix(')')?.trim().parse().ok()?;
+        match kind.trim() {
+            "char" => Some(CharLength::Char(n)),
+            "varchar" => Some(CharLength::Varchar(n)),
+            _ => None,
+        }
+    }
+
+    pub fn max_chars(self) -> usize {
+        match self {
+            CharLength::Char(n) | CharLength::Varchar(n) => n,
+        }
+    }
+}
