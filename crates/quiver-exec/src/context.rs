@@ -273,12 +273,3 @@ impl Drop for OwnedReservation {
             .fetch_sub(self.bytes, Ordering::Relaxed);
     }
 }
-
-/// Bytes of `batch`'s columns, counting only the slice it covers.
-pub(crate) fn batch_bytes(batch: &arrow_array::RecordBatch) -> usize {
-    batch
-        .columns()
-        .iter()
-        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
-        .sum()
-}

@@ -5,7 +5,6 @@ pub mod bytes;
 pub mod context;
 pub mod expr;
 pub mod hash;
-pub mod join_key_filter;
 pub mod operators;
 pub mod planner;
 pub mod warnings;

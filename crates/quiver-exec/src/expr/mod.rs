@@ -5,7 +5,7 @@
 
 mod arith;
 mod binary_fns;
-pub(crate) mod cast;
+mod cast;
 mod compare;
 mod functions;
 mod like;
@@ -113,10 +113,10 @@ pub enum PhysicalExpr {
     Collate(Box<PhysicalExpr>, Collation),
     /// Whether a probe row's join key (`key`) may find a match in a hash
     /// join's build side: a scan's filter given by the planner, answered by
-    /// the join once it is built (see `join_key_filter`).
+    /// the join once it is built (see `operators::JoinKeyFilter`).
     JoinKeys {
         key: Box<PhysicalExpr>,
-        filter: Arc<crate::join_key_filter::JoinKeyFilter>,
+        filter: Arc<crate::operators::JoinKeyFilter>,
     },
 }
 
@@ -587,13 +587,9 @@ impl PhysicalExpr {
                 expr.evaluate(batch).map_err(|e| e.in_expression(text))
             }
             PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
-            PhysicalExpr::JoinKeys { key, filter } => {
-                let key =
-                    crate::hash::KeyColumn::collated(&key.evaluate_array(batch)?, key.collation())?;
-                Ok(ColumnarValue::Array(Arc::new(
-                    filter.may_match(&key, batch.num_rows()),
-                )))
-            }
+            PhysicalExpr::JoinKeys { key, filter } => Ok(ColumnarValue::Array(Arc::new(
+                filter.may_match(key, batch)?,
+            ))),
         }
     }
 

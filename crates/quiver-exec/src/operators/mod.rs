@@ -165,7 +165,7 @@ pub fn collect(plan: &Arc<dyn ExecutionPlan>, ctx: &Arc<ExecContext>) -> Result<
         let mut out = Vec::new();
         for batch in stream {
             let batch = batch?;
-            memory.grow(crate::context::batch_bytes(&batch))?;
+            memory.grow(sort::batch_bytes(&batch))?;
             out.push(batch);
         }
         Ok(out)
