@@ -368,8 +368,7 @@ impl JoinIndex {
             }
             let range = key_span(min, max);
             let mut next = vec![EMPTY; rows];
-            if range <= (rows as u128 * DIRECT_RANGE_PER_ROW as u128).max(DIRECT_RANGE_MIN as u128)
-            {
+            if range <= (rows as u128 * DIRECT_RANGE_PER_ROW as u128).max(DIRECT_RANGE_MIN as u128) {
                 let mut first = vec![EMPTY; range as usize];
                 // Insert in reverse so chains list rows in input order.
                 for j in (0..rows).rev() {
