@@ -25,6 +25,9 @@ use quiver_plan::{
     default_collation, mysql_text, BinaryOp, ColumnId, ColumnInfo, Expr, ScalarFunc, UnaryOp,
 };
 
+use crate::hash::KeyColumn;
+use crate::join_key_filter::JoinKeyFilter;
+
 pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
@@ -113,10 +116,10 @@ pub enum PhysicalExpr {
     Collate(Box<PhysicalExpr>, Collation),
     /// Whether a probe row's join key (`key`) may find a match in a hash
     /// join's build side: a scan's filter given by the planner, answered by
-    /// the join once it is built (see `operators::JoinKeyFilter`).
+    /// the join once it is built (see [`JoinKeyFilter`]).
     JoinKeys {
         key: Box<PhysicalExpr>,
-        filter: Arc<crate::operators::JoinKeyFilter>,
+        filter: Arc<JoinKeyFilter>,
     },
 }
 
@@ -588,7 +591,9 @@ impl PhysicalExpr {
             }
             PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
             PhysicalExpr::JoinKeys { key, filter } => Ok(ColumnarValue::Array(Arc::new(
-                filter.may_match(key, batch)?,
+                filter.may_match(batch.num_rows(), || {
+                    KeyColumn::collated(&key.evaluate_array(batch)?, key.collation())
+                })?,
             ))),
         }
     }

@@ -16,13 +16,13 @@ use quiver_common::types::{is_decimal, pow10, rescale, rescale256, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{AggFunc, ScalarFunc};
 
+use super::exec_plan::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use super::group_concat::{GroupConcatAcc, GroupConcatSpec};
 use super::int_group_map::IntGroupMap;
 use super::min_max_str::min_max_strs;
 use super::packed_keys::{str_key_array, PackedLayout};
 use super::scan::{take_scan_position, ScanPosition};
 use super::str_group_map::{splice, StrGroupMap};
-use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::bytes::{byte_view, is_binary};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, scaled_div, PhysicalExpr};

@@ -15,12 +15,13 @@ use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
 use quiver_plan::JoinKind;
 
-use super::{
+use super::exec_plan::{
     execute_partitions, for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics,
 };
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
-use crate::hash::{any_null, hash_rows, mix, KeyColumn, KeyValues};
+use crate::hash::{any_null, hash_rows, int_key, key_span, mix, KeyColumn, KeyValues};
+use crate::join_key_filter::{JoinKeyFilter, KeyBitmap};
 use crate::ExecContext;
 
 const EMPTY: u32 = u32::MAX;
@@ -45,42 +46,6 @@ pub struct HashJoinExec {
     /// Told the build keys once they are known (see `with_key_filter`).
     key_filter: Option<Arc<JoinKeyFilter>>,
     metrics: Arc<Metrics>,
-}
-
-/// The keys of a hash join's build side, for the scan on its probe side: a
-/// probe row whose key is not among them cannot match an inner or semi
-/// join, so the scan drops it with its other filters, before it copies the
-/// rows that pass (TPC-H Q7: 1.8 million lineitem rows in the date range,
-/// of which the 8 % of two nations' suppliers go on). The probe side runs
-/// after the build, so the keys are there by its first batch; until they
-/// are, or when the build keys do not fit a bitmap, every row may match.
-#[derive(Debug, Default)]
-pub struct JoinKeyFilter {
-    bits: OnceLock<Option<Arc<KeyBitmap>>>,
-}
-
-impl JoinKeyFilter {
-    /// Which rows of `batch` may find a match, by the probe key `key`.
-    pub(crate) fn may_match(
-        &self,
-        key: &PhysicalExpr,
-        batch: &RecordBatch,
-    ) -> Result<BooleanArray> {
-        let rows = batch.num_rows();
-        let all = || BooleanArray::new(BooleanBuffer::new_set(rows), None);
-        let Some(Some(bits)) = self.bits.get() else {
-            return Ok(all());
-        };
-        let keys = key_columns(std::slice::from_ref(key), batch)?;
-        let Some((values, nulls)) = int_key(&keys) else {
-            return Ok(all());
-        };
-        let mut found = BooleanBuffer::collect_bool(rows, |i| bits.contains(values[i]));
-        if let Some(n) = nulls {
-            found = &found & n.inner();
-        }
-        Ok(BooleanArray::new(found, None))
-    }
 }
 
 /// The output of a join built on the left, per output partition (semi and
@@ -113,78 +78,6 @@ struct KeyIndex {
     /// The build keys as bits, when one integer key spans a small range
     /// sparsely: probe rows are sifted through it first.
     present: Option<Arc<KeyBitmap>>,
-}
-
-/// Which integer keys occur on the build side: bit `k - min` of `words`.
-/// TPC-H's selective joins (204 parts of 200,000 in Q17) probe millions of
-/// rows of which few match: a bit test without a branch sifts them, where a
-/// hash probe per row mispredicts on every other bucket.
-#[derive(Debug)]
-struct KeyBitmap {
-    min: i64,
-    words: Vec<u64>,
-}
-
-/// At most this many bits (1 MiB: at most an L2 cache of these cores, and
-/// still far fewer cache misses than a chained table of the same keys) ...
-const BITMAP_MAX_BITS: u64 = 1 << 23;
-/// ... and at least this many per build key: a dense key range (every
-/// order of lineitem) gains nothing from sifting.
-const BITMAP_BITS_PER_KEY: u64 = 4;
-
-impl KeyBitmap {
-    fn build(keys: &[KeyColumn], rows: usize) -> Option<KeyBitmap> {
-        let (values, nulls) = int_key(keys)?;
-        let valid = |j: usize| nulls.is_none_or(|n| n.is_valid(j));
-        let (mut min, mut max) = (i64::MAX, i64::MIN);
-        for (j, &k) in values.iter().enumerate() {
-            if valid(j) {
-                min = min.min(k);
-                max = max.max(k);
-            }
-        }
-        if min > max {
-            return None;
-        }
-        let range = key_span(min, max);
-        if range > BITMAP_MAX_BITS as u128 || range < rows as u128 * BITMAP_BITS_PER_KEY as u128 {
-            return None;
-        }
-        let range = range as u64;
-        let mut words = vec![0u64; range.div_ceil(64) as usize];
-        for (j, &k) in values.iter().enumerate() {
-            if valid(j) {
-                let b = (k - min) as u64;
-                words[(b >> 6) as usize] |= 1 << (b & 63);
-            }
-        }
-        Some(KeyBitmap { min, words })
-    }
-
-    #[inline(always)]
-    fn contains(&self, k: i64) -> bool {
-        let b = k.wrapping_sub(self.min) as u64;
-        let word = self.words.get((b >> 6) as usize).copied().unwrap_or(0);
-        (word >> (b & 63)) & 1 == 1
-    }
-
-    /// The rows of `values` whose key occurs, in order (NULL rows may be
-    /// among them: their values are arbitrary).
-    fn sift(&self, values: &[i64]) -> Vec<u32> {
-        let mut rows = vec![0u32; values.len()];
-        let mut found = 0;
-        for (i, &k) in values.iter().enumerate() {
-            // Written always, kept when found: no branch per row.
-            rows[found] = i as u32;
-            found += self.contains(k) as usize;
-        }
-        rows.truncate(found);
-        rows
-    }
-
-    fn memory_size(&self) -> usize {
-        self.words.len() * 8
-    }
 }
 
 /// The null-aware side of a NOT IN / IN-value join whose first `in_keys`
@@ -248,18 +141,6 @@ impl ProbeKeys<'_> {
             ProbeKeys::Hashed { keys, .. } => any_null(keys, i),
             ProbeKeys::Int { nulls, .. } => nulls.is_some_and(|n| n.is_null(i)),
         }
-    }
-}
-
-/// A single integer key with no per-row conversion needed.
-fn int_key(keys: &[KeyColumn]) -> Option<(&[i64], Option<&arrow_buffer::NullBuffer>)> {
-    match keys {
-        [KeyColumn {
-            values: KeyValues::Int(v),
-            nulls,
-            ..
-        }] => Some((v.as_slice(), nulls.as_ref())),
-        _ => None,
     }
 }
 
@@ -340,13 +221,6 @@ impl KeyPack {
     }
 }
 
-/// How many integers `min ..= max` holds: 0 when `min > max` (no key), up
-/// to 2^64 for the whole i64 range, which a u64 cannot count (a wrapped 0
-/// once sized an empty direct table that was then indexed).
-fn key_span(min: i64, max: i64) -> u128 {
-    (max as i128 - min as i128 + 1).max(0) as u128
-}
-
 /// Largest key range given a direct table, relative to the build rows:
 /// a few u32 per row is cheaper than hashing every probe.
 const DIRECT_RANGE_PER_ROW: u64 = 4;
@@ -368,7 +242,8 @@ impl JoinIndex {
             }
             let range = key_span(min, max);
             let mut next = vec![EMPTY; rows];
-            if range <= (rows as u128 * DIRECT_RANGE_PER_ROW as u128).max(DIRECT_RANGE_MIN as u128) {
+            if range <= (rows as u128 * DIRECT_RANGE_PER_ROW as u128).max(DIRECT_RANGE_MIN as u128)
+            {
                 let mut first = vec![EMPTY; range as usize];
                 // Insert in reverse so chains list rows in input order.
                 for j in (0..rows).rev() {
@@ -696,7 +571,7 @@ impl HashJoinExec {
                                 KeyBitmap::build(&main.keys[..1], b.batch.num_rows()).map(Arc::new)
                             }
                         };
-                        let _ = f.bits.set(bits);
+                        f.publish(bits);
                     }
                     built
                 })
@@ -1536,11 +1411,11 @@ mod tests {
         .unwrap();
         let key = PhysicalExpr::Column(0);
         let filter = JoinKeyFilter::default();
-        assert_eq!(filter.may_match(&key, &batch).unwrap().true_count(), 3000);
+        assert_eq!(may_match(&filter, &key, &batch).unwrap().true_count(), 3000);
         let index = KeyIndex::build(int_keys(&build), build.len());
         assert!(index.present.is_some() && index.pack.is_none());
-        let _ = filter.bits.set(index.present.clone());
-        let mask = filter.may_match(&key, &batch).unwrap();
+        filter.publish(index.present.clone());
+        let mask = may_match(&filter, &key, &batch).unwrap();
         for (i, p) in probe.iter().enumerate() {
             let want = p.is_some_and(|p| build.contains(&Some(p)));
             assert_eq!(mask.value(i), want, "row {i}: {p:?}");
@@ -1549,54 +1424,23 @@ mod tests {
         let dense: Vec<Option<i64>> = (0..5000).map(Some).collect();
         let index = KeyIndex::build(int_keys(&dense), dense.len());
         let filter = JoinKeyFilter::default();
-        let _ = filter.bits.set(index.present.clone());
-        assert_eq!(filter.may_match(&key, &batch).unwrap().true_count(), 3000);
+        filter.publish(index.present.clone());
+        assert_eq!(may_match(&filter, &key, &batch).unwrap().true_count(), 3000);
+    }
+
+    /// The scan's view of the filter: which rows of `batch` may match.
+    fn may_match(
+        filter: &JoinKeyFilter,
+        key: &PhysicalExpr,
+        batch: &RecordBatch,
+    ) -> Result<BooleanArray> {
+        filter.may_match(batch.num_rows(), || {
+            Ok(key_columns(std::slice::from_ref(key), batch)?.remove(0))
+        })
     }
 
     fn int_keys(values: &[Option<i64>]) -> Vec<KeyColumn> {
         let a: ArrayRef = Arc::new(Int64Array::from(values.to_vec()));
         vec![KeyColumn::collated(&a, quiver_plan::default_collation()).unwrap()]
-    }
-
-    #[test]
-    fn sifted_rows_are_those_a_scan_of_the_build_keys_finds() {
-        let mut state = 7;
-        for round in 0..50 {
-            let span = 1 + lcg(&mut state) % 100_000;
-            let base = (lcg(&mut state) % 1000) as i64 - 500;
-            let build: Vec<Option<i64>> = (0..1 + round * 7)
-                .map(|_| {
-                    let k = base + (lcg(&mut state) % span) as i64;
-                    (!lcg(&mut state).is_multiple_of(10)).then_some(k)
-                })
-                .collect();
-            let probe: Vec<i64> = (0..3000)
-                .map(|_| base - 50 + (lcg(&mut state) % (span + 100)) as i64)
-                .chain([i64::MIN, i64::MAX, base - 1])
-                .collect();
-            let keys = int_keys(&build);
-            let Some(bits) = KeyBitmap::build(&keys, build.len()) else {
-                continue;
-            };
-            let want: Vec<u32> = probe
-                .iter()
-                .enumerate()
-                .filter(|(_, k)| build.contains(&Some(**k)))
-                .map(|(i, _)| i as u32)
-                .collect();
-            assert_eq!(bits.sift(&probe), want, "round {round}");
-        }
-    }
-
-    #[test]
-    fn a_bitmap_only_for_a_sparse_small_range_of_one_integer_key() {
-        let sparse: Vec<Option<i64>> = (0..100).map(|i| Some(i * 1000)).collect();
-        assert!(KeyBitmap::build(&int_keys(&sparse), 100).is_some());
-        let dense: Vec<Option<i64>> = (0..100).map(|i| Some(i * 2)).collect();
-        assert!(KeyBitmap::build(&int_keys(&dense), 100).is_none());
-        let wide = vec![Some(0), Some(1 << 40)];
-        assert!(KeyBitmap::build(&int_keys(&wide), 2).is_none());
-        let nulls = vec![None, None];
-        assert!(KeyBitmap::build(&int_keys(&nulls), 2).is_none());
     }
 }

@@ -20,7 +20,7 @@ use quiver_collation::{Collation, RowHints, RowShape};
 use quiver_common::{Result, ScalarValue};
 use quiver_plan::{BinaryOp, ColumnZone, SpaceEnds, TableSource};
 
-use super::{metered, BatchStream, ExecutionPlan, Metrics};
+use super::exec_plan::{metered, BatchStream, ExecutionPlan, Metrics};
 use crate::context::MORSEL_ROWS;
 use crate::expr::PhysicalExpr;
 use crate::ExecContext;

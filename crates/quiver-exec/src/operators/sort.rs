@@ -22,8 +22,8 @@ use quiver_plan::default_collation;
 pub(crate) mod par_sort;
 pub(crate) mod sort_keys;
 
-use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
-use crate::context::{OwnedReservation, MORSEL_ROWS};
+use super::exec_plan::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
+use crate::context::{batch_bytes, OwnedReservation, MORSEL_ROWS};
 use crate::expr::PhysicalExpr;
 use crate::ExecContext;
 use sort_keys::{batch_offsets, ordinals, par_ranges, positive_zero, sort_batches};
@@ -161,15 +161,6 @@ impl SortExec {
 
 /// Largest LIMIT (offset included) sorted by the streaming top-N.
 const STREAMING_TOP_N: usize = 4096;
-
-/// Bytes of `batch`'s columns, counting only the slice it covers.
-pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
-    batch
-        .columns()
-        .iter()
-        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
-        .sum()
-}
 
 /// Every batch of every partition of `input`, drained in parallel; the
 /// batches are counted against the memory limit as they arrive.

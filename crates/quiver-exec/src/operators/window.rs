@@ -19,11 +19,11 @@ use quiver_collation::{with_collator, Collation};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::{default_collation, AggFunc, WindowFunc};
 
+use super::exec_plan::{metered, timed, BatchStream, ExecutionPlan, Metrics};
 use super::sort::sort_keys::{
     batch_offsets, par_ranges, sort_batches, SortedRows, NEW_PARTITION, NEW_PEERS, SAME,
 };
 use super::sort::{drain_counted, locate, SortKey};
-use super::{metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::ExecContext;
