@@ -21,8 +21,8 @@ use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType, SortOptions, TimeUnit};
 use quiver_common::{QuiverError, Result};
 
+use super::key_form::{string_key_form, string_sort_column, SortKey, StringKeyForm};
 use super::par_sort::{par_sort_by, radix_sort_u64};
-use super::{string_key_form, string_sort_column, SortKey, StringKeyForm};
 use crate::context::OwnedReservation;
 
 /// The order of the rows of some batches.
