@@ -9,7 +9,6 @@ mod group_concat;
 mod hash_join;
 mod int_group_map;
 mod limit;
-mod min_max_str;
 mod packed_keys;
 mod project;
 mod scan;
