@@ -13,7 +13,7 @@ use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use quiver_common::Result;
 
-use crate::table_file::{corrupt, err};
+use crate::errors::{corrupt, err};
 
 pub const MAGIC: &[u8; 8] = b"QVRTBL01";
 

@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod csv_load;
+mod errors;
 mod legacy;
 pub mod page;
 pub mod parquet_load;
