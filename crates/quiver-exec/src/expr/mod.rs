@@ -449,8 +449,7 @@ impl PhysicalExpr {
                 expr,
                 list,
             } => {
-                let list: Vec<PhysicalExpr> =
-                    list.iter().map(|e| compile(e)).collect::<Result<_>>()?;
+                let list: Vec<PhysicalExpr> = list.iter().map(compile).collect::<Result<_>>()?;
                 let collation = operand_collation(expr);
                 let set = literal_values(&list)
                     .and_then(|(values, has_null)| {
@@ -492,7 +491,7 @@ impl PhysicalExpr {
                 data_type,
             } => PhysicalExpr::Function {
                 func: *func,
-                args: args.iter().map(|e| compile(e)).collect::<Result<_>>()?,
+                args: args.iter().map(compile).collect::<Result<_>>()?,
                 data_type: width.physical(data_type),
             },
             Expr::Collate {
