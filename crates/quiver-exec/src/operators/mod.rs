@@ -11,6 +11,7 @@ mod int_group_map;
 mod limit;
 mod packed_keys;
 mod project;
+mod run_once;
 mod scan;
 mod sort;
 mod str_group_map;

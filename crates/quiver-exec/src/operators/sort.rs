@@ -6,7 +6,7 @@
 //! rows of each partition as it streams (`run_top_n`); a larger one selects
 //! per run before the merge.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
 use arrow_row::{RowConverter, SortField};
@@ -17,7 +17,8 @@ pub(crate) mod key_form;
 pub(crate) mod par_sort;
 pub(crate) mod sort_keys;
 
-use super::exec_plan::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
+use super::exec_plan::{for_each_partition, BatchStream, ExecutionPlan, Metrics};
+use super::run_once::RunOnce;
 use crate::context::{batch_bytes, OwnedReservation, MORSEL_ROWS};
 use crate::ExecContext;
 use key_form::collated_sort_column;
@@ -30,7 +31,7 @@ pub struct SortExec {
     keys: Vec<SortKey>,
     fetch: Option<usize>,
     text: String,
-    output: OnceLock<Result<Arc<Vec<RecordBatch>>>>,
+    output: RunOnce,
     metrics: Arc<Metrics>,
 }
 
@@ -46,7 +47,7 @@ impl SortExec {
             keys,
             fetch,
             text,
-            output: OnceLock::new(),
+            output: RunOnce::default(),
             metrics: Default::default(),
         }
     }
@@ -304,12 +305,7 @@ impl ExecutionPlan for SortExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self
-            .output
-            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
-            .clone()?;
-        let batches: Vec<Result<RecordBatch>> = out.iter().cloned().map(Ok).collect();
-        Ok(metered(Box::new(batches.into_iter()), &self.metrics))
+        self.output.replay(&self.metrics, false, || self.run(ctx))
     }
     fn metrics(&self) -> &Metrics {
         &self.metrics

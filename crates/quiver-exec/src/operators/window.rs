@@ -9,7 +9,7 @@
 
 mod kernels;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array,
@@ -19,7 +19,8 @@ use quiver_collation::{with_collator, Collation};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::{default_collation, AggFunc, WindowFunc};
 
-use super::exec_plan::{metered, timed, BatchStream, ExecutionPlan, Metrics};
+use super::exec_plan::{BatchStream, ExecutionPlan, Metrics};
+use super::run_once::RunOnce;
 use super::sort::sort_keys::{
     batch_offsets, par_ranges, sort_batches, SortedRows, NEW_PARTITION, NEW_PEERS, SAME,
 };
@@ -44,7 +45,7 @@ pub struct WindowExec {
     input: Arc<dyn ExecutionPlan>,
     specs: Vec<WindowSpec>,
     schema: SchemaRef,
-    output: OnceLock<Result<Arc<Vec<RecordBatch>>>>,
+    output: RunOnce,
     metrics: Arc<Metrics>,
 }
 
@@ -54,7 +55,7 @@ impl WindowExec {
             input,
             specs,
             schema,
-            output: OnceLock::new(),
+            output: RunOnce::default(),
             metrics: Default::default(),
         }
     }
@@ -355,12 +356,7 @@ impl ExecutionPlan for WindowExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self
-            .output
-            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
-            .clone()?;
-        let batches: Vec<Result<RecordBatch>> = out.iter().cloned().map(Ok).collect();
-        Ok(metered(Box::new(batches.into_iter()), &self.metrics))
+        self.output.replay(&self.metrics, false, || self.run(ctx))
     }
     fn metrics(&self) -> &Metrics {
         &self.metrics

@@ -11,18 +11,19 @@ mod kernels;
 mod min_max_str;
 mod spec;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
 
-use super::exec_plan::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
 use super::scan::take_scan_position;
 use crate::bytes::is_binary;
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
+use crate::operators::exec_plan::{for_each_partition, BatchStream, ExecutionPlan, Metrics};
+use crate::operators::run_once::RunOnce;
 use crate::ExecContext;
 
 use first_seen::is_exact;
@@ -38,7 +39,7 @@ pub struct AggregateExec {
     aggs: Vec<AggregateSpec>,
     schema: SchemaRef,
     text: String,
-    output: OnceLock<Result<Arc<Vec<RecordBatch>>>>,
+    output: RunOnce,
     metrics: Arc<Metrics>,
 }
 
@@ -58,7 +59,7 @@ impl AggregateExec {
             aggs,
             schema,
             text,
-            output: OnceLock::new(),
+            output: RunOnce::default(),
             metrics: Default::default(),
         }
     }
@@ -159,17 +160,7 @@ impl ExecutionPlan for AggregateExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self
-            .output
-            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
-            .clone()?;
-        let batches: Vec<Result<RecordBatch>> = out
-            .iter()
-            .filter(|b| b.num_rows() > 0)
-            .cloned()
-            .map(Ok)
-            .collect();
-        Ok(metered(Box::new(batches.into_iter()), &self.metrics))
+        self.output.replay(&self.metrics, true, || self.run(ctx))
     }
     fn metrics(&self) -> &Metrics {
         &self.metrics
