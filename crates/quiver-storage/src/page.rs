@@ -10,7 +10,8 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, BinaryArray, BooleanArray, PrimitiveArray,
+    cast::AsArray, downcast_integer, types::*, Array, ArrayRef, BinaryArray, BooleanArray,
+    PrimitiveArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, TimeUnit};
@@ -470,15 +471,8 @@ pub fn sketch_array(array: &ArrayRef, sketch: &mut DistinctSketch) {
             }
         }};
     }
-    match array.data_type() {
-        DataType::Int8 => integral!(Int8Type),
-        DataType::Int16 => integral!(Int16Type),
-        DataType::Int32 => integral!(Int32Type),
-        DataType::Int64 => integral!(Int64Type),
-        DataType::UInt8 => integral!(UInt8Type),
-        DataType::UInt16 => integral!(UInt16Type),
-        DataType::UInt32 => integral!(UInt32Type),
-        DataType::UInt64 => integral!(UInt64Type),
+    downcast_integer! {
+        array.data_type() => (integral),
         DataType::Date32 => integral!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, _) => integral!(TimestampMicrosecondType),
         DataType::Decimal128(..) => integral!(Decimal128Type),
