@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use arrow_array::RecordBatch;
 use quiver_common::{QuiverError, Result};
 
 use crate::warnings::Warnings;
@@ -11,6 +12,15 @@ use crate::warnings::Warnings;
 /// Rows per batch produced by scans: small enough that a batch's columns stay
 /// in cache through a pipeline, large enough to amortize per-batch dispatch.
 pub const MORSEL_ROWS: usize = 16 * 1024;
+
+/// Bytes of `batch`'s columns, counting only the slice it covers.
+pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+        .sum()
+}
 
 #[derive(Debug)]
 pub struct ExecContext {

@@ -436,6 +436,25 @@ impl GroupKeys {
     }
 }
 
+/// A single integer key with no per-row conversion needed.
+pub(crate) fn int_key(keys: &[KeyColumn]) -> Option<(&[i64], Option<&arrow_buffer::NullBuffer>)> {
+    match keys {
+        [KeyColumn {
+            values: KeyValues::Int(v),
+            nulls,
+            ..
+        }] => Some((v.as_slice(), nulls.as_ref())),
+        _ => None,
+    }
+}
+
+/// How many integers `min ..= max` holds: 0 when `min > max` (no key), up
+/// to 2^64 for the whole i64 range, which a u64 cannot count (a wrapped 0
+/// once sized an empty direct table that was then indexed).
+pub(crate) fn key_span(min: i64, max: i64) -> u128 {
+    (max as i128 - min as i128 + 1).max(0) as u128
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@ pub mod bytes;
 pub mod context;
 pub mod expr;
 pub mod hash;
+mod join_key_filter;
 pub mod operators;
 pub mod planner;
 pub mod warnings;

@@ -19,8 +19,9 @@ use std::sync::{mpsc, Mutex};
 
 use quiver_common::{QuiverError, Result};
 
+use crate::errors::corrupt;
 use crate::page::{self, KIND_DATA};
-use crate::table_file::{corrupt, data_path, read_layout, read_meta, Layout};
+use crate::table_file::{data_path, read_layout, read_meta, Layout};
 
 /// Tuning of the verification.
 #[derive(Debug, Clone, Copy)]

@@ -7,13 +7,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{
-    types::*, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray,
+    downcast_integer, types::*, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, StringArray,
 };
 use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use quiver_common::Result;
 
-use crate::table_file::{corrupt, err};
+use crate::errors::{corrupt, err};
 
 pub const MAGIC: &[u8; 8] = b"QVRTBL01";
 
@@ -99,33 +100,27 @@ fn read_column(r: &mut Reader, t: &DataType, rows: usize) -> Result<ArrayRef> {
         _ => None,
     };
     macro_rules! prim {
-        ($t:ty, $n:ty) => {{
+        ($t:ty) => {{
+            type N = <$t as ArrowPrimitiveType>::Native;
             let bytes = r.chunk()?;
-            const W: usize = std::mem::size_of::<$n>();
+            const W: usize = std::mem::size_of::<N>();
             if bytes.len() != rows * W {
                 return Err(err(r.path, "column length mismatch"));
             }
-            let v: Vec<$n> = bytes
+            let v: Vec<N> = bytes
                 .chunks_exact(W)
-                .map(|c| <$n>::from_le_bytes(c.try_into().expect("width")))
+                .map(|c| N::from_le_bytes(c.try_into().expect("width")))
                 .collect();
             Arc::new(PrimitiveArray::<$t>::new(v.into(), nulls)) as ArrayRef
         }};
     }
-    Ok(match t {
-        DataType::Int8 => prim!(Int8Type, i8),
-        DataType::Int16 => prim!(Int16Type, i16),
-        DataType::Int32 => prim!(Int32Type, i32),
-        DataType::Int64 => prim!(Int64Type, i64),
-        DataType::UInt8 => prim!(UInt8Type, u8),
-        DataType::UInt16 => prim!(UInt16Type, u16),
-        DataType::UInt32 => prim!(UInt32Type, u32),
-        DataType::UInt64 => prim!(UInt64Type, u64),
-        DataType::Float32 => prim!(Float32Type, f32),
-        DataType::Float64 => prim!(Float64Type, f64),
-        DataType::Date32 => prim!(Date32Type, i32),
+    Ok(downcast_integer! {
+        t => (prim),
+        DataType::Float32 => prim!(Float32Type),
+        DataType::Float64 => prim!(Float64Type),
+        DataType::Date32 => prim!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, tz) => {
-            let a = prim!(TimestampMicrosecondType, i64);
+            let a = prim!(TimestampMicrosecondType);
             let _ = tz;
             a
         }

@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod csv_load;
+mod errors;
 pub mod leftovers;
 mod legacy;
 pub mod page;

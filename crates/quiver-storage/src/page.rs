@@ -10,7 +10,8 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, BinaryArray, BooleanArray, PrimitiveArray,
+    cast::AsArray, downcast_integer, types::*, Array, ArrayRef, BinaryArray, BooleanArray,
+    PrimitiveArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, TimeUnit};
@@ -470,15 +471,8 @@ pub fn sketch_array(array: &ArrayRef, sketch: &mut DistinctSketch) {
             }
         }};
     }
-    match array.data_type() {
-        DataType::Int8 => integral!(Int8Type),
-        DataType::Int16 => integral!(Int16Type),
-        DataType::Int32 => integral!(Int32Type),
-        DataType::Int64 => integral!(Int64Type),
-        DataType::UInt8 => integral!(UInt8Type),
-        DataType::UInt16 => integral!(UInt16Type),
-        DataType::UInt32 => integral!(UInt32Type),
-        DataType::UInt64 => integral!(UInt64Type),
+    downcast_integer! {
+        array.data_type() => (integral),
         DataType::Date32 => integral!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, _) => integral!(TimestampMicrosecondType),
         DataType::Decimal128(..) => integral!(Decimal128Type),
@@ -566,7 +560,8 @@ pub fn encode_page_collated(
     // Integer-like columns: frame of reference + bit-packing when the range
     // of the page needs fewer bits than the type, else plain.
     macro_rules! integral {
-        ($t:ty, $n:ty) => {{
+        ($t:ty) => {{
+            type N = <$t as ArrowPrimitiveType>::Native;
             let values = array.as_primitive::<$t>().values();
             let mut lo = i128::MAX;
             let mut hi = i128::MIN;
@@ -579,15 +574,15 @@ pub fn encode_page_collated(
                 }
             }
             if lo <= hi {
-                stats.min = Some((lo as $n).to_le_bytes().to_vec());
-                stats.max = Some((hi as $n).to_le_bytes().to_vec());
+                stats.min = Some((lo as N).to_le_bytes().to_vec());
+                stats.max = Some((hi as N).to_le_bytes().to_vec());
             } else {
                 lo = 0;
                 hi = 0;
             }
             let width = bits_needed(hi.wrapping_sub(lo) as u128);
             // Fewer bits than the type, and at most 64 (deltas are u64).
-            if width < <$n>::BITS.min(65) {
+            if width < N::BITS.min(65) {
                 encoding = Encoding::FrameOfReference;
                 body.extend_from_slice(&lo.to_le_bytes());
                 body.push(width as u8);
@@ -601,27 +596,20 @@ pub fn encode_page_collated(
                 });
                 pack_bits(deltas, rows, width, &mut body);
             } else {
-                body.reserve(rows * std::mem::size_of::<$n>());
+                body.reserve(rows * std::mem::size_of::<N>());
                 for v in values.iter() {
                     body.extend_from_slice(&v.to_le_bytes());
                 }
             }
         }};
     }
-    match array.data_type() {
-        DataType::Int8 => integral!(Int8Type, i8),
-        DataType::Int16 => integral!(Int16Type, i16),
-        DataType::Int32 => integral!(Int32Type, i32),
-        DataType::Int64 => integral!(Int64Type, i64),
-        DataType::UInt8 => integral!(UInt8Type, u8),
-        DataType::UInt16 => integral!(UInt16Type, u16),
-        DataType::UInt32 => integral!(UInt32Type, u32),
-        DataType::UInt64 => integral!(UInt64Type, u64),
-        DataType::Date32 => integral!(Date32Type, i32),
+    downcast_integer! {
+        array.data_type() => (integral),
+        DataType::Date32 => integral!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            integral!(TimestampMicrosecondType, i64)
+            integral!(TimestampMicrosecondType)
         }
-        DataType::Decimal128(..) => integral!(Decimal128Type, i128),
+        DataType::Decimal128(..) => integral!(Decimal128Type),
         // DECIMAL(39..65): plain 32-byte values, without zone-map bounds.
         DataType::Decimal256(..) => {
             for (i, v) in array

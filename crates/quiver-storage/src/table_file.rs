@@ -19,6 +19,8 @@ use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result, ScalarValue};
 use rayon::prelude::*;
 
+pub use crate::errors::corrupt;
+use crate::errors::err;
 use crate::legacy;
 use crate::page::{self, Compression, PageHeader, RawStats, HEADER_LEN, KIND_DIRECTORY};
 use crate::sketch::DistinctSketch;
@@ -50,24 +52,6 @@ pub struct TableMeta {
     pub generation: u64,
     /// 1: the old single-blob data file; 2: pages (this module).
     pub format: u8,
-}
-
-pub(crate) fn err(path: &Path, e: impl std::fmt::Display) -> QuiverError {
-    QuiverError::io(&format!("table file {}", path.display()), e)
-}
-
-/// Damage found in a table's files: MySQL's ER_TABLE_CORRUPT (1877, HY000),
-/// the error InnoDB gives for a corrupt table, naming the table and, where it
-/// applies, the column and the page.
-pub fn corrupt(table: &str, column: Option<&str>, page: Option<usize>, what: &str) -> QuiverError {
-    let mut place = format!("table '{table}'");
-    if let Some(c) = column {
-        place += &format!(", column '{c}'");
-    }
-    if let Some(p) = page {
-        place += &format!(", page {p}");
-    }
-    QuiverError::new(1877, "HY000", format!("{place}: {what}"))
 }
 
 /// A data file the manifest names is missing: MySQL's ER_TABLESPACE_MISSING.

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Decimal128Array,
-    Decimal256Array, Float64Array, PrimitiveArray, TimestampMicrosecondArray,
+    cast::AsArray, downcast_integer, types::*, Array, ArrayRef, BooleanArray, Date32Array,
+    Decimal128Array, Decimal256Array, Float64Array, PrimitiveArray, TimestampMicrosecondArray,
 };
 use arrow_buffer::{i256, BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
@@ -29,15 +29,8 @@ fn ints(a: &dyn Array) -> Option<Vec<i128>> {
                 .collect()
         };
     }
-    Some(match a.data_type() {
-        DataType::Int8 => conv!(Int8Type),
-        DataType::Int16 => conv!(Int16Type),
-        DataType::Int32 => conv!(Int32Type),
-        DataType::Int64 => conv!(Int64Type),
-        DataType::UInt8 => conv!(UInt8Type),
-        DataType::UInt16 => conv!(UInt16Type),
-        DataType::UInt32 => conv!(UInt32Type),
-        DataType::UInt64 => conv!(UInt64Type),
+    Some(downcast_integer! {
+        a.data_type() => (conv),
         DataType::Boolean => a.as_boolean().values().iter().map(|b| b as i128).collect(),
         _ => return None,
     })

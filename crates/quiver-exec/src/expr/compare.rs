@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray,
-    RecordBatch,
 };
 use arrow_buffer::Buffer;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
@@ -19,7 +18,8 @@ use quiver_common::types::{compare_pad_space, comparison_type, trim_pad};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{default_collation, BinaryOp};
 
-use super::{cast_array, ColumnarValue, PhysicalExpr};
+use super::cast_array;
+use super::value::ColumnarValue;
 use crate::bytes::{byte_view, is_binary};
 
 #[inline(always)]
@@ -425,25 +425,14 @@ enum SetKind {
 const LINEAR_MAX: usize = 8;
 
 impl ScalarSet {
-    /// Builds the set when every item is a literal of (or castable to) `t`.
-    pub fn from_literals(
-        list: &[PhysicalExpr],
+    /// Builds the set of the constants `values` (`has_null`: the list also
+    /// holds NULL) when they are all of (or castable to) `t`.
+    pub fn from_values(
+        values: Vec<ScalarValue>,
+        has_null: bool,
         t: &DataType,
         collation: Collation,
     ) -> Option<ScalarSet> {
-        let mut values = Vec::new();
-        let mut has_null = false;
-        for e in list {
-            let e = match e {
-                PhysicalExpr::Collate(inner, _) => inner,
-                e => e,
-            };
-            match e {
-                PhysicalExpr::Literal(ScalarValue::Null, _) => has_null = true,
-                PhysicalExpr::Literal(v, _) => values.push(v.clone()),
-                _ => return None,
-            }
-        }
         // Binary strings: bytes under the `binary` collation (its
         // normalized key is the bytes themselves).
         let collation = if is_binary(t) {
@@ -649,38 +638,21 @@ fn int_getter(a: &ArrayRef) -> Result<Box<dyn Fn(usize) -> i128 + '_>> {
     })
 }
 
-/// IN with non-constant items: OR of equalities, with SQL's NULL rules.
-pub fn in_list_dynamic(
-    v: &ArrayRef,
-    list: &[PhysicalExpr],
-    batch: &RecordBatch,
-    collation: Collation,
-) -> Result<BooleanArray> {
-    let mut acc: Option<ColumnarValue> = None;
-    for item in list {
-        let eq = compare(
-            BinaryOp::Eq,
-            ColumnarValue::Array(v.clone()),
-            item.evaluate(batch)?,
-            v.len(),
-            collation,
-        )?;
-        acc = Some(match acc {
-            None => eq,
-            Some(prev) => super::logic::and_or(BinaryOp::Or, prev, eq, v.len())?,
-        });
-    }
-    let out = match acc {
-        Some(c) => c.into_array(v.len())?,
-        None => Arc::new(BooleanArray::from(vec![false; v.len()])),
-    };
-    Ok(out.as_boolean().clone())
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::{in_list_dynamic, literal_values, PhysicalExpr};
     use super::*;
     use arrow_array::{BinaryArray, RecordBatch, StringArray};
+
+    /// The set `x IN (items)` gets when its items are literals.
+    fn from_literals(
+        items: &[PhysicalExpr],
+        t: &DataType,
+        collation: Collation,
+    ) -> Option<ScalarSet> {
+        let (values, has_null) = literal_values(items)?;
+        ScalarSet::from_values(values, has_null, t, collation)
+    }
     use arrow_schema::{Field, Schema};
 
     /// Binary strings compare as plain bytes (no padding: 'a' < 'a\0' <
@@ -781,8 +753,7 @@ mod tests {
                 .iter()
                 .map(|w| PhysicalExpr::Literal(ScalarValue::Binary(w.to_vec()), DataType::Binary))
                 .collect();
-            let set =
-                ScalarSet::from_literals(&items, &DataType::Binary, default_collation()).unwrap();
+            let set = from_literals(&items, &DataType::Binary, default_collation()).unwrap();
             let got = set.contains_array(&x).unwrap();
             let want: BooleanArray = xs.iter().map(|a| a.map(|a| list.contains(&a))).collect();
             assert_eq!(got, want, "{list:?}");
@@ -824,7 +795,7 @@ mod tests {
                         PhysicalExpr::Literal(ScalarValue::Utf8(w.to_string()), DataType::Utf8)
                     })
                     .collect();
-                let set = ScalarSet::from_literals(&items, &DataType::Utf8, collation).unwrap();
+                let set = from_literals(&items, &DataType::Utf8, collation).unwrap();
                 for (off, len) in [(0, 300), (13, 200)] {
                     let part = a.slice(off, len);
                     let got = set.contains_array(&part).unwrap();

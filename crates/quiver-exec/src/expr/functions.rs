@@ -1,4 +1,4 @@
-//! Scalar functions and CASE. String results are built with the output size
+//! Scalar functions. String results are built with the output size
 //! computed first where it is known, so each result is one allocation.
 
 use std::sync::Arc;
@@ -6,94 +6,17 @@ use std::sync::Arc;
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
     cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int64Array,
-    RecordBatch, StringArray, TimestampMicrosecondArray,
+    StringArray, TimestampMicrosecondArray,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 use quiver_collation::{text, with_collator, Collation, Collator};
 use quiver_common::types::{add_months, civil_from_days, rescale};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{DatePart, ScalarFunc};
 
-use super::{binary_fns, cast_array, string_build, ColumnarValue, PhysicalExpr};
-
-pub fn case_when(
-    branches: &[(PhysicalExpr, PhysicalExpr)],
-    else_expr: Option<&PhysicalExpr>,
-    t: &DataType,
-    batch: &RecordBatch,
-) -> Result<ColumnarValue> {
-    let rows = batch.num_rows();
-    // The rows that reach each WHEN (no earlier one held), take each THEN,
-    // and reach the ELSE: MySQL evaluates each only there, so only those
-    // rows raise its warnings. None: every row.
-    let mut open: Option<BooleanBuffer> = None;
-    let mut taken = Vec::with_capacity(branches.len());
-    for (when, _) in branches {
-        if open.as_ref().is_some_and(|o| o.count_set_bits() == 0) {
-            taken.push(BooleanBuffer::new_unset(rows));
-            continue;
-        }
-        let reach = open.clone().map(|o| BooleanArray::new(o, None));
-        let mask = evaluate_for(batch, || Ok(reach), |b| when.evaluate_mask(b))?;
-        let holds = match mask.nulls() {
-            Some(n) => mask.values() & n.inner(),
-            None => mask.values().clone(),
-        };
-        let (take, rest) = match &open {
-            None => (holds.clone(), !&holds),
-            Some(o) => (o & &holds, o & &!&holds),
-        };
-        taken.push(take);
-        open = Some(rest);
-    }
-    let mut acc: ArrayRef = match else_expr {
-        Some(e) if open.as_ref().is_none_or(|o| o.count_set_bits() > 0) => {
-            let reach = open.map(|o| BooleanArray::new(o, None));
-            cast_array(
-                &evaluate_for(batch, || Ok(reach), |b| e.evaluate_array(b))?,
-                t,
-            )?
-        }
-        _ => arrow_array::new_null_array(t, rows),
-    };
-    for ((_, then), take) in branches.iter().zip(taken).rev() {
-        if take.count_set_bits() == 0 {
-            continue;
-        }
-        let take = BooleanArray::new(take, None);
-        let then = cast_array(
-            &evaluate_for(batch, || Ok(Some(take.clone())), |b| then.evaluate_array(b))?,
-            t,
-        )?;
-        acc = arrow_select::zip::zip(&take, &then, &acc)?;
-    }
-    Ok(ColumnarValue::Array(acc))
-}
-
-/// `eval` of the whole batch, raising the warnings MySQL would evaluating
-/// it only on the rows `rows()` gives (None: all): when some were raised and
-/// not every row is there, it runs again on just those rows for their
-/// warnings (rare: nothing more is done when nothing went wrong).
-pub(crate) fn evaluate_for<T>(
-    batch: &RecordBatch,
-    rows: impl FnOnce() -> Result<Option<BooleanArray>>,
-    eval: impl Fn(&RecordBatch) -> Result<T>,
-) -> Result<T> {
-    let mark = crate::warnings::mark();
-    let out = eval(batch)?;
-    if crate::warnings::raised_since(mark) {
-        if let Some(rows) = rows()? {
-            if rows.true_count() < batch.num_rows() {
-                crate::warnings::rollback(mark);
-                let only = arrow_select::filter::filter_record_batch(batch, &rows)?;
-                // Only its warnings are wanted; the rows' values are `out`'s.
-                let _ = eval(&only);
-            }
-        }
-    }
-    Ok(out)
-}
+use super::value::ColumnarValue;
+use super::{binary_fns, cast_array, string_build};
 
 fn strings(a: &ArrayRef) -> Result<ArrayRef> {
     if a.data_type() == &DataType::Utf8 {
@@ -1158,9 +1081,10 @@ fn numeric_fn(
 
 #[cfg(test)]
 mod tests {
+    use super::super::PhysicalExpr;
     use super::substring;
     use super::*;
-    use arrow_array::BinaryArray;
+    use arrow_array::{BinaryArray, RecordBatch};
     use arrow_schema::{Field, Schema};
     use quiver_plan::{BinaryOp, UnaryOp};
 

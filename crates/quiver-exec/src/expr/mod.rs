@@ -7,15 +7,18 @@ mod arith;
 mod binary_fns;
 mod cast;
 mod compare;
+mod for_rows;
 mod functions;
 mod like;
 mod logic;
 mod string_build;
+mod value;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
+use arrow_array::{cast::AsArray, Array, ArrayRef, BooleanArray, RecordBatch};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::DataType;
 use quiver_collation::{Collation, LikePattern};
 use quiver_common::scalar::scalar_to_array;
@@ -25,34 +28,15 @@ use quiver_plan::{
     default_collation, mysql_text, BinaryOp, ColumnId, ColumnInfo, Expr, ScalarFunc, UnaryOp,
 };
 
+use crate::hash::KeyColumn;
+use crate::join_key_filter::JoinKeyFilter;
+
 pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
 pub(crate) use compare::operand_type;
-pub(crate) use functions::evaluate_for;
-
-/// A value produced by an expression: a whole column, or one value for all rows.
-#[derive(Debug, Clone)]
-pub enum ColumnarValue {
-    Array(ArrayRef),
-    Scalar(ScalarValue, DataType),
-}
-
-impl ColumnarValue {
-    pub fn into_array(self, rows: usize) -> Result<ArrayRef> {
-        match self {
-            ColumnarValue::Array(a) => Ok(a),
-            ColumnarValue::Scalar(v, t) => scalar_to_array(&v, &t, rows),
-        }
-    }
-
-    pub fn data_type(&self) -> DataType {
-        match self {
-            ColumnarValue::Array(a) => a.data_type().clone(),
-            ColumnarValue::Scalar(_, t) => t.clone(),
-        }
-    }
-}
+pub(crate) use for_rows::evaluate_for;
+pub use value::ColumnarValue;
 
 /// A compiled expression.
 #[derive(Debug, Clone)]
@@ -113,10 +97,10 @@ pub enum PhysicalExpr {
     Collate(Box<PhysicalExpr>, Collation),
     /// Whether a probe row's join key (`key`) may find a match in a hash
     /// join's build side: a scan's filter given by the planner, answered by
-    /// the join once it is built (see `operators::JoinKeyFilter`).
+    /// the join once it is built (see [`JoinKeyFilter`]).
     JoinKeys {
         key: Box<PhysicalExpr>,
-        filter: Arc<crate::operators::JoinKeyFilter>,
+        filter: Arc<JoinKeyFilter>,
     },
 }
 
@@ -163,9 +147,110 @@ fn lazy_arguments(
                 None,
             )))
         };
-        vals.push(functions::evaluate_for(batch, reach, |b| a.evaluate(b))?);
+        vals.push(evaluate_for(batch, reach, |b| a.evaluate(b))?);
     }
     Ok(vals)
+}
+
+/// The values of `list` when every item is a literal (`.1`: one is NULL).
+fn literal_values(list: &[PhysicalExpr]) -> Option<(Vec<ScalarValue>, bool)> {
+    let mut values = Vec::new();
+    let mut has_null = false;
+    for e in list {
+        let e = match e {
+            PhysicalExpr::Collate(inner, _) => inner,
+            e => e,
+        };
+        match e {
+            PhysicalExpr::Literal(ScalarValue::Null, _) => has_null = true,
+            PhysicalExpr::Literal(v, _) => values.push(v.clone()),
+            _ => return None,
+        }
+    }
+    Some((values, has_null))
+}
+
+/// CASE: each WHEN and THEN evaluated for the rows that reach it.
+fn case_when(
+    branches: &[(PhysicalExpr, PhysicalExpr)],
+    else_expr: Option<&PhysicalExpr>,
+    t: &DataType,
+    batch: &RecordBatch,
+) -> Result<ColumnarValue> {
+    let rows = batch.num_rows();
+    // The rows that reach each WHEN (no earlier one held), take each THEN,
+    // and reach the ELSE: MySQL evaluates each only there, so only those
+    // rows raise its warnings. None: every row.
+    let mut open: Option<BooleanBuffer> = None;
+    let mut taken = Vec::with_capacity(branches.len());
+    for (when, _) in branches {
+        if open.as_ref().is_some_and(|o| o.count_set_bits() == 0) {
+            taken.push(BooleanBuffer::new_unset(rows));
+            continue;
+        }
+        let reach = open.clone().map(|o| BooleanArray::new(o, None));
+        let mask = evaluate_for(batch, || Ok(reach), |b| when.evaluate_mask(b))?;
+        let holds = match mask.nulls() {
+            Some(n) => mask.values() & n.inner(),
+            None => mask.values().clone(),
+        };
+        let (take, rest) = match &open {
+            None => (holds.clone(), !&holds),
+            Some(o) => (o & &holds, o & &!&holds),
+        };
+        taken.push(take);
+        open = Some(rest);
+    }
+    let mut acc: ArrayRef = match else_expr {
+        Some(e) if open.as_ref().is_none_or(|o| o.count_set_bits() > 0) => {
+            let reach = open.map(|o| BooleanArray::new(o, None));
+            cast_array(
+                &evaluate_for(batch, || Ok(reach), |b| e.evaluate_array(b))?,
+                t,
+            )?
+        }
+        _ => arrow_array::new_null_array(t, rows),
+    };
+    for ((_, then), take) in branches.iter().zip(taken).rev() {
+        if take.count_set_bits() == 0 {
+            continue;
+        }
+        let take = BooleanArray::new(take, None);
+        let then = cast_array(
+            &evaluate_for(batch, || Ok(Some(take.clone())), |b| then.evaluate_array(b))?,
+            t,
+        )?;
+        acc = arrow_select::zip::zip(&take, &then, &acc)?;
+    }
+    Ok(ColumnarValue::Array(acc))
+}
+
+/// IN with non-constant items: OR of equalities, with SQL's NULL rules.
+fn in_list_dynamic(
+    v: &ArrayRef,
+    list: &[PhysicalExpr],
+    batch: &RecordBatch,
+    collation: Collation,
+) -> Result<BooleanArray> {
+    let mut acc: Option<ColumnarValue> = None;
+    for item in list {
+        let eq = compare::compare(
+            BinaryOp::Eq,
+            ColumnarValue::Array(v.clone()),
+            item.evaluate(batch)?,
+            v.len(),
+            collation,
+        )?;
+        acc = Some(match acc {
+            None => eq,
+            Some(prev) => logic::and_or(BinaryOp::Or, prev, eq, v.len())?,
+        });
+    }
+    let out = match acc {
+        Some(c) => c.into_array(v.len())?,
+        None => Arc::new(BooleanArray::from(vec![false; v.len()])),
+    };
+    Ok(out.as_boolean().clone())
 }
 
 /// Whether `e` is an operation whose kernel raises 1690 on overflow.
@@ -364,15 +449,18 @@ impl PhysicalExpr {
                 expr,
                 list,
             } => {
-                let list: Vec<PhysicalExpr> =
-                    list.iter().map(|e| compile(e)).collect::<Result<_>>()?;
+                let list: Vec<PhysicalExpr> = list.iter().map(compile).collect::<Result<_>>()?;
                 let collation = operand_collation(expr);
-                let set = compare::ScalarSet::from_literals(
-                    &list,
-                    &width.physical(&expr.data_type()),
-                    collation,
-                )
-                .map(Arc::new);
+                let set = literal_values(&list)
+                    .and_then(|(values, has_null)| {
+                        compare::ScalarSet::from_values(
+                            values,
+                            has_null,
+                            &width.physical(&expr.data_type()),
+                            collation,
+                        )
+                    })
+                    .map(Arc::new);
                 PhysicalExpr::InList {
                     negated: *negated,
                     expr: c(expr)?,
@@ -403,7 +491,7 @@ impl PhysicalExpr {
                 data_type,
             } => PhysicalExpr::Function {
                 func: *func,
-                args: args.iter().map(|e| compile(e)).collect::<Result<_>>()?,
+                args: args.iter().map(compile).collect::<Result<_>>()?,
                 data_type: width.physical(data_type),
             },
             Expr::Collate {
@@ -451,7 +539,7 @@ impl PhysicalExpr {
                 if matches!(op, BinaryOp::And | BinaryOp::Or) {
                     // MySQL stops at a FALSE left of AND (TRUE of OR): only
                     // the other rows raise the right side's warnings.
-                    let r = functions::evaluate_for(
+                    let r = evaluate_for(
                         batch,
                         || logic::undecided(*op, &l, rows),
                         |b| right.evaluate(b),
@@ -526,7 +614,7 @@ impl PhysicalExpr {
                 let v = expr.evaluate(batch)?.into_array(rows)?;
                 let out = match set {
                     Some(set) => set.contains_array(&v)?,
-                    None => compare::in_list_dynamic(&v, list, batch, *collation)?,
+                    None => in_list_dynamic(&v, list, batch, *collation)?,
                 };
                 let out = if *negated {
                     logic::not_array(&out)
@@ -539,7 +627,7 @@ impl PhysicalExpr {
                 branches,
                 else_expr,
                 data_type,
-            } => functions::case_when(branches, else_expr.as_deref(), data_type, batch),
+            } => case_when(branches, else_expr.as_deref(), data_type, batch),
             PhysicalExpr::Cast { expr, to } => match expr.evaluate(batch)? {
                 ColumnarValue::Scalar(v, from) => {
                     // Once for the batch; its warnings are each row's.
@@ -588,7 +676,9 @@ impl PhysicalExpr {
             }
             PhysicalExpr::Collate(expr, _) => expr.evaluate(batch),
             PhysicalExpr::JoinKeys { key, filter } => Ok(ColumnarValue::Array(Arc::new(
-                filter.may_match(key, batch)?,
+                filter.may_match(batch.num_rows(), || {
+                    KeyColumn::collated(&key.evaluate_array(batch)?, key.collation())
+                })?,
             ))),
         }
     }

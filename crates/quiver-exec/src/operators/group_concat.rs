@@ -32,8 +32,8 @@ use hashbrown::HashTable;
 use quiver_collation::{Charset, Collation};
 use quiver_common::{QuiverError, Result};
 
+use super::sort::key_form::{string_sort_column, SortKey, StringKeyForm};
 use super::sort::sort_keys::positive_zero;
-use super::sort::{string_sort_column, SortKey, StringKeyForm};
 use crate::bytes::byte_view;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::hash::{hash_bytes, mix};

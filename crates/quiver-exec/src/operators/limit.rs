@@ -6,7 +6,7 @@ use std::sync::Arc;
 use arrow_schema::SchemaRef;
 use quiver_common::Result;
 
-use super::{metered, BatchStream, ExecutionPlan, Metrics};
+use super::exec_plan::{metered, BatchStream, ExecutionPlan, Metrics};
 use crate::ExecContext;
 
 #[derive(Debug)]

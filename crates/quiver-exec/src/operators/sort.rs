@@ -6,34 +6,24 @@
 //! rows of each partition as it streams (`run_top_n`); a larger one selects
 //! per run before the merge.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use arrow_array::{
-    builder::{BinaryBuilder, StringBuilder},
-    cast::AsArray,
-    Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array,
-};
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::{SchemaRef, SortOptions};
-use quiver_collation::{with_collator, Collation, Collator};
 use quiver_common::Result;
-use quiver_plan::default_collation;
 
+pub(crate) mod key_form;
 pub(crate) mod par_sort;
 pub(crate) mod sort_keys;
 
-use super::{for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics};
-use crate::context::{OwnedReservation, MORSEL_ROWS};
-use crate::expr::PhysicalExpr;
+use super::exec_plan::{for_each_partition, BatchStream, ExecutionPlan, Metrics};
+use super::run_once::RunOnce;
+use crate::context::{batch_bytes, OwnedReservation, MORSEL_ROWS};
 use crate::ExecContext;
+use key_form::collated_sort_column;
+pub use key_form::SortKey;
 use sort_keys::{batch_offsets, ordinals, par_ranges, positive_zero, sort_batches};
-
-#[derive(Debug, Clone)]
-pub struct SortKey {
-    pub expr: PhysicalExpr,
-    pub asc: bool,
-    pub nulls_first: bool,
-}
 
 #[derive(Debug)]
 pub struct SortExec {
@@ -41,7 +31,7 @@ pub struct SortExec {
     keys: Vec<SortKey>,
     fetch: Option<usize>,
     text: String,
-    output: OnceLock<Result<Arc<Vec<RecordBatch>>>>,
+    output: RunOnce,
     metrics: Arc<Metrics>,
 }
 
@@ -57,7 +47,7 @@ impl SortExec {
             keys,
             fetch,
             text,
-            output: OnceLock::new(),
+            output: RunOnce::default(),
             metrics: Default::default(),
         }
     }
@@ -162,15 +152,6 @@ impl SortExec {
 /// Largest LIMIT (offset included) sorted by the streaming top-N.
 const STREAMING_TOP_N: usize = 4096;
 
-/// Bytes of `batch`'s columns, counting only the slice it covers.
-pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
-    batch
-        .columns()
-        .iter()
-        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
-        .sum()
-}
-
 /// Every batch of every partition of `input`, drained in parallel; the
 /// batches are counted against the memory limit as they arrive.
 pub(crate) fn drain_counted(
@@ -255,95 +236,6 @@ pub(crate) fn locate(offsets: &[usize], id: usize) -> (usize, usize) {
     (b, id - offsets[b])
 }
 
-/// How string sort keys are written for the row format, which compares
-/// bytes. Under the default utf8mb4_bin the bytes are the collation's order
-/// once trailing spaces are cut, unless a value has a byte below the space
-/// (PAD SPACE sorts `'a\t'` before `'a'`): `Bytes` when no value ends in a
-/// space either, `Trimmed` when some do (any character after a run of
-/// spaces is above the space, so a cut value compares as the padded one).
-/// Otherwise, and under every other collation, `Normalized`: the
-/// collation's normalized keys, which compare as bytes exactly as the
-/// collation compares the strings. All batches of one sort must use one
-/// form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StringKeyForm {
-    Bytes,
-    Trimmed,
-    Normalized,
-}
-
-/// The form that fits every one of `arrays` (all of one key).
-pub(crate) fn string_key_form(arrays: &[&ArrayRef], collation: Collation) -> StringKeyForm {
-    if collation != default_collation() {
-        return StringKeyForm::Normalized;
-    }
-    let mut form = StringKeyForm::Bytes;
-    for a in arrays {
-        let Some(s) = a.as_string_opt::<i32>() else {
-            continue;
-        };
-        let values = s.values().as_slice();
-        if values.iter().any(|b| *b < b' ') {
-            return StringKeyForm::Normalized;
-        }
-        let offsets = s.value_offsets();
-        if offsets
-            .windows(2)
-            .any(|w| w[0] != w[1] && values[w[1] as usize - 1] == b' ')
-        {
-            form = StringKeyForm::Trimmed;
-        }
-    }
-    form
-}
-
-/// A sort column written in `form` (other than string columns: as is).
-pub(crate) fn string_sort_column(
-    a: ArrayRef,
-    collation: Collation,
-    form: StringKeyForm,
-) -> Result<ArrayRef> {
-    let Some(s) = a.as_string_opt::<i32>() else {
-        return Ok(a);
-    };
-    match form {
-        StringKeyForm::Bytes => Ok(a),
-        StringKeyForm::Trimmed => {
-            let mut cut = StringBuilder::with_capacity(s.len(), s.values().len());
-            for v in s.iter() {
-                match v {
-                    Some(v) => cut.append_value(v.trim_end_matches(' ')),
-                    None => cut.append_null(),
-                }
-            }
-            Ok(Arc::new(cut.finish()))
-        }
-        StringKeyForm::Normalized => {
-            let mut key = Vec::new();
-            let mut keys = BinaryBuilder::with_capacity(s.len(), s.values().len());
-            with_collator!(collation, |c| {
-                for v in s.iter() {
-                    match v {
-                        Some(v) => {
-                            key.clear();
-                            c.normalized_key(v.as_bytes(), &mut key);
-                            keys.append_value(&key);
-                        }
-                        None => keys.append_null(),
-                    }
-                }
-            });
-            Ok(Arc::new(keys.finish()))
-        }
-    }
-}
-
-/// One array's string sort column, in the form that fits it alone.
-pub(crate) fn collated_sort_column(a: ArrayRef, collation: Collation) -> Result<ArrayRef> {
-    let form = string_key_form(&[&a], collation);
-    string_sort_column(a, collation, form)
-}
-
 /// Row positions of `batch` in key order (stable), the first `fetch` only if given.
 pub(crate) fn sort_indices(
     batch: &RecordBatch,
@@ -413,12 +305,7 @@ impl ExecutionPlan for SortExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self
-            .output
-            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
-            .clone()?;
-        let batches: Vec<Result<RecordBatch>> = out.iter().cloned().map(Ok).collect();
-        Ok(metered(Box::new(batches.into_iter()), &self.metrics))
+        self.output.replay(&self.metrics, false, || self.run(ctx))
     }
     fn metrics(&self) -> &Metrics {
         &self.metrics

@@ -331,9 +331,9 @@ impl StrGroupMap {
     }
 }
 
-/// Values `0..n` of a string column (value `i` is `data[offset(i)..offset(i
-/// + 1)]`) with values `patches` (in row order) replaced: the offsets (from
-/// 0) and bytes of an `i32` string array. Rows between patches are copied in
+/// Values `0..n` of a string column (value `i` is
+/// `data[offset(i)..offset(i + 1)]`) with values `patches` (in row order)
+/// replaced: the offsets (from 0) and bytes of an `i32` string array. Rows between patches are copied in
 /// one piece.
 pub(super) fn splice(
     n: usize,

@@ -6,7 +6,7 @@ use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 use quiver_common::Result;
 
-use super::{metered, BatchStream, ExecutionPlan, Metrics};
+use super::exec_plan::{metered, BatchStream, ExecutionPlan, Metrics};
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::ExecContext;
 

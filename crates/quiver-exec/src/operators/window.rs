@@ -9,21 +9,23 @@
 
 mod kernels;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array,
+    cast::AsArray, downcast_integer, types::*, Array, ArrayRef, RecordBatch, RecordBatchOptions,
+    UInt32Array,
 };
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use quiver_collation::{with_collator, Collation};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::{default_collation, AggFunc, WindowFunc};
 
+use super::exec_plan::{BatchStream, ExecutionPlan, Metrics};
+use super::run_once::RunOnce;
 use super::sort::sort_keys::{
     batch_offsets, par_ranges, sort_batches, SortedRows, NEW_PARTITION, NEW_PEERS, SAME,
 };
 use super::sort::{drain_counted, locate, SortKey};
-use super::{metered, timed, BatchStream, ExecutionPlan, Metrics};
 use crate::context::OwnedReservation;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::ExecContext;
@@ -44,7 +46,7 @@ pub struct WindowExec {
     input: Arc<dyn ExecutionPlan>,
     specs: Vec<WindowSpec>,
     schema: SchemaRef,
-    output: OnceLock<Result<Arc<Vec<RecordBatch>>>>,
+    output: RunOnce,
     metrics: Arc<Metrics>,
 }
 
@@ -54,7 +56,7 @@ impl WindowExec {
             input,
             specs,
             schema,
-            output: OnceLock::new(),
+            output: RunOnce::default(),
             metrics: Default::default(),
         }
     }
@@ -268,15 +270,8 @@ fn sum_exact(breaks: &[u8], a: &ArrayRef, p: u8, s: i8, avg: bool) -> Result<Arr
             kernels::sum_exact(breaks, $a.as_primitive::<$t>(), $scale, p, s, avg)
         };
     }
-    let out = match a.data_type() {
-        DataType::Int8 => run!(Int8Type, a, 0),
-        DataType::Int16 => run!(Int16Type, a, 0),
-        DataType::Int32 => run!(Int32Type, a, 0),
-        DataType::Int64 => run!(Int64Type, a, 0),
-        DataType::UInt8 => run!(UInt8Type, a, 0),
-        DataType::UInt16 => run!(UInt16Type, a, 0),
-        DataType::UInt32 => run!(UInt32Type, a, 0),
-        DataType::UInt64 => run!(UInt64Type, a, 0),
+    let out = downcast_integer! {
+        a.data_type() => (run, a, 0),
         DataType::Decimal128(_, scale) => run!(Decimal128Type, a, *scale),
         _ => {
             let d = cast_array(a, &DataType::Decimal128(38, s))?;
@@ -297,15 +292,8 @@ fn min_max(breaks: &[u8], a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<
             )))
         };
     }
-    match a.data_type() {
-        DataType::Int8 => prim!(Int8Type),
-        DataType::Int16 => prim!(Int16Type),
-        DataType::Int32 => prim!(Int32Type),
-        DataType::Int64 => prim!(Int64Type),
-        DataType::UInt8 => prim!(UInt8Type),
-        DataType::UInt16 => prim!(UInt16Type),
-        DataType::UInt32 => prim!(UInt32Type),
-        DataType::UInt64 => prim!(UInt64Type),
+    downcast_integer! {
+        a.data_type() => (prim),
         DataType::Float32 => prim!(Float32Type),
         DataType::Float64 => prim!(Float64Type),
         DataType::Date32 => prim!(Date32Type),
@@ -355,12 +343,7 @@ impl ExecutionPlan for WindowExec {
         1
     }
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
-        let out = self
-            .output
-            .get_or_init(|| timed(&self.metrics, || self.run(ctx)))
-            .clone()?;
-        let batches: Vec<Result<RecordBatch>> = out.iter().cloned().map(Ok).collect();
-        Ok(metered(Box::new(batches.into_iter()), &self.metrics))
+        self.output.replay(&self.metrics, false, || self.run(ctx))
     }
     fn metrics(&self) -> &Metrics {
         &self.metrics

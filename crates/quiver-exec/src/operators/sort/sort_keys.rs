@@ -16,13 +16,13 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, RecordBatch};
+use arrow_array::{cast::AsArray, downcast_integer, types::*, Array, ArrayRef, RecordBatch};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType, SortOptions, TimeUnit};
 use quiver_common::{QuiverError, Result};
 
+use super::key_form::{string_key_form, string_sort_column, SortKey, StringKeyForm};
 use super::par_sort::{par_sort_by, radix_sort_u64};
-use super::{string_key_form, string_sort_column, SortKey, StringKeyForm};
 use crate::context::OwnedReservation;
 
 /// The order of the rows of some batches.
@@ -260,15 +260,8 @@ macro_rules! with_ordinals {
                 Some($body)
             }};
         }
-        match a.data_type() {
-            DataType::Int8 => prim!(Int8Type),
-            DataType::Int16 => prim!(Int16Type),
-            DataType::Int32 => prim!(Int32Type),
-            DataType::Int64 => prim!(Int64Type),
-            DataType::UInt8 => prim!(UInt8Type),
-            DataType::UInt16 => prim!(UInt16Type),
-            DataType::UInt32 => prim!(UInt32Type),
-            DataType::UInt64 => prim!(UInt64Type),
+        downcast_integer! {
+            a.data_type() => (prim),
             DataType::Date32 => prim!(Date32Type),
             DataType::Date64 => prim!(Date64Type),
             DataType::Timestamp(TimeUnit::Second, _) => prim!(TimestampSecondType),

@@ -13,7 +13,7 @@ use arrow_array::{Array, BinaryArray};
 use arrow_buffer::NullBuffer;
 use quiver_collation::Collator;
 
-use super::aggregate::Position;
+use super::first_seen::Position;
 
 /// Rows whose prefix keys are tested together (one bit each in a word).
 const BLOCK: usize = 64;
