@@ -78,8 +78,8 @@ pub(super) enum Acc {
         collation: Collation,
         /// Under a collation where distinct strings tie, with several
         /// partitions: the position of each group's value (see
-        /// [`AggregateExec::run`]), so that the merge keeps the first of
-        /// tied values, as one scan does.
+        /// [`AggregateExec::run`](super::AggregateExec::run)), so that the
+        /// merge keeps the first of tied values, as one scan does.
         first: Option<Vec<Position>>,
     },
     Distinct {
@@ -257,7 +257,8 @@ impl Acc {
         }
     }
 
-    /// Puts the positions of a partial state in `class` (see [`order_classes`]).
+    /// Puts the positions of a partial state in `class` (see
+    /// [`order_classes`](super::first_seen::order_classes)).
     pub(super) fn set_class(&mut self, class: Position) {
         if let Acc::MinMaxStr { first: Some(f), .. } = self {
             for p in f.iter_mut().filter(|p| **p != UNSEEN) {

@@ -155,7 +155,8 @@ pub(super) fn patch_strings(
     .map_err(|e| QuiverError::internal(format!("GROUP BY keys: {e}")))
 }
 
-/// First-seen bookkeeping of a partial table (see [`AggregateExec::run`]).
+/// First-seen bookkeeping of a partial table (see
+/// [`AggregateExec::run`](super::AggregateExec::run)).
 #[derive(Debug, Default)]
 pub(super) struct FirstSeen {
     /// Which scan the positions are in.

@@ -44,7 +44,8 @@ pub(super) struct GroupTable {
     strs: Option<StrGroupMap>,
     groups: usize,
     pub(super) accs: Vec<Acc>,
-    /// Where groups were first seen, when kept (see [`AggregateExec::run`]).
+    /// Where groups were first seen, when kept (see
+    /// [`AggregateExec::run`](super::AggregateExec::run)).
     pub(super) seen: FirstSeen,
 }
 
@@ -293,7 +294,8 @@ impl GroupTable {
         at.min(MORSEL_MAX) as Position
     }
 
-    /// Puts the table's positions in `class` (see [`order_classes`]).
+    /// Puts the table's positions in `class` (see
+    /// [`order_classes`](super::first_seen::order_classes)).
     pub(super) fn set_class(&mut self, class: Position) {
         for p in &mut self.seen.first {
             *p |= class;
