@@ -7,10 +7,12 @@ use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
 use arrow_buffer::i256;
 use arrow_schema::{DataType, TimeUnit};
 
-use crate::types::{
-    decimal_type, float_to_decimal256, format_date, format_datetime, format_decimal256,
-    i256_to_f64, parse_decimal256, parse_f64_prefix, pow10, rescale256,
+use crate::types::datetime::{format_date, format_datetime};
+use crate::types::decimal::{
+    decimal_type, float_to_decimal256, format_decimal256, i256_to_f64, parse_decimal256, pow10,
+    rescale256,
 };
+use crate::types::number_text::parse_f64_prefix;
 use crate::{QuiverError, Result};
 
 /// One SQL value. Integers keep their signedness because MySQL's
@@ -56,7 +58,7 @@ impl ScalarValue {
             ScalarValue::Decimal(_, p, s) => decimal_type(*p, *s),
             ScalarValue::Float64(_) => DataType::Float64,
             ScalarValue::Date(_) => DataType::Date32,
-            ScalarValue::DateTime(_, fsp) => crate::types::datetime_type(*fsp),
+            ScalarValue::DateTime(_, fsp) => crate::types::datetime::datetime_type(*fsp),
             ScalarValue::Utf8(_) => DataType::Utf8,
             ScalarValue::Binary(_) => DataType::Binary,
         }
@@ -101,7 +103,7 @@ impl ScalarValue {
             DataType::Date32 => ScalarValue::Date(array.as_primitive::<Date32Type>().value(i)),
             t @ DataType::Timestamp(TimeUnit::Microsecond, _) => ScalarValue::DateTime(
                 array.as_primitive::<TimestampMicrosecondType>().value(i),
-                crate::types::datetime_fsp(t).unwrap_or(0),
+                crate::types::datetime::datetime_fsp(t).unwrap_or(0),
             ),
             DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(i).to_string()),
             DataType::LargeUtf8 => ScalarValue::Utf8(array.as_string::<i64>().value(i).to_string()),
@@ -124,10 +126,10 @@ impl ScalarValue {
             ScalarValue::Float64(v) => Some(*v),
             ScalarValue::Date(d) => Some(*d as f64),
             ScalarValue::DateTime(t, _) => Some(*t as f64),
-            ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s)),
-            ScalarValue::Binary(b) => {
-                Some(crate::types::parse_f64_prefix(&String::from_utf8_lossy(b)))
-            }
+            ScalarValue::Utf8(s) => Some(crate::types::number_text::parse_f64_prefix(s)),
+            ScalarValue::Binary(b) => Some(crate::types::number_text::parse_f64_prefix(
+                &String::from_utf8_lossy(b),
+            )),
             ScalarValue::Null => None,
         }
     }
@@ -138,14 +140,17 @@ impl ScalarValue {
             ScalarValue::Int64(v) => Some(*v),
             ScalarValue::UInt64(v) => i64::try_from(*v).ok(),
             // MySQL rounds half away from zero when converting to an integer.
-            ScalarValue::Decimal(v, _, s) => crate::types::rescale256(*v, *s, 0)?
+            ScalarValue::Decimal(v, _, s) => crate::types::decimal::rescale256(*v, *s, 0)?
                 .to_i128()
                 .and_then(|q| i64::try_from(q).ok()),
             ScalarValue::Float64(f) => Some(f.round_ties_even() as i64),
-            ScalarValue::Utf8(s) => Some(crate::types::parse_f64_prefix(s).round() as i64),
-            ScalarValue::Binary(b) => {
-                Some(crate::types::parse_f64_prefix(&String::from_utf8_lossy(b)).round() as i64)
+            ScalarValue::Utf8(s) => {
+                Some(crate::types::number_text::parse_f64_prefix(s).round() as i64)
             }
+            ScalarValue::Binary(b) => Some(
+                crate::types::number_text::parse_f64_prefix(&String::from_utf8_lossy(b)).round()
+                    as i64,
+            ),
             ScalarValue::Date(d) => Some(*d as i64),
             ScalarValue::DateTime(t, _) => Some(*t),
             ScalarValue::Null => None,
@@ -167,7 +172,10 @@ impl ScalarValue {
         use ScalarValue::*;
         match (self, other) {
             (Null, _) | (_, Null) => None,
-            (Utf8(a), Utf8(b)) => Some(crate::types::compare_pad_space(a.as_bytes(), b.as_bytes())),
+            (Utf8(a), Utf8(b)) => Some(crate::types::pad_space::compare_pad_space(
+                a.as_bytes(),
+                b.as_bytes(),
+            )),
             // The binary collation has no padding: plain byte order.
             (Binary(a), Binary(b)) => Some(a.cmp(b)),
             (Binary(a), Utf8(b)) => Some(a.as_slice().cmp(b.as_bytes())),
@@ -180,8 +188,8 @@ impl ScalarValue {
             (DateTime(a, _), DateTime(b, _)) => Some(a.cmp(b)),
             (Decimal(a, _, sa), Decimal(b, _, sb)) => {
                 let s = (*sa).max(*sb);
-                let a = crate::types::rescale256(*a, *sa, s)?;
-                let b = crate::types::rescale256(*b, *sb, s)?;
+                let a = crate::types::decimal::rescale256(*a, *sa, s)?;
+                let b = crate::types::decimal::rescale256(*b, *sb, s)?;
                 Some(a.cmp(&b))
             }
             (a, b) => a.as_f64()?.partial_cmp(&b.as_f64()?),
@@ -198,7 +206,9 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Int64(v) => write!(f, "{v}"),
             ScalarValue::UInt64(v) => write!(f, "{v}"),
             ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal256(*v, *s)),
-            ScalarValue::Float64(v) => write!(f, "{}", crate::types::format_double(*v)),
+            ScalarValue::Float64(v) => {
+                write!(f, "{}", crate::types::number_text::format_double(*v))
+            }
             ScalarValue::Date(d) => write!(f, "{}", format_date(*d)),
             ScalarValue::DateTime(t, fsp) => write!(f, "{}", format_datetime(*t, *fsp)),
             ScalarValue::Utf8(s) => write!(f, "{s}"),
@@ -279,7 +289,7 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
             let d = match v {
                 ScalarValue::Date(d) => *d,
                 ScalarValue::DateTime(t, _) => t.div_euclid(86_400_000_000) as i32,
-                ScalarValue::Utf8(s) => crate::types::parse_date(s)
+                ScalarValue::Utf8(s) => crate::types::datetime::parse_date(s)
                     .ok_or_else(|| QuiverError::truncated_value("date", s))?,
                 other => {
                     return Err(QuiverError::internal(format!(
@@ -290,12 +300,12 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
             Arc::new(Date32Array::from_value(d, n))
         }
         DataType::Timestamp(TimeUnit::Microsecond, tz) => {
-            let fsp = crate::types::datetime_fsp(data_type).unwrap_or(0);
+            let fsp = crate::types::datetime::datetime_fsp(data_type).unwrap_or(0);
             let t = match v {
                 ScalarValue::Date(d) => *d as i64 * 86_400_000_000,
-                ScalarValue::DateTime(t, _) => crate::types::truncate_fsp(*t, fsp),
-                ScalarValue::Utf8(s) => crate::types::parse_datetime(s)
-                    .map(|t| crate::types::truncate_fsp(t, fsp))
+                ScalarValue::DateTime(t, _) => crate::types::datetime::truncate_fsp(*t, fsp),
+                ScalarValue::Utf8(s) => crate::types::datetime::parse_datetime(s)
+                    .map(|t| crate::types::datetime::truncate_fsp(t, fsp))
                     .ok_or_else(|| QuiverError::truncated_value("datetime", s))?,
                 other => {
                     return Err(QuiverError::internal(format!(

@@ -20,7 +20,7 @@ use quiver_common::Result;
 use quiver_plan::default_collation;
 
 use crate::bytes::{byte_view, is_binary};
-use crate::expr::cast_array;
+use crate::expr::cast::cast_array;
 
 #[inline(always)]
 pub fn mix(h: u64) -> u64 {

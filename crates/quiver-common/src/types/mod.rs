@@ -4,15 +4,15 @@
 //! Split by job into the files below; everything is re-exported here so
 //! `quiver_common::types::X` stays the one path callers use.
 
-mod datetime;
-mod decimal;
-mod family;
-mod integer;
-mod metadata;
-mod number_text;
-mod pad_space;
-mod result_type;
-mod value;
+pub(crate) mod datetime;
+pub(crate) mod decimal;
+pub(crate) mod family;
+pub(crate) mod integer;
+pub(crate) mod metadata;
+pub(crate) mod number_text;
+pub(crate) mod pad_space;
+pub(crate) mod result_type;
+pub(crate) mod value;
 
 pub use datetime::*;
 pub use decimal::*;

@@ -5,7 +5,7 @@
 
 mod arith;
 mod binary_fns;
-mod cast;
+pub(crate) mod cast;
 mod compare;
 mod for_rows;
 mod functions;
