@@ -117,7 +117,7 @@ fn parse_queries(spec: Option<&str>) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-fn generate(dir: &PathBuf, sf: f64, cfg: &EngineConfig) -> Result<()> {
+fn generate(dir: &std::path::Path, sf: f64, cfg: &EngineConfig) -> Result<()> {
     let db = quiver_engine::Database::open(dir)?;
     let multi = MultiProgress::new();
     let style = ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} rows")
@@ -158,7 +158,7 @@ fn generate(dir: &PathBuf, sf: f64, cfg: &EngineConfig) -> Result<()> {
 }
 
 fn run_queries(
-    dir: &PathBuf,
+    dir: &std::path::Path,
     runs: usize,
     format: OutputFormat,
     queries: &[usize],

@@ -526,8 +526,8 @@ impl Session {
             let old = &columns[t];
             let converter = RowConverter::new(vec![SortField::new(f.data_type().clone())])?;
             let (new_rows, old_rows) = (
-                converter.convert_columns(&[new.clone()])?,
-                converter.convert_columns(&[old.clone()])?,
+                converter.convert_columns(std::slice::from_ref(&new))?,
+                converter.convert_columns(std::slice::from_ref(old))?,
             );
             for (r, c) in changed.iter_mut().enumerate() {
                 *c |= hit.value(r) && new_rows.row(r) != old_rows.row(r);

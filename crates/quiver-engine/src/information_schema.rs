@@ -678,6 +678,9 @@ fn tables(session: &Session, name: &str) -> Result<Arc<MemTable>> {
     MemTable::typed(name, columns)
 }
 
+/// A SHOW column's name and the information_schema.TABLES column it shows.
+pub(crate) type ShownName = (&'static str, &'static str);
+
 /// SHOW TABLE STATUS's rows: TABLES's columns without the catalog, schema
 /// and type, tables in name order (none when `any` is false), and each
 /// column's SHOW name with its TABLES name.
@@ -685,7 +688,7 @@ pub(crate) fn table_status(
     session: &Session,
     name: &str,
     any: bool,
-) -> Result<(Arc<MemTable>, Vec<(&'static str, &'static str)>)> {
+) -> Result<(Arc<MemTable>, Vec<ShownName>)> {
     let mut facts = if any { table_facts(session) } else { vec![] };
     facts.sort_by(|a, b| a.name.cmp(&b.name));
     let (names, columns): (Vec<_>, Vec<_>) = tables_columns(session, &facts)

@@ -42,7 +42,7 @@ fn main() {
             eprintln!("\nfinding: {} ({})", path.display(), f.oracle);
             written += 1;
         }
-        if report.cases % 100 == 0 {
+        if report.cases.is_multiple_of(100) {
             eprint!(
                 "\rcases {}  statements {}  inconclusive {}  findings {}  ",
                 report.cases,

@@ -224,7 +224,7 @@ fn chunk(table: &str, sf: f64, part: i32, parts: i32, schema: &SchemaRef) -> Res
         "supplier" => {
             for s in SupplierGenerator::new(sf, part, parts).iter() {
                 c.i64(0, s.s_suppkey);
-                c.str(1, &s.s_name);
+                c.str(1, s.s_name);
                 c.str(2, &s.s_address);
                 c.i64(3, s.s_nationkey);
                 c.str(4, &s.s_phone);
@@ -235,7 +235,7 @@ fn chunk(table: &str, sf: f64, part: i32, parts: i32, schema: &SchemaRef) -> Res
         "customer" => {
             for r in CustomerGenerator::new(sf, part, parts).iter() {
                 c.i64(0, r.c_custkey);
-                c.str(1, &r.c_name);
+                c.str(1, r.c_name);
                 c.str(2, &r.c_address);
                 c.i64(3, r.c_nationkey);
                 c.str(4, &r.c_phone);
@@ -248,8 +248,8 @@ fn chunk(table: &str, sf: f64, part: i32, parts: i32, schema: &SchemaRef) -> Res
             for p in PartGenerator::new(sf, part, parts).iter() {
                 c.i64(0, p.p_partkey);
                 c.str(1, &p.p_name);
-                c.str(2, &p.p_mfgr);
-                c.str(3, &p.p_brand);
+                c.str(2, p.p_mfgr);
+                c.str(3, p.p_brand);
                 c.str(4, p.p_type);
                 c.i32(5, p.p_size);
                 c.str(6, p.p_container);
@@ -270,11 +270,11 @@ fn chunk(table: &str, sf: f64, part: i32, parts: i32, schema: &SchemaRef) -> Res
             for o in OrderGenerator::new(sf, part, parts).iter() {
                 c.i64(0, o.o_orderkey);
                 c.i64(1, o.o_custkey);
-                c.str(2, &o.o_orderstatus);
+                c.str(2, o.o_orderstatus);
                 c.dec(3, o.o_totalprice.0);
                 c.date(4, o.o_orderdate);
                 c.str(5, o.o_orderpriority);
-                c.str(6, &o.o_clerk);
+                c.str(6, o.o_clerk);
                 c.i32(7, o.o_shippriority);
                 c.str(8, o.o_comment);
             }
