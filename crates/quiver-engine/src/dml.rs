@@ -106,10 +106,7 @@ impl Session {
                 None => QuiverError::unknown_table(&format!("quiver.{name}")),
             })?;
         let schema = table.schema();
-        let table_prefix = format!(
-            "`{}`.`{name}`.",
-            self.current_database().unwrap_or_else(|| "quiver".into())
-        );
+        let table_prefix = self.column_prefix(&name);
         let query = ins
             .source
             .as_ref()
@@ -343,6 +340,12 @@ impl Session {
         Ok(StatementResult::Done { affected: 0 })
     }
 
+    /// How error 1366 names a column of table `name`: `` `db`.`name`. ``.
+    fn column_prefix(&self, name: &str) -> String {
+        let db = self.current_database();
+        format!("`{}`.`{name}`.", db.as_deref().unwrap_or(SCHEMA_NAME))
+    }
+
     /// The table `name` that `statement` writes anew: 1146 when there is
     /// none; a view is refused (Quiver's views are read-only).
     fn rewritten_table(&self, name: &str, statement: &str) -> Result<Arc<crate::Table>> {
@@ -357,8 +360,22 @@ impl Session {
 
 /// A batch of a `SELECT *` over a table (`from`) as the table stores it.
 fn as_table_batch(b: &RecordBatch, from: &SchemaRef, schema: &SchemaRef) -> Result<RecordBatch> {
-    let columns = b
-        .columns()
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        as_table_columns(b.columns(), from, schema)?,
+        &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+    )?)
+}
+
+/// The columns of a `SELECT *` over a table (`from`) in the table's types:
+/// latin1 / ascii text headed for a binary column as its bytes, the rest
+/// cast where the query's type differs.
+fn as_table_columns(
+    columns: &[ArrayRef],
+    from: &SchemaRef,
+    schema: &SchemaRef,
+) -> Result<Vec<ArrayRef>> {
+    columns
         .iter()
         .zip(from.fields())
         .zip(schema.fields())
@@ -369,12 +386,7 @@ fn as_table_batch(b: &RecordBatch, from: &SchemaRef, schema: &SchemaRef) -> Resu
                 false => cast_array(&c, to.data_type()),
             }
         })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(RecordBatch::try_new_with_options(
-        schema.clone(),
-        columns,
-        &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
-    )?)
+        .collect()
 }
 
 impl Session {
@@ -493,24 +505,9 @@ impl Session {
             0 => hit,
             _ => arrow_select::filter::prep_null_mask_filter(&hit),
         };
-        let table_prefix = format!(
-            "`{}`.`{name}`.",
-            self.current_database()
-                .unwrap_or_else(|| SCHEMA_NAME.into())
-        );
+        let table_prefix = self.column_prefix(&name);
         let mut misfits = Misfits::new(strict);
-        let mut columns: Vec<ArrayRef> = all.columns()[..n]
-            .iter()
-            .zip(s.fields())
-            .zip(schema.fields())
-            .map(|((c, from), to)| {
-                let c = text_as_bytes(c, from, to);
-                match c.data_type() == to.data_type() {
-                    true => Ok(c),
-                    false => cast_array(&c, to.data_type()),
-                }
-            })
-            .collect::<Result<_>>()?;
+        let mut columns = as_table_columns(&all.columns()[..n], &s, &schema)?;
         let mut changed = vec![false; rows];
         for (k, &t) in targets.iter().enumerate() {
             let f = schema.field(t);
