@@ -1,6 +1,6 @@
 //! Per-query execution settings, the memory budget and the cancel flag.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -25,24 +25,47 @@ pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
 #[derive(Debug)]
 pub struct ExecContext {
     pub threads: usize,
-    pub memory: MemoryPool,
+    /// Shared by the contexts of one query's partitions.
+    pub memory: Arc<MemoryPool>,
     /// Set from outside (KILL QUERY, a client that went away), or the
     /// statement's time limit; operators check it once per batch and stop
     /// with error 1317 (or the limit's error).
     pub cancel: CancelToken,
-    /// Where the query's warnings go (SHOW WARNINGS); operators run their
-    /// work inside [`crate::warnings::collecting_into`] it.
+    /// Where the query's warnings go (SHOW WARNINGS). Whoever runs
+    /// operators on a thread does so inside
+    /// [`crate::warnings::collecting_into`] this sink, which is where the
+    /// kernels called on that thread raise theirs.
     pub warnings: Arc<Warnings>,
+    /// Set only in the context of one partition whose consumer asks where
+    /// its batches come from (see
+    /// [`crate::operators::exec_plan::for_each_partition_positioned`]): each
+    /// scan in the partition's pipeline notes there the position of the
+    /// batch it returns, through the filters, projections and probe sides
+    /// that stream it on.
+    pub scan_position: Option<Arc<ScanPositionSlot>>,
 }
 
 impl ExecContext {
     pub fn new(threads: usize, memory_limit: usize) -> Self {
         ExecContext {
             threads: threads.max(1),
-            memory: MemoryPool::new(memory_limit),
+            memory: Arc::new(MemoryPool::new(memory_limit)),
             cancel: CancelToken::default(),
             warnings: Default::default(),
+            scan_position: None,
         }
+    }
+
+    /// The same query's context for one partition, its scans noting their
+    /// batches' positions in `slot` (or nowhere).
+    pub fn with_scan_position(&self, slot: Option<Arc<ScanPositionSlot>>) -> Arc<Self> {
+        Arc::new(ExecContext {
+            threads: self.threads,
+            memory: self.memory.clone(),
+            cancel: self.cancel.clone(),
+            warnings: self.warnings.clone(),
+            scan_position: slot,
+        })
     }
 
     /// The same settings, the warnings going to `warnings`.
@@ -62,6 +85,45 @@ impl ExecContext {
     #[inline]
     pub fn check_cancelled(&self) -> Result<()> {
         self.cancel.check()
+    }
+}
+
+/// Where a batch comes from in a scan: which scan (an identity shared by
+/// all partitions of one scan) and which of its morsels. Morsels are
+/// numbered in table order and each is read by one partition, so two
+/// batches of one scan are in table order by `morsel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanPosition {
+    pub scan: usize,
+    pub morsel: u64,
+}
+
+/// The position of the batch a scan of one partition last returned. One
+/// thread writes and reads it (the partition's), so relaxed atomics serve;
+/// they are only there to make the context `Sync`.
+#[derive(Debug, Default)]
+pub struct ScanPositionSlot {
+    /// `ScanPosition::scan + 1`; 0 when nothing was noted since the last take.
+    scan: AtomicUsize,
+    morsel: AtomicU64,
+}
+
+impl ScanPositionSlot {
+    pub fn set(&self, p: ScanPosition) {
+        self.morsel.store(p.morsel, Ordering::Relaxed);
+        self.scan.store(p.scan.wrapping_add(1), Ordering::Relaxed);
+    }
+
+    /// The position noted last, cleared; `None` when no scan returned a
+    /// batch since the last call.
+    pub fn take(&self) -> Option<ScanPosition> {
+        match self.scan.swap(0, Ordering::Relaxed) {
+            0 => None,
+            s => Some(ScanPosition {
+                scan: s - 1,
+                morsel: self.morsel.load(Ordering::Relaxed),
+            }),
+        }
     }
 }
 

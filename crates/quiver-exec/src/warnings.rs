@@ -1,13 +1,18 @@
 //! Conditions a statement raises while it runs (MySQL's warnings: division
 //! by zero, a string read as a number by its prefix), kept for SHOW WARNINGS.
 //!
-//! Kernels do not see the [`crate::ExecContext`], so the sink reaches them
-//! through the thread: whoever runs operators on a thread (a partition, a
-//! streamed batch, a sort worker) does so inside [`collecting_into`], which
-//! gives the thread a buffer of its own. A kernel adds to it only when
-//! something went wrong, once per batch where the condition repeats (a count,
-//! not a push per row), so the hot paths pay nothing; the buffer joins the
-//! shared sink, under its lock, when the thread's work ends.
+//! Between operators the sink travels in the [`crate::ExecContext`]
+//! (`ctx.warnings`): whoever starts a thread to run operators or kernels (a
+//! partition, a streamed batch, a sort worker) runs its work inside
+//! [`collecting_into`] that sink, which gives the thread a buffer of its
+//! own. Within that work, the kernels raise into the thread's buffer: they
+//! do not see the context, and a raising path runs through most kernels
+//! (every cast from a string, every division), which a sink parameter would
+//! have to cross for a condition that is rare. A kernel adds to the buffer
+//! only when something went wrong, once per batch where the condition
+//! repeats (a count, not a push per row), so the hot paths pay nothing; the
+//! buffer joins the shared sink, under its lock, when the thread's work
+//! ends.
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
@@ -207,20 +212,6 @@ pub fn collecting_into<T>(sink: &Arc<Warnings>, f: impl FnOnce() -> T) -> T {
 /// looking for them).
 pub fn collecting() -> bool {
     LOCAL.with(|l| l.borrow().is_some())
-}
-
-/// The sink of the work running on this thread, for threads it starts.
-pub fn current() -> Option<Arc<Warnings>> {
-    LOCAL.with(|l| l.borrow().as_ref().map(|l| l.sink.clone()))
-}
-
-/// Runs `f` into `sink` if there is one (a thread started by work that
-/// collects), else as it is.
-pub fn collecting_into_opt<T>(sink: Option<&Arc<Warnings>>, f: impl FnOnce() -> T) -> T {
-    match sink {
-        Some(s) => collecting_into(s, f),
-        None => f(),
-    }
 }
 
 /// `n` warnings `code` / `message` raised by one batch.

@@ -10,7 +10,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use quiver_common::{QuiverError, Result};
 
-use crate::context::{batch_bytes, OwnedReservation};
+use crate::context::{batch_bytes, OwnedReservation, ScanPositionSlot};
 use crate::warnings::collecting_into;
 use crate::ExecContext;
 
@@ -95,6 +95,38 @@ pub fn for_each_partition<T: Send>(
     ctx: &Arc<ExecContext>,
     f: impl Fn(BatchStream) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
+    // A pipeline breaker's input is a pipeline of its own: its scans'
+    // positions are nobody's business upstream.
+    let plain = match ctx.scan_position {
+        Some(_) => ctx.with_scan_position(None),
+        None => ctx.clone(),
+    };
+    run_partitions(plan, ctx, |p| f(plan.execute(p, &plain)?))
+}
+
+/// [`for_each_partition`] for a consumer that asks where each batch comes
+/// from: `f` gets, with each partition's stream, the slot where that
+/// partition's scans note the position of the batch they return last
+/// (see [`crate::context::ScanPositionSlot::take`]).
+pub fn for_each_partition_positioned<T: Send>(
+    plan: &Arc<dyn ExecutionPlan>,
+    ctx: &Arc<ExecContext>,
+    f: impl Fn(BatchStream, &ScanPositionSlot) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    run_partitions(plan, ctx, |p| {
+        let slot = Arc::new(ScanPositionSlot::default());
+        let part = ctx.with_scan_position(Some(slot.clone()));
+        f(plan.execute(p, &part)?, &slot)
+    })
+}
+
+/// Runs `run(p)` for every partition `p` of `plan`, in parallel, each
+/// inside the query's warnings sink.
+fn run_partitions<T: Send>(
+    plan: &Arc<dyn ExecutionPlan>,
+    ctx: &Arc<ExecContext>,
+    run: impl Fn(usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
     let n = plan.output_partitions();
     let sink = &ctx.warnings;
     // Partitions past the useful ones find no work left once the others
@@ -102,20 +134,17 @@ pub fn for_each_partition<T: Send>(
     // more than a query over one row group).
     let useful = plan.useful_partitions().clamp(1, n);
     if useful == 1 {
-        return collecting_into(sink, || (0..n).map(|p| f(plan.execute(p, ctx)?)).collect());
+        return collecting_into(sink, || (0..n).map(&run).collect());
     }
     std::thread::scope(|s| {
-        let f = &f;
+        let run = &run;
         let handles: Vec<_> = (1..useful)
-            .map(|p| {
-                let plan = plan.clone();
-                s.spawn(move || collecting_into(sink, || f(plan.execute(p, ctx)?)))
-            })
+            .map(|p| s.spawn(move || collecting_into(sink, || run(p))))
             .collect();
         // Partition 0 runs on this thread: one thread fewer to start per
         // query, which is most of the time of a query over a few morsels.
         let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            collecting_into(sink, || f(plan.execute(0, ctx)?))
+            collecting_into(sink, || run(0))
         }))
         .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")));
         let joined: Vec<Result<T>> = std::iter::once(first)
@@ -124,7 +153,7 @@ pub fn for_each_partition<T: Send>(
                     .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")))
             }))
             .collect();
-        let rest = (useful..n).map(|p| collecting_into(sink, || f(plan.execute(p, ctx)?)));
+        let rest = (useful..n).map(|p| collecting_into(sink, || run(p)));
         joined.into_iter().chain(rest).collect()
     })
 }

@@ -63,7 +63,7 @@ impl SortExec {
             &self.keys,
             self.fetch,
             None,
-            ctx.threads,
+            ctx,
             &mut memory,
         )?;
         ctx.check_cancelled()?;
@@ -206,7 +206,7 @@ pub(crate) fn gather(
         .map(|c| batches.iter().map(|b| b.column(c).as_ref()).collect())
         .collect();
     let chunks = order.len().div_ceil(MORSEL_ROWS);
-    let out = par_ranges(chunks, ctx.threads, |r| {
+    let out = par_ranges(chunks, ctx, |r| {
         let mut out = Vec::with_capacity(r.len());
         let mut pairs = Vec::with_capacity(MORSEL_ROWS);
         for c in r {

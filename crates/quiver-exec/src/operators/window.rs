@@ -90,7 +90,7 @@ impl WindowExec {
                         &keys,
                         None,
                         Some(spec.partition_by.len()),
-                        ctx.threads,
+                        ctx,
                         &mut memory,
                     )?;
                     memory.grow(n * 4)?;
@@ -107,7 +107,7 @@ impl WindowExec {
             let (_, sorted, inverse) = &sorts[at];
             let values = compute(spec, &batches, &offsets, sorted, ctx)?;
             memory.grow(values.get_array_memory_size() * 2)?;
-            let cut = par_ranges(batches.len(), ctx.threads, |r| {
+            let cut = par_ranges(batches.len(), ctx, |r| {
                 r.map(|b| {
                     let rows = inverse.slice(offsets[b], offsets[b + 1] - offsets[b]);
                     Ok(arrow_select::take::take(values.as_ref(), &rows, None)?)
@@ -182,7 +182,7 @@ fn compute(
         }
     }
     cuts.push(n);
-    let parts = par_ranges(cuts.len() - 1, ctx.threads, |r| {
+    let parts = par_ranges(cuts.len() - 1, ctx, |r| {
         r.map(|p| {
             let range = cuts[p]..cuts[p + 1];
             let arg = match &args {

@@ -181,7 +181,7 @@ mod first_seen_tests {
     use super::super::spec::AggregateSpec;
     use super::*;
     use crate::expr::PhysicalExpr;
-    use crate::operators::scan::ScanPosition;
+    use crate::context::ScanPosition;
     use arrow_array::RecordBatch;
     use arrow_array::{Int64Array, StringArray};
     use arrow_schema::DataType;

@@ -16,7 +16,7 @@ use crate::expr::{cast_array, PhysicalExpr};
 use crate::hash::{hash_rows, GroupKeys, KeyColumn, KeyValues};
 use crate::operators::int_group_map::IntGroupMap;
 use crate::operators::packed_keys::{str_key_array, PackedLayout};
-use crate::operators::scan::ScanPosition;
+use crate::context::ScanPosition;
 use crate::operators::str_group_map::StrGroupMap;
 
 use super::acc::Acc;

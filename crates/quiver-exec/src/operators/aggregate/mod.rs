@@ -18,11 +18,12 @@ use arrow_schema::{DataType, SchemaRef};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::AggFunc;
 
-use super::scan::take_scan_position;
 use crate::bytes::is_binary;
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
-use crate::operators::exec_plan::{for_each_partition, BatchStream, ExecutionPlan, Metrics};
+use crate::operators::exec_plan::{
+    for_each_partition_positioned, BatchStream, ExecutionPlan, Metrics,
+};
 use crate::operators::run_once::RunOnce;
 use crate::ExecContext;
 
@@ -75,17 +76,15 @@ impl AggregateExec {
         // GROUP_CONCAT shows rows in input order (or ties of its ORDER BY).
         let ordered = several && self.aggs.iter().any(|a| a.concat.is_some());
         let track = keys || values || ordered;
-        let tables = for_each_partition(&self.input, ctx, |stream| {
+        let tables = for_each_partition_positioned(&self.input, ctx, |stream, position| {
             let mut table = GroupTable::tracking(&self.group_types, &self.aggs, keys, values);
             let mut memory = OwnedReservation::new(ctx);
             let mut reserved = 0;
-            // Positions are those of batches pulled from here on.
-            take_scan_position();
             for batch in stream {
                 let batch = batch?;
                 ctx.check_cancelled()?;
                 let at = if track {
-                    table.batch_position(take_scan_position())
+                    table.batch_position(position.take())
                 } else {
                     0
                 };

@@ -13,7 +13,6 @@ mod adaptive_filters;
 mod morsels;
 mod zone_maps;
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -22,7 +21,7 @@ use arrow_schema::SchemaRef;
 use quiver_common::Result;
 use quiver_plan::TableSource;
 
-use crate::context::MORSEL_ROWS;
+use crate::context::{ScanPosition, MORSEL_ROWS};
 use crate::expr::PhysicalExpr;
 use crate::operators::exec_plan::{metered, BatchStream, ExecutionPlan, Metrics};
 use crate::ExecContext;
@@ -46,31 +45,6 @@ pub struct ScanExec {
     partitions: usize,
     morsels: OnceLock<Result<Arc<Morsels>>>,
     metrics: Arc<Metrics>,
-}
-
-thread_local! {
-    /// The scan and morsel of the batch a scan last returned on this
-    /// thread (see [`take_scan_position`]).
-    static SCAN_POSITION: Cell<Option<ScanPosition>> = const { Cell::new(None) };
-}
-
-/// Where a batch comes from in a scan: which scan (an identity shared by
-/// all partitions of one scan) and which of its morsels. Morsels are
-/// numbered in table order and each is read by one partition, so two
-/// batches of one scan are in table order by `morsel`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScanPosition {
-    pub scan: usize,
-    pub morsel: u64,
-}
-
-/// The position of the batch a scan last returned on this thread, cleared.
-/// An operator that pulls its input on its own thread through operators
-/// that stream batch by batch (filters, projections, a hash join's probe
-/// side) calls it after each batch to learn where that batch's rows are in
-/// the scan; `None` when no scan returned a batch since the last call.
-pub fn take_scan_position() -> Option<ScanPosition> {
-    SCAN_POSITION.with(|p| p.take())
 }
 
 impl ScanExec {
@@ -228,6 +202,7 @@ impl ExecutionPlan for ScanExec {
 
     fn execute(&self, _partition: usize, ctx: &Arc<ExecContext>) -> Result<BatchStream> {
         let cancel = ctx.cancel.clone();
+        let position = ctx.scan_position.clone();
         let morsels = self.morsels()?;
         let width = self.projection.len();
         let mut filters = AdaptiveFilters::new(self.filters.clone());
@@ -254,12 +229,12 @@ impl ExecutionPlan for ScanExec {
             match filters.apply(batch, hints, &schema) {
                 Ok(b) if b.num_rows() == 0 => continue,
                 other => {
-                    SCAN_POSITION.with(|p| {
-                        p.set(Some(ScanPosition {
+                    if let Some(slot) = &position {
+                        slot.set(ScanPosition {
                             scan: Arc::as_ptr(&morsels) as usize,
                             morsel: i as u64,
-                        }))
-                    });
+                        });
+                    }
                     return Some(other);
                 }
             }

@@ -24,6 +24,7 @@ use quiver_common::{QuiverError, Result};
 use super::key_form::{string_key_form, string_sort_column, SortKey, StringKeyForm};
 use super::par_sort::{par_sort_by, radix_sort_u64};
 use crate::context::OwnedReservation;
+use crate::ExecContext;
 
 /// The order of the rows of some batches.
 pub(crate) struct SortedRows {
@@ -51,14 +52,14 @@ pub(crate) fn batch_offsets(batches: &[RecordBatch]) -> Vec<usize> {
     offsets
 }
 
-/// Runs `f` over `0..n` cut into up to `threads` contiguous ranges, one
+/// Runs `f` over `0..n` cut into up to `ctx.threads` contiguous ranges, one
 /// thread each, and returns the results in range order.
 pub(crate) fn par_ranges<T: Send>(
     n: usize,
-    threads: usize,
+    ctx: &ExecContext,
     f: impl Fn(Range<usize>) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
-    let pieces = threads.clamp(1, n.max(1));
+    let pieces = ctx.threads.clamp(1, n.max(1));
     let step = n.div_ceil(pieces).max(1);
     let ranges: Vec<Range<usize>> = (0..pieces)
         .map(|p| (p * step).min(n)..((p + 1) * step).min(n))
@@ -66,13 +67,13 @@ pub(crate) fn par_ranges<T: Send>(
     if ranges.len() == 1 {
         return Ok(vec![f(ranges[0].clone())?]);
     }
-    // Sort keys are expressions: their warnings go where this thread's do.
-    let sink = crate::warnings::current();
+    // Sort keys are expressions: their warnings go to the query's.
+    let sink = &ctx.warnings;
     std::thread::scope(|s| {
-        let (f, sink) = (&f, sink.as_ref());
+        let f = &f;
         let handles: Vec<_> = ranges
             .into_iter()
-            .map(|r| s.spawn(move || crate::warnings::collecting_into_opt(sink, || f(r))))
+            .map(|r| s.spawn(move || crate::warnings::collecting_into(sink, || f(r))))
             .collect();
         handles
             .into_iter()
@@ -84,7 +85,7 @@ pub(crate) fn par_ranges<T: Send>(
     })
 }
 
-/// Sorts the rows of `batches` by `keys` on `threads` threads; with `fetch`
+/// Sorts the rows of `batches` by `keys` on `ctx.threads` threads; with `fetch`
 /// only the first `fetch` ids are returned. `partition_keys`, for windows,
 /// says how many leading keys form the partition and asks for `breaks`.
 /// Key buffers are counted in `memory`.
@@ -93,9 +94,10 @@ pub(crate) fn sort_batches(
     keys: &[SortKey],
     fetch: Option<usize>,
     partition_keys: Option<usize>,
-    threads: usize,
+    ctx: &ExecContext,
     memory: &mut OwnedReservation,
 ) -> Result<SortedRows> {
+    let threads = ctx.threads;
     let offsets = batch_offsets(batches);
     let n = *offsets.last().unwrap_or(&0);
     if n > u32::MAX as usize {
@@ -116,7 +118,7 @@ pub(crate) fn sort_batches(
     }
     // Key columns per batch; strings then written as their collation
     // orders them, in one form per key over all batches.
-    let per_thread = par_ranges(batches.len(), threads, |r| {
+    let per_thread = par_ranges(batches.len(), ctx, |r| {
         batches[r]
             .iter()
             .map(|b| {
@@ -135,7 +137,7 @@ pub(crate) fn sort_batches(
             string_key_form(&arrays, key.expr.collation())
         })
         .collect();
-    let per_thread = par_ranges(raw.len(), threads, |r| {
+    let per_thread = par_ranges(raw.len(), ctx, |r| {
         raw[r]
             .iter()
             .map(|b| {
@@ -205,7 +207,7 @@ pub(crate) fn sort_batches(
             let order = items.iter().map(|x| (x & mask) as u32).collect();
             Ok(SortedRows { order, breaks })
         }
-        _ => sort_by_rows(keys, cols, n, fetch, partition_keys, threads, memory),
+        _ => sort_by_rows(keys, cols, n, fetch, partition_keys, ctx, memory),
     }
 }
 
@@ -528,9 +530,10 @@ fn sort_by_rows(
     n: usize,
     fetch: Option<usize>,
     partition_keys: Option<usize>,
-    threads: usize,
+    ctx: &ExecContext,
     memory: &mut OwnedReservation,
 ) -> Result<SortedRows> {
+    let threads = ctx.threads;
     // One column per key over all rows, cut into one chunk per thread.
     let mut key_cols = Vec::with_capacity(keys.len());
     for k in 0..keys.len() {
@@ -554,7 +557,7 @@ fn sort_by_rows(
     let converter = RowConverter::new(fields)?;
     let chunk = n.div_ceil(threads.max(1)).max(1);
     let convert = |conv: &RowConverter, cols: &[ArrayRef]| -> Result<Vec<Rows>> {
-        par_ranges(n.div_ceil(chunk), threads, |r| {
+        par_ranges(n.div_ceil(chunk), ctx, |r| {
             r.map(|c| {
                 let start = c * chunk;
                 let len = chunk.min(n - start);
@@ -632,7 +635,6 @@ fn sort_by_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::ExecContext;
     use crate::expr::PhysicalExpr;
     use arrow_array::{Float64Array, Int64Array, StringArray};
     use arrow_schema::{Field, Schema};
@@ -745,7 +747,7 @@ mod tests {
             let partition = partition.min(keys.len());
             let ctx = Arc::new(ExecContext::new(threads, usize::MAX));
             let mut memory = OwnedReservation::new(&ctx);
-            let got = sort_batches(&batches, &sort_keys, fetch, Some(partition), threads, &mut memory).unwrap();
+            let got = sort_batches(&batches, &sort_keys, fetch, Some(partition), &ctx, &mut memory).unwrap();
 
             let mut want: Vec<u32> = (0..rows.len() as u32).collect();
             want.sort_by(|a, b| {
@@ -827,7 +829,7 @@ mod binary_tests {
                     nulls_first: true,
                 }];
                 let mut memory = OwnedReservation::new(&ctx);
-                let got = sort_batches(&batches, &keys, None, None, 2, &mut memory).unwrap();
+                let got = sort_batches(&batches, &keys, None, None, &ctx, &mut memory).unwrap();
                 let mut want: Vec<u32> = (0..vals.len() as u32).collect();
                 want.sort_by(|a, b| {
                     let (x, y) = (vals[*a as usize], vals[*b as usize]);
