@@ -171,6 +171,16 @@ impl KeyColumn {
 
     /// Folds this column into the running row hashes.
     pub fn hash_into(&self, hashes: &mut [u64]) {
+        // A NULL row's hash must not depend on the value under it (anything,
+        // after a join or a CASE): its hash before this key is kept aside
+        // and mixed with the NULL seed alone once the values are in.
+        let null_rows: Vec<(usize, u64)> = match &self.nulls {
+            Some(n) if n.null_count() > 0 => (0..hashes.len())
+                .filter(|&i| n.is_null(i))
+                .map(|i| (i, hashes[i]))
+                .collect(),
+            _ => Vec::new(),
+        };
         match &self.values {
             KeyValues::Int(v) => {
                 for (h, x) in hashes.iter_mut().zip(v) {
@@ -200,12 +210,8 @@ impl KeyColumn {
                 }),
             },
         }
-        if let Some(n) = &self.nulls {
-            for (i, h) in hashes.iter_mut().enumerate() {
-                if n.is_null(i) {
-                    *h = mix(*h ^ 0x5bd1e995);
-                }
-            }
+        for (i, before) in null_rows {
+            hashes[i] = mix(before ^ 0x5bd1e995);
         }
     }
 

@@ -1,8 +1,10 @@
 //! Random well-formed expressions and queries over generated tables. Types
 //! are mixed on purpose (MySQL converts), so a query may fail with a MySQL
 //! error (overflow, an illegal mix of collations): that is an answer, not a
-//! finding. Expressions stay shallow enough to read in a report.
+//! finding. Expressions stay shallow enough to read in a report; the
+//! functions they call are the templates of [`crate::functions`].
 
+use crate::functions;
 use crate::rng::Rng;
 use crate::schema::{Kind, Table};
 
@@ -32,16 +34,30 @@ pub fn from(rng: &mut Rng, tables: &[Table]) -> From {
             .collect()
     };
     let a = rng.pick(tables);
+    // A table, or now and then a derived table over it (filtered, so that
+    // the planner has something to push through it).
+    let source = |rng: &mut Rng, t: &Table| -> String {
+        if !rng.chance(1, 5) {
+            return t.name.clone();
+        }
+        let columns = scoped(t, t.name.as_str());
+        let mut g = Gen {
+            rng,
+            columns: &columns,
+            tables: &[],
+        };
+        format!("(SELECT * FROM {} WHERE {})", t.name, g.boolean(1))
+    };
     if tables.len() < 2 || rng.chance(1, 2) {
         return From {
-            sql: format!("{} a", a.name),
+            sql: format!("{} a", source(rng, a)),
             columns: scoped(a, "a"),
         };
     }
     let b = rng.pick(tables);
     let mut columns = scoped(a, "a");
     columns.extend(scoped(b, "b"));
-    let kind = *rng.pick(&["JOIN", "LEFT JOIN", "CROSS JOIN", "JOIN"]);
+    let kind = *rng.pick(&["JOIN", "LEFT JOIN", "RIGHT JOIN", "CROSS JOIN", "JOIN"]);
     let on = match kind {
         "CROSS JOIN" => String::new(),
         _ if rng.chance(2, 3) => " ON a.id = b.id".into(),
@@ -54,8 +70,9 @@ pub fn from(rng: &mut Rng, tables: &[Table]) -> From {
             format!(" ON {}", g.boolean(2))
         }
     };
+    let (sa, sb) = (source(rng, a), source(rng, b));
     From {
-        sql: format!("{} a {kind} {} b{on}", a.name, b.name),
+        sql: format!("{sa} a {kind} {sb} b{on}"),
         columns,
     }
 }
@@ -90,6 +107,13 @@ const DATES: &[&str] = &[
     "DATE '9999-12-31'",
     "DATE '1000-01-01'",
     "'2024-02-29'",
+    "'2023-02-29'",
+];
+const DATETIMES: &[&str] = &[
+    "TIMESTAMP '2000-01-01 00:00:00'",
+    "'9999-12-31 23:59:59.999999'",
+    "'2024-02-29 12:30:00'",
+    "'2024-02-29'",
 ];
 
 impl Gen<'_> {
@@ -118,32 +142,7 @@ impl Gen<'_> {
                 _ => self.rng.pick(INTS).to_string(),
             };
         }
-        let d = depth - 1;
-        match self.rng.below(13) {
-            0 => format!("({} + {})", self.number(d), self.number(d)),
-            1 => format!("({} - {})", self.number(d), self.number(d)),
-            2 => format!("({} * {})", self.number(d), self.number(d)),
-            3 => format!("({} / {})", self.number(d), self.number(d)),
-            4 => format!("({} DIV {})", self.number(d), self.number(d)),
-            5 => format!("({} % {})", self.number(d), self.number(d)),
-            6 => format!("ABS({})", self.number(d)),
-            7 => format!("-({})", self.number(d)),
-            8 => format!(
-                "CASE WHEN {} THEN {} ELSE {} END",
-                self.boolean(d),
-                self.number(d),
-                self.number(d)
-            ),
-            9 => format!("COALESCE({}, {})", self.number(d), self.number(d)),
-            10 => format!("LENGTH({})", self.text(d)),
-            11 => format!(
-                "CAST({} AS {})",
-                self.number(d),
-                self.rng
-                    .pick(&["SIGNED", "UNSIGNED", "DECIMAL(12,3)", "DOUBLE", "CHAR"])
-            ),
-            _ => format!("ROUND({}, {})", self.number(d), self.rng.below(4)),
-        }
+        self.call(Kind::Int, depth - 1)
     }
 
     /// A string.
@@ -159,52 +158,52 @@ impl Gen<'_> {
             }
             return self.rng.pick(TEXTS).to_string();
         }
-        let d = depth - 1;
-        match self.rng.below(10) {
-            0 => format!("CONCAT({}, {})", self.text(d), self.text(d)),
-            1 => format!("UPPER({})", self.text(d)),
-            2 => format!("LOWER({})", self.text(d)),
-            3 => format!(
-                "SUBSTRING({}, {}, {})",
-                self.text(d),
-                self.rng.below(4) as i64 - 1,
-                self.rng.below(5)
-            ),
-            4 => format!(
-                "LPAD({}, {}, {})",
-                self.text(d),
-                self.rng.below(6),
-                self.text(0)
-            ),
-            5 => format!(
-                "RPAD({}, {}, {})",
-                self.text(d),
-                self.rng.below(6),
-                self.text(0)
-            ),
-            6 => format!("TRIM({})", self.text(d)),
-            7 => format!(
-                "REPLACE({}, {}, {})",
-                self.text(d),
-                self.text(0),
-                self.text(0)
-            ),
-            8 => format!(
-                "IF({}, {}, {})",
-                self.boolean(d),
-                self.text(d),
-                self.text(d)
-            ),
-            _ => format!("CAST({} AS CHAR)", self.number(d)),
-        }
+        self.call(Kind::Text, depth - 1)
     }
 
     /// A date.
-    fn date(&mut self) -> String {
+    fn date(&mut self, depth: usize) -> String {
+        if depth > 0 && self.rng.chance(1, 4) {
+            return self.call(Kind::Date, depth - 1);
+        }
         match self.column(&[Kind::Date]) {
             Some(c) if self.rng.chance(3, 4) => c,
             _ => self.rng.pick(DATES).to_string(),
         }
+    }
+
+    /// A datetime.
+    fn datetime(&mut self, depth: usize) -> String {
+        if depth > 0 && self.rng.chance(1, 4) {
+            return self.call(Kind::DateTime, depth - 1);
+        }
+        match self.column(&[Kind::DateTime]) {
+            Some(c) if self.rng.chance(3, 4) => c,
+            _ => self.rng.pick(DATETIMES).to_string(),
+        }
+    }
+
+    /// A value of `kind` by a function of [`functions`], its arguments of
+    /// `depth`.
+    fn call(&mut self, kind: Kind, depth: usize) -> String {
+        let template = *self.rng.pick(functions::templates(kind));
+        let mut out = String::with_capacity(template.len() + 16);
+        let mut rest = template;
+        while let Some(at) = rest.find('{') {
+            out.push_str(&rest[..at]);
+            let hole = &rest[at + 1..at + 2];
+            out.push_str(&match hole {
+                "n" => self.number(depth),
+                "t" => self.text(depth),
+                "d" => self.date(depth),
+                "T" => self.datetime(depth),
+                "b" => self.boolean(depth),
+                _ => (self.rng.below(6) as i64 - 1).to_string(),
+            });
+            rest = &rest[at + 3..];
+        }
+        out.push_str(rest);
+        out
     }
 
     /// A truth value (which may be NULL).
@@ -213,7 +212,8 @@ impl Gen<'_> {
         if depth == 0 {
             return match self.rng.below(4) {
                 0 => format!("{} {cmp} {}", self.text(0), self.text(0)),
-                1 => format!("{} {cmp} {}", self.date(), self.date()),
+                1 => format!("{} {cmp} {}", self.date(0), self.date(0)),
+                2 => format!("{} {cmp} {}", self.datetime(0), self.datetime(0)),
                 _ => format!("{} {cmp} {}", self.number(0), self.number(0)),
             };
         }
@@ -247,7 +247,10 @@ impl Gen<'_> {
                     .pick(&["'a%'", "'%s%'", "'_'", "''", "'%'", "'A_'"])
             ),
             8 => format!("{} {cmp} {}", self.text(d), self.text(d)),
-            9 => format!("{} {cmp} {}", self.date(), self.date()),
+            9 => match self.rng.chance(1, 2) {
+                true => format!("{} {cmp} {}", self.date(d), self.date(d)),
+                false => format!("{} {cmp} {}", self.datetime(d), self.datetime(d)),
+            },
             10 => format!("({}) IS TRUE", self.boolean(d)),
             _ => format!("{} {cmp} {}", self.number(d), self.number(d)),
         }
@@ -306,11 +309,25 @@ impl Gen<'_> {
         }
     }
 
+    /// A value of `kind`.
+    pub fn of_kind(&mut self, kind: Kind, depth: usize) -> String {
+        match kind {
+            Kind::Int | Kind::Decimal | Kind::Double => self.number(depth),
+            Kind::Text => self.text(depth),
+            Kind::Date => self.date(depth),
+            Kind::DateTime => self.datetime(depth),
+        }
+    }
+
     /// A select item of any kind.
     pub fn item(&mut self, depth: usize) -> String {
-        match self.rng.below(4) {
+        match self.rng.below(6) {
             0 => self.text(depth),
             1 => self.boolean(depth),
+            2 => match self.rng.chance(1, 2) {
+                true => self.date(depth),
+                false => self.datetime(depth),
+            },
             _ => self.number(depth),
         }
     }

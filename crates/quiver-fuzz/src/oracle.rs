@@ -2,10 +2,19 @@
 //!
 //! - no panic and no internal error (1105): any other MySQL error is an
 //!   answer (overflow, an illegal mix of collations, ...);
+//! - no hang: each statement runs under `max_statement_time`, and running
+//!   out of it (1969) is a finding;
 //! - TLP (ternary logic partitioning): the rows of `Q` are the rows of
-//!   `Q WHERE p`, `Q WHERE NOT p` and `Q WHERE p IS NULL` together;
+//!   `Q WHERE p`, `Q WHERE NOT p` and `Q WHERE p IS NULL` together; for an
+//!   aggregate, MIN / MAX / COUNT over all rows is the MIN / MAX / SUM of
+//!   the three parts' values; for DISTINCT, as many rows as the UNION of
+//!   the three parts;
 //! - NoREC: `COUNT(*) ... WHERE p` equals the count of rows for which
 //!   `p IS TRUE` computed as a value, where no filter can be pushed down;
+//! - LIMIT: `ORDER BY .. LIMIT k OFFSET o` gives rows of the whole answer,
+//!   as many as there are past the offset, up to k;
+//! - DELETE removes exactly the rows whose predicate is TRUE; UPDATE keeps
+//!   the count of rows;
 //! - the answer is the same at 1 and at 3 threads.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,7 +36,10 @@ impl Outcome {
     pub fn broken(&self) -> bool {
         match self {
             Outcome::Panic(_) => true,
-            Outcome::Error(code, message) => *code == 1105 || message.contains("Internal error"),
+            // 1969: the statement ran out of the fuzzer's time limit.
+            Outcome::Error(code, message) => {
+                matches!(code, 1105 | 1969) || message.contains("Internal error")
+            }
             Outcome::Rows(_) => false,
         }
     }
@@ -68,7 +80,44 @@ pub enum Check {
     NoRec { from: String, predicate: String },
     /// The same rows at 1 and 3 threads.
     Threads { sql: String },
+    /// `agg(expr)` over all rows = the parts' values combined (`agg` is
+    /// MIN, MAX or COUNT).
+    TlpAggregate {
+        agg: &'static str,
+        expr: String,
+        from: String,
+        predicate: String,
+    },
+    /// As many DISTINCT rows as the UNION of the three parts has.
+    TlpDistinct {
+        select: String,
+        from: String,
+        predicate: String,
+    },
+    /// `ORDER BY order LIMIT limit OFFSET offset` over `SELECT select FROM
+    /// from WHERE predicate`.
+    Limit {
+        select: String,
+        from: String,
+        predicate: String,
+        order: String,
+        limit: usize,
+        offset: usize,
+    },
+    /// DELETE (or, with `set`, UPDATE) of a copy of `table` where
+    /// `predicate`: the rows left are those it was not TRUE for (or all).
+    Write {
+        table: String,
+        predicate: String,
+        set: Option<String>,
+    },
+    /// Only that nothing breaks: a statement mutated into an invalid one,
+    /// a set operation, ...
+    NoPanic { sql: String },
 }
+
+/// The scratch table of [`Check::Write`].
+pub const WRITE_COPY: &str = "fuzz_copy";
 
 /// Why a check failed.
 #[derive(Debug, Clone)]
@@ -83,6 +132,10 @@ impl Check {
             Check::Tlp { .. } => "tlp",
             Check::NoRec { .. } => "norec",
             Check::Threads { .. } => "threads",
+            Check::TlpAggregate { .. } | Check::TlpDistinct { .. } => "tlp",
+            Check::Limit { .. } => "limit",
+            Check::Write { .. } => "write",
+            Check::NoPanic { .. } => "no-panic",
         }
     }
 
@@ -102,7 +155,72 @@ impl Check {
                 format!("SELECT COUNT(*) FROM {from} WHERE {predicate}"),
                 format!("SELECT COUNT(*) FROM (SELECT ({predicate}) IS TRUE AS hit FROM {from}) q WHERE hit = 1"),
             ],
-            Check::Threads { sql } => vec![sql.clone()],
+            Check::Threads { sql } | Check::NoPanic { sql } => vec![sql.clone()],
+            Check::TlpAggregate {
+                agg,
+                expr,
+                from,
+                predicate,
+            } => {
+                let part = |w: String| format!("SELECT {agg}({expr}) AS v FROM {from} WHERE {w}");
+                let combine = if *agg == "COUNT" { "SUM" } else { agg };
+                vec![
+                    format!("SELECT {agg}({expr}) FROM {from}"),
+                    format!(
+                        "SELECT {combine}(v) FROM ({} UNION ALL {} UNION ALL {}) parts",
+                        part(predicate.clone()),
+                        part(format!("NOT ({predicate})")),
+                        part(format!("({predicate}) IS NULL"))
+                    ),
+                ]
+            }
+            Check::TlpDistinct {
+                select,
+                from,
+                predicate,
+            } => {
+                let base = format!("SELECT {select} FROM {from}");
+                vec![
+                    format!("SELECT DISTINCT {select} FROM {from}"),
+                    format!(
+                        "{base} WHERE {predicate} UNION {base} WHERE NOT ({predicate}) UNION {base} WHERE ({predicate}) IS NULL"
+                    ),
+                ]
+            }
+            Check::Limit {
+                select,
+                from,
+                predicate,
+                order,
+                limit,
+                offset,
+            } => {
+                let base = format!("SELECT {select} FROM {from} WHERE {predicate}");
+                vec![
+                    base.clone(),
+                    format!("{base} ORDER BY {order} LIMIT {limit} OFFSET {offset}"),
+                ]
+            }
+            Check::Write {
+                table,
+                predicate,
+                set,
+            } => {
+                let t = WRITE_COPY;
+                let write = match set {
+                    None => format!("DELETE FROM {t} WHERE {predicate}"),
+                    Some(set) => format!("UPDATE {t} SET {set} WHERE {predicate}"),
+                };
+                vec![
+                    format!("DROP TABLE IF EXISTS {t}"),
+                    format!("CREATE TABLE {t} AS SELECT * FROM {table}"),
+                    format!("SELECT COUNT(*) FROM {t}"),
+                    format!("SELECT COUNT(*) FROM {t} WHERE ({predicate}) IS TRUE"),
+                    write,
+                    format!("SELECT COUNT(*) FROM {t}"),
+                    format!("DROP TABLE {t}"),
+                ]
+            }
         }
     }
 
@@ -124,7 +242,14 @@ impl Check {
                 _ => None,
             })
             .collect();
+        if matches!(self, Check::NoPanic { .. }) {
+            return Verdict::Holds;
+        }
         if rows.len() < outcomes.len() {
+            if matches!(self, Check::Write { .. }) {
+                // Leave no copy behind for the next check.
+                run(one, &format!("DROP TABLE IF EXISTS {WRITE_COPY}"));
+            }
             return Verdict::Inconclusive;
         }
         let failed = match self {
@@ -174,6 +299,59 @@ impl Check {
                 oracle: "norec",
                 detail: format!("filtered {:?}, as a value {:?}", rows[0], rows[1]),
             }),
+            Check::TlpAggregate { .. } => (rows[0] != rows[1]).then(|| Violation {
+                oracle: "tlp",
+                detail: format!("whole {:?}, from the parts {:?}", rows[0], rows[1]),
+            }),
+            Check::TlpDistinct { .. } => (rows[0].len() != rows[1].len()).then(|| Violation {
+                oracle: "tlp",
+                detail: format!(
+                    "{} distinct rows whole, {} in the union of the parts\n  whole: {:?}\n  union: {:?}",
+                    rows[0].len(),
+                    rows[1].len(),
+                    preview(rows[0]),
+                    preview(rows[1])
+                ),
+            }),
+            Check::Limit { limit, offset, .. } => {
+                let want = rows[0].len().saturating_sub(*offset).min(*limit);
+                let mut whole = rows[0].clone();
+                let mut missing = Vec::new();
+                for r in rows[1] {
+                    match whole.iter().position(|w| w == r) {
+                        Some(i) => {
+                            whole.swap_remove(i);
+                        }
+                        None => missing.push(r.clone()),
+                    }
+                }
+                (rows[1].len() != want || !missing.is_empty()).then(|| Violation {
+                    oracle: "limit",
+                    detail: format!(
+                        "{} rows whole, {} limited (want {want}); not in the whole: {:?}",
+                        rows[0].len(),
+                        rows[1].len(),
+                        preview(&missing)
+                    ),
+                })
+            }
+            Check::Write { set, .. } => {
+                let count = |r: &Vec<Vec<Option<String>>>| -> Option<u64> {
+                    r.first()?.first()?.as_ref()?.parse().ok()
+                };
+                let (before, hits, after) = (count(rows[2]), count(rows[3]), count(rows[5]));
+                let want = match set {
+                    None => before.zip(hits).map(|(b, h)| b - h),
+                    Some(_) => before,
+                };
+                (want != after).then(|| Violation {
+                    oracle: "write",
+                    detail: format!(
+                        "{before:?} rows, predicate TRUE for {hits:?}, {after:?} rows after (want {want:?})"
+                    ),
+                })
+            }
+            Check::NoPanic { .. } => None,
             Check::Threads { .. } => (rows[0] != rows[1]).then(|| Violation {
                 oracle: "threads",
                 detail: format!(

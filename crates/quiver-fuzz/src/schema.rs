@@ -1,7 +1,9 @@
 //! Random tables: every kind of column (integers of each width at their
-//! extremes, the widest decimals, doubles, strings of several collations
-//! with empty, padded and non-ASCII values, dates), NULLs, and as SQL the
-//! statements that make them.
+//! extremes, the widest and the all-fraction decimals, floats and doubles,
+//! strings of several collations and character sets with empty, padded,
+//! long and non-ASCII values, fixed-width CHAR, binary strings, dates and
+//! datetimes with fractions), NULLs, and as SQL the statements that make
+//! them.
 
 use crate::rng::Rng;
 
@@ -13,6 +15,7 @@ pub enum Kind {
     Double,
     Text,
     Date,
+    DateTime,
 }
 
 /// A column type: its SQL, its kind and the values it may take (SQL text).
@@ -102,6 +105,55 @@ const TYPES: &[ColumnType] = &[
         values: &["''", "'ß'", "'ss'", "'SS'", "'é'", "'E'", "'abc'"],
     },
     ColumnType {
+        sql: "SMALLINT UNSIGNED",
+        kind: Kind::Int,
+        values: &["0", "65535", "1", "300"],
+    },
+    ColumnType {
+        sql: "DECIMAL(5,5)",
+        kind: Kind::Decimal,
+        values: &["0.00000", "0.99999", "-0.99999", "0.00001", "0.5"],
+    },
+    ColumnType {
+        sql: "FLOAT",
+        kind: Kind::Double,
+        values: &["0", "1.5", "-3.4e38", "3.4e38", "1e-30", "0.1"],
+    },
+    ColumnType {
+        sql: "CHAR(5) COLLATE utf8mb4_general_ci",
+        kind: Kind::Text,
+        values: &["''", "'a'", "'A  '", "'abcde'", "'É'", "'  x'"],
+    },
+    ColumnType {
+        sql: "VARCHAR(300) COLLATE latin1_swedish_ci",
+        kind: Kind::Text,
+        values: &["''", "'Å'", "'aa'", "'Z'", "REPEAT('x', 300)", "'y '"],
+    },
+    ColumnType {
+        sql: "VARBINARY(16)",
+        kind: Kind::Text,
+        values: &["''", "x'00'", "'a'", "'A'", "x'FF00'", "'a '"],
+    },
+    ColumnType {
+        sql: "DATETIME",
+        kind: Kind::DateTime,
+        values: &[
+            "'1000-01-01 00:00:00'",
+            "'9999-12-31 23:59:59'",
+            "'2024-02-29 12:00:00'",
+            "'1970-01-01 00:00:01'",
+        ],
+    },
+    ColumnType {
+        sql: "DATETIME(6)",
+        kind: Kind::DateTime,
+        values: &[
+            "'2000-01-01 00:00:00.000001'",
+            "'2000-01-01 00:00:00.999999'",
+            "'1999-12-31 23:59:59.5'",
+        ],
+    },
+    ColumnType {
         sql: "DATE",
         kind: Kind::Date,
         values: &[
@@ -161,7 +213,11 @@ pub fn table(rng: &mut Rng, name: &str) -> Table {
         .map(|(i, t)| Column {
             name: if i == 0 { "id".into() } else { format!("c{i}") },
             kind: t.kind,
-            collation: t.sql.split("COLLATE ").nth(1),
+            collation: if t.sql.starts_with("VARBINARY") {
+                Some("binary")
+            } else {
+                t.sql.split("COLLATE ").nth(1)
+            },
         })
         .collect();
     let defs: Vec<String> = columns

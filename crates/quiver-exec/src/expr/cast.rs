@@ -361,6 +361,9 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
             }
             Arc::new(b.finish())
         }
+        // A column typed NULL (`SELECT NULL UNION SELECT NULL`, MIN(NULL)):
+        // NULL whatever it held.
+        DataType::Null => arrow_array::new_null_array(&DataType::Null, a.len()),
         other => return Err(QuiverError::not_supported(format!("cast to {other}"))),
     })
 }

@@ -370,6 +370,10 @@ impl Acc {
             } => {
                 let a = arg.ok_or_else(|| QuiverError::internal("MIN without argument"))?;
                 *input = Some(a.data_type().clone());
+                if a.data_type() == &DataType::Null {
+                    // MIN(NULL): every row is NULL, nothing to fold.
+                    return Ok(());
+                }
                 let (v, _) = exact_values(a)
                     .ok_or_else(|| QuiverError::internal("MIN over an unexpected type"))?;
                 fold_min_max(ids, vals, seen, *min, |i| is_valid(i).then(|| v[i]));
