@@ -201,7 +201,10 @@ fn draw(rng: &mut Rng, tables: &[Table]) -> Check {
             limit: g.rng.below(6),
             offset: g.rng.below(3),
         },
-        7 => threads(format!("SELECT {select} FROM {} WHERE {predicate}", from.sql)),
+        7 => threads(format!(
+            "SELECT {select} FROM {} WHERE {predicate}",
+            from.sql
+        )),
         8 => {
             let agg = g.rng.pick(&["COUNT(*)", "MIN", "MAX", "COUNT"]);
             let agg = match *agg {
@@ -221,9 +224,13 @@ fn draw(rng: &mut Rng, tables: &[Table]) -> Check {
                 tables,
             };
             let second: Vec<String> = items.iter().map(|_| h.item(1)).collect();
-            let op = *h
-                .rng
-                .pick(&["UNION", "UNION ALL", "UNION DISTINCT", "INTERSECT", "EXCEPT"]);
+            let op = *h.rng.pick(&[
+                "UNION",
+                "UNION ALL",
+                "UNION DISTINCT",
+                "INTERSECT",
+                "EXCEPT",
+            ]);
             let sql = format!(
                 "SELECT {select} FROM {} WHERE {predicate} {op} SELECT {} FROM {}",
                 from.sql,
@@ -248,7 +255,12 @@ fn draw(rng: &mut Rng, tables: &[Table]) -> Check {
             let having = match g.rng.below(3) {
                 0 => "COUNT(*) > 1".to_string(),
                 1 => format!("MAX({}) IS NOT NULL", g.number(0)),
-                _ => format!("MIN({}) {} {}", g.number(0), g.rng.pick(&["<", ">=", "="]), g.number(0)),
+                _ => format!(
+                    "MIN({}) {} {}",
+                    g.number(0),
+                    g.rng.pick(&["<", ">=", "="]),
+                    g.number(0)
+                ),
             };
             threads(format!(
                 "SELECT {key}, MIN({}), MAX({}) FROM {} WHERE {predicate} GROUP BY 1 HAVING {having}",

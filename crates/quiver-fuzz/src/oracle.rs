@@ -424,6 +424,92 @@ mod tests {
         assert!(threads.judge(&[&whole, &rows(&["1", "2", "3"])]).is_some());
     }
 
+    /// The oracles added with the generator's second round: aggregate and
+    /// DISTINCT TLP, LIMIT and writes, each holding on agreeing answers and
+    /// failing on a wrong one.
+    #[test]
+    fn aggregate_distinct_limit_and_write_oracles_judge() {
+        let agg = Check::TlpAggregate {
+            agg: "MAX",
+            expr: "x".into(),
+            from: "t".into(),
+            predicate: "p".into(),
+        };
+        assert!(agg.judge(&[&rows(&["3"]), &rows(&["3"])]).is_none());
+        assert!(agg.judge(&[&rows(&["3"]), &rows(&["2"])]).is_some());
+        assert!(agg.statements()[1].contains("MAX(v)"));
+        let count = Check::TlpAggregate {
+            agg: "COUNT",
+            expr: "x".into(),
+            from: "t".into(),
+            predicate: "p".into(),
+        };
+        assert!(
+            count.statements()[1].starts_with("SELECT SUM(v)"),
+            "COUNTs add up"
+        );
+        let distinct = Check::TlpDistinct {
+            select: "x".into(),
+            from: "t".into(),
+            predicate: "p".into(),
+        };
+        assert!(distinct
+            .judge(&[&rows(&["1", "2"]), &rows(&["2", "1"])])
+            .is_none());
+        assert!(distinct
+            .judge(&[&rows(&["1", "2"]), &rows(&["1", "2", "2"])])
+            .is_some());
+        let limit = Check::Limit {
+            select: "x".into(),
+            from: "t".into(),
+            predicate: "p".into(),
+            order: "1".into(),
+            limit: 2,
+            offset: 1,
+        };
+        let whole = rows(&["1", "2", "2", "3"]);
+        assert!(limit.judge(&[&whole, &rows(&["2", "2"])]).is_none());
+        assert!(limit.judge(&[&whole, &rows(&["2"])]).is_some(), "too few");
+        assert!(
+            limit.judge(&[&whole, &rows(&["2", "4"])]).is_some(),
+            "not in the whole"
+        );
+        assert!(
+            limit.judge(&[&rows(&["1"]), &rows(&[])]).is_none(),
+            "past the end"
+        );
+        let delete = Check::Write {
+            table: "t".into(),
+            predicate: "p".into(),
+            set: None,
+        };
+        let none = rows(&[]);
+        let answers = |before: &str, hits: &str, after: &str| {
+            vec![
+                none.clone(),
+                none.clone(),
+                rows(&[before]),
+                rows(&[hits]),
+                none.clone(),
+                rows(&[after]),
+            ]
+        };
+        let ok = answers("5", "2", "3");
+        assert!(delete.judge(&ok.iter().collect::<Vec<_>>()).is_none());
+        let lost = answers("5", "2", "2");
+        assert!(delete.judge(&lost.iter().collect::<Vec<_>>()).is_some());
+        let update = Check::Write {
+            table: "t".into(),
+            predicate: "p".into(),
+            set: Some("c = 1".into()),
+        };
+        assert!(
+            update.judge(&lost.iter().collect::<Vec<_>>()).is_some(),
+            "an UPDATE keeps every row"
+        );
+        assert!(update.statements()[4].starts_with("UPDATE fuzz_copy SET c = 1 WHERE"));
+    }
+
     /// A panic and an internal error are findings; other MySQL errors are
     /// answers.
     #[test]
@@ -432,5 +518,9 @@ mod tests {
         assert!(Outcome::Error(1105, "Internal error: column #7 not in input".into()).broken());
         assert!(!Outcome::Error(1690, "BIGINT value is out of range".into()).broken());
         assert!(!Outcome::Rows(vec![]).broken());
+        assert!(
+            Outcome::Error(1969, "max_statement_time exceeded".into()).broken(),
+            "a hang"
+        );
     }
 }
