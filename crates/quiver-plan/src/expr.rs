@@ -308,6 +308,19 @@ impl Expr {
         Expr::Literal(v, t)
     }
 
+    /// The text of a string literal, bare or under a `Collate` node (a
+    /// literal wears the connection's collation when that is not the
+    /// default: `SET NAMES`, or a client's handshake). Whatever the binder
+    /// decides from a literal's text must look through that node, or a
+    /// statement would mean something else over the server than embedded.
+    pub fn as_str_literal(&self) -> Option<&str> {
+        match self {
+            Expr::Literal(ScalarValue::Utf8(s), _) => Some(s),
+            Expr::Collate { expr, .. } => expr.as_str_literal(),
+            _ => None,
+        }
+    }
+
     pub fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
         Expr::Binary {
             op,

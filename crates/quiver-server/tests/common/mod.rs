@@ -184,6 +184,18 @@ impl<'a> Cur<'a> {
         let n = self.lenenc() as usize;
         String::from_utf8(self.n(n).to_vec()).unwrap()
     }
+    /// A value's bytes as text where they are UTF-8, else as `0x..` hex
+    /// (as the embedded engine's `rows_as_text` shows binary values).
+    pub fn lenenc_value(&mut self) -> String {
+        let n = self.lenenc() as usize;
+        let b = self.n(n);
+        match std::str::from_utf8(b) {
+            Ok(s) => s.to_string(),
+            Err(_) => std::iter::once("0x".to_string())
+                .chain(b.iter().map(|x| format!("{x:02X}")))
+                .collect(),
+        }
+    }
     pub fn nul(&mut self) -> &'a [u8] {
         let end = self.b[self.i..].iter().position(|c| *c == 0).unwrap();
         let s = &self.b[self.i..self.i + end];
@@ -619,7 +631,7 @@ fn decode_text_row(p: &[u8], n: usize) -> Vec<Option<String>> {
                 r.i += 1;
                 None
             } else {
-                Some(r.lenenc_str())
+                Some(r.lenenc_value())
             }
         })
         .collect()
@@ -701,7 +713,7 @@ fn decode_binary_row(p: &[u8], columns: &[Column]) -> Vec<Option<String>> {
                     s
                 }
                 6 => panic!("a NULL-typed column with its bit clear"),
-                _ => r.lenenc_str(),
+                _ => r.lenenc_value(),
             })
         })
         .collect()

@@ -709,8 +709,9 @@ pub(crate) fn to_bool(e: Expr) -> Expr {
         _ => match &e {
             // A string that is not wholly a number is read when the
             // statement runs, which raises its warning (1292).
-            Expr::Literal(ScalarValue::Utf8(s), _)
-                if number_read(s, false) != NumberRead::Whole =>
+            x if x
+                .as_str_literal()
+                .is_some_and(|s| number_read(s, false) != NumberRead::Whole) =>
             {
                 compare(BinaryOp::NotEq, e, Expr::lit(ScalarValue::Int64(0)))
             }
@@ -965,7 +966,6 @@ pub(crate) fn date_add(date: Expr, n: Expr, part: DatePart) -> Result<Expr> {
 /// `INTERVAL 1.5 SECOND` has 1, a unit of microseconds 6); a datetime
 /// result has the more digits of the date's and the interval's.
 pub(crate) fn date_add_fsp(date: Expr, n: Expr, part: DatePart, interval_fsp: u8) -> Result<Expr> {
-    use ScalarValue as S;
     let date_units = matches!(
         part,
         DatePart::Day | DatePart::Week | DatePart::Month | DatePart::Quarter | DatePart::Year
@@ -973,18 +973,16 @@ pub(crate) fn date_add_fsp(date: Expr, n: Expr, part: DatePart, interval_fsp: u8
     let date = match date.data_type() {
         DataType::Date32 | DataType::Timestamp(..) => date,
         DataType::Null => return Ok(null_lit(DataType::Date32)),
-        t if is_string(&t) => match &date {
+        t if is_string(&t) => match date.as_str_literal() {
             // A string in date context: a date, or a datetime if it has a
             // time part, with the fraction digits a literal writes (all six
             // for a string that is not a constant, as MariaDB).
-            Expr::Literal(S::Utf8(s), _) if !s.trim().contains([' ', 'T']) => {
-                cast(date, &DataType::Date32)
-            }
-            Expr::Literal(S::Utf8(s), _) => {
+            Some(s) if !s.trim().contains([' ', 'T']) => cast(date, &DataType::Date32),
+            Some(s) => {
                 let fsp = literal_fsp(s);
                 cast(date, &datetime_type(fsp))
             }
-            _ => cast(date, &datetime_type(MAX_FSP)),
+            None => cast(date, &datetime_type(MAX_FSP)),
         },
         other => {
             return Err(QuiverError::not_supported(format!(

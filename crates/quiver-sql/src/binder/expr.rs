@@ -847,8 +847,8 @@ fn interval_count(value: Expr, part: DatePart) -> (Expr, DatePart) {
     }
     let s = string_arg(value);
     let base = part.interval_base();
-    let n = match &s {
-        Expr::Literal(ScalarValue::Utf8(s), _) => match part.parse_interval(s) {
+    let n = match s.as_str_literal() {
+        Some(s) => match part.parse_interval(s) {
             Some(n) => Expr::lit(ScalarValue::Int64(n)),
             None => null_lit(DataType::Int64),
         },

@@ -1016,7 +1016,7 @@ pub(crate) fn trim(
     };
     let mut args = vec![s];
     // Trimming spaces is the default form the executor implements directly.
-    args.extend(what.filter(|w| !matches!(w, Expr::Literal(ScalarValue::Utf8(s), _) if s == " ")));
+    args.extend(what.filter(|w| w.as_str_literal() != Some(" ")));
     Ok(string_fn(func, args, DataType::Utf8))
 }
 
