@@ -369,7 +369,9 @@ impl Expr {
                 op: UnaryOp::Neg,
                 expr,
             } => match expr.data_type() {
-                t if t.is_unsigned_integer() => DataType::Int64,
+                // -x of an integer is a BIGINT: -(-128) of a TINYINT is
+                // 128, not the -128 its own width would wrap to.
+                t if t.is_integer() => DataType::Int64,
                 t => t,
             },
             Expr::Unary { .. } | Expr::Like { .. } | Expr::InList { .. } => DataType::Boolean,
