@@ -147,8 +147,23 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
             }
         }
         LogicalPlan::Project { input, exprs } => {
-            let map: HashMap<ColumnId, Expr> =
-                exprs.iter().map(|(c, e)| (c.id, e.clone())).collect();
+            // A predicate moves below the projection with each column read
+            // as its expression, less a `Collate` node on top: that node
+            // only says the column's collation to the operators above, and
+            // the predicate's operators have theirs in their own operands'
+            // nodes (a comparison resolved to utf8mb4_bin over a general_ci
+            // column of a derived table compared under general_ci once
+            // pushed down).
+            let map: HashMap<ColumnId, Expr> = exprs
+                .iter()
+                .map(|(c, e)| {
+                    let value = match e {
+                        Expr::Collate { expr, .. } => expr.as_ref().clone(),
+                        e => e.clone(),
+                    };
+                    (c.id, value)
+                })
+                .collect();
             let down: Vec<Expr> = preds.into_iter().map(|p| p.replace_columns(&map)).collect();
             LogicalPlan::Project {
                 input: Box::new(push(*input, down)),

@@ -680,13 +680,17 @@ impl Binder<'_> {
         if aggregated {
             // A subquery whose value GROUP BY reads (`GROUP BY 1` over a
             // select item with one) joins before grouping, where it reads
-            // the rows' own columns; the others join after it, over groups
-            // and aggregates.
+            // the rows' own columns, as does one that reads row columns no
+            // group key holds (a key folded away: `NULL >= (SELECT ..
+            // WHERE s.x = t.c)` is NULL); the others join after it, over
+            // groups and aggregates.
             let keys: HashSet<ColumnId> = group_exprs.iter().flat_map(Expr::columns).collect();
             let (before, after): (Vec<PendingJoin>, Vec<PendingJoin>) =
                 pending.into_iter().partition(|j| {
-                    pending_outputs(j).iter().any(|c| keys.contains(c))
-                        && pending_reads(j).is_subset(&input_ids)
+                    let reads = pending_reads(j);
+                    let grouped = pending_outputs(j).iter().any(|c| keys.contains(c));
+                    let rows_only = reads.iter().any(|c| !keys.contains(c));
+                    (grouped || rows_only) && reads.is_subset(&input_ids)
                 });
             pending = after;
             for j in before {
