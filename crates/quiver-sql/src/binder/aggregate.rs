@@ -657,11 +657,22 @@ impl GroupRewrite<'_> {
                 k.expr = self.checked(&k.expr, 1, "window function")?;
             }
         }
-        // Keys of subquery joins above the Aggregate read its columns too.
+        // Keys of subquery joins above the Aggregate read its columns too,
+        // as do the magic sets (parameter relations) inside them.
         for j in pending.iter_mut() {
             for (l, _) in j.on.iter_mut() {
                 *l = self.checked(l, 1, "subquery")?;
             }
+            let right = std::mem::replace(
+                &mut j.right,
+                quiver_plan::LogicalPlan::Values {
+                    columns: vec![],
+                    rows: vec![],
+                },
+            );
+            j.right = super::subquery::map_parameter_rows(right, &mut |e| {
+                self.checked(e, 1, "subquery")
+            })?;
             j.filter = j
                 .filter
                 .as_ref()

@@ -725,6 +725,41 @@ impl Binder<'_> {
 }
 
 /// A parameter relation: one row of references to enclosing blocks' columns.
+/// `plan` with the outer columns its parameter relations read mapped by
+/// `f` (a subquery that joins above an Aggregate reads the group keys'
+/// columns, not the rows' it was bound over).
+pub(crate) fn map_parameter_rows(
+    plan: LogicalPlan,
+    f: &mut dyn FnMut(&Expr) -> Result<Expr>,
+) -> Result<LogicalPlan> {
+    Ok(match plan {
+        LogicalPlan::Values { columns, rows } if is_parameter(&columns, &rows) => {
+            let rows = rows
+                .iter()
+                .map(|r| r.iter().map(&mut *f).collect::<Result<Vec<_>>>())
+                .collect::<Result<Vec<_>>>()?;
+            LogicalPlan::Values { columns, rows }
+        }
+        other => {
+            let mut failed = None;
+            let out = other.map_children(|c| match map_parameter_rows(c, f) {
+                Ok(c) => c,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    LogicalPlan::Values {
+                        columns: vec![],
+                        rows: vec![],
+                    }
+                }
+            });
+            match failed {
+                Some(e) => return Err(e),
+                None => out,
+            }
+        }
+    })
+}
+
 fn is_parameter(columns: &[ColumnInfo], rows: &[Vec<Expr>]) -> bool {
     !columns.is_empty() && rows.len() == 1 && rows[0].iter().all(|e| matches!(e, Expr::Column(..)))
 }
