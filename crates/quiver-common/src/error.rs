@@ -156,6 +156,19 @@ impl QuiverError {
         )
     }
 
+    /// 1041 for the limit of all queries together (and the table pages
+    /// read into memory): the server's, not one query's.
+    pub fn shared_memory_limit(limit: usize) -> Self {
+        Self::new(
+            1041,
+            "HY001",
+            format!(
+                "Out of memory: the queries running together and the tables read into memory need more than the memory limit of {}; raise --memory-limit or run fewer queries at once",
+                byte_size(limit)
+            ),
+        )
+    }
+
     pub fn io(context: &str, err: impl fmt::Display) -> Self {
         Self::new(1105, "HY000", format!("{context}: {err}"))
     }

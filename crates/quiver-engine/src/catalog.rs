@@ -13,6 +13,7 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result};
+use quiver_exec::context::{MemoryPool, PoolReservation};
 use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, SpaceEnds, TableSource, ZoneMaps};
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
@@ -39,6 +40,8 @@ pub struct Table {
     /// The generation of the table's files this value holds: another
     /// process that rewrote them left a greater one in `table.meta`.
     disk_generation: AtomicU64,
+    /// The database's memory pool, where the pages read count.
+    memory: Arc<MemoryPool>,
 }
 
 /// What of a table is in memory.
@@ -51,6 +54,9 @@ struct Stored {
     group_rows: Option<Vec<usize>>,
     /// `[column]` -> one array per row group, once read.
     columns: Vec<Option<Arc<Vec<ArrayRef>>>>,
+    /// The bytes of the columns read from disk, held in the database's
+    /// memory pool while they are in memory.
+    held: Vec<PoolReservation>,
     /// `[column]` -> which rows end in a space, for text columns whose pages
     /// storage worked that out for as it read them.
     ends_in_space: Vec<Option<SpaceEnds>>,
@@ -86,6 +92,7 @@ impl Stored {
             full: Some(Arc::new(batches.to_vec())),
             zones,
             ends_in_space: Vec::new(),
+            held: Vec::new(),
         }
     }
 }
@@ -183,6 +190,15 @@ impl Table {
             let pages = file
                 .read_column_pages(&missing)
                 .map_err(|e| self.storage_error(e))?;
+            // Pages in memory count against the database's pool, which the
+            // queries of all its sessions share: reading a table that does
+            // not fit is error 1041, not a process the system kills.
+            let bytes: usize = pages
+                .iter()
+                .flatten()
+                .map(|p| p.array.get_array_memory_size())
+                .sum();
+            stored.held.push(self.memory.reserve_owned(bytes)?);
             for (c, pages) in missing.into_iter().zip(pages) {
                 let bits: Vec<Option<Arc<[u64]>>> =
                     pages.iter().map(|p| p.ends_in_space.clone()).collect();
@@ -341,6 +357,9 @@ pub struct Database {
     /// The collation new tables take when they name none (`ALTER DATABASE
     /// ... COLLATE`), kept in `DIR/db.opt` as MySQL keeps it.
     default_collation: RwLock<Collation>,
+    /// What all queries over the database and the table pages read into
+    /// memory may hold together (see [`Database::memory`]).
+    memory: Arc<MemoryPool>,
 }
 
 /// One writer at a time per database folder: the threads of this process
@@ -440,7 +459,7 @@ fn read_db_opt(dir: &Path) -> Result<Collation> {
 }
 
 /// The tables (and damaged ones) and views a database folder holds.
-fn scan(dir: &Path, generation: &Arc<AtomicU64>) -> Result<Scanned> {
+fn scan(dir: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Result<Scanned> {
     let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
     let mut tables = BTreeMap::new();
     let mut damaged = BTreeMap::new();
@@ -474,6 +493,7 @@ fn scan(dir: &Path, generation: &Arc<AtomicU64>) -> Result<Scanned> {
                 dir: Some(path),
                 generation: generation.clone(),
                 disk_generation: AtomicU64::new(meta.generation),
+                memory: memory.clone(),
             }),
         );
     }
@@ -559,7 +579,14 @@ impl Database {
             generation: Default::default(),
             writer: None,
             default_collation: RwLock::new(quiver_plan::default_collation()),
+            memory: Arc::new(MemoryPool::shared(quiver_exec::context::default_memory_limit())),
         })
+    }
+
+    /// The memory all queries over this database and the table pages read
+    /// into memory share (`--memory-limit`, 60% of RAM by default).
+    pub fn memory(&self) -> &Arc<MemoryPool> {
+        &self.memory
     }
 
     /// Opens (creating if needed) the database in `dir`.
@@ -597,7 +624,8 @@ impl Database {
         }
         let generation = Arc::new(AtomicU64::new(0));
         let default_collation = read_db_opt(dir)?;
-        let (tables, views, damaged) = scan(dir, &generation)?;
+        let memory = Arc::new(MemoryPool::shared(quiver_exec::context::default_memory_limit()));
+        let (tables, views, damaged) = scan(dir, &generation, &memory)?;
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
             tables: RwLock::new(tables),
@@ -606,6 +634,7 @@ impl Database {
             generation,
             writer,
             default_collation: RwLock::new(default_collation),
+            memory,
         }))
     }
 
@@ -710,7 +739,7 @@ impl Database {
             return Ok(());
         };
         *self.default_collation.write().expect("catalog lock") = read_db_opt(dir)?;
-        let (disk, views, damaged) = scan(dir, &self.generation)?;
+        let (disk, views, damaged) = scan(dir, &self.generation, &self.memory)?;
         let mut tables = self.tables.write().expect("catalog lock");
         let mut changed = disk.len() != tables.len();
         let merged = disk
@@ -830,6 +859,7 @@ impl Database {
             dir,
             generation: self.generation.clone(),
             disk_generation: AtomicU64::new(0),
+            memory: self.memory.clone(),
         });
         table.replace(batches)?;
         self.tables

@@ -355,6 +355,7 @@ impl Session {
         let warnings = quiver_exec::warnings::Warnings::new(ctx.warnings.limit());
         Arc::new(
             ExecContext::new(self.config().threads, self.config().memory_limit)
+                .within(self.db.memory())
                 .with_cancel(ctx.cancel.child())
                 .with_warnings(Arc::new(warnings)),
         )

@@ -37,20 +37,7 @@ impl Default for EngineConfig {
     }
 }
 
-/// 60% of physical memory: room for the OS and the rest of the process.
-pub fn default_memory_limit() -> usize {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<usize>().ok())
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(8 << 30);
-    total / 10 * 6
-}
+pub use quiver_exec::context::default_memory_limit;
 
 #[derive(Debug, Clone)]
 pub enum StatementResult {
@@ -301,6 +288,7 @@ impl Session {
     pub(crate) fn context(&self) -> Arc<ExecContext> {
         Arc::new(
             ExecContext::new(self.config.threads, self.config.memory_limit)
+                .within(self.db.memory())
                 .with_cancel(
                     self.process
                         .cancel_token()

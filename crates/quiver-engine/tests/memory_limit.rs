@@ -106,3 +106,66 @@ fn a_result_held_whole_counts_against_the_limit() {
         vec![vec![Some("1000000".to_string())]]
     );
 }
+
+/// The database's pool is shared by the queries of all its sessions (the
+/// server's connections): what one holds is not there for another, whose
+/// query then stops with 1041 naming the shared limit, though it fits its
+/// own; once that memory is given back, the same query answers.
+#[test]
+fn queries_of_all_sessions_share_the_databases_memory() {
+    let db = database();
+    let sql = "SELECT COUNT(DISTINCT s) FROM t";
+    let own_limit = 1 << 30;
+    db.memory().set_limit(own_limit);
+    let answer = rows(&session(&db, own_limit), sql);
+    // Another session's query holds all but 1 MiB of the database's memory.
+    let held = db
+        .memory()
+        .reserve_owned(own_limit - db.memory().used() - SMALL)
+        .expect("room to hold");
+    match session(&db, own_limit).query(sql) {
+        Err(e) => {
+            assert_eq!(e.code, 1041, "{e}");
+            assert!(e.message.contains("queries running together"), "{e}");
+        }
+        Ok(_) => panic!("{sql}: answered while the shared pool was full"),
+    }
+    drop(held);
+    assert_eq!(rows(&session(&db, own_limit), sql), answer);
+}
+
+/// A stored table's pages count against the database's pool while they
+/// are in memory: a table that does not fit is 1041 (not a process the
+/// system kills), and reads once room is made.
+#[test]
+fn table_pages_read_into_memory_count_against_the_database() {
+    let dir = std::env::temp_dir().join(format!("quiver-memory-pages-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    {
+        let db = Database::open(&dir).expect("folder");
+        let s = session(&db, usize::MAX);
+        s.query("CREATE TABLE src (i INT)").unwrap();
+        s.query("INSERT INTO src VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)")
+            .unwrap();
+        s.query(
+            "CREATE TABLE big AS SELECT a.i + 10 * b.i + 100 * c.i + 1000 * d.i AS k, \
+             CONCAT('text-', a.i, b.i, c.i, d.i, '-some-padding-to-be-heavier') AS s \
+             FROM src a, src b, src c, src d",
+        )
+        .unwrap();
+    }
+    // Reopened: nothing of `big` is in memory yet.
+    let db = Database::open(&dir).expect("reopen");
+    assert_eq!(db.memory().used(), 0);
+    db.memory().set_limit(64 << 10);
+    match session(&db, usize::MAX).query("SELECT COUNT(*), MAX(s) FROM big") {
+        Err(e) => assert_eq!(e.code, 1041, "{e}"),
+        Ok(_) => panic!("10000 rows read within 64 KiB"),
+    }
+    db.memory().set_limit(1 << 30);
+    let got = rows(&session(&db, usize::MAX), "SELECT COUNT(*) FROM big");
+    assert_eq!(got, vec![vec![Some("10000".to_string())]]);
+    let pages = db.memory().used();
+    assert!(pages > 10000, "the column read is held: {pages} bytes");
+    let _ = std::fs::remove_dir_all(&dir);
+}

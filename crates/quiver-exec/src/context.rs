@@ -68,6 +68,13 @@ impl ExecContext {
         })
     }
 
+    /// The same settings, the query's memory counted in `shared` too (the
+    /// database's pool).
+    pub fn within(mut self, shared: &Arc<MemoryPool>) -> Self {
+        self.memory = Arc::new(MemoryPool::within(shared.clone(), self.memory.limit()));
+        self
+    }
+
     /// The same settings, the warnings going to `warnings`.
     pub fn with_warnings(mut self, warnings: Arc<Warnings>) -> Self {
         self.warnings = warnings;
@@ -238,29 +245,105 @@ pub fn interrupted() -> QuiverError {
     QuiverError::new(1317, "70100", "Query execution was interrupted")
 }
 
+/// 60% of physical memory: room for the OS and the rest of the process.
+pub fn default_memory_limit() -> usize {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<usize>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(8 << 30);
+    total / 10 * 6
+}
+
 /// Counts the bytes that operators hold (hash tables, sort buffers, build
 /// sides). A reservation over the limit fails the query with a clear error
 /// instead of letting the process be killed.
+///
+/// A query's pool may sit within a shared one (its `parent`: the
+/// database's, which the server's connections share and which also counts
+/// the table pages read into memory): a reservation counts against both,
+/// so that many queries that each fit their own limit cannot together take
+/// more than the process may hold.
 #[derive(Debug)]
 pub struct MemoryPool {
-    limit: usize,
+    limit: AtomicUsize,
     used: AtomicUsize,
+    parent: Option<Arc<MemoryPool>>,
+    /// A pool that queries' pools sit within (its error says so).
+    shared: bool,
 }
 
 impl MemoryPool {
     pub fn new(limit: usize) -> Self {
         MemoryPool {
-            limit,
+            limit: AtomicUsize::new(limit),
             used: AtomicUsize::new(0),
+            parent: None,
+            shared: false,
+        }
+    }
+
+    /// The pool of a database, which its queries' pools sit within.
+    pub fn shared(limit: usize) -> Self {
+        MemoryPool {
+            shared: true,
+            ..MemoryPool::new(limit)
+        }
+    }
+
+    /// A pool of `limit` whose reservations also count against `parent`.
+    pub fn within(parent: Arc<MemoryPool>, limit: usize) -> Self {
+        MemoryPool {
+            parent: Some(parent),
+            ..MemoryPool::new(limit)
         }
     }
 
     pub fn limit(&self) -> usize {
-        self.limit
+        self.limit.load(Ordering::Relaxed)
+    }
+
+    /// Changes the limit (of a shared pool, when the server's is set);
+    /// what is held stays held.
+    pub fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::Relaxed);
     }
 
     pub fn used(&self) -> usize {
         self.used.load(Ordering::Relaxed)
+    }
+
+    /// Counts `bytes` here and in the pools this one sits within, or none
+    /// of them: error 1041 naming the limit that would be passed.
+    fn take(&self, bytes: usize) -> Result<()> {
+        let before = self.used.fetch_add(bytes, Ordering::Relaxed);
+        let limit = self.limit();
+        if before + bytes > limit {
+            self.used.fetch_sub(bytes, Ordering::Relaxed);
+            return Err(match self.shared {
+                true => QuiverError::shared_memory_limit(limit),
+                false => QuiverError::memory_limit(limit),
+            });
+        }
+        if let Some(p) = &self.parent {
+            if let Err(e) = p.take(bytes) {
+                self.used.fetch_sub(bytes, Ordering::Relaxed);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    fn give_back(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+        if let Some(p) = &self.parent {
+            p.give_back(bytes);
+        }
     }
 
     /// Reserves `bytes` for the life of the returned guard.
@@ -272,6 +355,16 @@ impl MemoryPool {
         r.grow(bytes)?;
         Ok(r)
     }
+
+    /// [`MemoryPool::reserve`] whose guard holds the pool (for what stays
+    /// in memory beyond one query: a table's pages read from disk).
+    pub fn reserve_owned(self: &Arc<Self>, bytes: usize) -> Result<PoolReservation> {
+        self.take(bytes)?;
+        Ok(PoolReservation {
+            pool: self.clone(),
+            bytes,
+        })
+    }
 }
 
 pub struct Reservation<'a> {
@@ -281,11 +374,7 @@ pub struct Reservation<'a> {
 
 impl Reservation<'_> {
     pub fn grow(&mut self, bytes: usize) -> Result<()> {
-        let before = self.pool.used.fetch_add(bytes, Ordering::Relaxed);
-        if before + bytes > self.pool.limit {
-            self.pool.used.fetch_sub(bytes, Ordering::Relaxed);
-            return Err(QuiverError::memory_limit(self.pool.limit));
-        }
+        self.pool.take(bytes)?;
         self.bytes += bytes;
         Ok(())
     }
@@ -295,9 +384,7 @@ impl Reservation<'_> {
         if bytes > self.bytes {
             self.grow(bytes - self.bytes)
         } else {
-            self.pool
-                .used
-                .fetch_sub(self.bytes - bytes, Ordering::Relaxed);
+            self.pool.give_back(self.bytes - bytes);
             self.bytes = bytes;
             Ok(())
         }
@@ -306,7 +393,26 @@ impl Reservation<'_> {
 
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
-        self.pool.used.fetch_sub(self.bytes, Ordering::Relaxed);
+        self.pool.give_back(self.bytes);
+    }
+}
+
+/// Bytes held in a pool for as long as this guard lives.
+#[derive(Debug)]
+pub struct PoolReservation {
+    pool: Arc<MemoryPool>,
+    bytes: usize,
+}
+
+impl PoolReservation {
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl Drop for PoolReservation {
+    fn drop(&mut self) {
+        self.pool.give_back(self.bytes);
     }
 }
 
@@ -326,12 +432,7 @@ impl OwnedReservation {
     }
 
     pub fn grow(&mut self, bytes: usize) -> Result<()> {
-        let pool = &self.ctx.memory;
-        let before = pool.used.fetch_add(bytes, Ordering::Relaxed);
-        if before + bytes > pool.limit {
-            pool.used.fetch_sub(bytes, Ordering::Relaxed);
-            return Err(QuiverError::memory_limit(pool.limit));
-        }
+        self.ctx.memory.take(bytes)?;
         self.bytes += bytes;
         Ok(())
     }
@@ -339,9 +440,46 @@ impl OwnedReservation {
 
 impl Drop for OwnedReservation {
     fn drop(&mut self) {
-        self.ctx
-            .memory
-            .used
-            .fetch_sub(self.bytes, Ordering::Relaxed);
+        self.ctx.memory.give_back(self.bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reservations of query pools within a shared one count in both: each
+    /// query keeps to its own limit, and together they keep to the shared
+    /// one; what is given back is there again.
+    #[test]
+    fn query_pools_within_a_shared_pool_count_in_both() {
+        let shared = Arc::new(MemoryPool::shared(100));
+        let a = MemoryPool::within(shared.clone(), 80);
+        let b = MemoryPool::within(shared.clone(), 80);
+        let ra = a.reserve(60).expect("within both limits");
+        assert_eq!(
+            a.reserve(30).err().map(|e| e.code),
+            Some(1041),
+            "over a's own"
+        );
+        let e = b.reserve(50).err().expect("over the shared limit");
+        assert_eq!(e.code, 1041);
+        assert!(e.message.contains("running together"), "{e}");
+        assert_eq!(
+            (shared.used(), b.used()),
+            (60, 0),
+            "a failed reservation holds nothing"
+        );
+        let mut rb = b.reserve(40).expect("fits both");
+        assert_eq!(shared.used(), 100);
+        rb.resize(10).expect("shrinks");
+        assert_eq!(shared.used(), 70);
+        drop(ra);
+        drop(rb);
+        assert_eq!((shared.used(), a.used(), b.used()), (0, 0, 0));
+        let owned = shared.reserve_owned(90).expect("fits");
+        assert!(b.reserve(20).is_err(), "pages held count too");
+        drop(owned);
+        assert_eq!(shared.used(), 0);
     }
 }

@@ -42,6 +42,10 @@ impl Server {
     /// Opens the accounts and the listening socket. Refuses to listen beyond
     /// loopback while an account has no password.
     pub fn bind(db: Arc<Database>, engine: EngineConfig, config: ServerConfig) -> Result<Server> {
+        // --memory-limit is what the server's queries (and the table pages
+        // read into memory) may hold together, as well as each query's
+        // limit: many clients cannot take the process past it (1041).
+        db.memory().set_limit(engine.memory_limit);
         let store = db.dir().map(|d| d.join("users"));
         let accounts = Accounts::load(config.users_file.as_deref(), store)?;
         let loopback = is_loopback(&config.bind, config.port)?;

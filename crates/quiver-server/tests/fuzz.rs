@@ -42,8 +42,14 @@ fn generated_statements_answer_through_the_server_as_embedded() {
     // The same session on both sides: the time limit, and the connection
     // collation a client's handshake asks for (utf8mb4_general_ci), which
     // string literals take.
-    let limit = format!("SET max_statement_time = {}", quiver_fuzz::STATEMENT_SECONDS);
-    for set in [limit.as_str(), "SET NAMES utf8mb4 COLLATE utf8mb4_general_ci"] {
+    let limit = format!(
+        "SET max_statement_time = {}",
+        quiver_fuzz::STATEMENT_SECONDS
+    );
+    for set in [
+        limit.as_str(),
+        "SET NAMES utf8mb4 COLLATE utf8mb4_general_ci",
+    ] {
         assert!(matches!(c.query(set), Outcome::Ok { .. }), "{set}");
         embedded.query(set).expect("a session variable");
     }
@@ -55,7 +61,12 @@ fn generated_statements_answer_through_the_server_as_embedded() {
             .map(|i| schema::table(&mut rng, &format!("t{i}")))
             .collect();
         for st in tables.iter().flat_map(Table::statements) {
-            if let Outcome::Err { code: 1105, message, .. } = c.query(&st) {
+            if let Outcome::Err {
+                code: 1105,
+                message,
+                ..
+            } = c.query(&st)
+            {
                 failures.push(format!("seed {seed}: {st}\n  -> 1105 {message}"));
             }
         }
@@ -63,7 +74,12 @@ fn generated_statements_answer_through_the_server_as_embedded() {
             let reads_only = !matches!(check, Check::Write { .. } | Check::NoPanic { .. });
             for sql in check.statements() {
                 let server = c.query(&sql);
-                if let Outcome::Err { code: 1105, message, .. } = &server {
+                if let Outcome::Err {
+                    code: 1105,
+                    message,
+                    ..
+                } = &server
+                {
                     failures.push(format!("seed {seed}: {sql}\n  -> 1105 {message}"));
                     continue;
                 }
@@ -92,10 +108,18 @@ fn generated_statements_answer_through_the_server_as_embedded() {
         }
         // The server is up for a newcomer whatever happened.
         let mut fresh = Client::root(addr);
-        assert_eq!(fresh.query("SELECT 1").scalar().as_deref(), Some("1"), "seed {seed}");
+        assert_eq!(
+            fresh.query("SELECT 1").scalar().as_deref(),
+            Some("1"),
+            "seed {seed}"
+        );
     }
     eprintln!("server fuzz: {CASES} cases, {compared} statements compared, {mutated} mutated");
     assert!(compared > 1000, "{compared} compared");
     let shown: Vec<&String> = failures.iter().take(10).collect();
-    assert!(failures.is_empty(), "{} failures, the first:\n{shown:#?}", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} failures, the first:\n{shown:#?}",
+        failures.len()
+    );
 }

@@ -58,14 +58,7 @@ impl SortExec {
         }
         let (batches, _input_memory) = drain_counted(&self.input, ctx)?;
         let mut memory = OwnedReservation::new(ctx);
-        let sorted = sort_batches(
-            &batches,
-            &self.keys,
-            self.fetch,
-            None,
-            ctx,
-            &mut memory,
-        )?;
+        let sorted = sort_batches(&batches, &self.keys, self.fetch, None, ctx, &mut memory)?;
         ctx.check_cancelled()?;
         let out = gather(&self.schema(), &batches, &sorted.order, ctx, &mut memory)?;
         Ok(Arc::new(out))

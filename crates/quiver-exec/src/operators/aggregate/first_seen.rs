@@ -180,8 +180,8 @@ mod first_seen_tests {
     use super::super::group_table::GroupTable;
     use super::super::spec::AggregateSpec;
     use super::*;
-    use crate::expr::PhysicalExpr;
     use crate::context::ScanPosition;
+    use crate::expr::PhysicalExpr;
     use arrow_array::RecordBatch;
     use arrow_array::{Int64Array, StringArray};
     use arrow_schema::DataType;

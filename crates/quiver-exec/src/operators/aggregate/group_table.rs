@@ -12,11 +12,11 @@ use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result};
 
 use crate::bytes::is_binary;
+use crate::context::ScanPosition;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::hash::{hash_rows, GroupKeys, KeyColumn, KeyValues};
 use crate::operators::int_group_map::IntGroupMap;
 use crate::operators::packed_keys::{str_key_array, PackedLayout};
-use crate::context::ScanPosition;
 use crate::operators::str_group_map::StrGroupMap;
 
 use super::acc::Acc;
