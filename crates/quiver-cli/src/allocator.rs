@@ -85,7 +85,7 @@ mod tests {
             assert_eq!(purge_delay_ms(), 1000);
         }
         configure();
-        assert_eq!(purge_delay_ms(), PURGE_DELAY_MS as i64);
+        assert_eq!(purge_delay_ms(), PURGE_DELAY_MS);
     }
 
     fn rss_mib() -> f64 {
