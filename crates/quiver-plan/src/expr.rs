@@ -150,12 +150,6 @@ pub enum ScalarFunc {
     Trim,
     LTrim,
     RTrim,
-    Abs,
-    Round,
-    /// TRUNCATE(x, d): toward zero at d decimals.
-    Truncate,
-    Floor,
-    Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
     /// GREATEST(a, b, ...) / LEAST: args cast to the result type (strings
@@ -222,6 +216,9 @@ pub enum ScalarFunc {
     /// table: division by zero is error 1365 (MySQL's strict mode with
     /// ERROR_FOR_DIVISION_BY_ZERO) instead of NULL.
     StrictDivision(BinaryOp),
+    /// A function of the registry ([`crate::function`]): its type rule and
+    /// kernel are the object's.
+    Registered(crate::function::FunctionRef),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -338,6 +335,17 @@ impl Expr {
                 expr: Box::new(self),
                 to: to.clone(),
             }
+        }
+    }
+
+    /// What a registered function's type rule sees of this argument.
+    pub fn arg_info(&self) -> crate::function::ArgInfo {
+        crate::function::ArgInfo {
+            data_type: self.data_type(),
+            literal: match self {
+                Expr::Literal(v, _) => Some(v.clone()),
+                _ => None,
+            },
         }
     }
 

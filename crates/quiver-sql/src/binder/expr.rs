@@ -227,12 +227,13 @@ impl Binder<'_> {
                     return Err(QuiverError::not_supported(format!("{e}")));
                 }
                 let x = self.expr(expr, ctx)?;
-                let func = if matches!(e, A::Ceil { .. }) {
-                    quiver_plan::ScalarFunc::Ceil
-                } else {
-                    quiver_plan::ScalarFunc::Floor
-                };
-                super::functions::numeric(func, x, None)
+                let name = if matches!(e, A::Ceil { .. }) { "ceiling" } else { "floor" };
+                let f = self
+                    .catalog
+                    .functions()
+                    .scalar(name)
+                    .ok_or_else(|| QuiverError::unknown_function(&format!("quiver.{name}")))?;
+                super::registry::call(f, name, vec![x])
             }
             A::Substring { expr, substring_from, substring_for, .. } => {
                 let s = self.expr(expr, ctx)?;

@@ -1,0 +1,3 @@
+//! Numeric functions (MariaDB's "Numeric Functions").
+
+pub mod rounding;
