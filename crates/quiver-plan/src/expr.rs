@@ -652,7 +652,11 @@ impl fmt::Display for Expr {
                 quiver_common::types::mysql_type_name(to)
             ),
             Expr::Function { func, args, .. } => {
-                write!(f, "{func:?}(")?;
+                match func {
+                    // By its name: `SQRT(#0)`.
+                    ScalarFunc::Registered(r) => write!(f, "{r:?}(")?,
+                    func => write!(f, "{func:?}(")?,
+                }
                 for (i, e) in args.iter().enumerate() {
                     if i > 0 {
                         write!(f, ", ")?;

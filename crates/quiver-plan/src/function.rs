@@ -42,7 +42,8 @@ use std::ops::RangeInclusive;
 
 use arrow_schema::DataType;
 use quiver_collation::Collation;
-use quiver_common::{ColumnarValue, Result, ScalarValue};
+use quiver_common::types::IntKind;
+use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
 
 /// Where a function is listed in docs/FUNCTIONS.md (MariaDB's categories).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -103,8 +104,9 @@ pub enum IntWidth {
     /// INT or BIGINT (INT while at most 9 characters) as wide as the first
     /// argument plus this many characters.
     OperandPlus(u32),
-    /// INT or BIGINT of this width.
-    Fixed(u32),
+    /// This kind and width (`int(10) unsigned` for CRC32: the sign comes
+    /// from the result's Arrow type).
+    Fixed(IntKind, u32),
 }
 
 /// What a kernel is told of its call besides the argument values.
@@ -141,6 +143,12 @@ pub trait ScalarFunction: Send + Sync + 'static {
 
     /// MySQL's result type over the converted arguments.
     fn return_type(&self, args: &[ArgInfo]) -> Result<Bound>;
+
+    /// The error for a call with a number of arguments outside
+    /// [`ScalarFunction::arity`], called by `name` as written.
+    fn arity_error(&self, name: &str) -> QuiverError {
+        QuiverError::wrong_arguments(&name.to_uppercase())
+    }
 
     /// ROUND and TRUNCATE read a quotient's (or AVG's) internal digits, not
     /// its value rounded to the declared scale, as MySQL does.

@@ -420,7 +420,7 @@ impl Binder<'_> {
                                 let w = operand(args.first()?)?.t.width + n;
                                 fixed(int_or_bigint(w), w)
                             }
-                            IntWidth::Fixed(w) => fixed(int_or_bigint(w), w),
+                            IntWidth::Fixed(kind, w) => fixed(kind, w),
                         }
                     }
                     F::Length | F::CharLength => fixed(IntKind::Long, 10),

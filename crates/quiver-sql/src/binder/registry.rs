@@ -3,7 +3,7 @@
 //! MySQL's rules) and the result type it gives. The type rules are the
 //! functions' own; this file only applies them.
 
-use quiver_common::{QuiverError, Result};
+use quiver_common::Result;
 use quiver_plan::function::Bound;
 use quiver_plan::{Expr, FunctionRef, ScalarFunc};
 
@@ -13,7 +13,7 @@ use super::collation::collated;
 /// `f(args)`, called by the name `name` as written (1582 names it).
 pub(crate) fn call(f: FunctionRef, name: &str, args: Vec<Expr>) -> Result<Expr> {
     if !f.arity().contains(&args.len()) {
-        return Err(QuiverError::wrong_arguments(&name.to_uppercase()));
+        return Err(f.arity_error(name));
     }
     let mut args = args;
     if f.reads_internal_digits() {

@@ -176,6 +176,17 @@ impl ScalarFunction for Rounding {
         })
     }
 
+    // MariaDB's grammar has TRUNCATE(x, d) only: another count is 1064.
+    fn arity_error(&self, name: &str) -> QuiverError {
+        match self.op {
+            Op::Truncate => QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{}'",
+                name.to_uppercase()
+            )),
+            _ => QuiverError::wrong_arguments(&name.to_uppercase()),
+        }
+    }
+
     fn keeps_integer_digits(&self) -> bool {
         self.op == Op::Abs
     }
