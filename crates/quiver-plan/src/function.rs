@@ -109,6 +109,23 @@ pub enum IntWidth {
     Fixed(IntKind, u32),
 }
 
+/// How a string result takes its collation and coercibility (MariaDB's
+/// derivation of the item), which the binder asks when the result meets
+/// other strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StringResult {
+    /// The default collation, IMPLICIT, any character.
+    Implicit,
+    /// Its string arguments' collations combined, as CONCAT's.
+    Operands,
+    /// The default collation, COERCIBLE as a literal (CONV's digits: MariaDB
+    /// does not mark them ASCII, so they do not convert to latin1).
+    Coercible,
+    /// ASCII characters made from the arguments (as HEX's): the default
+    /// collation, COERCIBLE, ASCII repertoire.
+    AsciiDigits,
+}
+
 /// What a kernel is told of its call besides the argument values.
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
@@ -171,6 +188,11 @@ pub trait ScalarFunction: Send + Sync + 'static {
     /// a DECIMAL holding it needs no more.
     fn keeps_integer_digits(&self) -> bool {
         false
+    }
+
+    /// The derivation of a string result.
+    fn string_result(&self) -> StringResult {
+        StringResult::Implicit
     }
 
     /// String arguments are read as bytes of their own charset (CRC32):

@@ -5,6 +5,8 @@
 //! base, overflow gives 2^64-1) or, for a negative `from_base`, by the
 //! signed `strntoll` (overflow gives BIGINT's end); a negative `to_base`
 //! writes a signed number. NULL for an empty n or a base outside 2..36.
+//! The digits are in the connection's collation, COERCIBLE (of utf8mb4's
+//! repertoire, as MariaDB: CONCAT with a latin1 column is 1267).
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use arrow_array::{cast::AsArray, types::Int64Type, Array};
 use arrow_schema::DataType;
 use quiver_common::types::is_string;
 use quiver_common::{ColumnarValue, QuiverError, Result};
-use quiver_plan::function::{ArgInfo, Bound, Call, Family};
+use quiver_plan::function::{ArgInfo, Bound, Call, Family, StringResult};
 use quiver_plan::ScalarFunction;
 
 use super::super::kernel::Arrays;
@@ -49,6 +51,11 @@ impl ScalarFunction for Conv {
 
     fn return_type(&self, _args: &[ArgInfo]) -> Result<Bound> {
         Ok(Bound::Call(DataType::Utf8))
+    }
+
+    // Digits in the connection's charset, coercible as a literal.
+    fn string_result(&self) -> StringResult {
+        StringResult::Coercible
     }
 
     fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
