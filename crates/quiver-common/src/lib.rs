@@ -2,6 +2,7 @@
 //!
 //! Every other crate depends on this one; it depends only on Arrow's type crates.
 
+pub mod columnar;
 pub mod error;
 pub mod heap;
 pub mod scalar;
@@ -9,5 +10,6 @@ pub mod types;
 
 /// The unscaled value of a DECIMAL scalar (and of Decimal256 columns).
 pub use arrow_buffer::i256;
+pub use columnar::ColumnarValue;
 pub use error::{QuiverError, Result};
 pub use scalar::ScalarValue;

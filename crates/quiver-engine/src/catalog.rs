@@ -963,6 +963,10 @@ impl quiver_sql::Catalog for Database {
         Database::damaged(self, name)
     }
 
+    fn functions(&self) -> &dyn quiver_plan::FunctionRegistry {
+        &quiver_exec::functions::REGISTRY
+    }
+
     fn view(&self, name: &str) -> Option<Query> {
         let sql = self.view_sql(name)?;
         let stmts = quiver_sql::parse_sql(&sql).ok()?;

@@ -165,6 +165,10 @@ impl quiver_sql::Catalog for SessionCatalog<'_> {
         self.session.database().damaged(name)
     }
 
+    fn functions(&self) -> &dyn quiver_plan::FunctionRegistry {
+        &quiver_exec::functions::REGISTRY
+    }
+
     fn view(&self, name: &str) -> Option<Query> {
         if name.starts_with(PREFIX) {
             return None;

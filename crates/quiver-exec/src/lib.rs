@@ -4,6 +4,7 @@
 pub mod bytes;
 pub mod context;
 pub mod expr;
+pub mod functions;
 pub mod hash;
 mod join_key_filter;
 pub mod operators;

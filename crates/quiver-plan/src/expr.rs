@@ -150,12 +150,6 @@ pub enum ScalarFunc {
     Trim,
     LTrim,
     RTrim,
-    Abs,
-    Round,
-    /// TRUNCATE(x, d): toward zero at d decimals.
-    Truncate,
-    Floor,
-    Ceil,
     /// HEX of a string's bytes, or of a number as BIGINT UNSIGNED.
     Hex,
     /// GREATEST(a, b, ...) / LEAST: args cast to the result type (strings
@@ -222,6 +216,9 @@ pub enum ScalarFunc {
     /// table: division by zero is error 1365 (MySQL's strict mode with
     /// ERROR_FOR_DIVISION_BY_ZERO) instead of NULL.
     StrictDivision(BinaryOp),
+    /// A function of the registry ([`crate::function`]): its type rule and
+    /// kernel are the object's.
+    Registered(crate::function::FunctionRef),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -351,6 +348,17 @@ impl Expr {
                 expr: Box::new(self),
                 to: to.clone(),
             }
+        }
+    }
+
+    /// What a registered function's type rule sees of this argument.
+    pub fn arg_info(&self) -> crate::function::ArgInfo {
+        crate::function::ArgInfo {
+            data_type: self.data_type(),
+            literal: match self {
+                Expr::Literal(v, _) => Some(v.clone()),
+                _ => None,
+            },
         }
     }
 
@@ -659,7 +667,11 @@ impl fmt::Display for Expr {
                 quiver_common::types::mysql_type_name(to)
             ),
             Expr::Function { func, args, .. } => {
-                write!(f, "{func:?}(")?;
+                match func {
+                    // By its name: `SQRT(#0)`.
+                    ScalarFunc::Registered(r) => write!(f, "{r:?}(")?,
+                    func => write!(f, "{func:?}(")?,
+                }
                 for (i, e) in args.iter().enumerate() {
                     if i > 0 {
                         write!(f, ", ")?;

@@ -7,6 +7,7 @@
 
 pub mod copy;
 pub mod expr;
+pub mod function;
 pub mod interval;
 pub mod mysql_text;
 pub mod optimizer;
@@ -14,5 +15,6 @@ pub mod plan;
 
 pub use copy::copy_with_fresh_ids;
 pub use expr::*;
+pub use function::{FunctionRef, FunctionRegistry, ScalarFunction};
 pub use mysql_text::mysql_text;
 pub use plan::*;

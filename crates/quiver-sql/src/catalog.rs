@@ -14,4 +14,7 @@ pub trait Catalog {
     fn damaged(&self, _name: &str) -> Option<quiver_common::QuiverError> {
         None
     }
+    /// The scalar functions calls resolve to (the executor's registry,
+    /// which this crate does not depend on).
+    fn functions(&self) -> &dyn quiver_plan::FunctionRegistry;
 }

@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int64Array,
+    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Int64Array,
     StringArray, TimestampMicrosecondArray,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 use quiver_collation::{text, with_collator, Collation, Collator};
-use quiver_common::types::{add_months, civil_from_days, rescale};
+use quiver_common::types::{add_months, civil_from_days};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{DatePart, ScalarFunc};
 
@@ -67,6 +67,14 @@ pub fn call(
     rows: usize,
     collation: Collation,
 ) -> Result<ColumnarValue> {
+    if let ScalarFunc::Registered(f) = func {
+        let call = quiver_plan::function::Call {
+            data_type: t,
+            rows,
+            collation,
+        };
+        return f.invoke(&args, &call);
+    }
     let all_scalar = args.iter().all(|a| matches!(a, ColumnarValue::Scalar(..)));
     let n = if all_scalar { 1 } else { rows };
     let arrays: Vec<ArrayRef> = args
@@ -275,11 +283,10 @@ pub fn call(
         ScalarFunc::StrictDivision(op) => {
             super::arith::strict_division(op, arg(0)?.clone(), arg(1)?.clone(), t, n)?
         }
-        ScalarFunc::Abs
-        | ScalarFunc::Round
-        | ScalarFunc::Truncate
-        | ScalarFunc::Floor
-        | ScalarFunc::Ceil => numeric_fn(func, arg(0)?, arrays.get(1), t)?,
+        // Taken before the arguments became arrays.
+        ScalarFunc::Registered(f) => {
+            return Err(QuiverError::internal(format!("{f:?} reached the enum's kernels")))
+        }
     };
     if all_scalar {
         // Bytes keep their type whatever the node says.
@@ -897,186 +904,6 @@ fn date_add(a: &ArrayRef, n: &ArrayRef, part: DatePart, t: &DataType) -> Result<
             Arc::new(TimestampMicrosecondArray::new(v.into(), nulls).with_timezone_opt(fsp))
         }
     })
-}
-
-/// ABS / ROUND / TRUNCATE / FLOOR / CEIL of Decimal256 values at scale `s`
-/// (`d`: the digits of ROUND and TRUNCATE), into `t`.
-fn wide_numeric_fn(
-    func: ScalarFunc,
-    a: &ArrayRef,
-    s: i8,
-    d: i64,
-    t: &DataType,
-) -> Result<ArrayRef> {
-    use quiver_common::i256;
-    use quiver_common::types::{pow10, rescale256};
-    let d = d.clamp(-38, 38) as i8;
-    let st = match t {
-        DataType::Decimal128(_, st) | DataType::Decimal256(_, st) => *st,
-        _ => s,
-    };
-    let unit = |k: i8| pow10(k.max(0) as u32).unwrap_or(i256::MAX);
-    let v: Vec<i256> = a
-        .as_primitive::<Decimal256Type>()
-        .values()
-        .iter()
-        .map(|x| {
-            let r = match func {
-                ScalarFunc::Abs => rescale256(x.wrapping_abs(), s, st),
-                ScalarFunc::Round => rescale256(*x, s, d).and_then(|r| rescale256(r, d, st)),
-                ScalarFunc::Truncate => {
-                    // Integer division truncates toward zero, as TRUNCATE does.
-                    let r = if d < s {
-                        x.checked_div(unit(s - d))
-                    } else {
-                        rescale256(*x, s, d)
-                    };
-                    r.and_then(|r| rescale256(r, d, st))
-                }
-                _ => {
-                    let u = unit(s);
-                    let (q, rem) = x.checked_div_rem(u).unwrap_or((i256::ZERO, i256::ZERO));
-                    let q = if rem != i256::ZERO && (func == ScalarFunc::Ceil) != x.is_negative() {
-                        q.wrapping_add(x.signum())
-                    } else {
-                        q
-                    };
-                    rescale256(q, 0, st)
-                }
-            };
-            r.unwrap_or(i256::ZERO)
-        })
-        .collect();
-    let w: ArrayRef = Arc::new(
-        arrow_array::Decimal256Array::new(v.into(), a.logical_nulls())
-            .with_precision_and_scale(76, st)?,
-    );
-    cast_array(&w, t)
-}
-
-fn numeric_fn(
-    func: ScalarFunc,
-    a: &ArrayRef,
-    digits: Option<&ArrayRef>,
-    t: &DataType,
-) -> Result<ArrayRef> {
-    let d = match digits {
-        Some(d) => {
-            let d = cast_array(d, &DataType::Int64)?;
-            if d.is_empty() || d.is_null(0) {
-                0
-            } else {
-                d.as_primitive::<Int64Type>().value(0)
-            }
-        }
-        None => 0,
-    };
-    match a.data_type() {
-        DataType::Decimal256(_, s) => wide_numeric_fn(func, a, *s, d, t),
-        DataType::Decimal128(_, s) if matches!(t, DataType::Decimal256(..)) => {
-            let w = cast_array(a, &DataType::Decimal256(76, *s))?;
-            wide_numeric_fn(func, &w, *s, d, t)
-        }
-        DataType::Decimal128(_, s) => {
-            let s = *s;
-            let DataType::Decimal128(pt, st) = t.clone() else {
-                let f = cast_array(a, &DataType::Float64)?;
-                return numeric_fn(func, &f, digits, t);
-            };
-            let v: Vec<i128> = a
-                .as_primitive::<Decimal128Type>()
-                .values()
-                .iter()
-                .map(|x| match func {
-                    ScalarFunc::Abs => rescale(x.abs(), s, st).unwrap_or(0),
-                    ScalarFunc::Round => {
-                        let r = rescale(*x, s, d.clamp(-30, 30) as i8).unwrap_or(0);
-                        rescale(r, d.clamp(-30, 30) as i8, st).unwrap_or(0)
-                    }
-                    ScalarFunc::Truncate => {
-                        let d = d.clamp(-30, 30) as i8;
-                        // Integer division truncates toward zero, as TRUNCATE does.
-                        let r = if d < s {
-                            x / 10i128.pow((s - d) as u32)
-                        } else {
-                            rescale(*x, s, d).unwrap_or(0)
-                        };
-                        rescale(r, d, st).unwrap_or(0)
-                    }
-                    _ => {
-                        let unit = 10i128.pow(s as u32);
-                        let q = x.div_euclid(unit);
-                        let q = if func == ScalarFunc::Ceil && x.rem_euclid(unit) != 0 {
-                            q + 1
-                        } else {
-                            q
-                        };
-                        rescale(q, 0, st).unwrap_or(0)
-                    }
-                })
-                .collect();
-            Ok(Arc::new(
-                arrow_array::Decimal128Array::new(v.into(), a.logical_nulls())
-                    .with_precision_and_scale(pt, st)?,
-            ))
-        }
-        dt if dt.is_integer() => cast_array(
-            &match func {
-                // Unsigned values are their own absolute value.
-                ScalarFunc::Abs if dt.is_unsigned_integer() => a.clone(),
-                ScalarFunc::Abs => {
-                    let i = cast_array(a, &DataType::Int64)?;
-                    // |-2^63| is no BIGINT: 1690, as MySQL.
-                    Arc::new(
-                        i.as_primitive::<Int64Type>()
-                            .try_unary::<_, Int64Type, _>(|v| {
-                                v.checked_abs()
-                                    .ok_or_else(|| QuiverError::out_of_range_unnamed("BIGINT"))
-                            })?,
-                    ) as ArrayRef
-                }
-                // Negative digits round or cut to tens, hundreds, ...
-                ScalarFunc::Round | ScalarFunc::Truncate if d < 0 => {
-                    let unit = 10i128.checked_pow((-d) as u32).unwrap_or(i128::MAX);
-                    let i = cast_array(a, &DataType::Decimal128(38, 0))?;
-                    let v: Vec<i128> = i
-                        .as_primitive::<Decimal128Type>()
-                        .values()
-                        .iter()
-                        .map(|x| {
-                            let q = x / unit;
-                            let r = x % unit;
-                            let q = if func == ScalarFunc::Round && r.abs() * 2 >= unit {
-                                q + x.signum()
-                            } else {
-                                q
-                            };
-                            q.saturating_mul(unit)
-                        })
-                        .collect();
-                    Arc::new(
-                        arrow_array::Decimal128Array::new(v.into(), a.logical_nulls())
-                            .with_precision_and_scale(38, 0)?,
-                    ) as ArrayRef
-                }
-                _ => a.clone(),
-            },
-            t,
-        ),
-        _ => {
-            let f = cast_array(a, &DataType::Float64)?;
-            let m = 10f64.powi(d as i32);
-            let out: Float64Array = f.as_primitive::<Float64Type>().unary(|x| match func {
-                ScalarFunc::Abs => x.abs(),
-                // DOUBLE rounds half to even, as the C library's rint does for MySQL.
-                ScalarFunc::Round => (x * m).round_ties_even() / m,
-                ScalarFunc::Truncate => (x * m).trunc() / m,
-                ScalarFunc::Floor => x.floor(),
-                _ => x.ceil(),
-            });
-            cast_array(&(Arc::new(out) as ArrayRef), t)
-        }
-    }
 }
 
 #[cfg(test)]

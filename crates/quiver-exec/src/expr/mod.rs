@@ -259,7 +259,8 @@ fn can_overflow(e: &Expr) -> bool {
         Expr::Binary { op, .. } => op.arith().is_some(),
         Expr::Unary { op, .. } => *op == UnaryOp::Neg,
         Expr::Function { func, .. } => {
-            matches!(func, ScalarFunc::Abs | ScalarFunc::StrictDivision(_))
+            matches!(func, ScalarFunc::StrictDivision(_))
+                || matches!(func, ScalarFunc::Registered(f) if f.can_overflow())
         }
         _ => false,
     }

@@ -508,10 +508,10 @@ fn integer_precision(e: &Expr) -> Option<u8> {
             expr,
         } => integer_precision(expr)?,
         Expr::Function {
-            func: ScalarFunc::Abs,
+            func: ScalarFunc::Registered(f),
             args,
             ..
-        } if args.len() == 1 => integer_precision(&args[0])?,
+        } if f.keeps_integer_digits() && !args.is_empty() => integer_precision(&args[0])?,
         Expr::Binary { op, left, right } => {
             let (l, r) = (integer_precision(left)?, integer_precision(right)?);
             match op {

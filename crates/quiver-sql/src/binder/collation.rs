@@ -310,6 +310,15 @@ fn convert_operand(e: Expr, charset: Charset) -> std::result::Result<Expr, ()> {
     match literal {
         Some(s) if text::first_unrepresentable(charset, s.as_bytes()).is_some() => Err(()),
         Some(_) => Ok(e),
+        // MariaDB converts a COERCIBLE operand to another charset only when
+        // it is a constant or all ASCII: CONCAT(CONV(id, 10, 16), latin1
+        // column) is 1267, CONCAT(CONV(255, 10, 16), ...) is not.
+        None if !e.columns().is_empty()
+            && derivation(&e).1 == Coercibility::Coercible
+            && !side(&e).ascii =>
+        {
+            Err(())
+        }
         None => Ok(to_charset(e, charset)),
     }
 }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use arrow_schema::DataType;
 use quiver_common::types::{is_binary, is_string, CharLength, IntKind, IntType};
 use quiver_common::ScalarValue;
+use quiver_plan::function::IntWidth;
 use quiver_plan::{AggFunc, BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp, WindowFunc};
 
 use super::Binder;
@@ -411,17 +412,15 @@ impl Binder<'_> {
                     F::Coalesce | F::Greatest | F::Least => self.common_int(args.iter(), unsigned),
                     F::Field => fixed(IntKind::Long, 3),
                     F::NullIf | F::DeclaredScale => operand(args.first()?),
-                    F::Abs => {
-                        let a = operand(args.first()?)?;
-                        fixed(int_or_bigint(a.t.width), a.t.width)
-                    }
-                    F::Round | F::Truncate | F::Floor | F::Ceil => {
-                        let a = operand(args.first()?)?;
-                        match args.get(1).map(constant) {
-                            None => Some(a),
-                            Some(Some(d)) if d >= 0 => Some(a),
-                            // Rounding to tens may carry into one more digit.
-                            _ => fixed(int_or_bigint(a.t.width + 1), a.t.width + 1),
+                    F::Registered(f) => {
+                        let infos: Vec<_> = args.iter().map(Expr::arg_info).collect();
+                        match f.int_width(&infos)? {
+                            IntWidth::Operand => operand(args.first()?),
+                            IntWidth::OperandPlus(n) => {
+                                let w = operand(args.first()?)?.t.width + n;
+                                fixed(int_or_bigint(w), w)
+                            }
+                            IntWidth::Fixed(kind, w) => fixed(kind, w),
                         }
                     }
                     F::Length | F::CharLength => fixed(IntKind::Long, 10),

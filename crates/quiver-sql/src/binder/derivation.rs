@@ -7,6 +7,7 @@
 use quiver_collation::{Charset, Collation};
 use quiver_common::types::{is_binary, is_string};
 use quiver_common::ScalarValue;
+use quiver_plan::function::StringResult;
 use quiver_plan::{default_collation, Coercibility, Expr, ScalarFunc};
 
 /// A string expression's collation and coercibility.
@@ -53,6 +54,13 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
         // HEX's and the digests' digits and SPACE's spaces: literal-like
         // strings (MariaDB: COERCIBLE).
         Expr::Function { func, .. } if makes_ascii_digits(*func) => (d(), Coercibility::Coercible),
+        Expr::Function {
+            func: ScalarFunc::Registered(f),
+            data_type,
+            ..
+        } if is_string(data_type) && f.string_result() == StringResult::Coercible => {
+            (d(), Coercibility::Coercible)
+        }
         Expr::Case {
             branches,
             else_expr,
@@ -73,15 +81,25 @@ pub(crate) fn derivation(e: &Expr) -> Derivation {
 /// Functions whose strings are ASCII digits or spaces made from their
 /// arguments (HEX, SPACE, MD5, SHA1, SHA2), not a copy of them.
 fn makes_ascii_digits(func: ScalarFunc) -> bool {
-    matches!(
-        func,
-        ScalarFunc::Hex | ScalarFunc::Space | ScalarFunc::Md5 | ScalarFunc::Sha1 | ScalarFunc::Sha2
-    )
+    match func {
+        ScalarFunc::Registered(f) => f.string_result() == StringResult::AsciiDigits,
+        func => matches!(
+            func,
+            ScalarFunc::Hex
+                | ScalarFunc::Space
+                | ScalarFunc::Md5
+                | ScalarFunc::Sha1
+                | ScalarFunc::Sha2
+        ),
+    }
 }
 
 /// String functions whose result's collation (and repertoire) is their
 /// string arguments' combined, as MySQL aggregates them.
 pub(super) fn combines_operands(func: ScalarFunc) -> bool {
+    if let ScalarFunc::Registered(f) = func {
+        return f.string_result() == StringResult::Operands;
+    }
     matches!(
         func,
         ScalarFunc::Concat

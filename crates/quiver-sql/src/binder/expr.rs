@@ -223,16 +223,20 @@ impl Binder<'_> {
                 super::functions::extract(x, part)
             }
             A::Ceil { expr, field } | A::Floor { expr, field } => {
-                if !matches!(field, ast::CeilFloorKind::DateTimeField(DateTimeField::NoDateTime)) {
-                    return Err(QuiverError::not_supported(format!("{e}")));
+                let name = if matches!(e, A::Ceil { .. }) { "ceiling" } else { "floor" };
+                let f = self
+                    .catalog
+                    .functions()
+                    .scalar(name)
+                    .ok_or_else(|| QuiverError::unknown_function(&format!("quiver.{name}")))?;
+                match field {
+                    ast::CeilFloorKind::DateTimeField(DateTimeField::NoDateTime) => {}
+                    // FLOOR(x, 2): one argument too many.
+                    ast::CeilFloorKind::Scale(_) => return Err(f.arity_error(name)),
+                    _ => return Err(QuiverError::not_supported(format!("{e}"))),
                 }
                 let x = self.expr(expr, ctx)?;
-                let func = if matches!(e, A::Ceil { .. }) {
-                    quiver_plan::ScalarFunc::Ceil
-                } else {
-                    quiver_plan::ScalarFunc::Floor
-                };
-                super::functions::numeric(func, x, None)
+                super::registry::call(f, name, vec![x])
             }
             A::Substring { expr, substring_from, substring_for, .. } => {
                 let s = self.expr(expr, ctx)?;

@@ -2,10 +2,7 @@
 //! scalar functions with their MySQL result types.
 
 use arrow_schema::DataType;
-use quiver_common::types::{
-    datetime_type, decimal_shape, decimal_type, is_string, MAX_DECIMAL128_PRECISION,
-    MAX_DECIMAL_PRECISION,
-};
+use quiver_common::types::{datetime_type, is_string};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{BinaryOp, DatePart, Expr, ScalarFunc};
 use sqlparser::ast;
@@ -62,26 +59,19 @@ const UNSUPPORTED: &[&str] = &[
     "ntile",
     "percent_rank",
     "cume_dist",
-    "sqrt",
-    "power",
-    "pow",
-    "exp",
-    "ln",
-    "log",
-    "log10",
-    "log2",
-    "sign",
     "ascii",
     "ord",
     "char",
     "space",
     "format",
     "uuid",
+    // RAND(seed) would have to follow MariaDB's generator row by row in
+    // its row order, which parallel partitions do not keep.
     "rand",
+    // PI() is a DOUBLE MariaDB shows with 6 decimals, and so are sums and
+    // products of it (PI() * 2 is 6.283185): Quiver's DOUBLE carries no
+    // decimals yet, so it would print 3.141592653589793.
     "pi",
-    "sin",
-    "cos",
-    "tan",
     "dayofweek",
     "dayofyear",
     "weekday",
@@ -260,6 +250,9 @@ impl Binder<'_> {
                 | "utc_date"
         ) {
             return self.clock(&name, &args);
+        }
+        if let Some(f) = self.catalog.functions().scalar(&name) {
+            return super::registry::call(f, &name, args);
         }
         scalar(&name, args)
     }
@@ -626,32 +619,6 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             let mut it = args.into_iter();
             let (s, p) = (it.next().expect("two"), it.next().expect("two"));
             Ok(substring(s, p, it.next()))
-        }
-        "abs" => {
-            arity(name, &args, 1..=1)?;
-            numeric(ScalarFunc::Abs, one(args), None)
-        }
-        "floor" => {
-            arity(name, &args, 1..=1)?;
-            numeric(ScalarFunc::Floor, one(args), None)
-        }
-        "ceil" | "ceiling" => {
-            arity(name, &args, 1..=1)?;
-            numeric(ScalarFunc::Ceil, one(args), None)
-        }
-        // Both round a quotient's (or AVG's) full internal value, as MySQL
-        // does: ROUND(1/3, 6) is 0.333333, not 0.3333 padded.
-        "round" => {
-            arity(name, &args, 1..=2)?;
-            let mut it = args.into_iter();
-            let x = coerce::declared_parts(it.next().expect("one")).0;
-            numeric(ScalarFunc::Round, x, it.next())
-        }
-        "truncate" => {
-            arity(name, &args, 2..=2)?;
-            let mut it = args.into_iter();
-            let x = coerce::declared_parts(it.next().expect("one")).0;
-            numeric(ScalarFunc::Truncate, x, it.next())
         }
         "hex" => {
             arity(name, &args, 1..=1)?;
@@ -1055,61 +1022,6 @@ pub(crate) fn extract(x: Expr, part: DatePart) -> Result<Expr> {
         func: ScalarFunc::Extract(part),
         args: vec![x],
         data_type: DataType::Int64,
-    })
-}
-
-/// ABS, ROUND, FLOOR, CEIL with MySQL's result types.
-pub(crate) fn numeric(func: ScalarFunc, x: Expr, digits: Option<Expr>) -> Result<Expr> {
-    let x = match x.data_type() {
-        t if is_string(&t) => cast(x, &DataType::Float64),
-        DataType::Boolean => cast(x, &DataType::Int64),
-        DataType::Null => return Ok(null_lit(DataType::Null)),
-        t if t.is_numeric() => x,
-        other => return Err(QuiverError::not_supported(format!("{func:?} of {other}"))),
-    };
-    let digits = digits.map(|d| cast(d, &DataType::Int64));
-    let constant_digits = match &digits {
-        None => Some(0),
-        Some(Expr::Literal(v, _)) => v.as_i64(),
-        Some(_) => None,
-    };
-    let t = x.data_type();
-    let data_type = match (&t, func) {
-        (t, ScalarFunc::Abs) if t.is_unsigned_integer() => DataType::UInt64,
-        (t, _) if t.is_integer() => DataType::Int64,
-        (DataType::Decimal128(..) | DataType::Decimal256(..), ScalarFunc::Abs) => t.clone(),
-        (
-            DataType::Decimal128(p, s) | DataType::Decimal256(p, s),
-            ScalarFunc::Round | ScalarFunc::Truncate,
-        ) => match constant_digits {
-            Some(d) => {
-                let d = d.clamp(0, 30) as i8;
-                let p = (*p as i32 - *s as i32 + d as i32 + 1)
-                    .clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
-                decimal_type(p as u8, d)
-            }
-            None => t.clone(),
-        },
-        (DataType::Decimal128(..) | DataType::Decimal256(..), _) => {
-            let (p, s) = decimal_shape(&t);
-            let p = (p as i32 - s as i32 + 1).clamp(1, MAX_DECIMAL_PRECISION as i32);
-            decimal_type(p as u8, 0)
-        }
-        // MySQL prints ROUND(double, d) with d decimals: a decimal of that scale shows the same.
-        (_, ScalarFunc::Round | ScalarFunc::Truncate) => match constant_digits {
-            Some(d) if digits.is_some() && d >= 0 => {
-                DataType::Decimal128(MAX_DECIMAL128_PRECISION, d.min(30) as i8)
-            }
-            _ => DataType::Float64,
-        },
-        _ => DataType::Float64,
-    };
-    let mut args = vec![x];
-    args.extend(digits);
-    Ok(Expr::Function {
-        func,
-        args,
-        data_type,
     })
 }
 

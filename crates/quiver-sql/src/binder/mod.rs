@@ -22,6 +22,7 @@ mod functions;
 mod group_concat;
 mod order;
 mod query;
+mod registry;
 mod scope;
 mod strict;
 mod subquery;
@@ -735,15 +736,15 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
         // than max_allowed_packet, an invalid date): MariaDB declares them
         // nullable, and clients see that flag.
         Expr::Function {
-            func:
-                ScalarFunc::Length
-                | ScalarFunc::CharLength
-                | ScalarFunc::Abs
-                | ScalarFunc::Floor
-                | ScalarFunc::Ceil,
+            func: ScalarFunc::Length | ScalarFunc::CharLength,
             args,
             ..
         } => args.iter().any(|a| nullable(a, input)),
+        Expr::Function {
+            func: ScalarFunc::Registered(f),
+            args,
+            ..
+        } => f.nullable(args.iter().any(|a| nullable(a, input))),
         // CAST to a number reads a bad string as 0 (a warning), not NULL; to
         // a date, an invalid value is NULL.
         Expr::Function {

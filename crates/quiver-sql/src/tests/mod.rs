@@ -107,4 +107,7 @@ impl Catalog for MockCatalog {
     fn view(&self, name: &str) -> Option<sqlparser::ast::Query> {
         self.views.get(&name.to_lowercase()).cloned()
     }
+    fn functions(&self) -> &dyn quiver_plan::FunctionRegistry {
+        &quiver_exec::functions::REGISTRY
+    }
 }

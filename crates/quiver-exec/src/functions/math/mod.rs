@@ -1,0 +1,8 @@
+//! Numeric functions (MariaDB's "Numeric Functions" and BIT_COUNT).
+
+pub mod bit_count;
+pub mod conv;
+pub mod crc;
+pub mod real;
+pub mod rounding;
+pub mod sign;

@@ -1,0 +1,385 @@
+//! ABS, ROUND, TRUNCATE, FLOOR and CEILING: one kernel over integers,
+//! DECIMAL (i128 and i256) and DOUBLE, and MySQL's result types: an
+//! integer stays an integer, a DECIMAL keeps its kind (ROUND and TRUNCATE
+//! to a constant scale take that scale), strings are read as DOUBLE.
+
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+
+use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, Float64Array};
+use arrow_schema::DataType;
+use quiver_common::types::{
+    decimal_shape, decimal_type, is_string, rescale, MAX_DECIMAL128_PRECISION,
+    MAX_DECIMAL_PRECISION,
+};
+use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
+use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth};
+use quiver_plan::ScalarFunction;
+
+use super::super::kernel::Arrays;
+use crate::expr::cast_array;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Abs,
+    Round,
+    Truncate,
+    Floor,
+    Ceil,
+}
+
+/// One of the five; each is its own registered object.
+pub struct Rounding {
+    op: Op,
+    name: &'static str,
+    aliases: &'static [&'static str],
+    arity: RangeInclusive<usize>,
+}
+
+pub static ABS: Rounding = Rounding {
+    op: Op::Abs,
+    name: "abs",
+    aliases: &[],
+    arity: 1..=1,
+};
+
+pub static ROUND: Rounding = Rounding {
+    op: Op::Round,
+    name: "round",
+    aliases: &[],
+    arity: 1..=2,
+};
+
+pub static TRUNCATE: Rounding = Rounding {
+    op: Op::Truncate,
+    name: "truncate",
+    aliases: &[],
+    arity: 2..=2,
+};
+
+pub static FLOOR: Rounding = Rounding {
+    op: Op::Floor,
+    name: "floor",
+    aliases: &[],
+    arity: 1..=1,
+};
+
+pub static CEILING: Rounding = Rounding {
+    op: Op::Ceil,
+    name: "ceiling",
+    aliases: &["ceil"],
+    arity: 1..=1,
+};
+
+impl ScalarFunction for Rounding {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn aliases(&self) -> &'static [&'static str] {
+        self.aliases
+    }
+
+    fn family(&self) -> Family {
+        Family::Numeric
+    }
+
+    fn arity(&self) -> RangeInclusive<usize> {
+        self.arity.clone()
+    }
+
+    fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
+        let x = match &args[0] {
+            t if is_string(t) => DataType::Float64,
+            DataType::Boolean => DataType::Int64,
+            DataType::Null => DataType::Null,
+            t if t.is_numeric() => t.clone(),
+            other => {
+                return Err(QuiverError::not_supported(format!(
+                    "{} of {other}",
+                    self.name.to_uppercase()
+                )))
+            }
+        };
+        let mut out = vec![x];
+        // The digits of ROUND and TRUNCATE: an integer.
+        out.extend(args[1..].iter().map(|_| DataType::Int64));
+        Ok(out)
+    }
+
+    fn return_type(&self, args: &[ArgInfo]) -> Result<Bound> {
+        let t = &args[0].data_type;
+        if *t == DataType::Null {
+            return Ok(Bound::Constant(ScalarValue::Null, DataType::Null));
+        }
+        let digits = args.get(1);
+        let constant_digits = match digits {
+            None => Some(0),
+            Some(d) => d.int_literal(),
+        };
+        let op = self.op;
+        Ok(Bound::Call(match (t, op) {
+            (t, Op::Abs) if t.is_unsigned_integer() => DataType::UInt64,
+            (t, _) if t.is_integer() => DataType::Int64,
+            (DataType::Decimal128(..) | DataType::Decimal256(..), Op::Abs) => t.clone(),
+            (
+                DataType::Decimal128(p, s) | DataType::Decimal256(p, s),
+                Op::Round | Op::Truncate,
+            ) => match constant_digits {
+                Some(d) => {
+                    let d = d.clamp(0, 30) as i8;
+                    let p = (*p as i32 - *s as i32 + d as i32 + 1)
+                        .clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
+                    decimal_type(p as u8, d)
+                }
+                None => t.clone(),
+            },
+            (DataType::Decimal128(..) | DataType::Decimal256(..), _) => {
+                let (p, s) = decimal_shape(t);
+                let p = (p as i32 - s as i32 + 1).clamp(1, MAX_DECIMAL_PRECISION as i32);
+                decimal_type(p as u8, 0)
+            }
+            // MySQL prints ROUND(double, d) with d decimals: a decimal of
+            // that scale shows the same.
+            (_, Op::Round | Op::Truncate) => match constant_digits {
+                Some(d) if digits.is_some() && d >= 0 => {
+                    DataType::Decimal128(MAX_DECIMAL128_PRECISION, d.min(30) as i8)
+                }
+                _ => DataType::Float64,
+            },
+            _ => DataType::Float64,
+        }))
+    }
+
+    // Both round a quotient's (or AVG's) full internal value, as MySQL
+    // does: ROUND(1/3, 6) is 0.333333, not 0.3333 padded.
+    fn reads_internal_digits(&self) -> bool {
+        matches!(self.op, Op::Round | Op::Truncate)
+    }
+
+    fn nullable(&self, any_arg_nullable: bool) -> bool {
+        match self.op {
+            Op::Abs | Op::Floor | Op::Ceil => any_arg_nullable,
+            Op::Round | Op::Truncate => true,
+        }
+    }
+
+    fn int_width(&self, args: &[ArgInfo]) -> Option<IntWidth> {
+        Some(match self.op {
+            Op::Abs => IntWidth::OperandPlus(0),
+            _ => match args.get(1).map(ArgInfo::int_literal) {
+                None => IntWidth::Operand,
+                Some(Some(d)) if d >= 0 => IntWidth::Operand,
+                // Rounding to tens may carry into one more digit.
+                _ => IntWidth::OperandPlus(1),
+            },
+        })
+    }
+
+    // MariaDB's grammar has TRUNCATE(x, d) only: another count is 1064.
+    fn arity_error(&self, name: &str) -> QuiverError {
+        match self.op {
+            Op::Truncate => QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{}'",
+                name.to_uppercase()
+            )),
+            _ => QuiverError::wrong_arguments(&name.to_uppercase()),
+        }
+    }
+
+    fn keeps_integer_digits(&self) -> bool {
+        self.op == Op::Abs
+    }
+
+    fn can_overflow(&self) -> bool {
+        // |-2^63| is no BIGINT.
+        self.op == Op::Abs
+    }
+
+    fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
+        let a = Arrays::new(args, call.rows)?;
+        let out = numeric_fn(self.op, a.arg(0)?, a.arrays.get(1), call.data_type)?;
+        a.finish(out, call.data_type)
+    }
+}
+
+/// ABS / ROUND / TRUNCATE / FLOOR / CEIL of Decimal256 values at scale `s`
+/// (`d`: the digits of ROUND and TRUNCATE), into `t`.
+fn wide_numeric_fn(
+    op: Op,
+    a: &ArrayRef,
+    s: i8,
+    d: i64,
+    t: &DataType,
+) -> Result<ArrayRef> {
+    use quiver_common::i256;
+    use quiver_common::types::{pow10, rescale256};
+    let d = d.clamp(-38, 38) as i8;
+    let st = match t {
+        DataType::Decimal128(_, st) | DataType::Decimal256(_, st) => *st,
+        _ => s,
+    };
+    let unit = |k: i8| pow10(k.max(0) as u32).unwrap_or(i256::MAX);
+    let v: Vec<i256> = a
+        .as_primitive::<Decimal256Type>()
+        .values()
+        .iter()
+        .map(|x| {
+            let r = match op {
+                Op::Abs => rescale256(x.wrapping_abs(), s, st),
+                Op::Round => rescale256(*x, s, d).and_then(|r| rescale256(r, d, st)),
+                Op::Truncate => {
+                    // Integer division truncates toward zero, as TRUNCATE does.
+                    let r = if d < s {
+                        x.checked_div(unit(s - d))
+                    } else {
+                        rescale256(*x, s, d)
+                    };
+                    r.and_then(|r| rescale256(r, d, st))
+                }
+                _ => {
+                    let u = unit(s);
+                    let (q, rem) = x.checked_div_rem(u).unwrap_or((i256::ZERO, i256::ZERO));
+                    let q = if rem != i256::ZERO && (op == Op::Ceil) != x.is_negative() {
+                        q.wrapping_add(x.signum())
+                    } else {
+                        q
+                    };
+                    rescale256(q, 0, st)
+                }
+            };
+            r.unwrap_or(i256::ZERO)
+        })
+        .collect();
+    let w: ArrayRef = Arc::new(
+        arrow_array::Decimal256Array::new(v.into(), a.logical_nulls())
+            .with_precision_and_scale(76, st)?,
+    );
+    cast_array(&w, t)
+}
+
+fn numeric_fn(
+    op: Op,
+    a: &ArrayRef,
+    digits: Option<&ArrayRef>,
+    t: &DataType,
+) -> Result<ArrayRef> {
+    let d = match digits {
+        Some(d) => {
+            let d = cast_array(d, &DataType::Int64)?;
+            if d.is_empty() || d.is_null(0) {
+                0
+            } else {
+                d.as_primitive::<Int64Type>().value(0)
+            }
+        }
+        None => 0,
+    };
+    match a.data_type() {
+        DataType::Decimal256(_, s) => wide_numeric_fn(op, a, *s, d, t),
+        DataType::Decimal128(_, s) if matches!(t, DataType::Decimal256(..)) => {
+            let w = cast_array(a, &DataType::Decimal256(76, *s))?;
+            wide_numeric_fn(op, &w, *s, d, t)
+        }
+        DataType::Decimal128(_, s) => {
+            let s = *s;
+            let DataType::Decimal128(pt, st) = t.clone() else {
+                let f = cast_array(a, &DataType::Float64)?;
+                return numeric_fn(op, &f, digits, t);
+            };
+            let v: Vec<i128> = a
+                .as_primitive::<Decimal128Type>()
+                .values()
+                .iter()
+                .map(|x| match op {
+                    Op::Abs => rescale(x.abs(), s, st).unwrap_or(0),
+                    Op::Round => {
+                        let r = rescale(*x, s, d.clamp(-30, 30) as i8).unwrap_or(0);
+                        rescale(r, d.clamp(-30, 30) as i8, st).unwrap_or(0)
+                    }
+                    Op::Truncate => {
+                        let d = d.clamp(-30, 30) as i8;
+                        // Integer division truncates toward zero, as TRUNCATE does.
+                        let r = if d < s {
+                            x / 10i128.pow((s - d) as u32)
+                        } else {
+                            rescale(*x, s, d).unwrap_or(0)
+                        };
+                        rescale(r, d, st).unwrap_or(0)
+                    }
+                    _ => {
+                        let unit = 10i128.pow(s as u32);
+                        let q = x.div_euclid(unit);
+                        let q = if op == Op::Ceil && x.rem_euclid(unit) != 0 {
+                            q + 1
+                        } else {
+                            q
+                        };
+                        rescale(q, 0, st).unwrap_or(0)
+                    }
+                })
+                .collect();
+            Ok(Arc::new(
+                arrow_array::Decimal128Array::new(v.into(), a.logical_nulls())
+                    .with_precision_and_scale(pt, st)?,
+            ))
+        }
+        dt if dt.is_integer() => cast_array(
+            &match op {
+                // Unsigned values are their own absolute value.
+                Op::Abs if dt.is_unsigned_integer() => a.clone(),
+                Op::Abs => {
+                    let i = cast_array(a, &DataType::Int64)?;
+                    // |-2^63| is no BIGINT: 1690, as MySQL.
+                    Arc::new(
+                        i.as_primitive::<Int64Type>()
+                            .try_unary::<_, Int64Type, _>(|v| {
+                                v.checked_abs()
+                                    .ok_or_else(|| QuiverError::out_of_range_unnamed("BIGINT"))
+                            })?,
+                    ) as ArrayRef
+                }
+                // Negative digits round or cut to tens, hundreds, ...
+                Op::Round | Op::Truncate if d < 0 => {
+                    let unit = 10i128.checked_pow((-d) as u32).unwrap_or(i128::MAX);
+                    let i = cast_array(a, &DataType::Decimal128(38, 0))?;
+                    let v: Vec<i128> = i
+                        .as_primitive::<Decimal128Type>()
+                        .values()
+                        .iter()
+                        .map(|x| {
+                            let q = x / unit;
+                            let r = x % unit;
+                            let q = if op == Op::Round && r.abs() * 2 >= unit {
+                                q + x.signum()
+                            } else {
+                                q
+                            };
+                            q.saturating_mul(unit)
+                        })
+                        .collect();
+                    Arc::new(
+                        arrow_array::Decimal128Array::new(v.into(), a.logical_nulls())
+                            .with_precision_and_scale(38, 0)?,
+                    ) as ArrayRef
+                }
+                _ => a.clone(),
+            },
+            t,
+        ),
+        _ => {
+            let f = cast_array(a, &DataType::Float64)?;
+            let m = 10f64.powi(d as i32);
+            let out: Float64Array = f.as_primitive::<Float64Type>().unary(|x| match op {
+                Op::Abs => x.abs(),
+                // DOUBLE rounds half to even, as the C library's rint does for MySQL.
+                Op::Round => (x * m).round_ties_even() / m,
+                Op::Truncate => (x * m).trunc() / m,
+                Op::Floor => x.floor(),
+                _ => x.ceil(),
+            });
+            cast_array(&(Arc::new(out) as ArrayRef), t)
+        }
+    }
+}
+
