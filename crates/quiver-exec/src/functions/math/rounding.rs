@@ -264,14 +264,41 @@ fn numeric_fn(
     digits: Option<&ArrayRef>,
     t: &DataType,
 ) -> Result<ArrayRef> {
+    let out = numeric_values(op, a, digits, t)?;
+    // ROUND(x, NULL) is NULL.
+    match digits.and_then(|d| d.logical_nulls()) {
+        Some(dn) if dn.null_count() > 0 => {
+            let nulls = arrow_buffer::NullBuffer::union(out.logical_nulls().as_ref(), Some(&dn));
+            let data = out.to_data().into_builder().nulls(nulls).build()?;
+            Ok(arrow_array::make_array(data))
+        }
+        _ => Ok(out),
+    }
+}
+
+/// [`numeric_fn`] but for the NULLs of `digits`.
+fn numeric_values(
+    op: Op,
+    a: &ArrayRef,
+    digits: Option<&ArrayRef>,
+    t: &DataType,
+) -> Result<ArrayRef> {
     let d = match digits {
         Some(d) => {
-            let d = cast_array(d, &DataType::Int64)?;
-            if d.is_empty() || d.is_null(0) {
-                0
-            } else {
-                d.as_primitive::<Int64Type>().value(0)
+            let di = cast_array(d, &DataType::Int64)?;
+            let di = di.as_primitive::<Int64Type>();
+            let mut valid = (0..di.len()).filter(|&i| di.is_valid(i)).map(|i| di.value(i));
+            let first = valid.next().unwrap_or(0);
+            if valid.any(|v| v != first) {
+                // Digits that vary by row (ROUND(x, col)): each row with
+                // its own (a NULL row's digits make a NULL the caller sets).
+                let rows = (0..a.len())
+                    .map(|i| numeric_fn(op, &a.slice(i, 1), Some(&d.slice(i, 1)), t))
+                    .collect::<Result<Vec<_>>>()?;
+                let refs: Vec<&dyn Array> = rows.iter().map(|r| r.as_ref()).collect();
+                return Ok(arrow_select::concat::concat(&refs)?);
             }
+            first
         }
         None => 0,
     };
