@@ -1,7 +1,7 @@
 //! `quiver check` on clean and damaged databases, zone maps seen from SQL, and
 //! crash safety: `load`, `INSERT`, `UPDATE`, `DELETE` and `CREATE TABLE ...
 //! AS SELECT` killed (SIGKILL) at random points leave the previous state or
-//! the new one.
+//! the new one (of a table with keys, its AUTO_INCREMENT counter too).
 
 use std::fs;
 use std::io::Write;
@@ -326,6 +326,25 @@ fn equality_on_pages_of_known_row_shape() {
 }
 
 fn state(db: &Path, table: &str) -> String {
+    let mut state = rows_state(db, table);
+    if table == "ka" {
+        // The AUTO_INCREMENT counter is state too: the id the next INSERT
+        // takes, asked of a copy.
+        let probe = db.with_extension("probe");
+        copy_dir(db, &probe);
+        state += &sql(
+            &probe,
+            &[
+                "INSERT INTO ka (k, v, s) VALUES (-1, 0, 'probe')",
+                "SELECT id FROM ka WHERE k = -1",
+            ],
+        );
+        let _ = fs::remove_dir_all(&probe);
+    }
+    state
+}
+
+fn rows_state(db: &Path, table: &str) -> String {
     let out = quiver(&[
         "--db",
         db.to_str().unwrap(),
@@ -413,7 +432,35 @@ fn killed_writes_leave_the_old_or_the_new_state() {
                 "UPDATE t SET v = v + 1 WHERE k % 89 = ROUND".into(),
             ],
         ),
+        // A table with keys and an AUTO_INCREMENT counter (kept in the
+        // manifest): numbered rows, then a DELETE of the newest (whatever
+        // the INSERT before left) so that the counter is past the largest id.
+        (
+            "ka",
+            vec![
+                "sql".into(),
+                "-e".into(),
+                "INSERT INTO ka (k, v, s) SELECT k + 10000000 * (ROUND + 1), v, s FROM t WHERE k < 60000"
+                    .into(),
+            ],
+        ),
+        (
+            "ka",
+            vec![
+                "sql".into(),
+                "-e".into(),
+                "DELETE FROM ka WHERE id > (SELECT MAX(id) - 5000 FROM ka)".into(),
+            ],
+        ),
     ];
+    sql(
+        &db,
+        &[
+            "CREATE TABLE ka (id BIGINT PRIMARY KEY AUTO_INCREMENT, k BIGINT, v BIGINT, \
+             s VARCHAR(40), UNIQUE KEY uk (k))",
+            "INSERT INTO ka (k, v, s) SELECT k, v, s FROM t WHERE k < 100000",
+        ],
+    );
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

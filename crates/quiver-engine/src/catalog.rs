@@ -42,6 +42,10 @@ pub struct Table {
     disk_generation: AtomicU64,
     /// The database's memory pool, where the pages read count.
     memory: Arc<MemoryPool>,
+    /// The next AUTO_INCREMENT value as kept (0: none kept; the next value
+    /// is then one past the column's largest). Written with every
+    /// generation, so it switches with the rows it numbered.
+    auto_increment: AtomicU64,
 }
 
 /// What of a table is in memory.
@@ -280,17 +284,26 @@ impl Table {
         Ok(d)
     }
 
+    /// The next AUTO_INCREMENT value kept for the table (0: none kept).
+    pub fn auto_increment(&self) -> u64 {
+        self.auto_increment.load(Ordering::Acquire)
+    }
+
+    /// Sets the next AUTO_INCREMENT value, kept on disk by the next write.
+    pub fn set_auto_increment(&self, next: u64) {
+        self.auto_increment.store(next, Ordering::Release);
+    }
+
     /// Replaces the table's contents (persisting first for a folder database).
     pub fn replace(&self, batches: Vec<RecordBatch>) -> Result<()> {
         let ncols = self.schema.fields().len();
         let (stored, rows, distinct) = match &self.dir {
             Some(dir) => {
-                let w = quiver_storage::write_table_with(
-                    dir,
-                    &self.schema,
-                    &batches,
-                    &WriteOptions::default(),
-                )?;
+                let options = WriteOptions {
+                    auto_increment: self.auto_increment(),
+                    ..WriteOptions::default()
+                };
+                let w = quiver_storage::write_table_with(dir, &self.schema, &batches, &options)?;
                 let zones = zone_maps(&w.layout, &self.schema);
                 self.disk_generation
                     .store(w.meta.generation, Ordering::Release);
@@ -494,6 +507,7 @@ fn scan(dir: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Re
                 generation: generation.clone(),
                 disk_generation: AtomicU64::new(meta.generation),
                 memory: memory.clone(),
+                auto_increment: AtomicU64::new(meta.auto_increment),
             }),
         );
     }
@@ -837,6 +851,19 @@ impl Database {
         batches: Vec<RecordBatch>,
         if_not_exists: bool,
     ) -> Result<bool> {
+        self.create_table_numbered(name, schema, batches, if_not_exists, 0)
+    }
+
+    /// [`Database::create_table`] whose AUTO_INCREMENT starts at
+    /// `auto_increment` (0: at 1).
+    pub fn create_table_numbered(
+        &self,
+        name: &str,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+        if_not_exists: bool,
+        auto_increment: u64,
+    ) -> Result<bool> {
         check_new_name(name)?;
         let _writing = self.write_lock()?;
         if self.exists(name) {
@@ -860,6 +887,7 @@ impl Database {
             generation: self.generation.clone(),
             disk_generation: AtomicU64::new(0),
             memory: self.memory.clone(),
+            auto_increment: AtomicU64::new(auto_increment),
         });
         table.replace(batches)?;
         self.tables

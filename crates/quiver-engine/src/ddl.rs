@@ -211,7 +211,7 @@ impl Session {
         source: Option<&Arc<SqlSource>>,
     ) -> Result<StatementResult> {
         let name = object_name(&ct.name)?;
-        refuse_unkept_meanings(ct)?;
+        refuse_unkept_meanings(ct, ct.query.is_some())?;
         if let Some(q) = &ct.query {
             if ct.if_not_exists && self.db.table(&name).is_some() {
                 self.note(1050, format!("Table '{name}' already exists"));
@@ -357,11 +357,13 @@ impl Session {
             }
             fields.push(field);
         }
-        let schema = Arc::new(Schema::new(fields));
-        check_unique_names(&schema)?;
+        check_unique_names(&Arc::new(Schema::new(fields.clone())))?;
+        let table_meta = crate::keys_ddl::table_keys(ct, &mut fields)?;
+        let start = crate::keys_ddl::auto_increment_option(ct)?;
+        let schema = Arc::new(Schema::new(fields).with_metadata(table_meta));
         if !self
             .db
-            .create_table(&name, schema, vec![], ct.if_not_exists)?
+            .create_table_numbered(&name, schema, vec![], ct.if_not_exists, start)?
         {
             self.note(1050, format!("Table '{name}' already exists"));
         }
@@ -495,12 +497,14 @@ fn check_unique_names(schema: &SchemaRef) -> Result<()> {
 }
 
 /// The parts of a CREATE TABLE whose meaning Quiver does not keep yet:
-/// keys it would not enforce (a duplicate stored without error loses
-/// data silently), CHECK constraints it would not check, AUTO_INCREMENT it
-/// would not number, hidden columns it would show, and a TEMPORARY table it
-/// would keep for everyone. Refused (1235) until they are real; plain
-/// indexes (KEY, INDEX) only speed MySQL up and are accepted.
-fn refuse_unkept_meanings(ct: &CreateTable) -> Result<()> {
+/// CHECK constraints it would not check, foreign keys, hidden and generated
+/// columns, a TEMPORARY table it would keep for everyone, and keys and
+/// AUTO_INCREMENT in CREATE TABLE ... AS SELECT (`with_query`), whose rows
+/// they would have to check. Refused (1235) until they are real. Keys and
+/// AUTO_INCREMENT of a plain CREATE TABLE are kept
+/// (`crate::keys_ddl::table_keys`); plain indexes (KEY, INDEX) only speed
+/// MySQL up and are accepted.
+fn refuse_unkept_meanings(ct: &CreateTable, with_query: bool) -> Result<()> {
     use quiver_sql::sqlparser::ast::TableConstraint;
     use quiver_sql::sqlparser::tokenizer::Token;
     if ct.temporary {
@@ -509,13 +513,14 @@ fn refuse_unkept_meanings(ct: &CreateTable) -> Result<()> {
     for c in &ct.columns {
         for o in &c.options {
             let what = match &o.option {
-                ColumnOption::PrimaryKey(_) => "PRIMARY KEY",
-                ColumnOption::Unique(_) => "UNIQUE",
+                ColumnOption::PrimaryKey(_) if with_query => "PRIMARY KEY",
+                ColumnOption::Unique(_) if with_query => "UNIQUE",
                 ColumnOption::ForeignKey(_) => "REFERENCES",
                 ColumnOption::Check(_) => "CHECK",
                 ColumnOption::Identity(_) => "AUTO_INCREMENT",
                 ColumnOption::DialectSpecific(tokens)
-                    if tokens.iter().any(|t| {
+                    if with_query
+                        && tokens.iter().any(|t| {
                         matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))
                     }) =>
                 {
@@ -530,8 +535,8 @@ fn refuse_unkept_meanings(ct: &CreateTable) -> Result<()> {
     }
     for c in &ct.constraints {
         let what = match c {
-            TableConstraint::PrimaryKey(_) => "PRIMARY KEY",
-            TableConstraint::Unique(_) => "UNIQUE",
+            TableConstraint::PrimaryKey(_) if with_query => "PRIMARY KEY",
+            TableConstraint::Unique(_) if with_query => "UNIQUE",
             TableConstraint::ForeignKey(_) => "FOREIGN KEY",
             TableConstraint::Check(_) => "CHECK",
             _ => continue,

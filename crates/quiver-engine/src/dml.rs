@@ -5,6 +5,9 @@
 //! Each of them writes the table's rows anew as its next generation, which
 //! one atomic switch of the table's manifest publishes (docs/STORAGE.md):
 //! a statement's change is all there or not at all, after a crash too.
+//! INSERT and UPDATE check the table's keys first (`keys.rs`: a duplicate
+//! is 1062 and nothing is written, as a statement of InnoDB is atomic);
+//! INSERT numbers the AUTO_INCREMENT column (`auto_increment.rs`).
 
 use std::sync::Arc;
 
@@ -84,8 +87,10 @@ impl Session {
         let TableObject::TableName(name) = &ins.table else {
             return Err(QuiverError::not_supported("INSERT into a table function"));
         };
-        // Without keys no row is a duplicate (REPLACE is an INSERT then);
-        // IGNORE would turn errors into warnings, which INSERT does not yet.
+        // ON DUPLICATE KEY UPDATE would update the row a new row clashes
+        // with, IGNORE turn errors (1062 among them) into warnings: neither
+        // is done yet. REPLACE is an INSERT into a table without keys (no
+        // row is a duplicate there); into one with keys it is refused below.
         if ins.on.is_some() {
             return Err(QuiverError::not_supported("ON DUPLICATE KEY UPDATE"));
         }
@@ -106,6 +111,20 @@ impl Session {
                 None => QuiverError::unknown_table(&format!("quiver.{name}")),
             })?;
         let schema = table.schema();
+        // REPLACE into a table with keys would have to delete the rows a new
+        // row clashes with; until it does, it is refused.
+        if ins.replace_into
+            && schema
+                .metadata()
+                .contains_key(quiver_common::types::TABLE_KEYS_KEY)
+        {
+            return Err(QuiverError::not_supported("REPLACE into a table with keys"));
+        }
+        let auto = quiver_common::types::auto_increment_column(
+            schema
+                .metadata()
+                .get(quiver_common::types::TABLE_AUTO_INCREMENT_KEY),
+        );
         let table_prefix = self.column_prefix(&name);
         let query = ins
             .source
@@ -152,7 +171,14 @@ impl Session {
                                 if id.quote_style.is_none()
                                     && id.value.eq_ignore_ascii_case("DEFAULT") =>
                             {
-                                self.column_default(schema.field(targets[c]), 1)?
+                                match auto == Some(targets[c]) {
+                                    // Numbered below.
+                                    true => arrow_array::new_null_array(
+                                        schema.field(targets[c]).data_type(),
+                                        1,
+                                    ),
+                                    false => self.column_default(schema.field(targets[c]), 1)?,
+                                }
                             }
                             _ => self.constant_value_with(e, strict_division)?,
                         };
@@ -206,15 +232,26 @@ impl Session {
             }
         };
         let rows = columns.first().map_or(value_rows, |c| c.len());
+        let old = table.data()?;
         let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        let mut numbered = None;
         for (i, f) in schema.fields().iter().enumerate() {
-            let a = match targets.iter().position(|t| *t == i) {
+            let mut a = match targets.iter().position(|t| *t == i) {
                 Some(src) => {
                     misfits.at_column(i);
                     store_cast(&columns[src], f, 0, &table_prefix, &mut misfits)?
                 }
+                None if auto == Some(i) => arrow_array::new_null_array(f.data_type(), rows),
                 None => self.column_default(f, rows)?,
             };
+            if auto == Some(i) {
+                let zero_is_a_value = self.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
+                let listed = matches!(query.body.as_ref(), SetExpr::Values(_));
+                let n =
+                    crate::auto_increment::number(&table, &old, i, f, &a, zero_is_a_value, listed)?;
+                a = n.column.clone();
+                numbered = Some(n);
+            }
             if !f.is_nullable() && a.null_count() > 0 {
                 return Err(QuiverError::new(
                     1048,
@@ -224,15 +261,25 @@ impl Session {
             }
             full.push(a);
         }
+        let duplicate = crate::keys::first_duplicate(&schema, &old, &full)?;
+        if let Some(n) = &numbered {
+            n.keep(&table, duplicate.as_ref().map(|d| d.0));
+        }
+        if let Some((_, e)) = duplicate {
+            return Err(e);
+        }
         misfits.raise(&self.statement_warnings());
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),
             full,
             &RecordBatchOptions::new().with_row_count(Some(rows)),
         )?;
-        let mut all: Vec<RecordBatch> = table.data()?.as_ref().clone();
+        let mut all: Vec<RecordBatch> = old.as_ref().clone();
         all.push(batch);
         table.replace(all)?;
+        if let Some(id) = numbered.and_then(|n| n.first) {
+            self.set_last_insert_id(id);
+        }
         Ok(StatementResult::Done {
             affected: rows as u64,
         })
@@ -335,6 +382,8 @@ impl Session {
                 .db
                 .table(&name)
                 .ok_or_else(|| QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")))?;
+            // AUTO_INCREMENT starts again at 1, as InnoDB's TRUNCATE does.
+            table.set_auto_increment(0);
             table.replace(Vec::new())?;
         }
         Ok(StatementResult::Done { affected: 0 })
@@ -508,6 +557,7 @@ impl Session {
         let table_prefix = self.column_prefix(&name);
         let mut misfits = Misfits::new(strict);
         let mut columns = as_table_columns(&all.columns()[..n], &s, &schema)?;
+        let before = columns.clone();
         let mut changed = vec![false; rows];
         for (k, &t) in targets.iter().enumerate() {
             let f = schema.field(t);
@@ -531,6 +581,7 @@ impl Session {
             }
             columns[t] = arrow_select::zip::zip(&hit, &new, old)?;
         }
+        crate::keys::check_update(&schema, &before, &columns, &changed)?;
         misfits.raise(&self.statement_warnings());
         let affected = changed.iter().filter(|c| **c).count();
         if affected > 0 {

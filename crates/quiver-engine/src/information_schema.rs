@@ -792,8 +792,10 @@ fn binary_length(column_type: &str) -> Option<usize> {
 
 fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
     let mut rows: Vec<(String, u64, ColumnFacts)> = vec![];
+    let mut keys: Vec<(&str, &str)> = vec![];
     for (table, _, schema) in relations(session) {
         let Some(schema) = schema else { continue };
+        keys.extend(crate::keys::column_key_texts(&schema));
         for (i, f) in schema.fields().iter().enumerate() {
             rows.push((table.clone(), i as u64 + 1, column_facts(f)));
         }
@@ -856,8 +858,8 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
                 opt(&|c| c.collation.map(|co| co.name().to_string())),
             ),
             ("COLUMN_TYPE", opt(&|c| Some(c.column_type.clone()))),
-            ("COLUMN_KEY", text(vec![""; n])),
-            ("EXTRA", text(vec![""; n])),
+            ("COLUMN_KEY", text(keys.iter().map(|k| k.0))),
+            ("EXTRA", text(keys.iter().map(|k| k.1))),
             (
                 "PRIVILEGES",
                 text(vec!["select,insert,update,references"; n]),

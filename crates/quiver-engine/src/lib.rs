@@ -2,6 +2,7 @@
 //! memory), and sessions that run SQL statements through the binder,
 //! optimizer and executor.
 
+mod auto_increment;
 pub mod catalog;
 mod ddl;
 mod diagnostics;
@@ -9,6 +10,8 @@ mod dml;
 mod explain;
 pub mod format;
 pub mod information_schema;
+mod keys;
+mod keys_ddl;
 mod plan_cache;
 pub mod process;
 pub mod query;

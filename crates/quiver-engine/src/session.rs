@@ -84,6 +84,9 @@ pub struct Session {
     pub(crate) diagnostics: std::sync::Mutex<crate::diagnostics::Diagnostics>,
     /// When the running statement started: its time limits count from here.
     pub(crate) statement_started: std::sync::Mutex<Instant>,
+    /// The first AUTO_INCREMENT value the running statement generated (0:
+    /// none): the OK packet's last insert id.
+    pub(crate) insert_id: std::sync::atomic::AtomicU64,
 }
 
 /// Whether MariaDB counts `stmt` as using tables, which resets the list of
@@ -158,6 +161,7 @@ impl Session {
             plan_cache: PlanCache::default(),
             diagnostics: Default::default(),
             statement_started: std::sync::Mutex::new(Instant::now()),
+            insert_id: Default::default(),
         }
     }
 
@@ -363,6 +367,8 @@ impl Session {
             Statement::Query(_) | Statement::Set(_) => self.begin_statement(uses_tables(stmt)),
             _ => self.begin_settled_statement(uses_tables(stmt)),
         }
+        self.insert_id
+            .store(0, std::sync::atomic::Ordering::Relaxed);
         let result = self.run_statement(stmt, source);
         if let Err(e) = &result {
             self.statement_failed(e);

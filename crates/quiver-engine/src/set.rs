@@ -384,4 +384,30 @@ impl Session {
         let strict = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
         (strict, strict && has("ERROR_FOR_DIVISION_BY_ZERO"))
     }
+
+    /// Whether `@@sql_mode` names `mode` (MariaDB's default names none of
+    /// the modes this is asked about).
+    pub(crate) fn sql_mode_has(&self, mode: &str) -> bool {
+        match self.with_vars(|v| v.system.get("sql_mode").cloned()) {
+            Some(ScalarValue::Utf8(m)) => m.split(',').any(|m| m.eq_ignore_ascii_case(mode)),
+            _ => false,
+        }
+    }
+
+    /// An INSERT generated AUTO_INCREMENT values from `id` on:
+    /// LAST_INSERT_ID() and the statement's OK packet say it.
+    pub(crate) fn set_last_insert_id(&self, id: u64) {
+        self.insert_id
+            .store(id, std::sync::atomic::Ordering::Relaxed);
+        let mut vars = self.vars.lock().unwrap_or_else(|p| p.into_inner());
+        let mut system = (*vars.system).clone();
+        system.insert("last_insert_id".into(), ScalarValue::UInt64(id));
+        vars.system = Arc::new(system);
+    }
+
+    /// The first AUTO_INCREMENT value the last statement generated (0:
+    /// none), as the protocol's OK packet carries it.
+    pub fn statement_insert_id(&self) -> u64 {
+        self.insert_id.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }

@@ -516,6 +516,7 @@ impl Session {
         };
         let facts: Vec<_> = schema.fields().iter().map(|f| column_facts(f)).collect();
         let n = facts.len();
+        let keys = crate::keys::column_key_texts(&schema);
         let mut cols = vec![
             ("Field", texts(facts.iter().map(|c| c.name.clone()))),
             ("Type", texts(facts.iter().map(|c| c.column_type.clone()))),
@@ -535,7 +536,7 @@ impl Session {
             "Null",
             texts(facts.iter().map(|c| if c.nullable { "YES" } else { "NO" })),
         ));
-        cols.push(("Key", texts(vec![""; n])));
+        cols.push(("Key", texts(keys.iter().map(|k| k.0))));
         cols.push((
             "Default",
             Column::Text(
@@ -545,7 +546,7 @@ impl Session {
                     .collect(),
             ),
         ));
-        cols.push(("Extra", texts(vec![""; n])));
+        cols.push(("Extra", texts(keys.iter().map(|k| k.1))));
         if full {
             cols.push((
                 "Privileges",

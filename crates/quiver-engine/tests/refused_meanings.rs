@@ -1,7 +1,8 @@
 //! Syntax MySQL gives a meaning Quiver does not keep yet is refused with
-//! 1235, never accepted and dropped: a PRIMARY KEY or UNIQUE that is not
-//! enforced stores duplicates, an ON DUPLICATE KEY UPDATE that cannot find
-//! the duplicate inserts a second row, a TEMPORARY table would be kept for
+//! 1235, never accepted and dropped: a key CREATE TABLE ... AS SELECT would
+//! not check stores duplicates, an ON DUPLICATE KEY UPDATE or a REPLACE that
+//! does not act on the duplicate inserts a second row or fails, a CHECK
+//! that is not checked stores bad rows, a TEMPORARY table would be kept for
 //! every session. MariaDB accepts all of these (so no golden file holds
 //! them); what is checked here is that Quiver refuses each one, names it,
 //! and changes nothing, while the forms whose meaning it keeps still work.
@@ -37,13 +38,6 @@ fn tables(s: &Session) -> Vec<String> {
 fn keys_checks_and_numbering_that_would_not_be_kept_are_refused() {
     let s = session();
     for (sql, what) in [
-        ("CREATE TABLE k1 (id INT PRIMARY KEY)", "PRIMARY KEY"),
-        (
-            "CREATE TABLE k2 (id INT, v INT, PRIMARY KEY (id, v))",
-            "PRIMARY KEY",
-        ),
-        ("CREATE TABLE k3 (id INT UNIQUE)", "UNIQUE"),
-        ("CREATE TABLE k4 (id INT, UNIQUE KEY u (id))", "UNIQUE"),
         (
             "CREATE TABLE k5 (id INT, CONSTRAINT c CHECK (id > 0))",
             "CHECK",
@@ -54,10 +48,6 @@ fn keys_checks_and_numbering_that_would_not_be_kept_are_refused() {
             "FOREIGN KEY",
         ),
         ("CREATE TABLE k8 (id INT REFERENCES k0 (id))", "REFERENCES"),
-        (
-            "CREATE TABLE k9 (id BIGINT AUTO_INCREMENT, v INT)",
-            "AUTO_INCREMENT",
-        ),
         ("CREATE TABLE k10 (id INT, v INT INVISIBLE)", "INVISIBLE"),
         (
             "CREATE TABLE k11 (a INT, b INT AS (a + 1))",
@@ -67,9 +57,19 @@ fn keys_checks_and_numbering_that_would_not_be_kept_are_refused() {
             "CREATE TEMPORARY TABLE k12 (id INT)",
             "CREATE TEMPORARY TABLE",
         ),
+        // Keys and AUTO_INCREMENT are kept (tests/sql/dml/keys.slt), but
+        // not yet for the rows of CREATE TABLE ... AS SELECT.
         (
             "CREATE TABLE k13 (id INT PRIMARY KEY) AS SELECT 1 AS id",
             "PRIMARY KEY",
+        ),
+        (
+            "CREATE TABLE k14 (id INT UNIQUE) AS SELECT 1 AS id",
+            "UNIQUE",
+        ),
+        (
+            "CREATE TABLE k15 (id INT AUTO_INCREMENT, KEY (id)) AS SELECT 1 AS id",
+            "AUTO_INCREMENT",
         ),
     ] {
         refused(&s, sql, what);

@@ -260,14 +260,15 @@ impl<S: Stream> Conn<S> {
 
     /// An OK of no statement (a ping, the handshake, ...): no warnings.
     fn send_ok(&mut self, affected: u64, more: bool) {
-        self.send_ok_counting(affected, more, 0);
+        self.send_ok_counting(affected, more, 0, 0);
     }
 
-    /// The OK that ends a statement, with the warnings it raised.
-    fn send_ok_counting(&mut self, affected: u64, more: bool, warnings: u64) {
+    /// The OK that ends a statement, with the first AUTO_INCREMENT value it
+    /// generated (0: none) and the warnings it raised.
+    fn send_ok_counting(&mut self, affected: u64, more: bool, insert_id: u64, warnings: u64) {
         let s = self.status(more);
         self.io
-            .write_payload(&proto::ok_packet(0, affected, 0, s, warnings));
+            .write_payload(&proto::ok_packet(0, affected, insert_id, s, warnings));
     }
 
     /// The EOF that ends column definitions (only without DEPRECATE_EOF).
@@ -649,7 +650,8 @@ impl<S: Stream> Conn<S> {
         match result {
             Ok(StreamedResult::Done { affected }) => {
                 let warnings = self.session.statement_warning_count();
-                self.send_ok_counting(affected, more, warnings);
+                let insert_id = self.session.statement_insert_id();
+                self.send_ok_counting(affected, more, insert_id, warnings);
                 Ok(true)
             }
             Ok(StreamedResult::Rows(rows)) => self.send_rows(rows, binary, more),

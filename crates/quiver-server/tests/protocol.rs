@@ -1140,3 +1140,30 @@ fn tables_and_table_status_of_a_database_folder() {
     drop(h);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_ok_packet_carries_the_first_auto_increment_value_generated() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    // The OK packet's last insert id: header, affected rows, insert id.
+    let mut ok_of = |sql: &str| {
+        c.command(0x03, sql.as_bytes());
+        let p = c.read();
+        assert_eq!(p[0], 0x00, "{sql}: not an OK packet: {p:?}");
+        let mut r = Cur { b: &p, i: 1 };
+        (r.lenenc(), r.lenenc())
+    };
+    assert_eq!(
+        ok_of("CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(20))"),
+        (0, 0)
+    );
+    assert_eq!(ok_of("INSERT INTO t (name) VALUES ('a'), ('b')"), (2, 1));
+    assert_eq!(ok_of("INSERT INTO t (name) VALUES ('c')"), (1, 3));
+    // No value generated: 0 (LAST_INSERT_ID() keeps 3).
+    assert_eq!(ok_of("INSERT INTO t VALUES (10, 'd')"), (1, 0));
+    assert_eq!(ok_of("UPDATE t SET name = 'x' WHERE id = 10"), (1, 0));
+    assert_eq!(
+        c.query("SELECT LAST_INSERT_ID()").scalar().as_deref(),
+        Some("3")
+    );
+}

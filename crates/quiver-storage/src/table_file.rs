@@ -52,6 +52,8 @@ pub struct TableMeta {
     pub generation: u64,
     /// 1: the old single-blob data file; 2: pages (this module).
     pub format: u8,
+    /// The table's next AUTO_INCREMENT value as last written (0: none kept).
+    pub auto_increment: u64,
 }
 
 /// A data file the manifest names is missing: MySQL's ER_TABLESPACE_MISSING.
@@ -77,6 +79,9 @@ fn table_name(dir: &Path) -> String {
 pub struct WriteOptions {
     pub compression: Compression,
     pub row_group_rows: usize,
+    /// The next AUTO_INCREMENT value the manifest keeps (0: none), so that
+    /// it switches with the rows it numbered.
+    pub auto_increment: u64,
 }
 
 impl Default for WriteOptions {
@@ -88,6 +93,7 @@ impl Default for WriteOptions {
         WriteOptions {
             compression,
             row_group_rows: ROW_GROUP_ROWS,
+            auto_increment: 0,
         }
     }
 }
@@ -404,6 +410,7 @@ pub fn write_table_with(
         distinct: sketches.iter().map(|s| s.estimate().max(1)).collect(),
         generation,
         format: 2,
+        auto_increment: options.auto_increment,
     };
     let text = manifest_text(&meta)?;
     let tmp = dir.join("table.meta.tmp");
@@ -512,6 +519,20 @@ fn manifest_text(meta: &TableMeta) -> Result<String> {
         "quiver-table 2\ngeneration {}\nrows {}\ndata data-{}.qvt\n",
         meta.generation, meta.rows, meta.generation
     );
+    if meta.auto_increment > 0 {
+        text += &format!("auto_increment {}\n", meta.auto_increment);
+    }
+    // Table metadata (keys, the AUTO_INCREMENT column) as `key=value`, hex
+    // like the columns'. Readers that predate it skip the line.
+    let mut m: Vec<(&String, &String)> = meta.schema.metadata().iter().collect();
+    if !m.is_empty() {
+        m.sort();
+        text += "table";
+        for (k, v) in m {
+            text += &format!("\t{k}={}", hex(v));
+        }
+        text += "\n";
+    }
     for (f, d) in meta.schema.fields().iter().zip(&meta.distinct) {
         text += &format!(
             "column\t{}\t{}\t{}\t{}",
@@ -570,6 +591,8 @@ pub fn read_meta(dir: &Path) -> Result<TableMeta> {
     }
     let mut generation = None;
     let mut rows = None;
+    let mut auto_increment = 0;
+    let mut table_meta = HashMap::new();
     let mut fields = Vec::new();
     let mut distinct = Vec::new();
     for line in text.lines().skip(1) {
@@ -590,17 +613,29 @@ pub fn read_meta(dir: &Path) -> Result<TableMeta> {
                 fields.push(field);
                 distinct.push(d.parse().unwrap_or(1));
             }
+            ["table", rest @ ..] => {
+                for item in rest {
+                    let (k, v) = item
+                        .split_once('=')
+                        .ok_or_else(|| bad("bad table metadata"))?;
+                    let v = unhex(v).ok_or_else(|| bad("bad table metadata"))?;
+                    table_meta.insert(k.to_string(), v);
+                }
+            }
             _ => {
                 if let Some(g) = line.strip_prefix("generation ") {
                     generation = Some(g.parse().map_err(|_| bad("bad generation"))?);
                 } else if let Some(r) = line.strip_prefix("rows ") {
                     rows = Some(r.parse().map_err(|_| bad("bad row count"))?);
+                } else if let Some(a) = line.strip_prefix("auto_increment ") {
+                    auto_increment = a.parse().map_err(|_| bad("bad auto_increment"))?;
                 }
             }
         }
     }
     Ok(TableMeta {
-        schema: Arc::new(Schema::new(fields)),
+        schema: Arc::new(Schema::new(fields).with_metadata(table_meta)),
+        auto_increment,
         rows: rows.ok_or_else(|| bad("row count missing"))?,
         distinct,
         generation: generation.ok_or_else(|| bad("generation missing"))?,

@@ -101,6 +101,7 @@ fn options(rows: usize, compression: Compression) -> WriteOptions {
     WriteOptions {
         compression,
         row_group_rows: rows,
+        auto_increment: 0,
     }
 }
 

@@ -60,3 +60,71 @@ impl CharLength {
         }
     }
 }
+
+/// Schema (table) metadata key holding the table's PRIMARY KEY and UNIQUE
+/// keys, one a line ([`TableKey::list_text`]).
+pub const TABLE_KEYS_KEY: &str = "quiver.keys";
+/// Schema (table) metadata key holding the index of the AUTO_INCREMENT
+/// column.
+pub const TABLE_AUTO_INCREMENT_KEY: &str = "quiver.auto_increment";
+
+/// A PRIMARY KEY or UNIQUE key of a table: its name (`PRIMARY` for the
+/// primary key) and its columns by index, in key order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableKey {
+    pub primary: bool,
+    pub name: String,
+    pub columns: Vec<usize>,
+}
+
+impl TableKey {
+    /// The keys as kept in [`TABLE_KEYS_KEY`]: a line each, `P` or `U`, the
+    /// column indexes joined by `,`, then the name (which has no newline),
+    /// separated by spaces.
+    pub fn list_text(keys: &[TableKey]) -> String {
+        keys.iter()
+            .map(|k| {
+                let cols: Vec<String> = k.columns.iter().map(|c| c.to_string()).collect();
+                let kind = if k.primary { "P" } else { "U" };
+                format!("{kind} {} {}", cols.join(","), k.name)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The keys of a table's schema metadata value under
+    /// [`TABLE_KEYS_KEY`] (none when it has none or the text is not
+    /// understood).
+    pub fn of_schema(text: Option<&String>) -> Vec<TableKey> {
+        let Some(text) = text else {
+            return Vec::new();
+        };
+        text.lines()
+            .filter_map(|line| {
+                let mut parts = line.splitn(3, ' ');
+                let primary = match parts.next()? {
+                    "P" => true,
+                    "U" => false,
+                    _ => return None,
+                };
+                let columns = parts
+                    .next()?
+                    .split(',')
+                    .map(|c| c.parse().ok())
+                    .collect::<Option<Vec<usize>>>()?;
+                let name = parts.next()?.to_string();
+                Some(TableKey {
+                    primary,
+                    name,
+                    columns,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The AUTO_INCREMENT column of a table's schema metadata value under
+/// [`TABLE_AUTO_INCREMENT_KEY`].
+pub fn auto_increment_column(text: Option<&String>) -> Option<usize> {
+    text?.parse().ok()
+}
