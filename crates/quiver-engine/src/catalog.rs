@@ -593,7 +593,9 @@ impl Database {
             generation: Default::default(),
             writer: None,
             default_collation: RwLock::new(quiver_plan::default_collation()),
-            memory: Arc::new(MemoryPool::shared(quiver_exec::context::default_memory_limit())),
+            memory: Arc::new(MemoryPool::shared(
+                quiver_exec::context::default_memory_limit(),
+            )),
         })
     }
 
@@ -638,7 +640,9 @@ impl Database {
         }
         let generation = Arc::new(AtomicU64::new(0));
         let default_collation = read_db_opt(dir)?;
-        let memory = Arc::new(MemoryPool::shared(quiver_exec::context::default_memory_limit()));
+        let memory = Arc::new(MemoryPool::shared(
+            quiver_exec::context::default_memory_limit(),
+        ));
         let (tables, views, damaged) = scan(dir, &generation, &memory)?;
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),

@@ -44,8 +44,8 @@ fn slt_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `AS CHAR(3)`) do not count.
 fn calls(text: &str, name: &str) -> bool {
     const BEFORE: &[&str] = &[
-        "SELECT", "WHERE", "BY", "AND", "OR", "ON", "THEN", "ELSE", "WHEN", "NOT", "HAVING",
-        "IN", "SET", "VALUES", "DISTINCT", "CASE", "LIKE", "BETWEEN", "IS",
+        "SELECT", "WHERE", "BY", "AND", "OR", "ON", "THEN", "ELSE", "WHEN", "NOT", "HAVING", "IN",
+        "SET", "VALUES", "DISTINCT", "CASE", "LIKE", "BETWEEN", "IS",
     ];
     let pat = format!("{name}(");
     let b = text.as_bytes();
@@ -75,7 +75,12 @@ fn status(session: &Session, registry: &dyn FunctionRegistry, name: &str) -> Str
     // Calls of a few argument lists (TIMESTAMPADD and TIMESTAMPDIFF need a
     // unit): one that binds makes it implemented.
     let mut codes = vec![];
-    for args in ["", "1", "DAY, 1, '2020-01-01'", "DAY, '2020-01-01', '2020-01-02'"] {
+    for args in [
+        "",
+        "1",
+        "DAY, 1, '2020-01-01'",
+        "DAY, '2020-01-01', '2020-01-02'",
+    ] {
         match session.execute(&format!("SELECT {name}({args})")) {
             Ok(_) => return "enum".into(),
             Err(e) if e.code == 1582 => return "enum".into(),
@@ -133,7 +138,10 @@ fn render() -> String {
     );
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut body = String::new();
-    for line in list.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in list
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let (family, names) = line.split_once(':').unwrap();
         body.push_str(&format!(
             "\n## {family}\n\n| Function | Status | Arguments | Tests |\n|---|---|---|---|\n"

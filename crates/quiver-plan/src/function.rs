@@ -80,8 +80,7 @@ impl ArgInfo {
     }
 
     pub fn is_null(&self) -> bool {
-        self.data_type == DataType::Null
-            || self.literal.as_ref().is_some_and(ScalarValue::is_null)
+        self.data_type == DataType::Null || self.literal.as_ref().is_some_and(ScalarValue::is_null)
     }
 }
 

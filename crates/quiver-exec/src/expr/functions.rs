@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Int64Array,
-    StringArray, TimestampMicrosecondArray,
+    cast::AsArray, types::*, Array, ArrayRef, BooleanArray, Date32Array, Int64Array, StringArray,
+    TimestampMicrosecondArray,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
@@ -285,7 +285,9 @@ pub fn call(
         }
         // Taken before the arguments became arrays.
         ScalarFunc::Registered(f) => {
-            return Err(QuiverError::internal(format!("{f:?} reached the enum's kernels")))
+            return Err(QuiverError::internal(format!(
+                "{f:?} reached the enum's kernels"
+            )))
         }
     };
     if all_scalar {

@@ -88,7 +88,10 @@ pub(crate) fn real_rows(
         .iter()
         .map(|a| cast_array(a, &DataType::Float64))
         .collect::<Result<_>>()?;
-    let cols: Vec<&Float64Array> = cols.iter().map(|c| c.as_primitive::<Float64Type>()).collect();
+    let cols: Vec<&Float64Array> = cols
+        .iter()
+        .map(|c| c.as_primitive::<Float64Type>())
+        .collect();
     let mut values = Vec::with_capacity(args.rows);
     let mut valid = Vec::with_capacity(args.rows);
     let mut divisions = 0u64;

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef, Int64Array};
 use arrow_schema::DataType;
 use quiver_common::i256;
+use quiver_common::types::IntKind;
 use quiver_common::types::{format_decimal, format_decimal256, is_string, pow10};
 use quiver_common::{ColumnarValue, QuiverError, Result};
-use quiver_common::types::IntKind;
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth};
 use quiver_plan::ScalarFunction;
 
@@ -79,7 +79,11 @@ impl ScalarFunction for BitCount {
                 let unit = 10i128.pow(*scale as u32);
                 words(d, |v| {
                     let (q, r) = (v / unit, v % unit);
-                    let q = if r.abs() * 2 >= unit { q + v.signum() } else { q };
+                    let q = if r.abs() * 2 >= unit {
+                        q + v.signum()
+                    } else {
+                        q
+                    };
                     clamp_word(q, || format_decimal(v, *scale))
                 })
             }
@@ -93,7 +97,11 @@ impl ScalarFunction for BitCount {
                     } else {
                         q
                     };
-                    let q = q.to_i128().unwrap_or(if v.is_negative() { i128::MIN } else { i128::MAX });
+                    let q = q.to_i128().unwrap_or(if v.is_negative() {
+                        i128::MIN
+                    } else {
+                        i128::MAX
+                    });
                     clamp_word(q, || format_decimal256(v, *scale))
                 })
             }
@@ -157,7 +165,10 @@ fn clamp_word(v: i128, text: impl FnOnce() -> String) -> u64 {
         u64::MAX
     } else if v < i64::MIN as i128 {
         raise_with(Level::Warning, 1916, || {
-            format!("Got overflow when converting '{}' to INT. Value truncated", text())
+            format!(
+                "Got overflow when converting '{}' to INT. Value truncated",
+                text()
+            )
         });
         i64::MIN as u64
     } else {

@@ -69,7 +69,10 @@ impl ScalarFunction for Conv {
         let n = n.as_binary::<i32>();
         let from = cast_array(a.arg(1)?, &DataType::Int64)?;
         let to = cast_array(a.arg(2)?, &DataType::Int64)?;
-        let (from, to) = (from.as_primitive::<Int64Type>(), to.as_primitive::<Int64Type>());
+        let (from, to) = (
+            from.as_primitive::<Int64Type>(),
+            to.as_primitive::<Int64Type>(),
+        );
         let mut b = StringBuilder::with_capacity(a.rows, a.rows * 8);
         for i in 0..a.rows {
             if n.is_null(i) || from.is_null(i) || to.is_null(i) {

@@ -10,8 +10,8 @@ use arrow_array::{cast::AsArray, types::Int64Type, Array, ArrayRef, UInt64Array}
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 use quiver_common::types::is_string;
-use quiver_common::{ColumnarValue, QuiverError, Result};
 use quiver_common::types::IntKind;
+use quiver_common::{ColumnarValue, QuiverError, Result};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth};
 use quiver_plan::ScalarFunction;
 

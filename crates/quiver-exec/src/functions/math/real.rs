@@ -60,7 +60,15 @@ pub static SQRT: RealFn = RealFn {
     arity: 1..=1,
     always_nullable: true,
     overflows: false,
-    kernel: |a| one(a, |x| Ok(if x < 0.0 { Real::Null } else { Real::Value(x.sqrt()) })),
+    kernel: |a| {
+        one(a, |x| {
+            Ok(if x < 0.0 {
+                Real::Null
+            } else {
+                Real::Value(x.sqrt())
+            })
+        })
+    },
 };
 
 pub static EXP: RealFn = RealFn {

@@ -122,18 +122,17 @@ impl ScalarFunction for Rounding {
             (t, Op::Abs) if t.is_unsigned_integer() => DataType::UInt64,
             (t, _) if t.is_integer() => DataType::Int64,
             (DataType::Decimal128(..) | DataType::Decimal256(..), Op::Abs) => t.clone(),
-            (
-                DataType::Decimal128(p, s) | DataType::Decimal256(p, s),
-                Op::Round | Op::Truncate,
-            ) => match constant_digits {
-                Some(d) => {
-                    let d = d.clamp(0, 30) as i8;
-                    let p = (*p as i32 - *s as i32 + d as i32 + 1)
-                        .clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
-                    decimal_type(p as u8, d)
+            (DataType::Decimal128(p, s) | DataType::Decimal256(p, s), Op::Round | Op::Truncate) => {
+                match constant_digits {
+                    Some(d) => {
+                        let d = d.clamp(0, 30) as i8;
+                        let p = (*p as i32 - *s as i32 + d as i32 + 1)
+                            .clamp(d.max(1) as i32, MAX_DECIMAL_PRECISION as i32);
+                        decimal_type(p as u8, d)
+                    }
+                    None => t.clone(),
                 }
-                None => t.clone(),
-            },
+            }
             (DataType::Decimal128(..) | DataType::Decimal256(..), _) => {
                 let (p, s) = decimal_shape(t);
                 let p = (p as i32 - s as i32 + 1).clamp(1, MAX_DECIMAL_PRECISION as i32);
@@ -205,13 +204,7 @@ impl ScalarFunction for Rounding {
 
 /// ABS / ROUND / TRUNCATE / FLOOR / CEIL of Decimal256 values at scale `s`
 /// (`d`: the digits of ROUND and TRUNCATE), into `t`.
-fn wide_numeric_fn(
-    op: Op,
-    a: &ArrayRef,
-    s: i8,
-    d: i64,
-    t: &DataType,
-) -> Result<ArrayRef> {
+fn wide_numeric_fn(op: Op, a: &ArrayRef, s: i8, d: i64, t: &DataType) -> Result<ArrayRef> {
     use quiver_common::i256;
     use quiver_common::types::{pow10, rescale256};
     let d = d.clamp(-38, 38) as i8;
@@ -258,12 +251,7 @@ fn wide_numeric_fn(
     cast_array(&w, t)
 }
 
-fn numeric_fn(
-    op: Op,
-    a: &ArrayRef,
-    digits: Option<&ArrayRef>,
-    t: &DataType,
-) -> Result<ArrayRef> {
+fn numeric_fn(op: Op, a: &ArrayRef, digits: Option<&ArrayRef>, t: &DataType) -> Result<ArrayRef> {
     let out = numeric_values(op, a, digits, t)?;
     // ROUND(x, NULL) is NULL.
     match digits.and_then(|d| d.logical_nulls()) {
@@ -287,7 +275,9 @@ fn numeric_values(
         Some(d) => {
             let di = cast_array(d, &DataType::Int64)?;
             let di = di.as_primitive::<Int64Type>();
-            let mut valid = (0..di.len()).filter(|&i| di.is_valid(i)).map(|i| di.value(i));
+            let mut valid = (0..di.len())
+                .filter(|&i| di.is_valid(i))
+                .map(|i| di.value(i));
             let first = valid.next().unwrap_or(0);
             if valid.any(|v| v != first) {
                 // Digits that vary by row (ROUND(x, col)): each row with
@@ -409,4 +399,3 @@ fn numeric_values(
         }
     }
 }
-

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use arrow_array::{cast::AsArray, types::Float64Type, Array, Int64Array};
 use arrow_schema::DataType;
 use quiver_common::types::is_string;
-use quiver_common::{ColumnarValue, QuiverError, Result};
 use quiver_common::types::IntKind;
+use quiver_common::{ColumnarValue, QuiverError, Result};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth};
 use quiver_plan::ScalarFunction;
 
