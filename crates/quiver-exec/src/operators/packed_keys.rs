@@ -185,10 +185,11 @@ fn pack_strs(
 }
 
 /// Whether trailing spaces keep the string keys of `k` from staying packed:
-/// all but binary strings' (the unpacked keys of a merge come back under the
-/// default collation, and the caller gives binary keys theirs back).
+/// those of PAD SPACE collations (no collation is the default, which pads).
+/// Under NO PAD (`binary`, `utf8mb4_0900_bin`) the length keeps `'a'` and
+/// `'a '` apart, as the collation does.
 fn pads(k: &KeyColumn) -> bool {
-    k.collation != Some(quiver_collation::Collation::binary())
+    k.collation.is_none_or(|c| c.is_pad_space())
 }
 
 /// `b` as `len << (8 * max) | bytes`, if it has at most `max` bytes.

@@ -40,6 +40,10 @@ pub(super) struct GroupTable {
     ints: Option<IntGroupMap>,
     /// How the keys in `ints` are packed, if they are.
     packed: Option<PackedLayout>,
+    /// The collations of the packed keys: unpacked keys (a merge, a move
+    /// to the general table) must hash and compare as the table's other
+    /// keys do, or one group splits in two.
+    packed_collations: Vec<Option<Collation>>,
     /// One string key under the default collation that does not pack.
     strs: Option<StrGroupMap>,
     groups: usize,
@@ -82,6 +86,7 @@ impl GroupTable {
             map: HashTable::new(),
             ints: None,
             packed: None,
+            packed_collations: vec![],
             strs: None,
             groups,
             accs,
@@ -130,6 +135,9 @@ impl GroupTable {
                 (None, Some(_)) => None,
             };
             if let Some((layout, packed)) = layout.and_then(|l| Some((l, l.pack(keys, rows)?))) {
+                if self.packed.is_none() {
+                    self.packed_collations = keys.iter().map(|k| k.collation).collect();
+                }
                 self.packed = Some(layout);
                 let nulls = match keys {
                     [k] => k.nulls.as_ref(),
@@ -381,7 +389,12 @@ impl GroupTable {
             (Some(m), _) if other.packed.is_some() => {
                 let layout = other.packed.expect("checked");
                 let mut keys = layout.unpack(m.keys(), Some(&m.validity()))?;
-                for (k, t) in keys.iter_mut().zip(&other.types) {
+                for ((k, t), c) in keys
+                    .iter_mut()
+                    .zip(&other.types)
+                    .zip(&other.packed_collations)
+                {
+                    k.collation = *c;
                     // Binary keys compare as bytes, trailing spaces too.
                     if is_binary(t) {
                         k.collation = Some(Collation::binary());
