@@ -201,11 +201,47 @@ impl Table {
     }
 }
 
+/// A VARCHAR column type for every text collation of the registry (so a
+/// collation added there is fuzzed without a change here), with values its
+/// character set holds (an ASCII column gets only ASCII, a latin1 one
+/// Latin-1).
+fn collated_types() -> &'static [ColumnType] {
+    use quiver_collation::{Charset, Collation};
+    static TYPES: std::sync::OnceLock<Vec<ColumnType>> = std::sync::OnceLock::new();
+    TYPES.get_or_init(|| {
+        Collation::all()
+            .filter(|c| c.charset() != Charset::Binary)
+            .map(|c| ColumnType {
+                sql: Box::leak(format!("VARCHAR(10) COLLATE {}", c.name()).into_boxed_str()),
+                kind: Kind::Text,
+                values: match c.charset() {
+                    Charset::Ascii => &["''", "'a'", "'A '", "'ab'", "'B'", "' x'"],
+                    Charset::Latin1 => &["''", "'a'", "'Å'", "'aa'", "'É '", "'ss'", "'ß'"],
+                    Charset::Utf8mb3 => &["''", "'a'", "'É'", "'e'", "'ß'", "'ss '", "'ǅ'"],
+                    _ => &[
+                        "''",
+                        "'a'",
+                        "'A '",
+                        "'é😀'",
+                        "'ß'",
+                        "'SS'",
+                        "'Ǆ'",
+                        "'e\u{301}'",
+                    ],
+                },
+            })
+            .collect()
+    })
+}
+
 /// A table `name` of 2 to 5 columns (the first an INT id) and 0 to 24 rows.
 pub fn table(rng: &mut Rng, name: &str) -> Table {
     let mut types: Vec<&ColumnType> = vec![&TYPES[0]];
     for _ in 0..1 + rng.below(4) {
-        types.push(rng.pick(TYPES));
+        types.push(match rng.chance(1, 4) {
+            true => rng.pick(collated_types()),
+            false => rng.pick(TYPES),
+        });
     }
     let columns: Vec<Column> = types
         .iter()
