@@ -139,10 +139,11 @@ impl ScalarFunction for Rounding {
                 decimal_type(p as u8, 0)
             }
             // MySQL prints ROUND(double, d) with d decimals: a decimal of
-            // that scale shows the same.
+            // that scale shows the same. From 31 decimals (NOT_FIXED_DEC)
+            // on it prints the double's shortest form.
             (_, Op::Round | Op::Truncate) => match constant_digits {
-                Some(d) if digits.is_some() && d >= 0 => {
-                    DataType::Decimal128(MAX_DECIMAL128_PRECISION, d.min(30) as i8)
+                Some(d) if digits.is_some() && (0..31).contains(&d) => {
+                    DataType::Decimal128(MAX_DECIMAL128_PRECISION, d as i8)
                 }
                 _ => DataType::Float64,
             },
@@ -386,16 +387,58 @@ fn numeric_values(
         ),
         _ => {
             let f = cast_array(a, &DataType::Float64)?;
-            let m = 10f64.powi(d as i32);
             let out: Float64Array = f.as_primitive::<Float64Type>().unary(|x| match op {
                 Op::Abs => x.abs(),
-                // DOUBLE rounds half to even, as the C library's rint does for MySQL.
-                Op::Round => (x * m).round_ties_even() / m,
-                Op::Truncate => (x * m).trunc() / m,
+                Op::Round => double_round(x, d, false),
+                Op::Truncate => double_round(x, d, true),
                 Op::Floor => x.floor(),
                 _ => x.ceil(),
             });
             cast_array(&(Arc::new(out) as ArrayRef), t)
         }
+    }
+}
+
+/// ROUND / TRUNCATE of a DOUBLE to `d` digits, as MariaDB's
+/// `my_double_round`: to negative digits the value is divided by 10^-d
+/// (exact for the powers a double holds, where multiplying by 10^d is not),
+/// a power too large for a double gives 0 (negative digits) or the value
+/// itself (positive digits), and rounding is half to even (the C library's
+/// `rint`).
+pub(crate) fn double_round(x: f64, d: i64, truncate: bool) -> f64 {
+    let p = 10f64.powf(d.unsigned_abs() as f64);
+    let (scaled, back): (f64, fn(f64, f64) -> f64) = if d < 0 {
+        if p.is_infinite() {
+            return 0.0;
+        }
+        (x / p, |v, p| v * p)
+    } else {
+        let m = x * p;
+        if m.is_infinite() {
+            return x;
+        }
+        (m, |v, p| v / p)
+    };
+    let r = if truncate {
+        scaled.trunc()
+    } else {
+        scaled.round_ties_even()
+    };
+    back(r, p)
+}
+
+#[cfg(test)]
+mod double_round_tests {
+    use super::double_round;
+
+    #[test]
+    fn huge_digit_counts_give_zero_or_the_value() {
+        assert_eq!(double_round(-0.5, -2147483648, true), 0.0);
+        assert_eq!(double_round(-0.5, -400, false), 0.0);
+        assert_eq!(double_round(1.25, 400, false), 1.25);
+        assert_eq!(double_round(1e300, 100, true), 1e300);
+        assert_eq!(double_round(1234.5678, -2, false), 1200.0);
+        assert_eq!(double_round(1234.5678, 2, true), 1234.56);
+        assert_eq!(double_round(2.5, 0, false), 2.0);
     }
 }
