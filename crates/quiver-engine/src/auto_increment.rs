@@ -35,7 +35,7 @@ fn type_max(t: &DataType) -> i128 {
 }
 
 /// An integer column's values as i128 (None for NULL).
-fn values(a: &ArrayRef) -> Result<Vec<Option<i128>>> {
+pub(crate) fn values(a: &ArrayRef) -> Result<Vec<Option<i128>>> {
     Ok(match a.data_type() {
         DataType::UInt64 => {
             let a = cast_array(a, &DataType::UInt64)?;
@@ -55,16 +55,6 @@ fn values(a: &ArrayRef) -> Result<Vec<Option<i128>>> {
 /// the rows are a VALUES list, whose length InnoDB knows in advance.
 /// Returns the column to store and how the counter moves ([`Numbered`]);
 /// the caller moves it once it knows which rows were stored.
-///
-/// Values are handed out as InnoDB's consecutive mode does: the first row
-/// that needs one reserves as many as the list has rows (an INSERT ...
-/// SELECT: 1, then 2, 4, ... per reservation; a later reservation of a list
-/// as many as rows are left), the counter moves to the end of the
-/// reservation, and what the statement does not use of it is lost
-/// (`VALUES (1), (NULL), (5), (NULL)` at counter 101 stores 1, 101, 5, 102
-/// and leaves the counter at 105). An explicit value at least the counter
-/// moves it past the value; one at least the next reserved value skips the
-/// reservation past it.
 pub(crate) fn number(
     table: &Table,
     old: &[RecordBatch],
@@ -74,88 +64,178 @@ pub(crate) fn number(
     zero_is_a_value: bool,
     listed: bool,
 ) -> Result<Numbered> {
-    let mut largest: i128 = 0;
-    for b in old {
-        for v in values(b.column(column))?.into_iter().flatten() {
-            largest = largest.max(v);
-        }
-    }
-    let max = type_max(f.data_type());
-    let mut counter = (table.auto_increment() as i128).max(largest + 1).max(1);
-    // The reservation: values next..end are this statement's. `left`:
-    // InnoDB's count of rows it reserved for and has not yet written.
-    let (mut next, mut end, mut reservations, mut left) = (0i128, 0i128, 0u32, 0i128);
-    let mut first = None;
+    let listed = listed.then_some(given.len());
+    let mut numberer = Numberer::new(table, old, column, f, zero_is_a_value, listed)?;
     let mut out = Vec::with_capacity(given.len());
-    let mut failed = None;
-    let mut before_row = Vec::with_capacity(given.len());
     for (r, v) in values(given)?.into_iter().enumerate() {
-        match v {
-            Some(v) if v != 0 || zero_is_a_value => {
-                before_row.push(counter);
-                if v >= counter {
-                    counter = v.saturating_add(1);
+        out.push(numberer.row(r, v).inspect_err(|_| numberer.settle(table))?);
+    }
+    numberer.finish(&out)
+}
+
+/// Numbers an INSERT's rows one at a time, as InnoDB's consecutive mode
+/// does: the first row that needs a value reserves as many as the list
+/// has rows (an INSERT ... SELECT: 1, then 2, 4, ... per reservation; a
+/// later reservation of a list as many as rows are left), the counter
+/// moves to the end of the reservation, and what the statement does not
+/// use of it is lost (`VALUES (1), (NULL), (5), (NULL)` at counter 101
+/// stores 1, 101, 5, 102 and leaves the counter at 105). An explicit value
+/// at least the counter moves it past the value; one at least the next
+/// reserved value skips the reservation past it. A row that is not stored
+/// after all (INSERT IGNORE of a duplicate, a row that ON DUPLICATE KEY
+/// UPDATE turns into an update) hands its generated value to the next row
+/// that needs one, and its explicit value moves nothing ([`Numberer::unstored`]).
+pub(crate) struct Numberer {
+    f: Field,
+    zero_is_a_value: bool,
+    /// The rows of a VALUES list, whose count InnoDB reserves at once.
+    listed: Option<usize>,
+    max: i128,
+    counter: i128,
+    /// The reservation: values next..end are this statement's.
+    next: i128,
+    end: i128,
+    reservations: u32,
+    /// InnoDB's count of rows it reserved for and has not yet written.
+    left: i128,
+    first: Option<i128>,
+    before_row: Vec<i128>,
+    /// What the last row changed, so that [`Numberer::unstored`] can undo it.
+    undo: Option<Undo>,
+}
+
+#[derive(Clone, Copy)]
+struct Undo {
+    counter: i128,
+    next: i128,
+    first: Option<i128>,
+}
+
+impl Numberer {
+    pub(crate) fn new(
+        table: &Table,
+        old: &[RecordBatch],
+        column: usize,
+        f: &Field,
+        zero_is_a_value: bool,
+        listed: Option<usize>,
+    ) -> Result<Numberer> {
+        let mut largest: i128 = 0;
+        for b in old {
+            for v in values(b.column(column))?.into_iter().flatten() {
+                largest = largest.max(v);
+            }
+        }
+        Ok(Numberer {
+            f: f.clone(),
+            zero_is_a_value,
+            listed,
+            max: type_max(f.data_type()),
+            counter: (table.auto_increment() as i128).max(largest + 1).max(1),
+            next: 0,
+            end: 0,
+            reservations: 0,
+            left: 0,
+            first: None,
+            before_row: Vec::new(),
+            undo: None,
+        })
+    }
+
+    /// The value row `r` stores, given `v` (its value as written, None for
+    /// NULL); error 167 when the column's type has no value left.
+    pub(crate) fn row(&mut self, r: usize, v: Option<i128>) -> Result<i128> {
+        self.undo = Some(Undo {
+            counter: self.counter,
+            next: self.next,
+            first: self.first,
+        });
+        let out = match v {
+            Some(v) if v != 0 || self.zero_is_a_value => {
+                self.before_row.push(self.counter);
+                if v >= self.counter {
+                    self.counter = v.saturating_add(1);
                 }
-                if v >= next {
-                    next = v.saturating_add(1);
+                if v >= self.next {
+                    self.next = v.saturating_add(1);
                 }
-                out.push(v);
+                v
             }
             _ => {
-                if next >= end {
-                    if left == 0 {
-                        left = match (reservations, listed) {
-                            (0, true) => given.len() as i128,
-                            _ => (1i128 << reservations.min(16)).min(65_535),
+                if self.next >= self.end {
+                    if self.left == 0 {
+                        self.left = match (self.reservations, self.listed) {
+                            (0, Some(rows)) => rows as i128,
+                            _ => (1i128 << self.reservations.min(16)).min(65_535),
                         };
                     }
-                    next = counter;
-                    end = (counter + left).min(max + 1);
-                    counter = counter.max(end);
-                    reservations += 1;
+                    self.next = self.counter;
+                    self.end = (self.counter + self.left).min(self.max + 1);
+                    self.counter = self.counter.max(self.end);
+                    self.reservations += 1;
+                    // The reservation stays made.
+                    let u = self.undo.as_mut().expect("set above");
+                    u.counter = self.counter;
+                    u.next = self.next;
                 }
-                before_row.push(counter);
-                if next > max {
-                    failed = Some(r);
-                    break;
+                self.before_row.push(self.counter);
+                if self.next > self.max {
+                    return Err(QuiverError::new(
+                        167,
+                        "22003",
+                        format!(
+                            "Out of range value for column '{}' at row {}",
+                            self.f.name(),
+                            r + 1
+                        ),
+                    ));
                 }
-                first.get_or_insert(next);
-                out.push(next);
-                next += 1;
+                self.first.get_or_insert(self.next);
+                self.next += 1;
+                self.next - 1
             }
+        };
+        self.left = (self.left - 1).max(0);
+        Ok(out)
+    }
+
+    /// A statement that failed after numbering rows: the values it took
+    /// stay taken, as in InnoDB.
+    pub(crate) fn settle(&self, table: &Table) {
+        table.set_auto_increment(self.counter.clamp(0, u64::MAX as i128) as u64);
+    }
+
+    /// The row last numbered was not stored: its generated value goes to
+    /// the next row that needs one, its explicit value moves no counter.
+    pub(crate) fn unstored(&mut self) {
+        if let Some(u) = self.undo.take() {
+            self.counter = u.counter;
+            self.next = u.next;
+            self.first = u.first;
         }
-        left = (left - 1).max(0);
     }
-    if let Some(r) = failed {
-        table.set_auto_increment(counter.min(u64::MAX as i128) as u64);
-        return Err(QuiverError::new(
-            167,
-            "22003",
-            format!(
-                "Out of range value for column '{}' at row {}",
-                f.name(),
-                r + 1
-            ),
-        ));
+
+    /// The column of values `out` (one per row) and the counter they leave.
+    pub(crate) fn finish(self, out: &[i128]) -> Result<Numbered> {
+        let array: ArrayRef = match self.f.data_type() {
+            DataType::UInt64 => Arc::new(UInt64Array::from(
+                out.iter().map(|v| *v as u64).collect::<Vec<_>>(),
+            )),
+            _ => Arc::new(Int64Array::from(
+                out.iter().map(|v| *v as i64).collect::<Vec<_>>(),
+            )),
+        };
+        let stored = match array.data_type() == self.f.data_type() {
+            true => array,
+            false => cast_array(&array, self.f.data_type())?,
+        };
+        Ok(Numbered {
+            column: stored,
+            first: self.first.map(|v| v as u64),
+            before_row: self.before_row,
+            after: self.counter,
+        })
     }
-    let array: ArrayRef = match f.data_type() {
-        DataType::UInt64 => Arc::new(UInt64Array::from(
-            out.iter().map(|v| *v as u64).collect::<Vec<_>>(),
-        )),
-        _ => Arc::new(Int64Array::from(
-            out.iter().map(|v| *v as i64).collect::<Vec<_>>(),
-        )),
-    };
-    let stored = match array.data_type() == f.data_type() {
-        true => array,
-        false => cast_array(&array, f.data_type())?,
-    };
-    Ok(Numbered {
-        column: stored,
-        first: first.map(|v| v as u64),
-        before_row,
-        after: counter,
-    })
 }
 
 /// An INSERT's AUTO_INCREMENT values and the counter they leave.

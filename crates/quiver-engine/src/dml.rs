@@ -20,8 +20,8 @@ use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, PhysicalExpr};
 use quiver_sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use quiver_sql::sqlparser::ast::{
-    AssignmentTarget, CaseWhen, Delete, Expr as SqlExpr, FromTable, Insert, SelectItem, SetExpr,
-    Statement, TableFactor, TableObject, TableWithJoins, Truncate, Update,
+    AssignmentTarget, CaseWhen, Delete, Expr as SqlExpr, FromTable, Insert, OnInsert, SelectItem,
+    SetExpr, Statement, TableFactor, TableObject, TableWithJoins, Truncate, Update,
 };
 use quiver_sql::{parse_sql, Binder, SqlSource};
 
@@ -29,7 +29,9 @@ use crate::catalog::SCHEMA_NAME;
 use crate::query::Purpose;
 use crate::session::{first_words, object_name};
 use crate::store::{store_cast, text_as_bytes, Misfits};
+use crate::upsert::OnDuplicate;
 use crate::{Session, StatementResult};
+use quiver_exec::warnings::{Condition, Level};
 
 impl Session {
     /// A constant expression's value as a one-row array.
@@ -87,15 +89,17 @@ impl Session {
         let TableObject::TableName(name) = &ins.table else {
             return Err(QuiverError::not_supported("INSERT into a table function"));
         };
-        // ON DUPLICATE KEY UPDATE would update the row a new row clashes
-        // with, IGNORE turn errors (1062 among them) into warnings: neither
-        // is done yet. REPLACE is an INSERT into a table without keys (no
-        // row is a duplicate there); into one with keys it is refused below.
-        if ins.on.is_some() {
-            return Err(QuiverError::not_supported("ON DUPLICATE KEY UPDATE"));
-        }
-        if ins.ignore {
-            return Err(QuiverError::not_supported("INSERT IGNORE"));
+        // A row whose key is taken: an error, or what IGNORE, REPLACE or ON
+        // DUPLICATE KEY UPDATE make of it (upsert.rs).
+        let assignments = match &ins.on {
+            None => None,
+            Some(OnInsert::DuplicateKeyUpdate(a)) => Some(a.as_slice()),
+            Some(_) => return Err(QuiverError::not_supported(first_words(&ins.to_string()))),
+        };
+        if ins.ignore && assignments.is_some() {
+            return Err(QuiverError::not_supported(
+                "INSERT IGNORE ... ON DUPLICATE KEY UPDATE",
+            ));
         }
         let name = object_name(name)?;
         let table = self
@@ -111,15 +115,18 @@ impl Session {
                 None => QuiverError::unknown_table(&format!("quiver.{name}")),
             })?;
         let schema = table.schema();
-        // REPLACE into a table with keys would have to delete the rows a new
-        // row clashes with; until it does, it is refused.
-        if ins.replace_into
-            && schema
-                .metadata()
-                .contains_key(quiver_common::types::TABLE_KEYS_KEY)
-        {
-            return Err(QuiverError::not_supported("REPLACE into a table with keys"));
-        }
+        // Without keys no row is a duplicate: REPLACE and ON DUPLICATE KEY
+        // UPDATE are plain INSERTs there.
+        let keyed = schema
+            .metadata()
+            .contains_key(quiver_common::types::TABLE_KEYS_KEY);
+        let on_duplicate = match (keyed, ins.replace_into, ins.ignore, assignments) {
+            (false, _, _, _) => None,
+            (true, true, _, _) => Some(OnDuplicate::Replace),
+            (true, _, true, _) => Some(OnDuplicate::Ignore),
+            (true, _, _, Some(a)) => Some(OnDuplicate::Update(a)),
+            (true, false, false, None) => None,
+        };
         let auto = quiver_common::types::auto_increment_column(
             schema
                 .metadata()
@@ -131,7 +138,8 @@ impl Session {
             .as_ref()
             .ok_or_else(|| QuiverError::not_supported("INSERT without a query"))?;
         let (strict, strict_division) = self.strictness();
-        let mut misfits = Misfits::new(strict);
+        // IGNORE turns what strict mode refuses into warnings.
+        let mut misfits = Misfits::new(strict && !ins.ignore);
         // `VALUES ()` (also `() VALUES ()`): rows of defaults, as in MariaDB.
         let value_rows = match query.body.as_ref() {
             SetExpr::Values(v) => v.rows.len(),
@@ -235,6 +243,7 @@ impl Session {
         let old = table.data()?;
         let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         let mut numbered = None;
+        let mut numberer = None;
         for (i, f) in schema.fields().iter().enumerate() {
             let mut a = match targets.iter().position(|t| *t == i) {
                 Some(src) => {
@@ -244,22 +253,89 @@ impl Session {
                 None if auto == Some(i) => arrow_array::new_null_array(f.data_type(), rows),
                 None => self.column_default(f, rows)?,
             };
+            let zero_is_a_value = self.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
+            let listed = matches!(query.body.as_ref(), SetExpr::Values(_));
+            if auto == Some(i) && on_duplicate.is_some() {
+                // Numbered row by row as the rows are decided.
+                numberer = Some((
+                    i,
+                    crate::auto_increment::Numberer::new(
+                        &table,
+                        &old,
+                        i,
+                        f,
+                        zero_is_a_value,
+                        listed.then_some(rows),
+                    )?,
+                ));
+                full.push(a);
+                continue;
+            }
             if auto == Some(i) {
-                let zero_is_a_value = self.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
-                let listed = matches!(query.body.as_ref(), SetExpr::Values(_));
                 let n =
                     crate::auto_increment::number(&table, &old, i, f, &a, zero_is_a_value, listed)?;
                 a = n.column.clone();
                 numbered = Some(n);
             }
             if !f.is_nullable() && a.null_count() > 0 {
-                return Err(QuiverError::new(
+                let null = QuiverError::new(
                     1048,
                     "23000",
                     format!("Column '{}' cannot be null", f.name()),
-                ));
+                );
+                if !ins.ignore {
+                    return Err(null);
+                }
+                // IGNORE stores the type's implicit default instead, with
+                // the error as a warning per row.
+                misfits.at_column(i);
+                for r in (0..rows).filter(|&r| a.is_null(r)) {
+                    misfits.warn(
+                        r,
+                        Condition::new(Level::Warning, null.code, null.message.clone()),
+                    );
+                }
+                let zero = implicit_default(f)?;
+                let zeros = arrow_select::take::take(
+                    zero.as_ref(),
+                    &arrow_array::UInt32Array::from(vec![0u32; rows]),
+                    None,
+                )?;
+                let valid = arrow_array::BooleanArray::from(
+                    (0..rows).map(|r| a.is_valid(r)).collect::<Vec<_>>(),
+                );
+                a = arrow_select::zip::zip(&valid, &a, &zeros)?;
             }
             full.push(a);
+        }
+        if let Some(on) = on_duplicate {
+            let written = self.insert_deciding(
+                crate::upsert::NewRows {
+                    table: &table,
+                    name: &name,
+                    schema: &schema,
+                    old: &old,
+                    columns: full,
+                    auto: numberer,
+                    from_query: match query.body.as_ref() {
+                        SetExpr::Values(_) => None,
+                        _ => Some(query.as_ref()),
+                    },
+                    table_prefix: &table_prefix,
+                },
+                on,
+                &mut misfits,
+            )?;
+            misfits.raise(&self.statement_warnings());
+            if let Some(batches) = written.batches {
+                table.replace(batches)?;
+            }
+            if let Some(id) = written.first_id {
+                self.set_last_insert_id(id);
+            }
+            return Ok(StatementResult::Done {
+                affected: written.affected,
+            });
         }
         let duplicate = crate::keys::first_duplicate(&schema, &old, &full)?;
         if let Some(n) = &numbered {
@@ -459,48 +535,7 @@ impl Session {
         let name = object_name(name)?;
         let table = self.rewritten_table(&name, "UPDATE")?;
         let schema = table.schema();
-        // Which column each assignment sets.
-        let mut targets: Vec<usize> = Vec::with_capacity(upd.assignments.len());
-        for a in &upd.assignments {
-            let AssignmentTarget::ColumnName(target) = &a.target else {
-                return Err(QuiverError::not_supported("UPDATE of a tuple of columns"));
-            };
-            let column = object_name(target)?;
-            let i = schema
-                .fields()
-                .iter()
-                .position(|f| f.name().eq_ignore_ascii_case(&column))
-                .ok_or_else(|| {
-                    QuiverError::new(
-                        1054,
-                        "42S22",
-                        format!("Unknown column '{column}' in 'field list'"),
-                    )
-                })?;
-            if matches!(&a.value, SqlExpr::Identifier(d) if d.quote_style.is_none() && d.value.eq_ignore_ascii_case("DEFAULT"))
-            {
-                return Err(QuiverError::not_supported("UPDATE ... SET c = DEFAULT"));
-            }
-            // MySQL assigns left to right: a later value reads the new value
-            // of a column set before it. Until that is kept, such an UPDATE is
-            // refused (a word of the value's text that names such a column is
-            // taken as a reference).
-            let text = a.value.to_string().to_ascii_lowercase();
-            let words = text.split(|c: char| !(c.is_alphanumeric() || c == '_'));
-            let earlier: Vec<String> = targets
-                .iter()
-                .map(|&t| schema.field(t).name().to_ascii_lowercase())
-                .collect();
-            if words.into_iter().any(|w| earlier.iter().any(|e| e == w)) {
-                return Err(QuiverError::not_supported(
-                    "UPDATE whose value reads a column set before it",
-                ));
-            }
-            if targets.contains(&i) {
-                return Err(QuiverError::not_supported("UPDATE setting a column twice"));
-            }
-            targets.push(i);
-        }
+        let targets = assignment_targets(&schema, &upd.assignments, "field list")?;
         // Every column as it is, each new value where p holds (NULL
         // elsewhere: a value is computed for matched rows only), and p.
         let matched = SqlExpr::IsTrue(Box::new(SqlExpr::Nested(Box::new(
@@ -596,4 +631,80 @@ impl Session {
             affected: affected as u64,
         })
     }
+}
+
+/// The column each assignment of an UPDATE (or ON DUPLICATE KEY UPDATE)
+/// sets, in order; `clause` names where error 1054 says the unknown
+/// column was.
+pub(crate) fn assignment_targets(
+    schema: &SchemaRef,
+    assignments: &[quiver_sql::sqlparser::ast::Assignment],
+    clause: &str,
+) -> Result<Vec<usize>> {
+    let mut targets: Vec<usize> = Vec::with_capacity(assignments.len());
+    for a in assignments {
+        let AssignmentTarget::ColumnName(target) = &a.target else {
+            return Err(QuiverError::not_supported("UPDATE of a tuple of columns"));
+        };
+        let column = object_name(target)?;
+        let i = schema
+            .fields()
+            .iter()
+            .position(|f| f.name().eq_ignore_ascii_case(&column))
+            .ok_or_else(|| {
+                QuiverError::new(
+                    1054,
+                    "42S22",
+                    format!("Unknown column '{column}' in '{clause}'"),
+                )
+            })?;
+        if matches!(&a.value, SqlExpr::Identifier(d) if d.quote_style.is_none() && d.value.eq_ignore_ascii_case("DEFAULT"))
+        {
+            return Err(QuiverError::not_supported("UPDATE ... SET c = DEFAULT"));
+        }
+        // MySQL assigns left to right: a later value reads the new value
+        // of a column set before it. Until that is kept, such an UPDATE is
+        // refused (a word of the value's text that names such a column is
+        // taken as a reference).
+        let text = a.value.to_string().to_ascii_lowercase();
+        let words = text.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+        let earlier: Vec<String> = targets
+            .iter()
+            .map(|&t| schema.field(t).name().to_ascii_lowercase())
+            .collect();
+        if words.into_iter().any(|w| earlier.iter().any(|e| e == w)) {
+            return Err(QuiverError::not_supported(
+                "UPDATE whose value reads a column set before it",
+            ));
+        }
+        if targets.contains(&i) {
+            return Err(QuiverError::not_supported("UPDATE setting a column twice"));
+        }
+        targets.push(i);
+    }
+    Ok(targets)
+}
+
+/// The value MySQL stores for NULL in a NOT NULL column under IGNORE: 0,
+/// or the empty string. A date's would be the zero date, which Quiver does
+/// not store.
+fn implicit_default(f: &Field) -> Result<ArrayRef> {
+    let t = f.data_type();
+    let one: ArrayRef = match t {
+        DataType::Utf8 => Arc::new(arrow_array::StringArray::from(vec![""])),
+        DataType::Binary => Arc::new(arrow_array::BinaryArray::from(vec![&b""[..]])),
+        t if quiver_common::types::is_numeric(t) => {
+            return cast_array(
+                &(Arc::new(arrow_array::Int64Array::from(vec![0i64])) as ArrayRef),
+                t,
+            )
+        }
+        _ => {
+            return Err(QuiverError::not_supported(format!(
+                "INSERT IGNORE storing the zero value of column '{}'",
+                f.name()
+            )))
+        }
+    };
+    Ok(one)
 }

@@ -76,6 +76,15 @@ impl MemTable {
         MemTable::of(name, fields, arrays)
     }
 
+    /// The rows of `batch`, columns as its schema declares them.
+    pub(crate) fn of_batch(name: &str, batch: RecordBatch) -> Arc<MemTable> {
+        Arc::new(MemTable {
+            name: name.to_string(),
+            schema: batch.schema(),
+            batches: Arc::new(vec![batch]),
+        })
+    }
+
     fn of(name: &str, fields: Vec<Field>, arrays: Vec<ArrayRef>) -> Result<Arc<MemTable>> {
         let schema = Arc::new(Schema::new(fields));
         let batch = RecordBatch::try_new(schema.clone(), arrays)?;

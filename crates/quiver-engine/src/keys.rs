@@ -38,14 +38,14 @@ use quiver_common::{QuiverError, Result};
 
 /// One key's bytes for a run of rows: row r's key is
 /// `bytes[ends[r-1]..ends[r]]`, or None when a part of it is NULL.
-struct KeyBytes {
+pub(crate) struct KeyBytes {
     bytes: Vec<u8>,
     ends: Vec<usize>,
     null: Vec<bool>,
 }
 
 impl KeyBytes {
-    fn get(&self, r: usize) -> Option<&[u8]> {
+    pub(crate) fn get(&self, r: usize) -> Option<&[u8]> {
         if self.null[r] {
             return None;
         }
@@ -59,7 +59,7 @@ impl KeyBytes {
 }
 
 /// The bytes of `key` for the rows of `columns` (one array per table column).
-fn key_bytes(schema: &Schema, key: &TableKey, columns: &[ArrayRef]) -> Result<KeyBytes> {
+pub(crate) fn key_bytes(schema: &Schema, key: &TableKey, columns: &[ArrayRef]) -> Result<KeyBytes> {
     let rows = columns.first().map_or(0, |c| c.len());
     enum Part {
         Text(StringArray, Collation),
@@ -131,7 +131,12 @@ fn collation_of(f: &Field) -> Option<Collation> {
 
 /// MariaDB's 1062 for row `r` of `columns` clashing on `key`: the row's
 /// key values as text joined by `-`.
-fn duplicate(schema: &SchemaRef, key: &TableKey, columns: &[ArrayRef], r: usize) -> QuiverError {
+pub(crate) fn duplicate(
+    schema: &SchemaRef,
+    key: &TableKey,
+    columns: &[ArrayRef],
+    r: usize,
+) -> QuiverError {
     let fields: Vec<Field> = key
         .columns
         .iter()

@@ -20,6 +20,7 @@ mod set;
 mod show;
 mod store;
 pub mod stream;
+mod upsert;
 mod variables;
 
 pub use catalog::{Database, Table, INFORMATION_SCHEMA, SCHEMA_NAME};

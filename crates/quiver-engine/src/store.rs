@@ -72,6 +72,12 @@ impl Misfits {
             .push((row, self.column, Condition::new(level, c.code, c.message)));
     }
 
+    /// A warning of 0-based `row` that is no misfit (INSERT IGNORE's
+    /// 1062), after the row's conversions.
+    pub(crate) fn warn(&mut self, row: usize, c: Condition) {
+        self.found.push((row, usize::MAX, c));
+    }
+
     /// Raises what was kept, row by row.
     pub(crate) fn raise(mut self, sink: &Warnings) {
         self.found.sort_by_key(|(row, column, _)| (*row, *column));
