@@ -87,6 +87,10 @@ pub struct Session {
     /// The first AUTO_INCREMENT value the running statement generated (0:
     /// none): the OK packet's last insert id.
     pub(crate) insert_id: std::sync::atomic::AtomicU64,
+    /// Transaction state (see [`Session::end_transaction`]): inside BEGIN
+    /// ... COMMIT, and whether a statement changed rows since it began.
+    pub(crate) in_transaction: std::sync::atomic::AtomicBool,
+    pub(crate) transaction_wrote: std::sync::atomic::AtomicBool,
 }
 
 /// Whether MariaDB counts `stmt` as using tables, which resets the list of
@@ -162,6 +166,8 @@ impl Session {
             diagnostics: Default::default(),
             statement_started: std::sync::Mutex::new(Instant::now()),
             insert_id: Default::default(),
+            in_transaction: Default::default(),
+            transaction_wrote: Default::default(),
         }
     }
 
@@ -373,7 +379,49 @@ impl Session {
         if let Err(e) = &result {
             self.statement_failed(e);
         }
+        if let (
+            Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_),
+            Ok(StatementResult::Done { affected }),
+        ) = (stmt, &result)
+        {
+            let open = self
+                .in_transaction
+                .load(std::sync::atomic::Ordering::Relaxed)
+                || !self.autocommit();
+            if *affected > 0 && open {
+                self.transaction_wrote
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
         result
+    }
+
+    /// Whether `@@autocommit` is on (MariaDB's default).
+    fn autocommit(&self) -> bool {
+        !matches!(
+            self.with_vars(|v| v.system.get("autocommit").cloned()),
+            Some(ScalarValue::Int64(0) | ScalarValue::Boolean(false))
+        )
+    }
+
+    /// BEGIN, COMMIT or ROLLBACK. Every statement commits when it ends, as
+    /// MySQL's non-transactional tables (MyISAM, Aria) do, so these change
+    /// nothing; but a ROLLBACK of a transaction that changed rows says that
+    /// it could not undo them, with MySQL's warning 1196 for such tables.
+    fn end_transaction(&self, stmt: &Statement) -> Result<StatementResult> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if matches!(stmt, Statement::Rollback { .. }) && self.transaction_wrote.load(Relaxed) {
+            self.statement_warnings()
+                .push(quiver_exec::warnings::Condition::new(
+                    quiver_exec::warnings::Level::Warning,
+                    1196,
+                    "Some non-transactional changed tables couldn't be rolled back",
+                ));
+        }
+        self.in_transaction
+            .store(matches!(stmt, Statement::StartTransaction { .. }), Relaxed);
+        self.transaction_wrote.store(false, Relaxed);
+        Ok(StatementResult::Done { affected: 0 })
     }
 
     fn run_statement(
@@ -442,13 +490,9 @@ impl Session {
                 Ok(StatementResult::Done { affected: 0 })
             }
             Statement::Use(u) => self.use_database(u),
-            // Every statement commits when it ends, as MySQL's non-transactional
-            // tables do (MyISAM): transaction statements succeed and change
-            // nothing, and ROLLBACK cannot undo what was stored (MySQL adds
-            // warning 1196 there; statements keep no warnings yet).
             Statement::StartTransaction { .. }
             | Statement::Commit { .. }
-            | Statement::Rollback { .. } => Ok(StatementResult::Done { affected: 0 }),
+            | Statement::Rollback { .. } => self.end_transaction(stmt),
             other => Err(QuiverError::not_supported(first_words(&other.to_string()))),
         }
     }
