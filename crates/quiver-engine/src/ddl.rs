@@ -358,7 +358,11 @@ impl Session {
             fields.push(field);
         }
         check_unique_names(&Arc::new(Schema::new(fields.clone())))?;
-        let table_meta = crate::keys_ddl::table_keys(ct, &mut fields)?;
+        let mut table_meta = crate::keys_ddl::table_keys(ct, &mut fields)?;
+        table_meta.insert(
+            quiver_common::types::TABLE_COLLATION_KEY.to_string(),
+            table_collation.name().to_string(),
+        );
         let start = crate::keys_ddl::auto_increment_option(ct)?;
         let schema = Arc::new(Schema::new(fields).with_metadata(table_meta));
         if !self

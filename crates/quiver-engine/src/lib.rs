@@ -18,6 +18,7 @@ pub mod query;
 pub mod session;
 mod set;
 mod show;
+mod show_create;
 mod store;
 pub mod stream;
 mod upsert;

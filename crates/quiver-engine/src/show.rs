@@ -99,7 +99,7 @@ const BOOLEAN_VARIABLES: &[&str] = &[
     "unique_checks",
 ];
 
-const SHOW_TABLE: &str = "show";
+pub(crate) const SHOW_TABLE: &str = "show";
 
 fn texts<I: IntoIterator<Item = S>, S: Into<String>>(v: I) -> Column {
     Column::Text(v.into_iter().map(|s| Some(s.into())).collect())
@@ -143,6 +143,10 @@ impl Session {
         source: Option<&Arc<SqlSource>>,
     ) -> Result<Option<StatementResult>> {
         let (table, filter) = match stmt {
+            Statement::ShowCreate {
+                obj_type: quiver_sql::sqlparser::ast::ShowCreateObject::Table,
+                obj_name,
+            } => (self.show_create_table(obj_name)?, None),
             Statement::ShowDatabases { show_options, .. }
             | Statement::ShowSchemas { show_options, .. } => (
                 MemTable::new(

@@ -64,6 +64,9 @@ impl CharLength {
 /// Schema (table) metadata key holding the table's PRIMARY KEY and UNIQUE
 /// keys, one a line ([`TableKey::list_text`]).
 pub const TABLE_KEYS_KEY: &str = "quiver.keys";
+/// Schema (table) metadata key holding the table's default collation
+/// (CREATE TABLE's DEFAULT CHARSET / COLLATE, else the database's).
+pub const TABLE_COLLATION_KEY: &str = "quiver.table_collation";
 /// Schema (table) metadata key holding the index of the AUTO_INCREMENT
 /// column.
 pub const TABLE_AUTO_INCREMENT_KEY: &str = "quiver.auto_increment";
