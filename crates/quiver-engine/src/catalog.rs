@@ -902,6 +902,66 @@ impl Database {
         Ok(true)
     }
 
+    /// ALTER TABLE / RENAME TABLE: table `name` becomes `new_name` (its
+    /// folder renamed, one atomic step) or, with `rows`, holds `rows` of
+    /// `schema` (a new generation of its files, switched atomically as any
+    /// write). A statement does one or the other, so that a crash leaves
+    /// the table as it was or as the statement made it.
+    pub fn alter_table(
+        &self,
+        name: &str,
+        new_name: &str,
+        schema: SchemaRef,
+        rows: Option<Vec<RecordBatch>>,
+    ) -> Result<()> {
+        let _writing = self.write_lock()?;
+        let old = self
+            .table(name)
+            .ok_or_else(|| QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")))?;
+        // A table in memory has no folder to read its rows again from.
+        let rows = match (rows, &old.dir) {
+            (None, None) => Some(old.data()?.as_ref().clone()),
+            (rows, _) => rows,
+        };
+        let renamed = key(new_name) != key(name);
+        if renamed {
+            check_new_name(new_name)?;
+            if self.exists(new_name) {
+                return Err(QuiverError::table_exists(new_name));
+            }
+        }
+        let dir = match (&self.dir, &old.dir) {
+            (Some(d), Some(from)) if renamed => {
+                let to = d.join("tables").join(file_name(new_name));
+                fs::rename(from, &to).map_err(|e| QuiverError::io("renaming table files", e))?;
+                Some(to)
+            }
+            _ => old.dir.clone(),
+        };
+        let table = Arc::new(Table {
+            name: new_name.to_string(),
+            schema,
+            rows: RwLock::new(*old.rows.read().expect("table lock")),
+            distinct: RwLock::new(old.distinct.read().expect("table lock").clone()),
+            // Read again from its (renamed) folder, or given below.
+            stored: RwLock::new(Stored::default()),
+            dir,
+            generation: self.generation.clone(),
+            disk_generation: AtomicU64::new(old.disk_generation.load(Ordering::Acquire)),
+            memory: self.memory.clone(),
+            auto_increment: AtomicU64::new(old.auto_increment()),
+        });
+        if let Some(rows) = rows {
+            table.replace(rows)?;
+        }
+        let mut tables = self.tables.write().expect("catalog lock");
+        tables.remove(&key(name));
+        tables.insert(key(new_name), table);
+        drop(tables);
+        self.bump();
+        Ok(())
+    }
+
     /// Drops table `name`; false when there is none and `if_exists`.
     pub fn drop_table(&self, name: &str, if_exists: bool) -> Result<bool> {
         let _writing = self.write_lock()?;

@@ -304,58 +304,7 @@ impl Session {
         let table_collation = table_default_collation(ct, self.vars().collation_database)?;
         let mut fields = Vec::with_capacity(ct.columns.len());
         for c in &ct.columns {
-            let n = &c.name.value;
-            if n.is_empty() || n.ends_with(' ') {
-                return Err(QuiverError::new(
-                    1166,
-                    "42000",
-                    format!("Incorrect column name '{n}'"),
-                ));
-            }
-            quiver_sql::check_fsp(&c.data_type, n)?;
-            let mut t = sql_type(&c.data_type)?;
-            let not_null = c.options.iter().any(|o| {
-                matches!(o.option, ColumnOption::NotNull)
-                    || matches!(o.option, ColumnOption::PrimaryKey(_))
-            });
-            let mut meta = std::collections::HashMap::new();
-            if let Some(text) = quiver_sql::column_type_text(&c.data_type) {
-                meta.insert(COLUMN_TYPE_KEY.to_string(), text);
-            }
-            if t == DataType::Utf8 {
-                let coll = column_collation(c, table_collation)?;
-                if coll.charset() == quiver_collation::Charset::Binary {
-                    // MariaDB: VARCHAR(5) CHARACTER SET binary is VARBINARY(5).
-                    t = DataType::Binary;
-                    let text = meta.get(COLUMN_TYPE_KEY).map_or("text", String::as_str);
-                    let bytes = quiver_sql::binary_column_type(text);
-                    meta.insert(COLUMN_TYPE_KEY.to_string(), bytes);
-                } else {
-                    meta.insert(COLUMN_COLLATION_KEY.to_string(), coll.name().to_string());
-                }
-            }
-            let mut field = Field::new(&c.name.value, t, !not_null).with_metadata(meta.clone());
-            if let Some(def) = c.options.iter().find_map(|o| match &o.option {
-                ColumnOption::Default(e) => Some(e),
-                _ => None,
-            }) {
-                // Checked now so that a bad DEFAULT is refused at CREATE time.
-                let value = self.constant_value(def)?;
-                let mut strict = Misfits::strict();
-                let stored = store_cast(&value, &field, 0, "", &mut strict).map_err(|_| {
-                    QuiverError::new(
-                        1067,
-                        "42000",
-                        format!("Invalid default value for '{}'", c.name.value),
-                    )
-                })?;
-                meta.insert(
-                    COLUMN_DEFAULT_KEY.to_string(),
-                    default_text(def, &stored, &field)?,
-                );
-                field = field.with_metadata(meta);
-            }
-            fields.push(field);
+            fields.push(self.column_field(c, table_collation)?);
         }
         check_unique_names(&Arc::new(Schema::new(fields.clone())))?;
         let mut table_meta = crate::keys_ddl::table_keys(ct, &mut fields)?;
@@ -548,4 +497,65 @@ fn refuse_unkept_meanings(ct: &CreateTable, with_query: bool) -> Result<()> {
         return Err(QuiverError::not_supported(what));
     }
     Ok(())
+}
+
+impl Session {
+    /// The stored field of a column definition of CREATE TABLE (or ALTER
+    /// TABLE ADD COLUMN) in a table whose default collation is
+    /// `table_collation`: its type, collation, nullability and DEFAULT
+    /// (checked now, so that a bad DEFAULT is refused when declared).
+    pub(crate) fn column_field(&self, c: &ColumnDef, table_collation: Collation) -> Result<Field> {
+        let n = &c.name.value;
+        if n.is_empty() || n.ends_with(' ') {
+            return Err(QuiverError::new(
+                1166,
+                "42000",
+                format!("Incorrect column name '{n}'"),
+            ));
+        }
+        quiver_sql::check_fsp(&c.data_type, n)?;
+        let mut t = sql_type(&c.data_type)?;
+        let not_null = c.options.iter().any(|o| {
+            matches!(o.option, ColumnOption::NotNull)
+                || matches!(o.option, ColumnOption::PrimaryKey(_))
+        });
+        let mut meta = std::collections::HashMap::new();
+        if let Some(text) = quiver_sql::column_type_text(&c.data_type) {
+            meta.insert(COLUMN_TYPE_KEY.to_string(), text);
+        }
+        if t == DataType::Utf8 {
+            let coll = column_collation(c, table_collation)?;
+            if coll.charset() == quiver_collation::Charset::Binary {
+                // MariaDB: VARCHAR(5) CHARACTER SET binary is VARBINARY(5).
+                t = DataType::Binary;
+                let text = meta.get(COLUMN_TYPE_KEY).map_or("text", String::as_str);
+                let bytes = quiver_sql::binary_column_type(text);
+                meta.insert(COLUMN_TYPE_KEY.to_string(), bytes);
+            } else {
+                meta.insert(COLUMN_COLLATION_KEY.to_string(), coll.name().to_string());
+            }
+        }
+        let mut field = Field::new(&c.name.value, t, !not_null).with_metadata(meta.clone());
+        if let Some(def) = c.options.iter().find_map(|o| match &o.option {
+            ColumnOption::Default(e) => Some(e),
+            _ => None,
+        }) {
+            // Checked now so that a bad DEFAULT is refused at CREATE time.
+            let value = self.constant_value(def)?;
+            let mut strict = Misfits::strict();
+            let stored = store_cast(&value, &field, 0, "", &mut strict).map_err(|_| {
+                QuiverError::new(
+                    1067,
+                    "42000",
+                    format!("Invalid default value for '{}'", c.name.value),
+                )
+            })?;
+            meta.insert(
+                COLUMN_DEFAULT_KEY.to_string(),
+                default_text(def, &stored, &field)?,
+            );
+            field = field.with_metadata(meta);
+        }
+        Ok(field)
+    }
 }

@@ -59,7 +59,7 @@ impl Session {
 
     /// `rows` copies of a column's DEFAULT: NULL when it has none and allows
     /// NULL, else MySQL's strict-mode error 1364.
-    fn column_default(&self, f: &Field, rows: usize) -> Result<ArrayRef> {
+    pub(crate) fn column_default(&self, f: &Field, rows: usize) -> Result<ArrayRef> {
         let Some(text) = f.metadata().get(COLUMN_DEFAULT_KEY) else {
             if f.is_nullable() {
                 return Ok(arrow_array::new_null_array(f.data_type(), rows));

@@ -2,6 +2,7 @@
 //! memory), and sessions that run SQL statements through the binder,
 //! optimizer and executor.
 
+mod alter;
 mod auto_increment;
 pub mod catalog;
 mod ddl;

@@ -103,6 +103,8 @@ fn uses_tables(stmt: &Statement) -> bool {
         | Statement::Update(_)
         | Statement::Delete(_)
         | Statement::Truncate(_)
+        | Statement::AlterTable(_)
+        | Statement::RenameTable(_)
         | Statement::CreateView(_)
         | Statement::ExplainTable { .. }
         | Statement::Explain { .. } => true,
@@ -439,6 +441,8 @@ impl Session {
             | Statement::Delete(_)
             | Statement::Truncate(_)
             | Statement::Drop { .. }
+            | Statement::AlterTable(_)
+            | Statement::RenameTable(_)
             | Statement::CreateView(_) => Some(self.db.write_lock()?),
             _ => {
                 self.db.sync_with_disk()?;
@@ -490,6 +494,8 @@ impl Session {
                 Ok(StatementResult::Done { affected: 0 })
             }
             Statement::Use(u) => self.use_database(u),
+            Statement::AlterTable(a) => self.alter_table(a),
+            Statement::RenameTable(r) => self.rename_tables(r),
             Statement::StartTransaction { .. }
             | Statement::Commit { .. }
             | Statement::Rollback { .. } => self.end_transaction(stmt),

@@ -83,19 +83,51 @@ fn plain_indexes_are_kept_out_of_the_way_and_inserts_without_keys_work() {
     // KEY / INDEX only make MySQL faster: accepted.
     s.query("CREATE TABLE t (id INT, v INT, KEY k (id), INDEX (v))")
         .unwrap();
-    refused(
-        &s,
-        "INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE v = 2",
-        "ON DUPLICATE KEY UPDATE",
-    );
-    refused(&s, "INSERT IGNORE INTO t VALUES (1, 1)", "INSERT IGNORE");
-    // Without a key nothing is a duplicate: REPLACE inserts, as in MySQL.
+    // Without a PRIMARY or UNIQUE key nothing is a duplicate: ON DUPLICATE
+    // KEY UPDATE, IGNORE and REPLACE insert, as in MySQL.
+    s.query("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE v = 2")
+        .unwrap();
+    s.query("INSERT IGNORE INTO t VALUES (1, 1)").unwrap();
     s.query("REPLACE INTO t VALUES (1, 1)").unwrap();
     s.query("REPLACE INTO t VALUES (1, 1)").unwrap();
     let StatementResult::Rows { batches, .. } = s.query("SELECT COUNT(*) FROM t").unwrap() else {
         panic!("no rows");
     };
-    assert_eq!(rows_as_text(&batches).unwrap()[0][0].as_deref(), Some("2"));
+    assert_eq!(rows_as_text(&batches).unwrap()[0][0].as_deref(), Some("4"));
+}
+
+#[test]
+fn upserts_whose_meaning_would_differ_from_mariadb_are_refused_and_change_nothing() {
+    let s = session();
+    s.query("CREATE TABLE k (id INT PRIMARY KEY, v INT)").unwrap();
+    s.query("CREATE TABLE src (id INT, v INT)").unwrap();
+    s.query("INSERT INTO k VALUES (1, 1)").unwrap();
+    s.query("INSERT INTO src VALUES (1, 5)").unwrap();
+    for (sql, what) in [
+        (
+            "INSERT IGNORE INTO k VALUES (1, 2) ON DUPLICATE KEY UPDATE v = 3",
+            "INSERT IGNORE ... ON DUPLICATE KEY UPDATE",
+        ),
+        (
+            "INSERT INTO k VALUES (1, 2) ON DUPLICATE KEY UPDATE v = (SELECT MAX(v) FROM k)",
+            "a subquery in ON DUPLICATE KEY UPDATE",
+        ),
+        (
+            "INSERT INTO k SELECT id, v FROM src ON DUPLICATE KEY UPDATE v = v + 1",
+            "ON DUPLICATE KEY UPDATE naming 'v', a column of the SELECT's tables",
+        ),
+        (
+            "INSERT INTO k VALUES (1, 2) ON DUPLICATE KEY UPDATE v = 3, id = v",
+            "UPDATE whose value reads a column set before it",
+        ),
+    ] {
+        refused(&s, sql, what);
+    }
+    let StatementResult::Rows { batches, .. } = s.query("SELECT id, v FROM k").unwrap() else {
+        panic!("no rows");
+    };
+    let rows = rows_as_text(&batches).unwrap();
+    assert_eq!(rows, vec![vec![Some("1".into()), Some("1".into())]]);
 }
 
 #[test]

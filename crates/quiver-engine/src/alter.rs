@@ -1,0 +1,300 @@
+//! ALTER TABLE and RENAME TABLE.
+//!
+//! A rename moves the table's folder (one atomic step). Column changes
+//! (ADD, DROP, RENAME COLUMN) rewrite the table as a new generation of its
+//! files with the new schema, switched atomically like any write, and keep
+//! the keys and the AUTO_INCREMENT column pointing at the same columns. One
+//! statement renames or changes columns, not both, so that a crash leaves
+//! the table as it was or as the statement made it. Changes whose meaning
+//! is not kept yet (MODIFY / CHANGE of a type, keys, indexes) are refused
+//! with 1235.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use quiver_collation::Collation;
+use quiver_common::types::{
+    auto_increment_column, TableKey, COLUMN_DEFAULT_KEY, TABLE_AUTO_INCREMENT_KEY,
+    TABLE_COLLATION_KEY, TABLE_KEYS_KEY,
+};
+use quiver_common::{QuiverError, Result};
+use quiver_sql::sqlparser::ast::{
+    AlterTable, AlterTableOperation, ColumnDef, ColumnOption, MySQLColumnPosition,
+    RenameTableNameKind,
+};
+
+use crate::catalog::SCHEMA_NAME;
+use crate::session::{first_words, object_name};
+use crate::{Session, StatementResult};
+
+/// A column of the altered table: its field and where its values come from.
+struct NewColumn {
+    field: Field,
+    /// The old column it is, or None for a column ADD makes.
+    from: Option<usize>,
+}
+
+impl Session {
+    pub(crate) fn alter_table(&self, alter: &AlterTable) -> Result<StatementResult> {
+        let name = object_name(&alter.name)?;
+        let Some(table) = self.db.table(&name) else {
+            return Err(QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")));
+        };
+        let schema = table.schema();
+        let mut renamed = None;
+        let mut columns: Vec<NewColumn> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| NewColumn {
+                field: f.as_ref().clone(),
+                from: Some(i),
+            })
+            .collect();
+        let table_collation = schema
+            .metadata()
+            .get(TABLE_COLLATION_KEY)
+            .and_then(|c| Collation::from_name(c))
+            .unwrap_or(self.vars().collation_database);
+        let keys = TableKey::of_schema(schema.metadata().get(TABLE_KEYS_KEY));
+        let auto = auto_increment_column(schema.metadata().get(TABLE_AUTO_INCREMENT_KEY));
+        let keyed = |old: usize| keys.iter().any(|k| k.columns.contains(&old)) || auto == Some(old);
+        let position = |columns: &[NewColumn], n: &str| {
+            columns
+                .iter()
+                .position(|c| c.field.name().eq_ignore_ascii_case(n))
+        };
+        for op in &alter.operations {
+            match op {
+                AlterTableOperation::RenameTable { table_name } => {
+                    let (RenameTableNameKind::To(n) | RenameTableNameKind::As(n)) = table_name;
+                    renamed = Some(object_name(n)?);
+                }
+                AlterTableOperation::AddColumn {
+                    if_not_exists,
+                    column_def,
+                    column_position,
+                    ..
+                } => {
+                    refuse_unkept_column_options(column_def)?;
+                    let field = self.column_field(column_def, table_collation)?;
+                    if position(&columns, field.name()).is_some() {
+                        if *if_not_exists {
+                            self.note(1060, format!("Duplicate column name '{}'", field.name()));
+                            continue;
+                        }
+                        return Err(QuiverError::duplicate_column(field.name()));
+                    }
+                    let at = match column_position {
+                        None => columns.len(),
+                        Some(MySQLColumnPosition::First) => 0,
+                        Some(MySQLColumnPosition::After(c)) => {
+                            position(&columns, &c.value)
+                                .ok_or_else(|| unknown_column(&c.value, &name))?
+                                + 1
+                        }
+                    };
+                    columns.insert(at, NewColumn { field, from: None });
+                }
+                AlterTableOperation::DropColumn {
+                    column_names,
+                    if_exists,
+                    ..
+                } => {
+                    for c in column_names {
+                        let Some(at) = position(&columns, &c.value) else {
+                            if *if_exists {
+                                self.note(
+                                    1091,
+                                    format!(
+                                        "Can't DROP COLUMN `{}`; check that it exists",
+                                        c.value
+                                    ),
+                                );
+                                continue;
+                            }
+                            return Err(QuiverError::new(
+                                1091,
+                                "42000",
+                                format!("Can't DROP COLUMN `{}`; check that it exists", c.value),
+                            ));
+                        };
+                        if columns[at].from.is_some_and(keyed) {
+                            return Err(QuiverError::not_supported(
+                                "ALTER TABLE dropping a column of a key or AUTO_INCREMENT",
+                            ));
+                        }
+                        columns.remove(at);
+                    }
+                }
+                AlterTableOperation::RenameColumn {
+                    old_column_name,
+                    new_column_name,
+                } => {
+                    let at = position(&columns, &old_column_name.value)
+                        .ok_or_else(|| unknown_column(&old_column_name.value, &name))?;
+                    let new = &new_column_name.value;
+                    if position(&columns, new).is_some_and(|p| p != at) {
+                        return Err(QuiverError::duplicate_column(new));
+                    }
+                    let f = &columns[at].field;
+                    columns[at].field = f.clone().with_name(new);
+                }
+                other => {
+                    return Err(QuiverError::not_supported(format!(
+                        "ALTER TABLE ... {}",
+                        first_words(&other.to_string())
+                    )))
+                }
+            }
+        }
+        if columns.is_empty() {
+            return Err(QuiverError::new(
+                1090,
+                "42000",
+                "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+            ));
+        }
+        let changed = columns.len() != schema.fields().len()
+            || columns
+                .iter()
+                .zip(schema.fields())
+                .enumerate()
+                .any(|(i, (c, f))| c.from != Some(i) || c.field.name() != f.name());
+        let new_name = renamed.clone().unwrap_or_else(|| name.clone());
+        if renamed.is_some() && changed {
+            return Err(QuiverError::not_supported(
+                "ALTER TABLE renaming the table and changing its columns at once",
+            ));
+        }
+        if !changed {
+            if renamed.is_some() {
+                self.db.alter_table(&name, &new_name, schema, None)?;
+            }
+            return Ok(StatementResult::Done { affected: 0 });
+        }
+        // Keys and the AUTO_INCREMENT column follow their columns.
+        let new_index = |old: usize| columns.iter().position(|c| c.from == Some(old));
+        let mut meta = schema.metadata().clone();
+        if !keys.is_empty() {
+            let moved: Vec<TableKey> = keys
+                .iter()
+                .map(|k| TableKey {
+                    columns: k.columns.iter().filter_map(|&c| new_index(c)).collect(),
+                    ..k.clone()
+                })
+                .collect();
+            meta.insert(TABLE_KEYS_KEY.to_string(), TableKey::list_text(&moved));
+        }
+        if let Some(a) = auto.and_then(new_index) {
+            meta.insert(TABLE_AUTO_INCREMENT_KEY.to_string(), a.to_string());
+        }
+        if !meta.contains_key(TABLE_COLLATION_KEY) {
+            meta.insert(
+                TABLE_COLLATION_KEY.to_string(),
+                table_collation.name().to_string(),
+            );
+        }
+        let new_schema: SchemaRef = Arc::new(Schema::new_with_metadata(
+            columns.iter().map(|c| c.field.clone()).collect::<Vec<_>>(),
+            meta,
+        ));
+        let mut batches = Vec::new();
+        for b in table.data()?.iter() {
+            let arrays = columns
+                .iter()
+                .map(|c| match c.from {
+                    Some(i) => Ok(b.column(i).clone()),
+                    None => self.added_values(&c.field, b.num_rows()),
+                })
+                .collect::<Result<Vec<ArrayRef>>>()?;
+            batches.push(RecordBatch::try_new_with_options(
+                new_schema.clone(),
+                arrays,
+                &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+            )?);
+        }
+        self.db
+            .alter_table(&name, &new_name, new_schema, Some(batches))?;
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// The values of a column ADD makes in `rows` existing rows: its
+    /// DEFAULT, else NULL, else (NOT NULL) the type's zero, as MariaDB
+    /// fills them.
+    fn added_values(&self, f: &Field, rows: usize) -> Result<ArrayRef> {
+        if f.metadata().contains_key(COLUMN_DEFAULT_KEY) || f.is_nullable() {
+            return self.column_default(f, rows);
+        }
+        let zero: ArrayRef = match f.data_type() {
+            DataType::Utf8 => Arc::new(arrow_array::StringArray::from(vec![""; rows])),
+            DataType::Binary => Arc::new(arrow_array::BinaryArray::from(vec![&b""[..]; rows])),
+            t if quiver_common::types::is_numeric(t) => quiver_exec::expr::cast_array(
+                &(Arc::new(arrow_array::Int64Array::from(vec![0i64; rows])) as ArrayRef),
+                t,
+            )?,
+            _ if rows == 0 => arrow_array::new_empty_array(f.data_type()),
+            _ => return Err(QuiverError::not_supported(format!(
+                "ALTER TABLE adding NOT NULL column '{}' without a DEFAULT to rows (its zero date)",
+                f.name()
+            ))),
+        };
+        Ok(zero)
+    }
+
+    /// RENAME TABLE a TO b [, c TO d ...], in order; each rename is one
+    /// atomic step.
+    pub(crate) fn rename_tables(
+        &self,
+        renames: &[quiver_sql::sqlparser::ast::RenameTable],
+    ) -> Result<StatementResult> {
+        for r in renames {
+            let from = object_name(&r.old_name)?;
+            let to = object_name(&r.new_name)?;
+            let Some(t) = self.db.table(&from) else {
+                return Err(QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{from}")));
+            };
+            self.db.alter_table(&from, &to, t.schema(), None)?;
+        }
+        Ok(StatementResult::Done { affected: 0 })
+    }
+}
+
+fn unknown_column(column: &str, table: &str) -> QuiverError {
+    QuiverError::new(
+        1054,
+        "42S22",
+        format!("Unknown column '{column}' in '{table}'"),
+    )
+}
+
+/// Column options of ADD COLUMN whose meaning Quiver would not keep there:
+/// keys and AUTO_INCREMENT (the existing rows would have to be checked and
+/// numbered), CHECK, foreign keys, generated and hidden columns.
+fn refuse_unkept_column_options(c: &ColumnDef) -> Result<()> {
+    use quiver_sql::sqlparser::tokenizer::Token;
+    for o in &c.options {
+        let what = match &o.option {
+            ColumnOption::PrimaryKey(_) => "PRIMARY KEY",
+            ColumnOption::Unique(_) => "UNIQUE",
+            ColumnOption::ForeignKey(_) => "REFERENCES",
+            ColumnOption::Check(_) => "CHECK",
+            ColumnOption::Identity(_) => "AUTO_INCREMENT",
+            ColumnOption::DialectSpecific(tokens)
+                if tokens.iter().any(|t| {
+                    matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))
+                }) =>
+            {
+                "AUTO_INCREMENT"
+            }
+            ColumnOption::Invisible => "INVISIBLE",
+            ColumnOption::Generated { .. } => "generated columns",
+            _ => continue,
+        };
+        return Err(QuiverError::not_supported(format!(
+            "ALTER TABLE ADD COLUMN ... {what}"
+        )));
+    }
+    Ok(())
+}
