@@ -235,10 +235,12 @@ impl Session {
                 t,
             )?,
             _ if rows == 0 => arrow_array::new_empty_array(f.data_type()),
-            _ => return Err(QuiverError::not_supported(format!(
+            _ => {
+                return Err(QuiverError::not_supported(format!(
                 "ALTER TABLE adding NOT NULL column '{}' without a DEFAULT to rows (its zero date)",
                 f.name()
-            ))),
+            )))
+            }
         };
         Ok(zero)
     }

@@ -99,7 +99,8 @@ fn plain_indexes_are_kept_out_of_the_way_and_inserts_without_keys_work() {
 #[test]
 fn upserts_whose_meaning_would_differ_from_mariadb_are_refused_and_change_nothing() {
     let s = session();
-    s.query("CREATE TABLE k (id INT PRIMARY KEY, v INT)").unwrap();
+    s.query("CREATE TABLE k (id INT PRIMARY KEY, v INT)")
+        .unwrap();
     s.query("CREATE TABLE src (id INT, v INT)").unwrap();
     s.query("INSERT INTO k VALUES (1, 1)").unwrap();
     s.query("INSERT INTO src VALUES (1, 5)").unwrap();

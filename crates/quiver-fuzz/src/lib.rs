@@ -60,7 +60,7 @@ impl Finding {
 pub struct Report {
     pub cases: usize,
     /// Checks run, per oracle.
-    pub checks: [(&'static str, usize); 6],
+    pub checks: [(&'static str, usize); 7],
     /// Statements run.
     pub statements: usize,
     /// Checks an ordinary MySQL error left without a verdict.
@@ -169,7 +169,7 @@ fn draw(rng: &mut Rng, tables: &[Table]) -> Check {
         .collect();
     let select = items.join(", ");
     let threads = |sql: String| Check::Threads { sql };
-    match g.rng.below(16) {
+    match g.rng.below(17) {
         0..=2 => Check::Tlp {
             select,
             from: from.sql,
@@ -295,6 +295,15 @@ fn draw(rng: &mut Rng, tables: &[Table]) -> Check {
                 set,
             }
         }
+        16 => {
+            let t = g.rng.pick(tables);
+            let c = g.rng.pick(&t.columns);
+            Check::Upsert {
+                table: t.name.clone(),
+                column: c.name.clone(),
+                sql_type: c.sql_type.to_string(),
+            }
+        }
         _ => {
             let sql = format!(
                 "SELECT {select} FROM {} WHERE {predicate} ORDER BY 1 LIMIT 3",
@@ -360,6 +369,7 @@ pub fn report() -> Report {
             ("threads", 0),
             ("limit", 0),
             ("write", 0),
+            ("upsert", 0),
             ("no-panic", 0),
         ],
         ..Report::default()

@@ -111,6 +111,16 @@ pub enum Check {
         predicate: String,
         set: Option<String>,
     },
+    /// A column `column` (of type `sql_type`) of `table` copied into a
+    /// table with a UNIQUE key on it, by INSERT IGNORE, then REPLACE, then
+    /// ON DUPLICATE KEY UPDATE: the key keeps one row per value as GROUP BY
+    /// groups them (the same collation, another implementation), and each
+    /// NULL (never a duplicate) adds a row every time.
+    Upsert {
+        table: String,
+        column: String,
+        sql_type: String,
+    },
     /// Only that nothing breaks: a statement mutated into an invalid one,
     /// a set operation, ...
     NoPanic { sql: String },
@@ -118,6 +128,8 @@ pub enum Check {
 
 /// The scratch table of [`Check::Write`].
 pub const WRITE_COPY: &str = "fuzz_copy";
+/// The scratch table of [`Check::Upsert`].
+pub const KEYED_COPY: &str = "fuzz_keyed";
 
 /// Why a check failed.
 #[derive(Debug, Clone)]
@@ -135,6 +147,7 @@ impl Check {
             Check::TlpAggregate { .. } | Check::TlpDistinct { .. } => "tlp",
             Check::Limit { .. } => "limit",
             Check::Write { .. } => "write",
+            Check::Upsert { .. } => "upsert",
             Check::NoPanic { .. } => "no-panic",
         }
     }
@@ -221,6 +234,33 @@ impl Check {
                     format!("DROP TABLE {t}"),
                 ]
             }
+            Check::Upsert {
+                table,
+                column,
+                sql_type,
+            } => {
+                let k = KEYED_COPY;
+                vec![
+                    format!("DROP TABLE IF EXISTS {k}"),
+                    format!("CREATE TABLE {k} (k {sql_type}, UNIQUE KEY uk (k))"),
+                    format!("INSERT IGNORE INTO {k} SELECT {column} FROM {table}"),
+                    format!("SELECT COUNT(*) FROM {k}"),
+                    format!(
+                        "SELECT COUNT(*) FROM (SELECT {column} FROM {table} WHERE {column} IS NOT NULL GROUP BY {column}) d"
+                    ),
+                    format!("SELECT COUNT(*) FROM {table} WHERE {column} IS NULL"),
+                    format!("REPLACE INTO {k} SELECT {column} FROM {table}"),
+                    format!("SELECT COUNT(*) FROM {k}"),
+                    format!(
+                        "INSERT INTO {k} SELECT {column} FROM {table} ON DUPLICATE KEY UPDATE k = k"
+                    ),
+                    format!("SELECT COUNT(*) FROM {k}"),
+                    format!(
+                        "SELECT COUNT(*) FROM (SELECT k FROM {k} WHERE k IS NOT NULL GROUP BY k HAVING COUNT(*) > 1) d"
+                    ),
+                    format!("DROP TABLE {k}"),
+                ]
+            }
         }
     }
 
@@ -246,9 +286,15 @@ impl Check {
             return Verdict::Holds;
         }
         if rows.len() < outcomes.len() {
-            if matches!(self, Check::Write { .. }) {
-                // Leave no copy behind for the next check.
-                run(one, &format!("DROP TABLE IF EXISTS {WRITE_COPY}"));
+            // Leave no copy behind for the next check.
+            match self {
+                Check::Write { .. } => {
+                    run(one, &format!("DROP TABLE IF EXISTS {WRITE_COPY}"));
+                }
+                Check::Upsert { .. } => {
+                    run(one, &format!("DROP TABLE IF EXISTS {KEYED_COPY}"));
+                }
+                _ => {}
             }
             return Verdict::Inconclusive;
         }
@@ -350,6 +396,26 @@ impl Check {
                         "{before:?} rows, predicate TRUE for {hits:?}, {after:?} rows after (want {want:?})"
                     ),
                 })
+            }
+            Check::Upsert { .. } => {
+                let count = |r: &Vec<Vec<Option<String>>>| -> Option<u64> {
+                    r.first()?.first()?.as_ref()?.parse().ok()
+                };
+                let (ignored, groups, nulls) = (count(rows[3]), count(rows[4]), count(rows[5]));
+                let (replaced, updated, twice) = (count(rows[7]), count(rows[9]), count(rows[10]));
+                let want = |n: u64| groups.zip(nulls).map(|(g, z)| g + n * z);
+                (ignored != want(1) || replaced != want(2) || updated != want(3) || twice != Some(0))
+                    .then(|| Violation {
+                        oracle: "upsert",
+                        detail: format!(
+                            "{groups:?} groups and {nulls:?} NULLs: {ignored:?} rows after IGNORE (want {:?}), \
+                             {replaced:?} after REPLACE (want {:?}), {updated:?} after ON DUPLICATE KEY UPDATE \
+                             (want {:?}), {twice:?} keys held twice",
+                            want(1),
+                            want(2),
+                            want(3)
+                        ),
+                    })
             }
             Check::NoPanic { .. } => None,
             Check::Threads { .. } => (rows[0] != rows[1]).then(|| Violation {
@@ -512,6 +578,37 @@ mod tests {
 
     /// A panic and an internal error are findings; other MySQL errors are
     /// answers.
+    /// The upsert oracle: one row per group and per NULL after IGNORE,
+    /// one more per NULL after each of REPLACE and ON DUPLICATE KEY UPDATE.
+    #[test]
+    fn upsert_oracle_judges() {
+        let upsert = Check::Upsert {
+            table: "t".into(),
+            column: "c".into(),
+            sql_type: "INT".into(),
+        };
+        let stmts = upsert.statements();
+        assert!(stmts[2].starts_with("INSERT IGNORE"));
+        assert!(stmts[6].starts_with("REPLACE"));
+        assert!(stmts[8].contains("ON DUPLICATE KEY UPDATE"));
+        let none = rows(&[]);
+        let n = |v: &str| rows(&[v]);
+        // 3 groups, 2 NULLs: 5, 7, 9 rows, no key twice.
+        let (five, three, two, seven, nine, zero) =
+            (n("5"), n("3"), n("2"), n("7"), n("9"), n("0"));
+        let good = [
+            &none, &none, &none, &five, &three, &two, &none, &seven, &none, &nine, &zero, &none,
+        ];
+        assert!(upsert.judge(&good).is_none());
+        let mut lost = good;
+        lost[7] = &five;
+        assert!(upsert.judge(&lost).is_some(), "REPLACE lost rows");
+        let one = n("1");
+        let mut twice = good;
+        twice[10] = &one;
+        assert!(upsert.judge(&twice).is_some(), "a key held twice");
+    }
+
     #[test]
     fn panics_and_internal_errors_are_broken_answers() {
         assert!(Outcome::Panic("boom".into()).broken());

@@ -174,6 +174,8 @@ pub struct Column {
     /// The collation of a text column (its declaration's), for mixing
     /// only columns that can meet.
     pub collation: Option<&'static str>,
+    /// The column's declared type (`VARCHAR(10) COLLATE ...`, `DOUBLE`).
+    pub sql_type: &'static str,
 }
 
 /// A generated table: its name, columns, CREATE TABLE and rows (each the
@@ -249,6 +251,7 @@ pub fn table(rng: &mut Rng, name: &str) -> Table {
         .map(|(i, t)| Column {
             name: if i == 0 { "id".into() } else { format!("c{i}") },
             kind: t.kind,
+            sql_type: t.sql,
             collation: if t.sql.starts_with("VARBINARY") {
                 Some("binary")
             } else {

@@ -414,7 +414,9 @@ pub(crate) fn double_round(x: f64, d: i64, truncate: bool) -> f64 {
         (x / p, |v, p| v * p)
     } else {
         let m = x * p;
-        if m.is_infinite() {
+        // Too many digits to change anything (also 0 times an infinite
+        // power, which MariaDB answers as 0).
+        if !m.is_finite() {
             return x;
         }
         (m, |v, p| v / p)
@@ -437,6 +439,7 @@ mod double_round_tests {
         assert_eq!(double_round(-0.5, -400, false), 0.0);
         assert_eq!(double_round(1.25, 400, false), 1.25);
         assert_eq!(double_round(1e300, 100, true), 1e300);
+        assert_eq!(double_round(0.0, 100_000_000, false), 0.0);
         assert_eq!(double_round(1234.5678, -2, false), 1200.0);
         assert_eq!(double_round(1234.5678, 2, true), 1234.56);
         assert_eq!(double_round(2.5, 0, false), 2.0);
