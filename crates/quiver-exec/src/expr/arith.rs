@@ -177,7 +177,10 @@ pub fn arithmetic(
                     if y == 0 {
                         None
                     } else {
-                        Some(x.wrapping_div(y))
+                        // i64::MIN DIV -1 does not fit: 1690, as MariaDB.
+                        let (v, o) = x.overflowing_div(y);
+                        *of |= o;
+                        Some(v)
                     }
                 }
                 BinaryOp::Mod => {
@@ -331,13 +334,19 @@ fn fractional_int_div(l: &ColumnarValue, r: &ColumnarValue, rows: usize) -> Resu
     ) else {
         return Ok(ColumnarValue::Scalar(ScalarValue::Null, DataType::Int64));
     };
-    let (v, nulls, _) = run(&a, &b, rows, |x: f64, y: f64, _| {
+    let (v, nulls, of) = run(&a, &b, rows, |x: f64, y: f64, of: &mut bool| {
         if y == 0.0 {
             None
         } else {
-            Some((x / y).trunc() as i64)
+            // A quotient past BIGINT is 1690, not a saturated value.
+            let q = (x / y).trunc();
+            *of |= !(q >= -9.223_372_036_854_775_808e18 && q < 9.223_372_036_854_775_808e18);
+            Some(q as i64)
         }
     });
+    if of {
+        return Err(out_of_range("BIGINT"));
+    }
     Ok(ColumnarValue::Array(Arc::new(Int64Array::new(
         v.into(),
         nulls,

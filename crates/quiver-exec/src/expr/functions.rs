@@ -132,10 +132,14 @@ pub fn call(
         }
         ScalarFunc::NullIf => {
             let a = cast_array(arg(0)?, t)?;
+            // Compared in the type MySQL compares the pair in, not in the
+            // result's: NULLIF(1, 44 / 64) is 1, as 1 = 0.6875 is false.
+            let ct =
+                quiver_common::types::comparison_type(arg(0)?.data_type(), arg(1)?.data_type());
             let eq = super::compare::compare_arrays(
                 quiver_plan::BinaryOp::Eq,
-                &a,
-                &cast_array(arg(1)?, t)?,
+                &cast_array(arg(0)?, &ct)?,
+                &cast_array(arg(1)?, &ct)?,
             )?;
             let eq = BooleanArray::new(
                 eq.values()
