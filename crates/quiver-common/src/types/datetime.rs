@@ -137,12 +137,17 @@ pub fn format_datetime(micros: i64, fsp: u8) -> String {
     }
 }
 
-/// Parses 'YYYY-MM-DD' (also with a time part, which is dropped).
+/// Parses 'YYYY-MM-DD' (also with a time part, which is dropped). A year
+/// of exactly two digits is MySQL's: 70-99 are 1970-1999, 00-69 2000-2069.
 pub fn parse_date(s: &str) -> Option<i32> {
     let s = s.trim();
     let date = s.split([' ', 'T']).next()?;
     let mut it = date.split('-');
-    let y: i32 = it.next()?.parse().ok()?;
+    let year = it.next()?;
+    let mut y: i32 = year.parse().ok()?;
+    if year.len() == 2 && year.bytes().all(|b| b.is_ascii_digit()) {
+        y += if y < 70 { 2000 } else { 1900 };
+    }
     let m: u32 = it.next()?.parse().ok()?;
     let d: u32 = it.next()?.parse().ok()?;
     if it.next().is_some() || !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
@@ -202,6 +207,14 @@ mod tests {
         assert_eq!(parse_date("1998-12-01"), Some(10561));
         assert_eq!(format_date(10561), "1998-12-01");
         assert_eq!(parse_date("1998-02-30"), None);
+        // Two-digit years, as MySQL reads them.
+        assert_eq!(parse_date("99-12-31"), parse_date("1999-12-31"));
+        assert_eq!(parse_date("69-01-01"), parse_date("2069-01-01"));
+        assert_eq!(parse_date("00-02-29"), parse_date("2000-02-29"));
+        assert_eq!(
+            parse_date("0099-12-31").map(civil_from_days),
+            Some((99, 12, 31))
+        );
     }
     #[test]
     fn add_months_clips() {
