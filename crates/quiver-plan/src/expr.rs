@@ -246,6 +246,26 @@ pub enum DatePart {
     YearMonth,
 }
 
+impl DatePart {
+    /// Whether the part is of a time of day only (HOUR ... MICROSECOND and
+    /// their compounds), which a TIME value has too.
+    pub fn is_time_of_day(self) -> bool {
+        use DatePart::*;
+        matches!(
+            self,
+            Hour | Minute
+                | Second
+                | Microsecond
+                | SecondMicrosecond
+                | MinuteMicrosecond
+                | MinuteSecond
+                | HourMicrosecond
+                | HourSecond
+                | HourMinute
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     Column(ColumnId, DataType),

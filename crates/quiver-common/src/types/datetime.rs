@@ -181,6 +181,74 @@ pub fn parse_datetime(s: &str) -> Option<i64> {
     Some(days * 86_400_000_000 + micros)
 }
 
+/// The fields of a TIME value read from text as MySQL reads it for HOUR,
+/// MINUTE, SECOND and MICROSECOND: `[-][D ]H:MM[:SS][.ffffff]` or digits
+/// (`SS`, `MMSS`, `HHMMSS`), the sign dropped. Past 838:59:59 the value is
+/// 838:59:59 (`clamped`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeFields {
+    pub hours: i64,
+    pub minutes: i64,
+    pub seconds: i64,
+    pub micros: i64,
+    pub clamped: bool,
+}
+
+/// [`TimeFields`] of `s`, or None when it is no time.
+pub fn parse_time_fields(s: &str) -> Option<TimeFields> {
+    let t = s.trim();
+    let t = t.strip_prefix('-').unwrap_or(t);
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    let (days, rest) = match t.split_once(' ') {
+        Some((d, r)) if digits(d) => (d.parse::<i64>().ok()?, r.trim_start()),
+        _ => (0, t),
+    };
+    let (hms, frac) = rest.split_once('.').unwrap_or((rest, ""));
+    if !frac.is_empty() && !digits(frac) {
+        return None;
+    }
+    let micros = match frac {
+        "" => 0,
+        f => {
+            let f: String = f.chars().take(6).collect();
+            f.parse::<i64>().ok()? * 10i64.pow(6 - f.len() as u32)
+        }
+    };
+    let (h, m, sec) = if hms.contains(':') {
+        let parts: Vec<&str> = hms.split(':').collect();
+        if parts.len() > 3 || !parts.iter().all(|p| digits(p)) {
+            return None;
+        }
+        let n = |i: usize| parts.get(i).map_or(Some(0), |p| p.parse::<i64>().ok());
+        (n(0)?, n(1)?, n(2)?)
+    } else if digits(hms) {
+        let v: i64 = hms.parse().ok()?;
+        (v / 10_000, v / 100 % 100, v % 100)
+    } else {
+        return None;
+    };
+    if m > 59 || sec > 59 {
+        return None;
+    }
+    let hours = days.checked_mul(24)?.checked_add(h)?;
+    if hours > 838 {
+        return Some(TimeFields {
+            hours: 838,
+            minutes: 59,
+            seconds: 59,
+            micros: 0,
+            clamped: true,
+        });
+    }
+    Some(TimeFields {
+        hours,
+        minutes: m,
+        seconds: sec,
+        micros,
+        clamped: false,
+    })
+}
+
 /// Adds months to a date as MySQL does: the day is clipped to the month's last day.
 pub fn add_months(days: i32, months: i64) -> Option<i32> {
     let (y, m, d) = civil_from_days(days);
@@ -216,6 +284,22 @@ mod tests {
             Some((99, 12, 31))
         );
     }
+    #[test]
+    fn time_fields_as_mysql_reads_them() {
+        let f = |s| parse_time_fields(s).map(|t| (t.hours, t.minutes, t.seconds, t.micros));
+        assert_eq!(f("10:05:03"), Some((10, 5, 3, 0)));
+        assert_eq!(f("-10:05:03.25"), Some((10, 5, 3, 250_000)));
+        assert_eq!(f("1 10:00:00"), Some((34, 0, 0, 0)));
+        assert_eq!(f("10:05"), Some((10, 5, 0, 0)));
+        assert_eq!(f("100503"), Some((10, 5, 3, 0)));
+        assert_eq!(f("0503"), Some((0, 5, 3, 0)));
+        assert_eq!(f("3"), Some((0, 0, 3, 0)));
+        assert_eq!(f("900:00:00"), Some((838, 59, 59, 0)));
+        assert_eq!(f("10:65:00"), None);
+        assert_eq!(f("abc"), None);
+        assert_eq!(f(""), None);
+    }
+
     #[test]
     fn add_months_clips() {
         let jan31 = parse_date("2020-01-31").unwrap();

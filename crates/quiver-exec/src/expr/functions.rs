@@ -689,7 +689,65 @@ fn days_and_micros(a: &ArrayRef) -> Result<(Vec<i32>, Vec<i64>)> {
     })
 }
 
+/// A time-of-day part of strings (each a DATETIME or else a TIME, as
+/// MariaDB reads them for HOUR and its kin); NULL with warning 1292 for
+/// neither, and a TIME past 838:59:59 is that, with 1292 too.
+fn extract_time_of_strings(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    use crate::warnings::{raise_with, Level};
+    use quiver_common::types::{parse_datetime, parse_time_fields};
+    let strings = a.as_string::<i32>();
+    let v: Vec<Option<i64>> = strings
+        .iter()
+        .map(|s| {
+            let s = s?;
+            let (h, mi, sec, f) = match parse_datetime(s) {
+                Some(t) => {
+                    let us = t.rem_euclid(86_400_000_000);
+                    (
+                        us / 3_600_000_000,
+                        us / 60_000_000 % 60,
+                        us / 1_000_000 % 60,
+                        us % 1_000_000,
+                    )
+                }
+                None => match parse_time_fields(s) {
+                    Some(t) => {
+                        if t.clamped {
+                            raise_with(Level::Warning, 1292, || {
+                                format!("Truncated incorrect time value: '{s}'")
+                            });
+                        }
+                        (t.hours, t.minutes, t.seconds, t.micros)
+                    }
+                    None => {
+                        raise_with(Level::Warning, 1292, || {
+                            format!("Incorrect time value: '{s}'")
+                        });
+                        return None;
+                    }
+                },
+            };
+            Some(match part {
+                DatePart::Hour => h,
+                DatePart::Minute => mi,
+                DatePart::Second => sec,
+                DatePart::Microsecond => f,
+                DatePart::HourMinute => h * 100 + mi,
+                DatePart::HourSecond => (h * 100 + mi) * 100 + sec,
+                DatePart::HourMicrosecond => ((h * 100 + mi) * 100 + sec) * 1_000_000 + f,
+                DatePart::MinuteSecond => mi * 100 + sec,
+                DatePart::MinuteMicrosecond => (mi * 100 + sec) * 1_000_000 + f,
+                _ => sec * 1_000_000 + f,
+            })
+        })
+        .collect();
+    Ok(Arc::new(Int64Array::from(v)))
+}
+
 fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    if a.data_type() == &DataType::Utf8 && part.is_time_of_day() {
+        return extract_time_of_strings(a, part);
+    }
     let (days, micros) = days_and_micros(a)?;
     let v: Vec<i64> = days
         .iter()
