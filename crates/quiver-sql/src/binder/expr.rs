@@ -37,6 +37,14 @@ impl Binder<'_> {
             A::Identifier(i) if i.quote_style.is_none() && i.value.starts_with('@') => {
                 Ok(self.user_variable(&i.value[1..]))
             }
+            // MySQL's reserved words that are calls without parentheses:
+            // never a column's name unless quoted.
+            A::Identifier(i) if i.quote_style.is_none() => {
+                match call_without_parentheses(&i.value) {
+                    Some(call) => self.expr(&call, ctx),
+                    None => self.column(None, &i.value, ctx),
+                }
+            }
             A::Identifier(i) => self.column(None, &i.value, ctx),
             A::CompoundIdentifier(parts)
                 if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
@@ -1279,5 +1287,36 @@ fn escape_literal(e: Expr) -> Result<Expr> {
             literal => Ok(literal),
         },
         e => Ok(e),
+    }
+}
+
+/// `name()` for MySQL's reserved words that call a function without
+/// parentheses (`UTC_DATE`, `CURRENT_USER`, ...); None for any other name.
+fn call_without_parentheses(name: &str) -> Option<ast::Expr> {
+    const CALLS: &[&str] = &[
+        "utc_date",
+        "utc_time",
+        "utc_timestamp",
+        "current_user",
+        "current_role",
+        "localtime",
+        "localtimestamp",
+        "current_date",
+        "current_time",
+        "current_timestamp",
+    ];
+    if !CALLS.iter().any(|c| c.eq_ignore_ascii_case(name)) {
+        return None;
+    }
+    let statement = crate::parse_sql(&format!("SELECT {name}()")).ok()?.pop()?;
+    let ast::Statement::Query(q) = statement else {
+        return None;
+    };
+    let ast::SetExpr::Select(select) = *q.body else {
+        return None;
+    };
+    match select.projection.into_iter().next()? {
+        ast::SelectItem::UnnamedExpr(e) => Some(e),
+        _ => None,
     }
 }
