@@ -27,8 +27,14 @@ fn records(path: &Path) -> Vec<Record> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut out = Vec::new();
     let mut lines = text.lines().enumerate().peekable();
+    let mut skip = false;
     while let Some((n, line)) = lines.next() {
         let words: Vec<&str> = line.split_whitespace().collect();
+        // A record the engine skips (`skipif quiver`) is not bound either.
+        if words.as_slice() == ["skipif", "quiver"] {
+            skip = true;
+            continue;
+        }
         let error = match words.as_slice() {
             ["statement", "ok", ..] => None,
             ["query", "error", code, ..] | ["statement", "error", code, ..] => code.parse().ok(),
@@ -43,6 +49,9 @@ fn records(path: &Path) -> Vec<Record> {
             sql.push_str(l);
             sql.push('\n');
             lines.next();
+        }
+        if std::mem::take(&mut skip) {
+            continue;
         }
         out.push(Record {
             location: format!("{}:{}", path.display(), n + 1),
@@ -131,6 +140,9 @@ fn sqllogictest_queries_bind() {
                 }
             };
             let result = match &stmt {
+                // The mock catalog does not follow ALTER / RENAME: the rest
+                // of such a file is the engine's to check.
+                Statement::AlterTable(_) | Statement::RenameTable(_) => break,
                 Statement::Query(q) => Binder::new(&catalog).bind_query(q).map(|_| ()),
                 Statement::CreateTable(CreateTable {
                     name,
