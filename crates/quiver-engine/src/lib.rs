@@ -3,6 +3,7 @@
 //! optimizer and executor.
 
 mod alter;
+mod assignments;
 mod auto_increment;
 pub mod catalog;
 mod ddl;

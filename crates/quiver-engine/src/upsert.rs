@@ -533,7 +533,7 @@ impl Assignments {
         assignments: &[Assignment],
         from_query: Option<&quiver_sql::sqlparser::ast::Query>,
     ) -> Result<Assignments> {
-        let targets = crate::dml::assignment_targets(schema, assignments, "UPDATE")?;
+        let targets = crate::assignments::assignment_targets(schema, assignments, "UPDATE")?;
         let keys = TableKey::of_schema(schema.metadata().get(TABLE_KEYS_KEY));
         let sets_key = targets
             .iter()
