@@ -71,7 +71,10 @@ fn generated_statements_answer_through_the_server_as_embedded() {
             }
         }
         for check in quiver_fuzz::checks(&mut rng, &tables, CHECKS) {
-            let reads_only = !matches!(check, Check::Write { .. } | Check::NoPanic { .. });
+            let reads_only = !matches!(
+                check,
+                Check::Write { .. } | Check::Upsert { .. } | Check::NoPanic { .. }
+            );
             for sql in check.statements() {
                 let server = c.query(&sql);
                 if let Outcome::Err {
