@@ -181,6 +181,26 @@ pub fn parse_datetime(s: &str) -> Option<i64> {
     Some(days * 86_400_000_000 + micros)
 }
 
+/// The (year, month, day) of a 'YYYY-MM-DD' text (a time part may
+/// follow) whose month or day is zero, which MySQL's date functions accept
+/// under the default sql_mode (MONTH('2019-00-03') is 0). None for any
+/// other text: a valid date is [`parse_date`]'s.
+pub fn parse_zero_part_date(s: &str) -> Option<(i32, u32, u32)> {
+    let date = s.trim().split([' ', 'T']).next()?;
+    let mut it = date.split('-');
+    let year = it.next()?;
+    let mut y: i32 = year.parse().ok()?;
+    if year.len() == 2 && year.bytes().all(|b| b.is_ascii_digit()) {
+        y += if y < 70 { 2000 } else { 1900 };
+    }
+    let m: u32 = it.next()?.parse().ok()?;
+    let d: u32 = it.next()?.parse().ok()?;
+    if it.next().is_some() || m > 12 || d > 31 || (m != 0 && d != 0) {
+        return None;
+    }
+    Some((y, m, d))
+}
+
 /// The fields of a TIME value read from text as MySQL reads it for HOUR,
 /// MINUTE, SECOND and MICROSECOND: `[-][D ]H:MM[:SS][.ffffff]` or digits
 /// (`SS`, `MMSS`, `HHMMSS`), the sign dropped. Past 838:59:59 the value is
@@ -284,6 +304,18 @@ mod tests {
             Some((99, 12, 31))
         );
     }
+    #[test]
+    fn dates_with_a_zero_month_or_day() {
+        assert_eq!(parse_zero_part_date("2019-00-03"), Some((2019, 0, 3)));
+        assert_eq!(
+            parse_zero_part_date("2024-00-00 10:00:00"),
+            Some((2024, 0, 0))
+        );
+        assert_eq!(parse_zero_part_date("0000-00-00"), Some((0, 0, 0)));
+        assert_eq!(parse_zero_part_date("2019-02-30"), None);
+        assert_eq!(parse_zero_part_date("2019-13-00"), None);
+    }
+
     #[test]
     fn time_fields_as_mysql_reads_them() {
         let f = |s| parse_time_fields(s).map(|t| (t.hours, t.minutes, t.seconds, t.micros));

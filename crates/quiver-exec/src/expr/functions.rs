@@ -744,10 +744,68 @@ fn extract_time_of_strings(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
     Ok(Arc::new(Int64Array::from(v)))
 }
 
+/// A date part of strings some of which are dates with a zero month or
+/// day ('2019-00-03'), which MariaDB's date functions read as written (its
+/// default sql_mode allows them): those rows from their fields, the others
+/// as DATETIMEs.
+fn extract_date_of_strings(a: &ArrayRef, part: DatePart) -> Result<Option<ArrayRef>> {
+    use quiver_common::types::parse_zero_part_date;
+    let strings = a.as_string::<i32>();
+    let zero: Vec<Option<(i32, u32, u32)>> = strings
+        .iter()
+        .map(|s| s.and_then(parse_zero_part_date))
+        .collect();
+    if zero.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let field = |(y, m, d): (i32, u32, u32)| -> Option<i64> {
+        Some(match part {
+            DatePart::Year => y as i64,
+            DatePart::Quarter => m.div_ceil(3) as i64,
+            DatePart::Month => m as i64,
+            DatePart::Day => d as i64,
+            DatePart::YearMonth => y as i64 * 100 + m as i64,
+            _ => return None,
+        })
+    };
+    if zero.iter().flatten().any(|z| field(*z).is_none()) {
+        return Ok(None);
+    }
+    // The other rows as DATETIMEs (with their warnings), these left out.
+    let rest: StringArray = strings
+        .iter()
+        .zip(&zero)
+        .map(|(s, z)| if z.is_some() { None } else { s })
+        .collect();
+    let rest = extract(&(Arc::new(rest) as ArrayRef), part)?;
+    let rest = rest.as_primitive::<Int64Type>();
+    let v: Vec<Option<i64>> = zero
+        .iter()
+        .enumerate()
+        .map(|(i, z)| match z {
+            Some(z) => field(*z),
+            None => rest.is_valid(i).then(|| rest.value(i)),
+        })
+        .collect();
+    Ok(Some(Arc::new(Int64Array::from(v))))
+}
+
 fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
     if a.data_type() == &DataType::Utf8 && part.is_time_of_day() {
         return extract_time_of_strings(a, part);
     }
+    let read;
+    let a = match a.data_type() {
+        DataType::Utf8 => {
+            if let Some(r) = extract_date_of_strings(a, part)? {
+                return Ok(r);
+            }
+            // Read as DATETIMEs here, so that the NULLs below are theirs.
+            read = cast_array(a, &quiver_common::types::datetime_type(6))?;
+            &read
+        }
+        _ => a,
+    };
     let (days, micros) = days_and_micros(a)?;
     let v: Vec<i64> = days
         .iter()

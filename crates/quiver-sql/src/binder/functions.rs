@@ -1018,6 +1018,20 @@ pub(crate) fn extract(x: Expr, part: DatePart) -> Result<Expr> {
         // A string is a DATETIME or else a TIME for the parts of a time
         // (HOUR('10:05:03') is 10): the executor reads it as either.
         t if is_string(&t) && part.is_time_of_day() => x,
+        // A date with a zero month or day is read as written (MONTH of
+        // '2019-00-03' is 0): the executor reads text dates.
+        DataType::Utf8
+            if matches!(
+                part,
+                DatePart::Year
+                    | DatePart::Quarter
+                    | DatePart::Month
+                    | DatePart::Day
+                    | DatePart::YearMonth
+            ) =>
+        {
+            x
+        }
         t if is_string(&t) => cast(x, &datetime_type(6)),
         other => return Err(QuiverError::not_supported(format!("EXTRACT from {other}"))),
     };
