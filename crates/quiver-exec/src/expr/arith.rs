@@ -340,7 +340,7 @@ fn fractional_int_div(l: &ColumnarValue, r: &ColumnarValue, rows: usize) -> Resu
         } else {
             // A quotient past BIGINT is 1690, not a saturated value.
             let q = (x / y).trunc();
-            *of |= !(q >= -9.223_372_036_854_775_808e18 && q < 9.223_372_036_854_775_808e18);
+            *of |= !(-(2f64.powi(63))..2f64.powi(63)).contains(&q);
             Some(q as i64)
         }
     });
