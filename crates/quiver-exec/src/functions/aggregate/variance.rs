@@ -5,7 +5,8 @@
 //! in one partition gives MariaDB's digits); partial tables merge with
 //! Chan's formula, exact up to rounding. The argument is read as a DOUBLE
 //! (strings with warning 1292); NULLs are skipped; a group of no value is
-//! NULL, and so is a sample statistic of one value.
+//! NULL, and so is a sample statistic of one value. A standard deviation
+//! of an infinite variance (M2 overflows) is DBL_MAX, as MariaDB's.
 //!
 //! The result is a DOUBLE. Of an integer or DECIMAL argument MariaDB shows
 //! it with the argument's decimals plus 4 (`div_precision_increment`, at
@@ -270,6 +271,8 @@ impl GroupsAccumulator for VarianceGroups {
             let var = self.m2s[g] / (n - u64::from(self.sample)).max(1) as f64;
             values.push(match self.statistic {
                 Statistic::Variance => var,
+                // MariaDB's Item_sum_std: an infinite variance gives DBL_MAX.
+                Statistic::StdDev if var.is_infinite() => f64::MAX,
                 Statistic::StdDev => var.sqrt(),
             });
             valid.push(n >= least);
