@@ -15,7 +15,9 @@
 
 use arrow_array::{cast::AsArray, types::Float64Type, Array, ArrayRef};
 use arrow_schema::DataType;
-use quiver_common::types::{decimal_shape, integer_digits, is_decimal};
+use quiver_common::types::{
+    decimal_shape, decimal_type, integer_digits, is_decimal, MAX_DECIMAL_PRECISION,
+};
 use quiver_common::{QuiverError, Result};
 use quiver_plan::aggregate::downcast_state;
 use quiver_plan::{AggregateFunction, GroupsAccumulator};
@@ -131,8 +133,14 @@ impl AggregateFunction for Variance {
         }
     }
 
+    /// As many digits as the square of the argument's integer part needs,
+    /// within DECIMAL's 65 (a table made from the result takes this type:
+    /// MariaDB's is `double(p,d)`, which Quiver does not have).
     fn shown_type(&self, arg: &DataType) -> Option<DataType> {
-        fixed_decimals(arg).map(|s| DataType::Decimal256(76, s))
+        fixed_decimals(arg).map(|s| {
+            let p = (2 * integer_part(arg) + 1 + s as i32).min(MAX_DECIMAL_PRECISION as i32);
+            decimal_type(p as u8, s)
+        })
     }
 
     fn accumulator(&self, output: &DataType) -> Box<dyn GroupsAccumulator> {
