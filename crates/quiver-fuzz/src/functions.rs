@@ -186,9 +186,59 @@ pub fn templates(kind: Kind) -> &'static [&'static str] {
     }
 }
 
+/// Registered aggregates whose value does not depend on the order rows
+/// are folded in (bitwise folds): over the union of a TLP split they equal
+/// the fold of the parts' values, and every thread count gives the same
+/// answer. The others (the floating-point VARIANCE family) move in their
+/// last digits with the summation order: they are drawn for no-panic
+/// checks only.
+const ORDER_FREE: &[&str] = &["bit_and", "bit_or", "bit_xor"];
+
+/// Every name of every registered aggregate
+/// (`quiver_exec::functions::AGGREGATES`) as (name, order-free), so an
+/// aggregate added to the registry is fuzzed from then on.
+pub fn aggregates() -> &'static [(&'static str, bool)] {
+    static ALL: OnceLock<Vec<(&'static str, bool)>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        quiver_exec::functions::AGGREGATES
+            .iter()
+            .flat_map(|f| {
+                let exact = ORDER_FREE.contains(&f.name());
+                std::iter::once(f.name())
+                    .chain(f.aliases().iter().copied())
+                    .map(move |n| (n, exact))
+            })
+            .collect()
+    })
+}
+
+/// The order-free registered aggregates (see [`aggregates`]).
+pub fn order_free_aggregates() -> Vec<&'static str> {
+    aggregates()
+        .iter()
+        .filter(|(_, exact)| *exact)
+        .map(|(n, _)| *n)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every registered aggregate, under each of its names, is drawn; the
+    /// order-free list names only registered aggregates.
+    #[test]
+    fn every_registry_aggregate_is_drawn() {
+        let names: Vec<&str> = aggregates().iter().map(|(n, _)| *n).collect();
+        for f in quiver_exec::functions::AGGREGATES {
+            for name in std::iter::once(f.name()).chain(f.aliases().iter().copied()) {
+                assert!(names.contains(&name), "{name}");
+            }
+        }
+        for n in ORDER_FREE {
+            assert!(names.contains(n), "{n} is not a registered aggregate");
+        }
+    }
 
     /// Every registered function, under each of its names, is called.
     #[test]

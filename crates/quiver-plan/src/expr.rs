@@ -704,7 +704,7 @@ impl fmt::Display for Expr {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AggFunc {
     CountStar,
     Count,
@@ -715,6 +715,25 @@ pub enum AggFunc {
     /// MySQL's GROUP_CONCAT: its arguments and clauses are in
     /// [`AggExpr::concat`].
     GroupConcat,
+    /// An aggregate of the registry ([`crate::aggregate`]): its type rule
+    /// and accumulator are the object's.
+    Registered(crate::aggregate::AggregateRef),
+}
+
+impl fmt::Debug for AggFunc {
+    // EXPLAIN prints a registered aggregate by its name (`STDDEV_POP`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AggFunc::CountStar => write!(f, "CountStar"),
+            AggFunc::Count => write!(f, "Count"),
+            AggFunc::Sum => write!(f, "Sum"),
+            AggFunc::Avg => write!(f, "Avg"),
+            AggFunc::Min => write!(f, "Min"),
+            AggFunc::Max => write!(f, "Max"),
+            AggFunc::GroupConcat => write!(f, "GroupConcat"),
+            AggFunc::Registered(r) => write!(f, "{r:?}"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

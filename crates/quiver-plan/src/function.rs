@@ -42,6 +42,8 @@ use std::ops::RangeInclusive;
 
 use arrow_schema::DataType;
 use quiver_collation::Collation;
+
+use crate::aggregate::{AggregateFunction, AggregateRef};
 use quiver_common::types::IntKind;
 use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
 
@@ -257,12 +259,24 @@ pub trait FunctionRegistry: Sync {
 
     /// Every function, in the registry's order.
     fn scalars(&self) -> Vec<FunctionRef>;
+
+    /// The aggregate called `name` (lower case), by its name or an alias.
+    fn aggregate(&self, _name: &str) -> Option<AggregateRef> {
+        None
+    }
+
+    /// Every aggregate, in the registry's order.
+    fn aggregates(&self) -> Vec<AggregateRef> {
+        vec![]
+    }
 }
 
-/// A registry over a fixed list, indexed by names and aliases.
+/// A registry over fixed lists, indexed by names and aliases.
 pub struct StaticRegistry {
     list: &'static [&'static dyn ScalarFunction],
     index: std::sync::OnceLock<std::collections::HashMap<&'static str, FunctionRef>>,
+    aggregates: &'static [&'static dyn AggregateFunction],
+    aggregate_index: std::sync::OnceLock<std::collections::HashMap<&'static str, AggregateRef>>,
 }
 
 impl StaticRegistry {
@@ -270,7 +284,35 @@ impl StaticRegistry {
         StaticRegistry {
             list,
             index: std::sync::OnceLock::new(),
+            aggregates: &[],
+            aggregate_index: std::sync::OnceLock::new(),
         }
+    }
+
+    /// A registry of these scalar functions and aggregates.
+    pub const fn with_aggregates(
+        list: &'static [&'static dyn ScalarFunction],
+        aggregates: &'static [&'static dyn AggregateFunction],
+    ) -> Self {
+        StaticRegistry {
+            list,
+            index: std::sync::OnceLock::new(),
+            aggregates,
+            aggregate_index: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn aggregate_index(&self) -> &std::collections::HashMap<&'static str, AggregateRef> {
+        self.aggregate_index.get_or_init(|| {
+            let mut m = std::collections::HashMap::new();
+            for f in self.aggregates {
+                for n in std::iter::once(f.name()).chain(f.aliases().iter().copied()) {
+                    let old = m.insert(n, AggregateRef(*f));
+                    assert!(old.is_none(), "aggregate name {n} registered twice");
+                }
+            }
+            m
+        })
     }
 
     fn index(&self) -> &std::collections::HashMap<&'static str, FunctionRef> {
@@ -294,5 +336,13 @@ impl FunctionRegistry for StaticRegistry {
 
     fn scalars(&self) -> Vec<FunctionRef> {
         self.list.iter().map(|f| FunctionRef(*f)).collect()
+    }
+
+    fn aggregate(&self, name: &str) -> Option<AggregateRef> {
+        self.aggregate_index().get(name).copied()
+    }
+
+    fn aggregates(&self) -> Vec<AggregateRef> {
+        self.aggregates.iter().map(|f| AggregateRef(*f)).collect()
     }
 }

@@ -5,6 +5,7 @@
 //! Every column a plan node produces has a [`ColumnId`] unique in the query, so a
 //! rule can tell where an expression may go by the ids it reads.
 
+pub mod aggregate;
 pub mod copy;
 pub mod expr;
 pub mod function;
@@ -13,6 +14,7 @@ pub mod mysql_text;
 pub mod optimizer;
 pub mod plan;
 
+pub use aggregate::{AggregateFunction, AggregateRef, GroupsAccumulator};
 pub use copy::copy_with_fresh_ids;
 pub use expr::*;
 pub use function::{FunctionRef, FunctionRegistry, ScalarFunction};

@@ -12,14 +12,16 @@
 //! the loops kernels share.
 //!
 //! To add a function: write its object in a file here and add it to
-//! [`SCALARS`]. Functions not listed are still `ScalarFunc` variants bound
+//! [`SCALARS`]; an aggregate (`quiver_plan::AggregateFunction`, with its
+//! grouped accumulator) goes in `aggregate/` and [`AGGREGATES`]. Functions not listed are still `ScalarFunc` variants bound
 //! in `quiver-sql/src/binder/functions.rs` and run in `expr/functions.rs`.
 
+pub mod aggregate;
 pub(crate) mod kernel;
 pub mod math;
 
 use quiver_plan::function::StaticRegistry;
-use quiver_plan::ScalarFunction;
+use quiver_plan::{AggregateFunction, ScalarFunction};
 
 /// Every registered scalar function, in docs/FUNCTIONS.md's order.
 pub static SCALARS: &[&dyn ScalarFunction] = &[
@@ -52,5 +54,17 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::rounding::TRUNCATE,
 ];
 
+/// Every registered aggregate (COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT
+/// are `AggFunc` variants with their own accumulators).
+pub static AGGREGATES: &[&dyn AggregateFunction] = &[
+    &aggregate::bit::BIT_AND,
+    &aggregate::bit::BIT_OR,
+    &aggregate::bit::BIT_XOR,
+    &aggregate::variance::STDDEV_POP,
+    &aggregate::variance::STDDEV_SAMP,
+    &aggregate::variance::VAR_POP,
+    &aggregate::variance::VAR_SAMP,
+];
+
 /// The registry the binder resolves names through.
-pub static REGISTRY: StaticRegistry = StaticRegistry::new(SCALARS);
+pub static REGISTRY: StaticRegistry = StaticRegistry::with_aggregates(SCALARS, AGGREGATES);

@@ -226,6 +226,9 @@ fn kernel(spec: &WindowSpec, breaks: &[u8], arg: Option<&ArrayRef>) -> Result<Ar
         WindowFunc::Agg(f) => f,
     };
     let a = arg.ok_or_else(|| QuiverError::internal("window aggregate without argument"))?;
+    if let AggFunc::Registered(r) = f {
+        return registered(r, breaks, a, &spec.output_type);
+    }
     match f {
         AggFunc::Count => Ok(Arc::new(kernels::count(breaks, a.logical_nulls().as_ref()))),
         AggFunc::Sum | AggFunc::Avg => {
@@ -259,7 +262,46 @@ fn kernel(spec: &WindowSpec, breaks: &[u8], arg: Option<&ArrayRef>) -> Result<Ar
         AggFunc::GroupConcat => Err(QuiverError::not_supported(
             "GROUP_CONCAT() aggregate as window function",
         )),
+        AggFunc::Registered(_) => Err(QuiverError::internal("registered aggregate handled above")),
     }
+}
+
+/// A registered aggregate over its frames, through its grouped
+/// accumulator: each peer group is a group; each folds in the one before
+/// it in its partition (the frame runs from the partition's start to the
+/// row's last peer; without ORDER BY the partition is one peer group).
+fn registered(
+    r: quiver_plan::AggregateRef,
+    breaks: &[u8],
+    a: &ArrayRef,
+    output: &DataType,
+) -> Result<ArrayRef> {
+    let mut ids = Vec::with_capacity(breaks.len());
+    let mut pairs = Vec::new();
+    let mut group: u32 = 0;
+    for (i, b) in breaks.iter().enumerate() {
+        if i > 0 && *b != SAME {
+            group += 1;
+            if *b != NEW_PARTITION {
+                pairs.push((group - 1, group));
+            }
+        }
+        ids.push(group);
+    }
+    let groups = if breaks.is_empty() {
+        0
+    } else {
+        group as usize + 1
+    };
+    let mut acc = r.accumulator(output);
+    acc.update(std::slice::from_ref(a), &ids, groups)?;
+    acc.merge_groups(&pairs)?;
+    let values = acc.evaluate(groups)?;
+    Ok(arrow_select::take::take(
+        values.as_ref(),
+        &UInt32Array::from(ids),
+        None,
+    )?)
 }
 
 /// Exact SUM / AVG into decimal(`p`, `s`), over integers and decimals at

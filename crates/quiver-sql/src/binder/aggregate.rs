@@ -11,7 +11,8 @@ use arrow_schema::DataType;
 use quiver_common::types::{avg_internal_type, avg_type, is_string, sum_type};
 use quiver_common::{QuiverError, Result, ScalarValue};
 use quiver_plan::{
-    AggExpr, AggFunc, ColumnId, ColumnInfo, Expr, ScalarFunc, SortExpr, WindowExpr, WindowFunc,
+    AggExpr, AggFunc, AggregateRef, ColumnId, ColumnInfo, Expr, ScalarFunc, SortExpr, WindowExpr,
+    WindowFunc,
 };
 use sqlparser::ast;
 
@@ -43,6 +44,9 @@ impl Binder<'_> {
         args: &[Arg],
         ctx: &Ctx,
     ) -> Result<(AggExpr, Option<DataType>)> {
+        if let Some(r) = self.catalog.functions().aggregate(name) {
+            return self.registered_call(r, name, distinct, args, ctx);
+        }
         let wrong = || QuiverError::wrong_arguments(&name.to_uppercase());
         let mut exprs = Vec::with_capacity(args.len());
         for a in args {
@@ -171,6 +175,49 @@ impl Binder<'_> {
         })
     }
 
+    /// A call of a registered aggregate (`quiver_plan::aggregate`): its
+    /// argument count and DISTINCT checked (MariaDB's grammar refuses
+    /// others: 1064), the argument converted as the object asks (strings
+    /// read as MySQL reads them there, with its warnings), its result type,
+    /// and the type it is shown at when that is narrower.
+    fn registered_call(
+        &mut self,
+        r: AggregateRef,
+        name: &str,
+        distinct: bool,
+        args: &[Arg],
+        ctx: &Ctx,
+    ) -> Result<(AggExpr, Option<DataType>)> {
+        let syntax = || r.syntax_error(&format!("{}(", name.to_uppercase()));
+        if (distinct && !r.accepts_distinct()) || !r.arity().contains(&args.len()) {
+            return Err(syntax());
+        }
+        let mut exprs = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                Arg::Expr(e) => exprs.push(self.expr(e, ctx)?),
+                Arg::Star => return Err(syntax()),
+            }
+        }
+        let arg = exprs.pop().ok_or_else(syntax)?;
+        // A value with internal digits (a quotient, AVG) is aggregated as
+        // it is; its declared type says the decimals the result shows.
+        let (arg, declared) = super::coerce::declared_parts(arg);
+        let shape = declared.unwrap_or_else(|| arg.data_type());
+        let to = r.coerce_type(&arg.data_type());
+        let arg = super::coerce::sql_cast(arg, &to);
+        Ok((
+            AggExpr {
+                func: AggFunc::Registered(r),
+                arg: Some(arg),
+                distinct,
+                data_type: r.return_type(&shape),
+                concat: None,
+            },
+            r.shown_type(&shape),
+        ))
+    }
+
     /// MariaDB's default sql_mode has no ONLY_FULL_GROUP_BY: a column of an
     /// aggregated block that is neither grouped nor aggregated reads the value
     /// of some row of its group (MySQL's ANY_VALUE). MIN gives such a value
@@ -250,7 +297,11 @@ impl Binder<'_> {
         if let Some((c, _)) = self.block.aggs.iter().find(|(_, a)| *a == agg) {
             return shown(c.expr());
         }
-        let nullable = !matches!(agg.func, AggFunc::Count | AggFunc::CountStar);
+        let nullable = match agg.func {
+            AggFunc::Count | AggFunc::CountStar => false,
+            AggFunc::Registered(r) => r.nullable(),
+            _ => true,
+        };
         let mut c = self.new_column(name, agg.data_type.clone(), nullable);
         // MIN / MAX of strings keep their argument's collation.
         c.collation = agg
@@ -320,7 +371,9 @@ impl Binder<'_> {
                 }
                 (f, None, DataType::Int64)
             }
-            None if super::functions::is_aggregate(name) => {
+            None if super::functions::is_aggregate(name)
+                || self.catalog.functions().aggregate(name).is_some() =>
+            {
                 let (agg, declared) = self.agg_call(
                     name,
                     false,
@@ -387,13 +440,16 @@ impl Binder<'_> {
         if let Some((c, _)) = self.block.windows.iter().find(|(_, x)| *x == w) {
             return Ok(shown(c.expr()));
         }
-        let nullable = !matches!(
-            w.func,
-            WindowFunc::RowNumber
-                | WindowFunc::Rank
-                | WindowFunc::DenseRank
-                | WindowFunc::Agg(AggFunc::Count | AggFunc::CountStar)
-        );
+        let nullable = match w.func {
+            WindowFunc::Agg(AggFunc::Registered(r)) => r.nullable(),
+            f => !matches!(
+                f,
+                WindowFunc::RowNumber
+                    | WindowFunc::Rank
+                    | WindowFunc::DenseRank
+                    | WindowFunc::Agg(AggFunc::Count | AggFunc::CountStar)
+            ),
+        };
         let mut c = self.new_column(display, w.data_type.clone(), nullable);
         let declared = self.declared_window(w.func, w.arg.as_ref());
         self.set_declared(&mut c, declared);
@@ -697,6 +753,10 @@ pub(crate) fn empty_group_value(
             AggFunc::Count | AggFunc::CountStar => {
                 Expr::Literal(ScalarValue::Int64(0), DataType::Int64)
             }
+            AggFunc::Registered(r) => match r.empty_value() {
+                ScalarValue::Null => null_lit(a.data_type.clone()),
+                v => Expr::Literal(v, a.data_type.clone()),
+            },
             _ => null_lit(a.data_type.clone()),
         };
         map.insert(c.id, v);

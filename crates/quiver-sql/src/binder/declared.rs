@@ -152,6 +152,7 @@ impl Binder<'_> {
         match func {
             AggFunc::Min | AggFunc::Max => self.declared_type(arg?),
             AggFunc::Count | AggFunc::CountStar => Some(COUNT.text().into()),
+            AggFunc::Registered(r) => r.declared_type().map(Into::into),
             _ => None,
         }
     }

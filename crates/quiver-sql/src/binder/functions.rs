@@ -39,16 +39,6 @@ const UNSUPPORTED: &[&str] = &[
     "replace",
     "left",
     "right",
-    "std",
-    "stddev",
-    "stddev_pop",
-    "stddev_samp",
-    "variance",
-    "var_pop",
-    "var_samp",
-    "bit_and",
-    "bit_or",
-    "bit_xor",
     "json_arrayagg",
     "json_objectagg",
     "lag",
@@ -167,7 +157,7 @@ impl Binder<'_> {
         if let Some(over) = &f.over {
             return self.window_function(&name, distinct, &args, over, display, ctx);
         }
-        if is_aggregate(&name) {
+        if is_aggregate(&name) || self.catalog.functions().aggregate(&name).is_some() {
             return self.aggregate(&name, distinct, &args, display, ctx);
         }
         if distinct {

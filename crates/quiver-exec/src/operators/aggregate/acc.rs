@@ -97,6 +97,12 @@ pub(super) enum Acc {
         bytes: usize,
     },
     GroupConcat(Box<GroupConcatAcc>),
+    /// An aggregate of the registry: its own grouped state, told the
+    /// table's group count.
+    Registered {
+        acc: Box<dyn quiver_plan::GroupsAccumulator>,
+        groups: usize,
+    },
 }
 
 pub(super) fn valid(a: &ArrayRef) -> Option<NullBuffer> {
@@ -108,6 +114,12 @@ impl Acc {
     pub(super) fn new(spec: &AggregateSpec, track: bool) -> Acc {
         if let Some(c) = &spec.concat {
             return Acc::GroupConcat(Box::new(GroupConcatAcc::new(c.clone())));
+        }
+        if let AggFunc::Registered(f) = spec.func {
+            return Acc::Registered {
+                acc: f.accumulator(&spec.output_type),
+                groups: 0,
+            };
         }
         let input = spec.arg.as_ref().map(|_| spec.output_type.clone());
         let collation = spec
@@ -193,6 +205,10 @@ impl Acc {
                     },
                 }
             }
+            AggFunc::Registered(f) => Acc::Registered {
+                acc: f.accumulator(&spec.output_type),
+                groups: 0,
+            },
             // (The planner always gives the clauses: else MySQL's defaults.)
             AggFunc::GroupConcat => {
                 Acc::GroupConcat(Box::new(GroupConcatAcc::new(Arc::new(GroupConcatSpec {
@@ -254,6 +270,7 @@ impl Acc {
             }
             Acc::Distinct { sets, .. } => sets.resize_with(n, HashSet::new),
             Acc::GroupConcat(c) => c.resize(n),
+            Acc::Registered { groups, .. } => *groups = n,
         }
     }
 
@@ -282,6 +299,10 @@ impl Acc {
         match self {
             Acc::GroupConcat(_) => {
                 return Err(QuiverError::internal("GROUP_CONCAT reads its batch"))
+            }
+            Acc::Registered { acc, groups } => {
+                let a = arg.ok_or_else(|| QuiverError::internal("aggregate without argument"))?;
+                acc.update(std::slice::from_ref(a), ids, *groups)?;
             }
             Acc::Count { counts, star } => {
                 if *star || nulls.is_none() {
@@ -634,6 +655,9 @@ impl Acc {
                     sets[ids[k] as usize].extend(set);
                 }
             }
+            (Acc::Registered { acc, groups }, Acc::Registered { acc: other, .. }) => {
+                acc.merge(other, ids, *groups)?;
+            }
             _ => return Err(QuiverError::internal("mismatched aggregate states")),
         }
         Ok(())
@@ -646,6 +670,7 @@ impl Acc {
                 bytes + sets.len() * std::mem::size_of::<HashSet<DistinctValue>>()
             }
             Acc::GroupConcat(c) => c.held_bytes(),
+            Acc::Registered { acc, .. } => acc.memory_size(),
             _ => 0,
         }
     }
@@ -672,6 +697,7 @@ impl Acc {
         };
         Ok(match self {
             Acc::GroupConcat(c) => c.finish(t, groups)?,
+            Acc::Registered { acc, .. } => cast_array(&acc.evaluate(groups)?, t)?,
             Acc::Count { mut counts, .. } => {
                 counts.resize(groups, 0);
                 Arc::new(arrow_array::Int64Array::from(counts))
