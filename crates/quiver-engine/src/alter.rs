@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{Field, Schema, SchemaRef};
 use quiver_collation::Collation;
 use quiver_common::types::{
     auto_increment_column, TableKey, COLUMN_DEFAULT_KEY, TABLE_AUTO_INCREMENT_KEY,
@@ -20,8 +20,7 @@ use quiver_common::types::{
 };
 use quiver_common::{QuiverError, Result};
 use quiver_sql::sqlparser::ast::{
-    AlterTable, AlterTableOperation, ColumnDef, ColumnOption, MySQLColumnPosition,
-    RenameTableNameKind,
+    AlterTable, AlterTableOperation, MySQLColumnPosition, RenameTableNameKind,
 };
 
 use crate::catalog::SCHEMA_NAME;
@@ -77,7 +76,17 @@ impl Session {
                     column_position,
                     ..
                 } => {
-                    refuse_unkept_column_options(column_def)?;
+                    // Keys and AUTO_INCREMENT would have to check or number
+                    // the rows the table has.
+                    if let Some(what) = column_def
+                        .options
+                        .iter()
+                        .find_map(|o| crate::ddl::unkept_column_option(&o.option, true))
+                    {
+                        return Err(QuiverError::not_supported(format!(
+                            "ALTER TABLE ADD COLUMN ... {what}"
+                        )));
+                    }
                     let field = self.column_field(column_def, table_collation)?;
                     if position(&columns, field.name()).is_some() {
                         if *if_not_exists {
@@ -227,22 +236,14 @@ impl Session {
         if f.metadata().contains_key(COLUMN_DEFAULT_KEY) || f.is_nullable() {
             return self.column_default(f, rows);
         }
-        let zero: ArrayRef = match f.data_type() {
-            DataType::Utf8 => Arc::new(arrow_array::StringArray::from(vec![""; rows])),
-            DataType::Binary => Arc::new(arrow_array::BinaryArray::from(vec![&b""[..]; rows])),
-            t if quiver_common::types::is_numeric(t) => quiver_exec::expr::cast_array(
-                &(Arc::new(arrow_array::Int64Array::from(vec![0i64; rows])) as ArrayRef),
-                t,
-            )?,
-            _ if rows == 0 => arrow_array::new_empty_array(f.data_type()),
-            _ => {
-                return Err(QuiverError::not_supported(format!(
+        match crate::store::zero_values(f, rows)? {
+            Some(zero) => Ok(zero),
+            None if rows == 0 => Ok(arrow_array::new_empty_array(f.data_type())),
+            None => Err(QuiverError::not_supported(format!(
                 "ALTER TABLE adding NOT NULL column '{}' without a DEFAULT to rows (its zero date)",
                 f.name()
-            )))
-            }
-        };
-        Ok(zero)
+            ))),
+        }
     }
 
     /// RENAME TABLE a TO b [, c TO d ...], in order; each rename is one
@@ -269,34 +270,4 @@ fn unknown_column(column: &str, table: &str) -> QuiverError {
         "42S22",
         format!("Unknown column '{column}' in '{table}'"),
     )
-}
-
-/// Column options of ADD COLUMN whose meaning Quiver would not keep there:
-/// keys and AUTO_INCREMENT (the existing rows would have to be checked and
-/// numbered), CHECK, foreign keys, generated and hidden columns.
-fn refuse_unkept_column_options(c: &ColumnDef) -> Result<()> {
-    use quiver_sql::sqlparser::tokenizer::Token;
-    for o in &c.options {
-        let what = match &o.option {
-            ColumnOption::PrimaryKey(_) => "PRIMARY KEY",
-            ColumnOption::Unique(_) => "UNIQUE",
-            ColumnOption::ForeignKey(_) => "REFERENCES",
-            ColumnOption::Check(_) => "CHECK",
-            ColumnOption::Identity(_) => "AUTO_INCREMENT",
-            ColumnOption::DialectSpecific(tokens)
-                if tokens.iter().any(|t| {
-                    matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))
-                }) =>
-            {
-                "AUTO_INCREMENT"
-            }
-            ColumnOption::Invisible => "INVISIBLE",
-            ColumnOption::Generated { .. } => "generated columns",
-            _ => continue,
-        };
-        return Err(QuiverError::not_supported(format!(
-            "ALTER TABLE ADD COLUMN ... {what}"
-        )));
-    }
-    Ok(())
 }

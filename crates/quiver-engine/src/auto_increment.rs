@@ -73,6 +73,19 @@ pub(crate) fn number(
     numberer.finish(&out)
 }
 
+/// The table's next AUTO_INCREMENT value (column `column`, rows `old`):
+/// the larger of the counter it keeps and one past the column's largest
+/// value, at least 1 (what SHOW CREATE TABLE shows too).
+pub(crate) fn next_value(table: &Table, old: &[RecordBatch], column: usize) -> Result<i128> {
+    let mut largest: i128 = 0;
+    for b in old {
+        for v in values(b.column(column))?.into_iter().flatten() {
+            largest = largest.max(v);
+        }
+    }
+    Ok((table.auto_increment() as i128).max(largest + 1).max(1))
+}
+
 /// Numbers an INSERT's rows one at a time, as InnoDB's consecutive mode
 /// does: the first row that needs a value reserves as many as the list
 /// has rows (an INSERT ... SELECT: 1, then 2, 4, ... per reservation; a
@@ -120,18 +133,13 @@ impl Numberer {
         zero_is_a_value: bool,
         listed: Option<usize>,
     ) -> Result<Numberer> {
-        let mut largest: i128 = 0;
-        for b in old {
-            for v in values(b.column(column))?.into_iter().flatten() {
-                largest = largest.max(v);
-            }
-        }
+        let counter = next_value(table, old, column)?;
         Ok(Numberer {
             f: f.clone(),
             zero_is_a_value,
             listed,
             max: type_max(f.data_type()),
-            counter: (table.auto_increment() as i128).max(largest + 1).max(1),
+            counter,
             next: 0,
             end: 0,
             reservations: 0,

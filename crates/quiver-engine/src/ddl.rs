@@ -449,6 +449,32 @@ fn check_unique_names(schema: &SchemaRef) -> Result<()> {
     Ok(())
 }
 
+/// What a column option names when Quiver would not keep its meaning:
+/// CHECK, REFERENCES, hidden and generated columns always, and keys and
+/// AUTO_INCREMENT where existing rows would have to be checked or
+/// numbered (`with_rows`: CREATE TABLE ... AS SELECT, ALTER TABLE ADD).
+pub(crate) fn unkept_column_option(o: &ColumnOption, with_rows: bool) -> Option<&'static str> {
+    use quiver_sql::sqlparser::tokenizer::Token;
+    Some(match o {
+        ColumnOption::PrimaryKey(_) if with_rows => "PRIMARY KEY",
+        ColumnOption::Unique(_) if with_rows => "UNIQUE",
+        ColumnOption::ForeignKey(_) => "REFERENCES",
+        ColumnOption::Check(_) => "CHECK",
+        ColumnOption::Identity(_) => "AUTO_INCREMENT",
+        ColumnOption::DialectSpecific(tokens)
+            if with_rows
+                && tokens.iter().any(|t| {
+                    matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))
+                }) =>
+        {
+            "AUTO_INCREMENT"
+        }
+        ColumnOption::Invisible => "INVISIBLE",
+        ColumnOption::Generated { .. } => "generated columns",
+        _ => return None,
+    })
+}
+
 /// The parts of a CREATE TABLE whose meaning Quiver does not keep yet:
 /// CHECK constraints it would not check, foreign keys, hidden and generated
 /// columns, a TEMPORARY table it would keep for everyone, and keys and
@@ -459,30 +485,15 @@ fn check_unique_names(schema: &SchemaRef) -> Result<()> {
 /// MySQL up and are accepted.
 fn refuse_unkept_meanings(ct: &CreateTable, with_query: bool) -> Result<()> {
     use quiver_sql::sqlparser::ast::TableConstraint;
-    use quiver_sql::sqlparser::tokenizer::Token;
     if ct.temporary {
         return Err(QuiverError::not_supported("CREATE TEMPORARY TABLE"));
     }
     for c in &ct.columns {
-        for o in &c.options {
-            let what = match &o.option {
-                ColumnOption::PrimaryKey(_) if with_query => "PRIMARY KEY",
-                ColumnOption::Unique(_) if with_query => "UNIQUE",
-                ColumnOption::ForeignKey(_) => "REFERENCES",
-                ColumnOption::Check(_) => "CHECK",
-                ColumnOption::Identity(_) => "AUTO_INCREMENT",
-                ColumnOption::DialectSpecific(tokens)
-                    if with_query
-                        && tokens.iter().any(|t| {
-                        matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))
-                    }) =>
-                {
-                    "AUTO_INCREMENT"
-                }
-                ColumnOption::Invisible => "INVISIBLE",
-                ColumnOption::Generated { .. } => "generated columns",
-                _ => continue,
-            };
+        if let Some(what) = c
+            .options
+            .iter()
+            .find_map(|o| unkept_column_option(&o.option, with_query))
+        {
             return Err(QuiverError::not_supported(what));
         }
     }

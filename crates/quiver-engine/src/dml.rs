@@ -244,6 +244,8 @@ impl Session {
         let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         let mut numbered = None;
         let mut numberer = None;
+        let zero_is_a_value = self.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
+        let listed = matches!(query.body.as_ref(), SetExpr::Values(_));
         for (i, f) in schema.fields().iter().enumerate() {
             let mut a = match targets.iter().position(|t| *t == i) {
                 Some(src) => {
@@ -253,8 +255,6 @@ impl Session {
                 None if auto == Some(i) => arrow_array::new_null_array(f.data_type(), rows),
                 None => self.column_default(f, rows)?,
             };
-            let zero_is_a_value = self.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
-            let listed = matches!(query.body.as_ref(), SetExpr::Values(_));
             if auto == Some(i) && on_duplicate.is_some() {
                 // Numbered row by row as the rows are decided.
                 numberer = Some((
@@ -295,12 +295,12 @@ impl Session {
                         Condition::new(Level::Warning, null.code, null.message.clone()),
                     );
                 }
-                let zero = implicit_default(f)?;
-                let zeros = arrow_select::take::take(
-                    zero.as_ref(),
-                    &arrow_array::UInt32Array::from(vec![0u32; rows]),
-                    None,
-                )?;
+                let zeros = crate::store::zero_values(f, rows)?.ok_or_else(|| {
+                    QuiverError::not_supported(format!(
+                        "INSERT IGNORE storing the zero value of column '{}'",
+                        f.name()
+                    ))
+                })?;
                 let valid = arrow_array::BooleanArray::from(
                     (0..rows).map(|r| a.is_valid(r)).collect::<Vec<_>>(),
                 );
@@ -632,28 +632,4 @@ impl Session {
             affected: affected as u64,
         })
     }
-}
-
-/// The value MySQL stores for NULL in a NOT NULL column under IGNORE: 0,
-/// or the empty string. A date's would be the zero date, which Quiver does
-/// not store.
-fn implicit_default(f: &Field) -> Result<ArrayRef> {
-    let t = f.data_type();
-    let one: ArrayRef = match t {
-        DataType::Utf8 => Arc::new(arrow_array::StringArray::from(vec![""])),
-        DataType::Binary => Arc::new(arrow_array::BinaryArray::from(vec![&b""[..]])),
-        t if quiver_common::types::is_numeric(t) => {
-            return cast_array(
-                &(Arc::new(arrow_array::Int64Array::from(vec![0i64])) as ArrayRef),
-                t,
-            )
-        }
-        _ => {
-            return Err(QuiverError::not_supported(format!(
-                "INSERT IGNORE storing the zero value of column '{}'",
-                f.name()
-            )))
-        }
-    };
-    Ok(one)
 }

@@ -26,30 +26,14 @@ impl Session {
             None => QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{table}")),
         })?;
         let schema = t.schema();
-        // The next value as InnoDB shows it: past the kept counter and the
-        // column's largest value.
         let next = match quiver_common::types::auto_increment_column(
             schema
                 .metadata()
                 .get(quiver_common::types::TABLE_AUTO_INCREMENT_KEY),
         ) {
-            Some(c) => {
-                let largest = t
-                    .data()?
-                    .iter()
-                    .map(|b| crate::auto_increment::values(b.column(c)))
-                    .collect::<Result<Vec<_>>>()?
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .max()
-                    .unwrap_or(0);
-                Some(
-                    (t.auto_increment() as i128)
-                        .max(largest + 1)
-                        .min(u64::MAX as i128) as u64,
-                )
-            }
+            Some(c) => Some(
+                crate::auto_increment::next_value(&t, &t.data()?, c)?.min(u64::MAX as i128) as u64,
+            ),
             None => None,
         };
         let text = create_table_text(t.name(), &schema, next, self.vars().collation_database);

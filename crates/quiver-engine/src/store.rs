@@ -567,3 +567,19 @@ fn check_numeric_text(s: &StringArray, f: &Field, first_row: usize) -> Result<()
     }
     Ok(())
 }
+
+/// `rows` copies of the value MySQL stores where a NOT NULL column gets no
+/// value it can keep (INSERT IGNORE of NULL, ALTER TABLE ADD of a column
+/// without DEFAULT): 0, or the empty string. None for a date, whose zero
+/// date Quiver does not store.
+pub(crate) fn zero_values(f: &Field, rows: usize) -> Result<Option<ArrayRef>> {
+    Ok(Some(match f.data_type() {
+        DataType::Utf8 => Arc::new(StringArray::from(vec![""; rows])),
+        DataType::Binary => Arc::new(arrow_array::BinaryArray::from(vec![&b""[..]; rows])),
+        t if is_numeric(t) => cast_array(
+            &(Arc::new(arrow_array::Int64Array::from(vec![0i64; rows])) as ArrayRef),
+            t,
+        )?,
+        _ => return Ok(None),
+    }))
+}

@@ -97,18 +97,25 @@ struct Rows<'a> {
     /// Per source (old rows, new rows, then one per round of updates): one
     /// array per table column.
     sources: Vec<Vec<ArrayRef>>,
+    slots: Slots,
+    /// Per key: its slots, found by their key bytes.
+    maps: Vec<HashTable<u32>>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+/// Where each slot's row is and its key bytes; apart from the hash tables
+/// so that they can read keys while one of them changes.
+struct Slots {
+    /// Where each slot's row is: (source, row); None once deleted.
+    at: Vec<Option<(u32, u32)>>,
     /// Per key, per source: the key bytes of its rows.
     bytes: Vec<Vec<KeyBytes>>,
     /// Per key: the bytes of new rows whose AUTO_INCREMENT value differs
     /// from the one their `bytes` were made with.
     renumbered: Vec<HashMap<u32, Vec<u8>>>,
-    /// Where each slot's row is: (source, row); None once deleted.
-    at: Vec<Option<(u32, u32)>>,
-    maps: Vec<HashTable<u32>>,
-    hasher: hashbrown::DefaultHashBuilder,
 }
 
-impl Rows<'_> {
+impl Slots {
     fn key_of(&self, k: usize, slot: u32) -> Option<&[u8]> {
         let (src, row) = self.at[slot as usize]?;
         if src == NEW {
@@ -117,6 +124,12 @@ impl Rows<'_> {
             }
         }
         self.bytes[k][src as usize].get(row as usize)
+    }
+}
+
+impl Rows<'_> {
+    fn key_of(&self, k: usize, slot: u32) -> Option<&[u8]> {
+        self.slots.key_of(k, slot)
     }
 
     /// The slot whose key `k` is `b`.
@@ -133,20 +146,10 @@ impl Rows<'_> {
             return;
         };
         let h = self.hasher.hash_one(b);
-        // The table's hasher reads keys through `at`, which holds only
-        // entered slots' rows; a moved slot is entered anew.
-        let (bytes, renumbered, at, hasher) =
-            (&self.bytes, &self.renumbered, &self.at, &self.hasher);
-        let key_of = |s: u32| -> Option<&[u8]> {
-            let (src, row) = at[s as usize]?;
-            if src == NEW {
-                if let Some(b) = renumbered[k].get(&row) {
-                    return Some(b);
-                }
-            }
-            bytes[k][src as usize].get(row as usize)
-        };
-        self.maps[k].insert_unique(h, slot, |&s| hasher.hash_one(key_of(s).unwrap_or(&[])));
+        let (slots, hasher) = (&self.slots, &self.hasher);
+        self.maps[k].insert_unique(h, slot, |&s| {
+            hasher.hash_one(slots.key_of(k, s).unwrap_or(&[]))
+        });
     }
 
     /// Takes `slot`'s key `k` out (before its row goes or changes).
@@ -162,8 +165,8 @@ impl Rows<'_> {
 
     /// A new slot for `row` of `source`, its keys entered.
     fn store(&mut self, source: u32, row: u32) -> u32 {
-        let slot = self.at.len() as u32;
-        self.at.push(Some((source, row)));
+        let slot = self.slots.at.len() as u32;
+        self.slots.at.push(Some((source, row)));
         for k in 0..self.keys.len() {
             self.enter(k, slot);
         }
@@ -175,7 +178,7 @@ impl Rows<'_> {
         for k in 0..self.keys.len() {
             self.leave(k, slot);
         }
-        self.at[slot as usize] = None;
+        self.slots.at[slot as usize] = None;
     }
 
     /// The current values of `slots`' rows, one array per table column.
@@ -183,7 +186,7 @@ impl Rows<'_> {
         let at: Vec<(usize, usize)> = slots
             .iter()
             .map(|&s| {
-                let (src, row) = self.at[s as usize].expect("a live slot");
+                let (src, row) = self.slots.at[s as usize].expect("a live slot");
                 (src as usize, row as usize)
             })
             .collect();
@@ -199,7 +202,7 @@ impl Rows<'_> {
     fn add_source(&mut self, columns: Vec<ArrayRef>) -> Result<u32> {
         for (k, key) in self.keys.iter().enumerate() {
             let b = key_bytes(self.schema, key, &columns)?;
-            self.bytes[k].push(b);
+            self.slots.bytes[k].push(b);
         }
         self.sources.push(columns);
         Ok(self.sources.len() as u32 - 1)
@@ -276,28 +279,29 @@ impl Session {
             }
             _ => vec![],
         };
+        let old_rows = old_columns.first().map_or(0, |c| c.len());
         let mut state = Rows {
             schema,
-            bytes: keys
-                .iter()
-                .map(|k| {
-                    Ok(vec![
-                        key_bytes(schema, k, &old_columns)?,
-                        key_bytes(schema, k, &new_columns)?,
-                    ])
-                })
-                .collect::<Result<_>>()?,
-            renumbered: vec![HashMap::new(); keys.len()],
+            slots: Slots {
+                at: Vec::with_capacity(old_rows + rows),
+                bytes: keys
+                    .iter()
+                    .map(|k| {
+                        Ok(vec![
+                            key_bytes(schema, k, &old_columns)?,
+                            key_bytes(schema, k, &new_columns)?,
+                        ])
+                    })
+                    .collect::<Result<_>>()?,
+                renumbered: vec![HashMap::new(); keys.len()],
+            },
+            maps: (0..keys.len())
+                .map(|_| HashTable::with_capacity(old_rows + rows))
+                .collect(),
             keys,
             sources: vec![old_columns, new_columns],
-            at: Vec::new(),
-            maps: Vec::new(),
             hasher: Default::default(),
         };
-        let old_rows = state.sources[0].first().map_or(0, |c| c.len());
-        state.maps = (0..state.keys.len())
-            .map(|_| HashTable::with_capacity(old_rows + rows))
-            .collect();
         for r in 0..old_rows {
             state.store(OLD, r as u32);
         }
@@ -322,16 +326,16 @@ impl Session {
                         if auto_keys[k] {
                             let b = key_bytes(schema, key, &one)?;
                             if let Some(b) = b.get(0) {
-                                state.renumbered[k].insert(r as u32, b.to_vec());
+                                state.slots.renumbered[k].insert(r as u32, b.to_vec());
                             }
                         }
                     }
                 }
             }
             let probe = |k: usize| -> Option<&[u8]> {
-                match state.renumbered[k].get(&(r as u32)) {
+                match state.slots.renumbered[k].get(&(r as u32)) {
                     Some(b) => Some(b),
-                    None => state.bytes[k][NEW as usize].get(r),
+                    None => state.slots.bytes[k][NEW as usize].get(r),
                 }
             };
             let clashes: Vec<(usize, u32)> = (0..state.keys.len())
@@ -412,7 +416,11 @@ impl Session {
         // The table as it is now: its old batches and the stored rows when
         // no old row changed (the common case of a load that skips
         // duplicates), else every live row in slot order.
-        let untouched = state.at.iter().all(|at| matches!(at, Some((OLD | NEW, _))));
+        let untouched = state
+            .slots
+            .at
+            .iter()
+            .all(|at| matches!(at, Some((OLD | NEW, _))));
         let changed = !stored_new.is_empty() || !untouched;
         let batches = match (changed, untouched) {
             (false, _) => None,
@@ -429,8 +437,8 @@ impl Session {
                 Some(all)
             }
             (true, false) => {
-                let live: Vec<u32> = (0..state.at.len() as u32)
-                    .filter(|&s| state.at[s as usize].is_some())
+                let live: Vec<u32> = (0..state.slots.at.len() as u32)
+                    .filter(|&s| state.slots.at[s as usize].is_some())
                     .collect();
                 let columns = state.values_of(&live)?;
                 Some(vec![batch(schema, columns, live.len())?])
@@ -674,7 +682,7 @@ impl Assignments {
             for k in 0..state.keys.len() {
                 state.leave(k, slot);
             }
-            state.at[slot as usize] = Some((source, i as u32));
+            state.slots.at[slot as usize] = Some((source, i as u32));
             for k in 0..state.keys.len() {
                 if let Some(b) = state.key_of(k, slot) {
                     let b = b.to_vec();

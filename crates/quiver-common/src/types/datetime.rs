@@ -137,11 +137,11 @@ pub fn format_datetime(micros: i64, fsp: u8) -> String {
     }
 }
 
-/// Parses 'YYYY-MM-DD' (also with a time part, which is dropped). A year
-/// of exactly two digits is MySQL's: 70-99 are 1970-1999, 00-69 2000-2069.
-pub fn parse_date(s: &str) -> Option<i32> {
-    let s = s.trim();
-    let date = s.split([' ', 'T']).next()?;
+/// The (year, month, day) numbers of 'YYYY-MM-DD' (a time part may
+/// follow), unchecked. A year of exactly two digits is MySQL's: 70-99 are
+/// 1970-1999, 00-69 2000-2069.
+fn date_fields(s: &str) -> Option<(i32, u32, u32)> {
+    let date = s.trim().split([' ', 'T']).next()?;
     let mut it = date.split('-');
     let year = it.next()?;
     let mut y: i32 = year.parse().ok()?;
@@ -150,7 +150,16 @@ pub fn parse_date(s: &str) -> Option<i32> {
     }
     let m: u32 = it.next()?.parse().ok()?;
     let d: u32 = it.next()?.parse().ok()?;
-    if it.next().is_some() || !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
+    match it.next() {
+        Some(_) => None,
+        None => Some((y, m, d)),
+    }
+}
+
+/// Parses 'YYYY-MM-DD' (also with a time part, which is dropped).
+pub fn parse_date(s: &str) -> Option<i32> {
+    let (y, m, d) = date_fields(s)?;
+    if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
         return None;
     }
     Some(days_from_civil(y, m, d))
@@ -186,19 +195,8 @@ pub fn parse_datetime(s: &str) -> Option<i64> {
 /// under the default sql_mode (MONTH('2019-00-03') is 0). None for any
 /// other text: a valid date is [`parse_date`]'s.
 pub fn parse_zero_part_date(s: &str) -> Option<(i32, u32, u32)> {
-    let date = s.trim().split([' ', 'T']).next()?;
-    let mut it = date.split('-');
-    let year = it.next()?;
-    let mut y: i32 = year.parse().ok()?;
-    if year.len() == 2 && year.bytes().all(|b| b.is_ascii_digit()) {
-        y += if y < 70 { 2000 } else { 1900 };
-    }
-    let m: u32 = it.next()?.parse().ok()?;
-    let d: u32 = it.next()?.parse().ok()?;
-    if it.next().is_some() || m > 12 || d > 31 || (m != 0 && d != 0) {
-        return None;
-    }
-    Some((y, m, d))
+    let (y, m, d) = date_fields(s)?;
+    (m <= 12 && d <= 31 && (m == 0 || d == 0)).then_some((y, m, d))
 }
 
 /// The fields of a TIME value read from text as MySQL reads it for HOUR,

@@ -701,15 +701,7 @@ fn extract_time_of_strings(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
         .map(|s| {
             let s = s?;
             let (h, mi, sec, f) = match parse_datetime(s) {
-                Some(t) => {
-                    let us = t.rem_euclid(86_400_000_000);
-                    (
-                        us / 3_600_000_000,
-                        us / 60_000_000 % 60,
-                        us / 1_000_000 % 60,
-                        us % 1_000_000,
-                    )
-                }
+                Some(t) => clock(t.rem_euclid(86_400_000_000)),
                 None => match parse_time_fields(s) {
                     Some(t) => {
                         if t.clamped {
@@ -727,18 +719,7 @@ fn extract_time_of_strings(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
                     }
                 },
             };
-            Some(match part {
-                DatePart::Hour => h,
-                DatePart::Minute => mi,
-                DatePart::Second => sec,
-                DatePart::Microsecond => f,
-                DatePart::HourMinute => h * 100 + mi,
-                DatePart::HourSecond => (h * 100 + mi) * 100 + sec,
-                DatePart::HourMicrosecond => ((h * 100 + mi) * 100 + sec) * 1_000_000 + f,
-                DatePart::MinuteSecond => mi * 100 + sec,
-                DatePart::MinuteMicrosecond => (mi * 100 + sec) * 1_000_000 + f,
-                _ => sec * 1_000_000 + f,
-            })
+            Some(time_part(part, h, mi, sec, f))
         })
         .collect();
     Ok(Arc::new(Int64Array::from(v)))
@@ -758,17 +739,7 @@ fn extract_date_of_strings(a: &ArrayRef, part: DatePart) -> Result<Option<ArrayR
     if zero.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let field = |(y, m, d): (i32, u32, u32)| -> Option<i64> {
-        Some(match part {
-            DatePart::Year => y as i64,
-            DatePart::Quarter => m.div_ceil(3) as i64,
-            DatePart::Month => m as i64,
-            DatePart::Day => d as i64,
-            DatePart::YearMonth => y as i64 * 100 + m as i64,
-            _ => return None,
-        })
-    };
-    if zero.iter().flatten().any(|z| field(*z).is_none()) {
+    if !is_date_only(part) {
         return Ok(None);
     }
     // The other rows as DATETIMEs (with their warnings), these left out.
@@ -783,11 +754,57 @@ fn extract_date_of_strings(a: &ArrayRef, part: DatePart) -> Result<Option<ArrayR
         .iter()
         .enumerate()
         .map(|(i, z)| match z {
-            Some(z) => field(*z),
+            Some((y, m, d)) => Some(date_part(part, *y, *m, *d)),
             None => rest.is_valid(i).then(|| rest.value(i)),
         })
         .collect();
     Ok(Some(Arc::new(Int64Array::from(v))))
+}
+
+/// (hour, minute, second, microsecond) of microseconds into a day.
+fn clock(us: i64) -> (i64, i64, i64, i64) {
+    (
+        us / 3_600_000_000,
+        us / 60_000_000 % 60,
+        us / 1_000_000 % 60,
+        us % 1_000_000,
+    )
+}
+
+/// Whether `part` is one of a date alone (no week, no time).
+fn is_date_only(part: DatePart) -> bool {
+    matches!(
+        part,
+        DatePart::Year | DatePart::Quarter | DatePart::Month | DatePart::Day | DatePart::YearMonth
+    )
+}
+
+/// A date-only part ([`is_date_only`]) of y-m-d; a zero month is quarter 0.
+fn date_part(part: DatePart, y: i32, m: u32, d: u32) -> i64 {
+    match part {
+        DatePart::Year => y as i64,
+        DatePart::Quarter => m.div_ceil(3) as i64,
+        DatePart::Month => m as i64,
+        DatePart::Day => d as i64,
+        _ => y as i64 * 100 + m as i64,
+    }
+}
+
+/// A time-of-day part ([`DatePart::is_time_of_day`]) of h:mi:s.f; the
+/// compound units concatenate their fields' decimal digits.
+fn time_part(part: DatePart, h: i64, mi: i64, s: i64, f: i64) -> i64 {
+    match part {
+        DatePart::Hour => h,
+        DatePart::Minute => mi,
+        DatePart::Second => s,
+        DatePart::Microsecond => f,
+        DatePart::HourMinute => h * 100 + mi,
+        DatePart::HourSecond => (h * 100 + mi) * 100 + s,
+        DatePart::HourMicrosecond => ((h * 100 + mi) * 100 + s) * 1_000_000 + f,
+        DatePart::MinuteSecond => mi * 100 + s,
+        DatePart::MinuteMicrosecond => (mi * 100 + s) * 1_000_000 + f,
+        _ => s * 1_000_000 + f,
+    }
 }
 
 fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
@@ -812,37 +829,19 @@ fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
         .zip(&micros)
         .map(|(d, us)| {
             let (y, m, dd) = civil_from_days(*d);
-            let (h, mi, s, f) = (
-                us / 3_600_000_000,
-                us / 60_000_000 % 60,
-                us / 1_000_000 % 60,
-                us % 1_000_000,
-            );
+            let (h, mi, s, f) = clock(*us);
             let day = dd as i64;
             // The compound units concatenate their fields' decimal digits.
             match part {
-                DatePart::Year => y as i64,
-                DatePart::Quarter => ((m - 1) / 3 + 1) as i64,
-                DatePart::Month => m as i64,
                 DatePart::Week => week_mode0(*d, y),
-                DatePart::Day => day,
-                DatePart::Hour => h,
-                DatePart::Minute => mi,
-                DatePart::Second => s,
-                DatePart::Microsecond => f,
-                DatePart::YearMonth => y as i64 * 100 + m as i64,
                 DatePart::DayHour => day * 100 + h,
                 DatePart::DayMinute => (day * 100 + h) * 100 + mi,
                 DatePart::DaySecond => ((day * 100 + h) * 100 + mi) * 100 + s,
                 DatePart::DayMicrosecond => {
                     (((day * 100 + h) * 100 + mi) * 100 + s) * 1_000_000 + f
                 }
-                DatePart::HourMinute => h * 100 + mi,
-                DatePart::HourSecond => (h * 100 + mi) * 100 + s,
-                DatePart::HourMicrosecond => ((h * 100 + mi) * 100 + s) * 1_000_000 + f,
-                DatePart::MinuteSecond => mi * 100 + s,
-                DatePart::MinuteMicrosecond => (mi * 100 + s) * 1_000_000 + f,
-                DatePart::SecondMicrosecond => s * 1_000_000 + f,
+                p if p.is_time_of_day() => time_part(p, h, mi, s, f),
+                p => date_part(p, y, m, dd),
             }
         })
         .collect();
