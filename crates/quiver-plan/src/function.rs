@@ -191,6 +191,14 @@ pub trait ScalarFunction: Send + Sync + 'static {
         false
     }
 
+    /// The most characters a string result holds (MariaDB's `max_length`
+    /// over the charset's widest character), which CREATE TABLE ... AS
+    /// declares as `varchar(n)`; `chars` has each argument's most
+    /// characters as it prints, where known. None when unknown.
+    fn max_chars(&self, _args: &[ArgInfo], _chars: &[Option<u64>]) -> Option<u64> {
+        None
+    }
+
     /// The derivation of a string result.
     fn string_result(&self) -> StringResult {
         StringResult::Implicit

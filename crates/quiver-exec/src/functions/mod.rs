@@ -19,6 +19,8 @@
 pub mod aggregate;
 pub(crate) mod kernel;
 pub mod math;
+pub mod misc;
+pub mod string;
 
 use quiver_plan::function::StaticRegistry;
 use quiver_plan::{AggregateFunction, ScalarFunction};
@@ -30,6 +32,7 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::ACOS,
     &math::real::ASIN,
     &math::real::ATAN,
+    &math::conv::BIN,
     &math::bit_count::BIT_COUNT,
     &math::rounding::CEILING,
     &math::conv::CONV,
@@ -44,6 +47,7 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::LOG,
     &math::real::LOG10,
     &math::real::LOG2,
+    &math::conv::OCT,
     &math::real::POW,
     &math::real::RADIANS,
     &math::rounding::ROUND,
@@ -52,6 +56,24 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::SQRT,
     &math::real::TAN,
     &math::rounding::TRUNCATE,
+    // String.
+    &string::elt::ELT,
+    &string::elt::EXPORT_SET,
+    &string::find_in_set::FIND_IN_SET,
+    &string::base64::FROM_BASE64,
+    &string::elt::MAKE_SET,
+    &string::quote::QUOTE,
+    &string::soundex::SOUNDEX,
+    &string::base64::TO_BASE64,
+    // Miscellaneous.
+    &misc::inet::INET6_ATON,
+    &misc::inet::INET6_NTOA,
+    &misc::inet::INET_ATON,
+    &misc::inet::INET_NTOA,
+    &misc::inet::IS_IPV4,
+    &misc::inet::IS_IPV4_COMPAT,
+    &misc::inet::IS_IPV4_MAPPED,
+    &misc::inet::IS_IPV6,
 ];
 
 /// Every registered aggregate (COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT

@@ -134,6 +134,11 @@ impl Binder<'_> {
                 }
                 // CAST(x AS BINARY(n)): n bytes.
                 ScalarFunc::Rpad => constant(args.get(1)?).map(|n| n.max(0) as u64),
+                ScalarFunc::Registered(f) => {
+                    let infos: Vec<_> = args.iter().map(Expr::arg_info).collect();
+                    let chars: Vec<_> = args.iter().map(|a| self.chars(a)).collect();
+                    f.max_chars(&infos, &chars)
+                }
                 ScalarFunc::Concat => {
                     let mut n: u64 = 0;
                     for a in args {
@@ -254,6 +259,11 @@ impl Binder<'_> {
                         Some(varchar(self.declared_string(args.first()?)?.chars()))
                     }
                     F::Substring => self.declared_substring(args),
+                    F::Registered(f) => {
+                        let infos: Vec<_> = args.iter().map(Expr::arg_info).collect();
+                        let chars: Vec<_> = args.iter().map(|a| self.chars(a)).collect();
+                        Some(varchar(f.max_chars(&infos, &chars)?))
+                    }
                     F::Left | F::Right => {
                         let whole = self.declared_string(args.first()?)?.chars();
                         match constant(args.get(1)?)? {

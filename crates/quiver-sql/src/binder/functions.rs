@@ -78,10 +78,8 @@ const UNSUPPORTED: &[&str] = &[
     "to_days",
     "from_days",
     "cast",
-    "elt",
     "concat_ws",
     "any_value",
-    "isnull",
     "strcmp",
     "regexp_like",
     "regexp_replace",
@@ -373,11 +371,29 @@ pub(super) fn scalar(name: &str, args: Vec<Expr>) -> Result<Expr> {
             collation::check_result_collations(&[&a, &b], "if")?;
             Ok(coerce::case(vec![(to_bool(c), a)], Some(b)))
         }
-        "ifnull" | "coalesce" => {
+        // ISNULL(x): x IS NULL.
+        "isnull" => {
+            arity(name, &args, 1..=1)?;
+            Ok(coerce::is_null(one(args), false))
+        }
+        // NVL2(x, a, b): IF(x IS NOT NULL, a, b).
+        "nvl2" => {
+            arity(name, &args, 3..=3)?;
+            let mut it = args.into_iter();
+            let (x, a, b) = (
+                it.next().expect("three"),
+                it.next().expect("three"),
+                it.next().expect("three"),
+            );
+            collation::check_result_collations(&[&a, &b], "nvl2")?;
+            Ok(coerce::case(vec![(coerce::is_null(x, true), a)], Some(b)))
+        }
+        // NVL is IFNULL's other name.
+        "ifnull" | "nvl" | "coalesce" => {
             arity(
                 name,
                 &args,
-                if name == "ifnull" {
+                if name != "coalesce" {
                     2..=2
                 } else {
                     1..=usize::MAX

@@ -53,6 +53,11 @@ impl ScalarFunction for Conv {
         Ok(Bound::Call(DataType::Utf8))
     }
 
+    // 64 binary digits and a sign.
+    fn max_chars(&self, _args: &[ArgInfo], _chars: &[Option<u64>]) -> Option<u64> {
+        Some(65)
+    }
+
     // Digits in the connection's charset, coercible as a literal.
     fn string_result(&self) -> StringResult {
         StringResult::Coercible
@@ -86,6 +91,59 @@ impl ScalarFunction for Conv {
             }
         }
         a.finish(Arc::new(b.finish()), call.data_type)
+    }
+}
+
+/// BIN(n) and OCT(n): CONV(n, 10, 2) and CONV(n, 10, 8), as MariaDB
+/// rewrites them.
+pub struct Digits {
+    name: &'static str,
+    base: i32,
+}
+
+pub static BIN: Digits = Digits {
+    name: "bin",
+    base: 2,
+};
+pub static OCT: Digits = Digits {
+    name: "oct",
+    base: 8,
+};
+
+impl ScalarFunction for Digits {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn family(&self) -> Family {
+        Family::Numeric
+    }
+
+    fn arity(&self) -> RangeInclusive<usize> {
+        1..=1
+    }
+
+    fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
+        Ok(CONV.coerce_types(&[args[0].clone(), DataType::Int64, DataType::Int64])?[..1].to_vec())
+    }
+
+    fn return_type(&self, _args: &[ArgInfo]) -> Result<Bound> {
+        Ok(Bound::Call(DataType::Utf8))
+    }
+
+    fn max_chars(&self, _args: &[ArgInfo], _chars: &[Option<u64>]) -> Option<u64> {
+        Some(65)
+    }
+
+    fn string_result(&self) -> StringResult {
+        StringResult::Coercible
+    }
+
+    fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
+        let base = |b: i32| {
+            ColumnarValue::Scalar(quiver_common::ScalarValue::Int64(b as i64), DataType::Int64)
+        };
+        CONV.invoke(&[args[0].clone(), base(10), base(self.base)], call)
     }
 }
 
