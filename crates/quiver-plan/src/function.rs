@@ -199,6 +199,14 @@ pub trait ScalarFunction: Send + Sync + 'static {
         None
     }
 
+    /// For a function MySQL writes as an operator (its name is the symbol:
+    /// `|`, `<<`, `~`), how tightly it binds, on the scale of
+    /// `mysql_text`'s precedences (OR 10 .. `*` 70, unary minus 80): the
+    /// call prints as `a | b`. None for a function written as a call.
+    fn operator_precedence(&self) -> Option<u8> {
+        None
+    }
+
     /// The derivation of a string result.
     fn string_result(&self) -> StringResult {
         StringResult::Implicit

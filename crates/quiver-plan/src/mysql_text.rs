@@ -21,38 +21,42 @@ fn precedence(e: &Expr) -> u8 {
         } => binary_precedence(*op),
         Expr::Unary {
             op: UnaryOp::Not, ..
-        } => 3,
+        } => 30,
         Expr::Unary {
             op: UnaryOp::IsNull | UnaryOp::IsNotNull,
             ..
         }
         | Expr::Like { .. }
-        | Expr::InList { .. } => 4,
+        | Expr::InList { .. } => 40,
         Expr::Unary {
             op: UnaryOp::Neg, ..
-        } => 8,
+        } => 80,
         Expr::Cast { expr, .. } | Expr::Collate { expr, .. } => precedence(expr),
+        Expr::Function {
+            func: ScalarFunc::Registered(f),
+            ..
+        } if f.operator_precedence().is_some() => f.operator_precedence().unwrap_or(90),
         Expr::Function {
             func: ScalarFunc::DeclaredScale,
             args,
             ..
         } if args.len() == 1 => precedence(&args[0]),
-        _ => 9,
+        _ => 90,
     }
 }
 
 fn binary_precedence(op: BinaryOp) -> u8 {
     match op {
-        BinaryOp::Or => 1,
-        BinaryOp::And => 2,
+        BinaryOp::Or => 10,
+        BinaryOp::And => 20,
         BinaryOp::Eq
         | BinaryOp::NotEq
         | BinaryOp::Lt
         | BinaryOp::LtEq
         | BinaryOp::Gt
-        | BinaryOp::GtEq => 4,
-        BinaryOp::Add | BinaryOp::Sub => 6,
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod => 7,
+        | BinaryOp::GtEq => 40,
+        BinaryOp::Add | BinaryOp::Sub => 60,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::IntDiv | BinaryOp::Mod => 70,
     }
 }
 
@@ -137,6 +141,22 @@ impl Printer<'_> {
                 args,
                 ..
             } if args.len() == 2 => self.infix(e, &args[0], op.symbol(), &args[1], out),
+            // Operators of the registry (`|`, `~`): written as operators.
+            Expr::Function {
+                func: ScalarFunc::Registered(f),
+                args,
+                ..
+            } if f.operator_precedence().is_some() && args.len() == 2 => {
+                self.infix(e, &args[0], f.name(), &args[1], out)
+            }
+            Expr::Function {
+                func: ScalarFunc::Registered(f),
+                args,
+                ..
+            } if f.operator_precedence().is_some() && args.len() == 1 => {
+                out.push_str(f.name());
+                self.operand(&args[0], precedence(e), out);
+            }
             Expr::Unary { op, expr } => match op {
                 UnaryOp::Neg => {
                     out.push('-');
@@ -162,16 +182,16 @@ impl Printer<'_> {
                 pattern,
                 ..
             } => {
-                self.operand(expr, 5, out);
+                self.operand(expr, 41, out);
                 out.push_str(if *negated { " not like " } else { " like " });
-                self.operand(pattern, 5, out);
+                self.operand(pattern, 41, out);
             }
             Expr::InList {
                 negated,
                 expr,
                 list,
             } => {
-                self.operand(expr, 5, out);
+                self.operand(expr, 41, out);
                 out.push_str(if *negated { " not in (" } else { " in (" });
                 self.list(list, out);
                 out.push(')');

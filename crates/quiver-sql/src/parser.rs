@@ -83,6 +83,19 @@ impl Dialect for QuiverDialect {
             .or_else(|| self.0.parse_statement(parser))
     }
 
+    /// MySQL's precedence of the bit operators, which sqlparser ranks as
+    /// PostgreSQL does: `|` binds loosest, then `&`, then `<<` `>>`, all
+    /// below `+` (30) and `*` (40); `^` binds tighter than `*`, so
+    /// `2 ^ 3 * 2` is `(2 ^ 3) * 2`.
+    fn get_next_precedence(&self, parser: &Parser) -> Option<std::result::Result<u8, ParserError>> {
+        match parser.peek_token_ref().token {
+            Token::Ampersand => Some(Ok(22)),
+            Token::ShiftLeft | Token::ShiftRight => Some(Ok(23)),
+            Token::Caret => Some(Ok(45)),
+            _ => None,
+        }
+    }
+
     fn parse_prefix(&self, parser: &mut Parser) -> Option<std::result::Result<Expr, ParserError>> {
         if parser.parse_keyword(Keyword::INTERVAL) {
             return Some(parse_interval(parser));

@@ -34,6 +34,13 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::ATAN,
     &math::conv::BIN,
     &math::bit_count::BIT_COUNT,
+    // Bit operators.
+    &math::bit_ops::BIT_AND_OP,
+    &math::bit_ops::SHIFT_RIGHT,
+    &math::bit_ops::SHIFT_LEFT,
+    &math::bit_ops::BIT_XOR_OP,
+    &math::bit_ops::BIT_OR_OP,
+    &math::bit_ops::BIT_NOT,
     &math::rounding::CEILING,
     &math::conv::CONV,
     &math::real::COS,

@@ -113,6 +113,7 @@ impl Binder<'_> {
                     UnaryOperator::Minus => coerce::negate(x),
                     UnaryOperator::Plus => Ok(x),
                     UnaryOperator::Not | UnaryOperator::BangNot => Ok(not(x)),
+                    UnaryOperator::BitwiseNot => self.operator("~", vec![x]),
                     other => Err(QuiverError::not_supported(format!("operator {other}"))),
                 }
             }
@@ -640,8 +641,21 @@ impl Binder<'_> {
             // MySQL's || is OR unless PIPES_AS_CONCAT is set.
             B::Or | B::StringConcat => or(l, r),
             B::Xor => and(or(l.clone(), r.clone()), not(and(l, r))),
+            B::BitwiseOr => self.operator("|", vec![l, r])?,
+            B::BitwiseAnd => self.operator("&", vec![l, r])?,
+            B::BitwiseXor => self.operator("^", vec![l, r])?,
+            B::PGBitwiseShiftLeft => self.operator("<<", vec![l, r])?,
+            B::PGBitwiseShiftRight => self.operator(">>", vec![l, r])?,
             other => return Err(QuiverError::not_supported(format!("operator {other}"))),
         })
+    }
+
+    /// An operator the function registry holds (`|`, `~`), by its symbol.
+    fn operator(&self, symbol: &str, args: Vec<Expr>) -> Result<Expr> {
+        match self.catalog.functions().scalar(symbol) {
+            Some(f) => super::registry::call(f, symbol, args),
+            None => Err(QuiverError::not_supported(format!("operator {symbol}"))),
+        }
     }
 
     /// `(a, b) = (c, d)` and `<>`, element-wise.

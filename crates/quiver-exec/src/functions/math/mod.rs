@@ -1,6 +1,7 @@
 //! Numeric functions (MariaDB's "Numeric Functions" and BIT_COUNT).
 
 pub mod bit_count;
+pub mod bit_ops;
 pub mod conv;
 pub mod crc;
 pub mod real;
