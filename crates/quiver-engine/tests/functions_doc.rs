@@ -43,7 +43,52 @@ fn slt_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// word, then `(`, where an expression may start (after `(`, `,`, an
 /// operator or a keyword such as SELECT), so that types (`c CHAR(3)`,
 /// `AS CHAR(3)`) do not count.
+/// Whether a query line of `text` applies operator `op` (`|`, `<<`, `~`):
+/// outside string literals, not doubled (`||`, `&&`).
+fn applies_operator(text: &str, op: &str) -> bool {
+    // Lines of SQL: not comments, not expected results (after `----`
+    // up to a blank line).
+    let mut in_results = false;
+    text.lines()
+        .filter(|l| {
+            match l.trim() {
+                "----" => in_results = true,
+                "" => in_results = false,
+                _ => {}
+            }
+            !in_results && !l.starts_with('#')
+        })
+        .any(|line| {
+            // The line without its quoted strings.
+            let mut bare = String::new();
+            let mut quote = None;
+            for c in line.chars() {
+                match quote {
+                    Some(q) if c == q => quote = None,
+                    Some(_) => {}
+                    None if c == '\'' || c == '"' => quote = Some(c),
+                    None => bare.push(c),
+                }
+            }
+            let b = bare.as_bytes();
+            bare.match_indices(op).any(|(at, _)| {
+                let end = at + op.len();
+                let single = op.len() == 2 || {
+                    let c = op.as_bytes()[0];
+                    (at == 0 || b[at - 1] != c) && b.get(end) != Some(&c)
+                };
+                let operand_after = b
+                    .get(end)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || b" (~-_".contains(c));
+                single && operand_after && !(op == ">>" && at > 0 && b[at - 1] == b'>')
+            })
+        })
+}
+
 fn calls(text: &str, name: &str) -> bool {
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return applies_operator(text, name);
+    }
     const BEFORE: &[&str] = &[
         "SELECT", "WHERE", "BY", "AND", "OR", "ON", "THEN", "ELSE", "WHEN", "NOT", "HAVING", "IN",
         "SET", "VALUES", "DISTINCT", "CASE", "LIKE", "BETWEEN", "IS",
@@ -177,7 +222,8 @@ fn render() -> String {
                 .map(|(f, _)| format!("`{f}`"))
                 .collect();
             body.push_str(&format!(
-                "| {name} | {st} | {args} | {} |\n",
+                "| {} | {st} | {args} | {} |\n",
+                name.replace('|', "\\|"),
                 tests.join(", ")
             ));
         }
