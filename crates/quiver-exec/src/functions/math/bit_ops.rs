@@ -164,20 +164,15 @@ fn bits(a: &ArrayRef) -> Result<UInt64Array> {
         DataType::Null => UInt64Array::new_null(a.len()),
         DataType::Float64 => {
             let v = a.as_primitive::<Float64Type>();
-            let mut overflow = Overflow::default();
-            let values = v
-                .iter()
-                .map(|x| x.map_or(0, |x| overflow.of_double(x)))
-                .collect();
+            let values = v.iter().map(|x| x.map_or(0, double_bits)).collect();
             UInt64Array::new(values, v.nulls().cloned())
         }
         DataType::Decimal128(_, s) => {
             let scale = *s;
             let v = a.as_primitive::<Decimal128Type>();
-            let mut overflow = Overflow::default();
             let values = v
                 .iter()
-                .map(|x| x.map_or(0, |x| overflow.of_decimal(x, scale)))
+                .map(|x| x.map_or(0, |x| decimal_bits(x, scale)))
                 .collect();
             UInt64Array::new(values, v.nulls().cloned())
         }
@@ -190,62 +185,51 @@ fn bits(a: &ArrayRef) -> Result<UInt64Array> {
     })
 }
 
-/// Reads rounded values, warning 1916 for those past the 64-bit range.
-#[derive(Default)]
-struct Overflow;
-
-impl Overflow {
-    /// A rounded value in -2^63 .. 2^64 as bits; else saturated, with the
-    /// warning naming the value as `text` prints it.
-    fn of_rounded(
-        &mut self,
-        negative: bool,
-        fits: Option<u64>,
-        text: impl FnOnce() -> String,
-    ) -> u64 {
-        match fits {
-            Some(v) => v,
-            None => {
-                let target = if negative { "INT" } else { "UNSIGNED INT" };
-                raise_with(Level::Warning, 1916, || {
-                    format!(
-                        "Got overflow when converting '{}' to {target}. Value truncated",
-                        text()
-                    )
-                });
-                if negative {
-                    i64::MIN as u64
-                } else {
-                    u64::MAX
-                }
+/// A rounded value in -2^63 .. 2^64 as bits; else saturated, with the
+/// warning naming the value as `text` prints it.
+fn rounded_bits(negative: bool, fits: Option<u64>, text: impl FnOnce() -> String) -> u64 {
+    match fits {
+        Some(v) => v,
+        None => {
+            let target = if negative { "INT" } else { "UNSIGNED INT" };
+            raise_with(Level::Warning, 1916, || {
+                format!(
+                    "Got overflow when converting '{}' to {target}. Value truncated",
+                    text()
+                )
+            });
+            if negative {
+                i64::MIN as u64
+            } else {
+                u64::MAX
             }
         }
     }
+}
 
-    fn of_double(&mut self, x: f64) -> u64 {
-        let r = x.round();
-        let fits = if r < 0.0 {
-            (r >= i64::MIN as f64).then(|| r as i64 as u64)
-        } else {
-            (r < 18446744073709551616.0).then(|| r as u64)
-        };
-        self.of_rounded(r < 0.0, fits, || format!("{x}"))
-    }
+fn double_bits(x: f64) -> u64 {
+    let r = x.round();
+    let fits = if r < 0.0 {
+        (r >= i64::MIN as f64).then_some(r as i64 as u64)
+    } else {
+        (r < 18446744073709551616.0).then_some(r as u64)
+    };
+    rounded_bits(r < 0.0, fits, || format!("{x}"))
+}
 
-    fn of_decimal(&mut self, x: i128, scale: i8) -> u64 {
-        let unit = 10i128.pow(scale.max(0) as u32);
-        let (q, r) = (x / unit, x % unit);
-        // Half away from zero.
-        let r = if unit > 1 && r.abs() * 2 >= unit {
-            q + r.signum()
-        } else {
-            q
-        };
-        let fits = if r < 0 {
-            i64::try_from(r).ok().map(|v| v as u64)
-        } else {
-            u64::try_from(r).ok()
-        };
-        self.of_rounded(r < 0, fits, || r.to_string())
-    }
+fn decimal_bits(x: i128, scale: i8) -> u64 {
+    let unit = 10i128.pow(scale.max(0) as u32);
+    let (q, r) = (x / unit, x % unit);
+    // Half away from zero.
+    let r = if unit > 1 && r.abs() * 2 >= unit {
+        q + r.signum()
+    } else {
+        q
+    };
+    let fits = if r < 0 {
+        i64::try_from(r).ok().map(|v| v as u64)
+    } else {
+        u64::try_from(r).ok()
+    };
+    rounded_bits(r < 0, fits, || r.to_string())
 }

@@ -94,22 +94,40 @@ impl ScalarFunction for Base64 {
         let s = bytes_of(a.arg(0)?)?;
         let out = match self.0 {
             Direction::Encode => {
-                let total: usize = (0..s.len())
-                    .filter(|i| s.is_valid(*i))
-                    .map(|i| encoded_len(s.value(i).len()))
-                    .sum();
-                let mut b = BinaryBuilder::with_capacity(s.len(), total);
-                let mut row = Vec::new();
+                // Size first: offsets from the encoded lengths, then one
+                // buffer filled in place.
+                let mut offsets = Vec::with_capacity(s.len() + 1);
+                offsets.push(0i32);
+                let mut end = 0usize;
                 for i in 0..s.len() {
-                    if s.is_null(i) {
-                        b.append_null();
-                    } else {
-                        row.clear();
-                        encode(s.value(i), &mut row);
-                        b.append_value(&row);
+                    if s.is_valid(i) {
+                        end += encoded_len(s.value(i).len());
+                    }
+                    offsets.push(i32::try_from(end).map_err(|_| {
+                        quiver_common::QuiverError::internal("TO_BASE64 result over 2 GiB")
+                    })?);
+                }
+                let mut values = Vec::with_capacity(end);
+                for i in 0..s.len() {
+                    if s.is_valid(i) {
+                        encode(s.value(i), &mut values);
                     }
                 }
-                b.finish()
+                let out = arrow_array::BinaryArray::new(
+                    arrow_buffer::OffsetBuffer::new(offsets.into()),
+                    values.into(),
+                    s.nulls().cloned(),
+                );
+                if *call.data_type == DataType::Binary {
+                    return a.finish(std::sync::Arc::new(out), call.data_type);
+                }
+                // SAFETY: the base64 alphabet, '=' and '\n' are ASCII, so
+                // every value is valid UTF-8 (`round_trip` checks the
+                // encoder's output against the decoder).
+                let (offsets, values, nulls) = out.into_parts();
+                let text =
+                    unsafe { arrow_array::StringArray::new_unchecked(offsets, values, nulls) };
+                return a.finish(std::sync::Arc::new(text), call.data_type);
             }
             Direction::Decode => {
                 let total = s.values().len() / 4 * 3 + 3;
@@ -145,24 +163,38 @@ fn encoded_len(n: usize) -> usize {
 }
 
 fn encode(s: &[u8], out: &mut Vec<u8>) {
-    out.reserve(encoded_len(s.len()));
     let mut written = 0;
-    for group in s.chunks(3) {
-        if written > 0 && written % LINE == 0 {
+    let mut groups = s.chunks_exact(3);
+    for g in &mut groups {
+        if written == LINE {
+            out.push(b'\n');
+            written = 0;
+        }
+        let v = (g[0] as u32) << 16 | (g[1] as u32) << 8 | g[2] as u32;
+        out.extend_from_slice(&[
+            ALPHABET[(v >> 18) as usize],
+            ALPHABET[(v >> 12 & 63) as usize],
+            ALPHABET[(v >> 6 & 63) as usize],
+            ALPHABET[(v & 63) as usize],
+        ]);
+        written += 4;
+    }
+    let rest = groups.remainder();
+    if !rest.is_empty() {
+        if written == LINE {
             out.push(b'\n');
         }
-        let v = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |v, (k, b)| v | (*b as u32) << (16 - 8 * k));
-        for k in 0..4 {
-            out.push(if k <= group.len() {
-                ALPHABET[(v >> (18 - 6 * k) & 63) as usize]
+        let v = (rest[0] as u32) << 16 | rest.get(1).map_or(0, |b| (*b as u32) << 8);
+        out.extend_from_slice(&[
+            ALPHABET[(v >> 18) as usize],
+            ALPHABET[(v >> 12 & 63) as usize],
+            if rest.len() == 2 {
+                ALPHABET[(v >> 6 & 63) as usize]
             } else {
                 b'='
-            });
-        }
-        written += 4;
+            },
+            b'=',
+        ]);
     }
 }
 
@@ -230,6 +262,14 @@ mod tests {
             let mut e = Vec::new();
             encode(&s, &mut e);
             assert_eq!(e.len(), encoded_len(n));
+            assert!(e.is_ascii());
+            // Lines of 76 characters, the last one at most that.
+            assert!(e.split(|c| *c == b'\n').all(|l| l.len() <= LINE));
+            assert!(e
+                .split(|c| *c == b'\n')
+                .rev()
+                .skip(1)
+                .all(|l| l.len() == LINE));
             let mut d = Vec::new();
             decode(&e, &mut d).unwrap();
             assert_eq!(d, s);
