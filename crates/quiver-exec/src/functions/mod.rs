@@ -17,6 +17,7 @@
 //! in `quiver-sql/src/binder/functions.rs` and run in `expr/functions.rs`.
 
 pub mod aggregate;
+pub mod json;
 pub(crate) mod kernel;
 pub mod math;
 pub mod misc;
@@ -81,6 +82,20 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &misc::inet::IS_IPV4_COMPAT,
     &misc::inet::IS_IPV4_MAPPED,
     &misc::inet::IS_IPV6,
+    // JSON.
+    &json::read::JSON_COMPACT,
+    &json::read::JSON_CONTAINS_PATH,
+    &json::read::JSON_DEPTH,
+    &json::read::JSON_EXISTS,
+    &json::read::JSON_EXTRACT,
+    &json::read::JSON_KEYS,
+    &json::read::JSON_LENGTH,
+    &json::read::JSON_QUERY,
+    &json::read::JSON_QUOTE,
+    &json::read::JSON_TYPE,
+    &json::read::JSON_UNQUOTE,
+    &json::read::JSON_VALID,
+    &json::read::JSON_VALUE,
 ];
 
 /// Every registered aggregate (COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT

@@ -1,0 +1,9 @@
+-- JSON functions over a JSON document built from each orders row.
+
+-- name: json_value_filter
+-- duckdb: SELECT COUNT(*) FROM orders WHERE json_extract_string('{"p":"' || o_orderpriority || '","c":' || o_custkey || ',"t":[' || o_shippriority || ',1]}', '$.p') = '1-URGENT'
+SELECT COUNT(*) FROM orders WHERE JSON_VALUE(CONCAT('{"p":"', o_orderpriority, '","c":', o_custkey, ',"t":[', o_shippriority, ',1]}'), '$.p') = '1-URGENT';
+
+-- name: json_extract_sum
+-- duckdb: SELECT SUM(CAST(json_extract('{"p":"' || o_orderpriority || '","c":' || o_custkey || ',"t":[' || o_shippriority || ',1]}', '$.c') AS BIGINT)) FROM orders
+SELECT SUM(JSON_EXTRACT(CONCAT('{"p":"', o_orderpriority, '","c":', o_custkey, ',"t":[', o_shippriority, ',1]}'), '$.c')) FROM orders;
