@@ -203,6 +203,13 @@ pub trait ScalarFunction: Send + Sync + 'static {
         false
     }
 
+    /// The string arguments are compared under one collation (REGEXP and
+    /// the REGEXP_* functions match under its case sensitivity): the binder
+    /// resolves it as for `=` (1267 when it cannot) and puts each under it.
+    fn collates_operands(&self) -> bool {
+        false
+    }
+
     /// The kernel may fail with 1690 (out of range): the error then names
     /// the expression as MySQL prints it.
     fn can_overflow(&self) -> bool {

@@ -19,6 +19,7 @@
 pub mod aggregate;
 pub(crate) mod kernel;
 pub mod math;
+pub mod regexp;
 
 use quiver_plan::function::StaticRegistry;
 use quiver_plan::{AggregateFunction, ScalarFunction};
@@ -52,6 +53,11 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::SQRT,
     &math::real::TAN,
     &math::rounding::TRUNCATE,
+    // String.
+    &regexp::matches::REGEXP,
+    &regexp::search::REGEXP_INSTR,
+    &regexp::replace::REGEXP_REPLACE,
+    &regexp::search::REGEXP_SUBSTR,
 ];
 
 /// Every registered aggregate (COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT
