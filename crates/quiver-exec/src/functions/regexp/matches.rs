@@ -13,7 +13,7 @@ use quiver_common::{ColumnarValue, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family};
 use quiver_plan::ScalarFunction;
 
-use super::pattern::{compile, Compiled, Found, Mode};
+use super::pattern::{compile, row_pattern, Compiled, Found, Mode};
 use super::{any_null, coerce_strings, finish, rows_of, Arg};
 
 pub struct Regexp;
@@ -62,16 +62,20 @@ impl ScalarFunction for Regexp {
         let subject = Arg::new(&args[0])?;
         let pattern = Arg::new(&args[1])?;
         let mode = Mode::of(&args[0].data_type(), call.collation);
-        let out = match (&subject, &pattern) {
-            (Arg::Column(s), Arg::Constant(Some(p))) => {
-                matches_column(s, &*compile(p, mode)?)
-            }
-            (Arg::Column(s), Arg::Constant(None)) => BooleanArray::new_null(s.len()),
+        let constant = match &pattern {
+            Arg::Constant(Some(p)) => Some(compile(p, mode)?),
+            _ => None,
+        };
+        let out = match (&subject, &constant) {
+            (Arg::Column(s), Some(c)) => matches_column(s, c),
             _ => {
                 let mut out = Vec::with_capacity(rows);
                 for i in 0..rows {
                     out.push(match (subject.get(i), pattern.get(i)) {
-                        (Some(s), Some(p)) => Some(is_match(&*compile(p, mode)?, s)),
+                        (Some(s), Some(p)) => match &constant {
+                            Some(c) => Some(is_match(c, s)),
+                            None => row_pattern(p, mode).map(|c| is_match(&c, s)),
+                        },
                         _ => None,
                     });
                 }

@@ -154,6 +154,12 @@ pub(crate) fn compile(pattern: &[u8], mode: Mode) -> Result<Arc<Compiled>> {
     Ok(compiled)
 }
 
+/// A pattern that varies by row: an invalid one makes that row's result
+/// NULL, silently (MariaDB reports only a constant pattern's error).
+pub(crate) fn row_pattern(pattern: &[u8], mode: Mode) -> Option<Arc<Compiled>> {
+    compile(pattern, mode).ok()
+}
+
 fn poisoned<T>(_: T) -> QuiverError {
     QuiverError::internal("the regular expression cache is poisoned")
 }

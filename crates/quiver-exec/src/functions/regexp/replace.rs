@@ -20,7 +20,7 @@ use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, StringResult};
 use quiver_plan::ScalarFunction;
 
-use super::pattern::{compile, Compiled, Found, Mode};
+use super::pattern::{compile, row_pattern, Compiled, Found, Mode};
 use super::{any_null, coerce_strings, finish, rows_of, subject_type, Arg};
 
 pub struct RegexpReplace;
@@ -89,11 +89,18 @@ impl ScalarFunction for RegexpReplace {
             let per_row;
             let c: &Compiled = match &constant {
                 Some(c) => c,
-                None => {
-                    per_row = compile(p, mode)?;
-                    locs = Some(per_row.capture_locations());
-                    &per_row
-                }
+                None => match row_pattern(p, mode) {
+                    Some(c) => {
+                        per_row = c;
+                        locs = Some(per_row.capture_locations());
+                        &per_row
+                    }
+                    None => {
+                        valid.push(false);
+                        ends.push(ops.len());
+                        continue;
+                    }
+                },
             };
             let row_pieces;
             let rp = match &constant_pieces {

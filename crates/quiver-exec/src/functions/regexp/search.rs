@@ -15,7 +15,7 @@ use quiver_common::{ColumnarValue, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth, StringResult};
 use quiver_plan::ScalarFunction;
 
-use super::pattern::{compile, Compiled, Found, Mode};
+use super::pattern::{compile, row_pattern, Compiled, Found, Mode};
 use super::{any_null, coerce_strings, finish, rows_of, subject_type, Arg};
 
 /// What the function gives of the first match.
@@ -104,10 +104,16 @@ impl ScalarFunction for Search {
             let per_row;
             let c: &Compiled = match &constant {
                 Some(c) => c,
-                None => {
-                    per_row = compile(p, mode)?;
-                    &per_row
-                }
+                None => match row_pattern(p, mode) {
+                    Some(c) => {
+                        per_row = c;
+                        &per_row
+                    }
+                    None => {
+                        found.push(None);
+                        continue;
+                    }
+                },
             };
             let at = match c.prefilter.as_ref().is_none_or(|f| f.may_match(s)) {
                 true => c.find_at(s, 0),
