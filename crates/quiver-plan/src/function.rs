@@ -127,6 +127,17 @@ pub enum StringResult {
     AsciiDigits,
 }
 
+/// MariaDB's declared type of a string result (what CREATE TABLE ... AS
+/// and the column definitions show), where the function has a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclaredString {
+    /// As long as the first argument (REGEXP_SUBSTR: VARCHAR(n) of a
+    /// VARCHAR(n)).
+    FirstArgument,
+    /// LONGTEXT, LONGBLOB for bytes (REGEXP_REPLACE: no bound).
+    Long,
+}
+
 /// What a kernel is told of its call besides the argument values.
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
@@ -194,6 +205,11 @@ pub trait ScalarFunction: Send + Sync + 'static {
     /// The derivation of a string result.
     fn string_result(&self) -> StringResult {
         StringResult::Implicit
+    }
+
+    /// The declared type of a string result, where MariaDB's rule is known.
+    fn declared_string(&self) -> Option<DeclaredString> {
+        None
     }
 
     /// String arguments are read as bytes of their own charset (CRC32):

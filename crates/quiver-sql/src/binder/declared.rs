@@ -13,7 +13,7 @@ use std::sync::Arc;
 use arrow_schema::DataType;
 use quiver_common::types::{is_binary, is_string, CharLength, IntKind, IntType};
 use quiver_common::ScalarValue;
-use quiver_plan::function::IntWidth;
+use quiver_plan::function::{DeclaredString, IntWidth};
 use quiver_plan::{AggFunc, BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp, WindowFunc};
 
 use super::Binder;
@@ -101,6 +101,12 @@ impl Binder<'_> {
             // A column keeps its own type, TEXT included.
             Expr::Column(id, _) => self.declared.get(id).cloned(),
             Expr::Collate { expr, .. } => self.declared_type(expr),
+            Expr::Function {
+                func: ScalarFunc::Registered(f),
+                ..
+            } if f.declared_string() == Some(DeclaredString::Long) => {
+                Some(if is_binary(&t) { "longblob" } else { "longtext" }.into())
+            }
             _ if is_binary(&t) => {
                 let n = self.bytes(e)?;
                 (n <= MAX_VARBINARY).then(|| format!("varbinary({n})").into())
@@ -130,6 +136,11 @@ impl Binder<'_> {
             }
             Expr::Function { func, args, .. } => match func {
                 ScalarFunc::ToCharset(_) | ScalarFunc::Upper | ScalarFunc::Lower => {
+                    self.bytes(args.first()?)
+                }
+                ScalarFunc::Registered(f)
+                    if f.declared_string() == Some(DeclaredString::FirstArgument) =>
+                {
                     self.bytes(args.first()?)
                 }
                 // CAST(x AS BINARY(n)): n bytes.
@@ -254,6 +265,11 @@ impl Binder<'_> {
                         Some(varchar(self.declared_string(args.first()?)?.chars()))
                     }
                     F::Substring => self.declared_substring(args),
+                    F::Registered(f)
+                        if f.declared_string() == Some(DeclaredString::FirstArgument) =>
+                    {
+                        Some(varchar(self.declared_string(args.first()?)?.chars()))
+                    }
                     F::Left | F::Right => {
                         let whole = self.declared_string(args.first()?)?.chars();
                         match constant(args.get(1)?)? {

@@ -17,7 +17,7 @@ use arrow_array::{ArrayRef, BinaryArray, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
-use quiver_plan::function::{ArgInfo, Bound, Call, Family, StringResult};
+use quiver_plan::function::{ArgInfo, Bound, Call, DeclaredString, Family, StringResult};
 use quiver_plan::ScalarFunction;
 
 use super::pattern::{compile, row_pattern, Compiled, Found, Mode};
@@ -51,6 +51,10 @@ impl ScalarFunction for RegexpReplace {
         } else {
             Bound::Call(t)
         })
+    }
+
+    fn declared_string(&self) -> Option<DeclaredString> {
+        Some(DeclaredString::Long)
     }
 
     fn string_result(&self) -> StringResult {

@@ -12,7 +12,7 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 use quiver_common::types::IntKind;
 use quiver_common::{ColumnarValue, Result, ScalarValue};
-use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth, StringResult};
+use quiver_plan::function::{ArgInfo, Bound, Call, DeclaredString, Family, IntWidth, StringResult};
 use quiver_plan::ScalarFunction;
 
 use super::pattern::{compile, row_pattern, Compiled, Found, Mode};
@@ -75,6 +75,10 @@ impl ScalarFunction for Search {
 
     fn int_width(&self, _args: &[ArgInfo]) -> Option<IntWidth> {
         Some(IntWidth::Fixed(IntKind::Long, 11))
+    }
+
+    fn declared_string(&self) -> Option<DeclaredString> {
+        (self.part == Part::Text).then_some(DeclaredString::FirstArgument)
     }
 
     fn string_result(&self) -> StringResult {
