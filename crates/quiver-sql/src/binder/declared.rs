@@ -104,9 +104,14 @@ impl Binder<'_> {
             Expr::Function {
                 func: ScalarFunc::Registered(f),
                 ..
-            } if f.declared_string() == Some(DeclaredString::Long) => {
-                Some(if is_binary(&t) { "longblob" } else { "longtext" }.into())
-            }
+            } if f.declared_string() == Some(DeclaredString::Long) => Some(
+                if is_binary(&t) {
+                    "longblob"
+                } else {
+                    "longtext"
+                }
+                .into(),
+            ),
             _ if is_binary(&t) => {
                 let n = self.bytes(e)?;
                 (n <= MAX_VARBINARY).then(|| format!("varbinary({n})").into())

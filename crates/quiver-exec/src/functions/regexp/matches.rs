@@ -102,7 +102,10 @@ fn matches_column(s: &BinaryArray, c: &Compiled) -> BooleanArray {
         f.candidates(s.value_offsets(), s.value_data(), &mut candidates);
     }
     if let Some(nulls) = s.nulls() {
-        for (w, v) in candidates.iter_mut().zip(nulls.inner().bit_chunks().iter_padded()) {
+        for (w, v) in candidates
+            .iter_mut()
+            .zip(nulls.inner().bit_chunks().iter_padded())
+        {
             *w &= v;
         }
     }

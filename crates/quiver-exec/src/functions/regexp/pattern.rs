@@ -80,8 +80,12 @@ impl Compiled {
         start: usize,
     ) -> Found {
         let run = |re: &Regex, locs: Option<&mut CaptureLocations>| match locs {
-            Some(l) => re.captures_read_at(l, subject, start).map(|m| m.map(|m| (m.start(), m.end()))),
-            None => re.find_at(subject, start).map(|m| m.map(|m| (m.start(), m.end()))),
+            Some(l) => re
+                .captures_read_at(l, subject, start)
+                .map(|m| m.map(|m| (m.start(), m.end()))),
+            None => re
+                .find_at(subject, start)
+                .map(|m| m.map(|m| (m.start(), m.end()))),
         };
         let mut locs = locs;
         let r = match run(&self.regex, locs.as_deref_mut()) {
@@ -108,7 +112,8 @@ impl Compiled {
     }
 
     fn interpreted(&self) -> &std::result::Result<Regex, pcre2::Error> {
-        self.interpreted.get_or_init(|| builder(self.mode, false).build(self.regex.as_str()))
+        self.interpreted
+            .get_or_init(|| builder(self.mode, false).build(self.regex.as_str()))
     }
 }
 
@@ -166,16 +171,14 @@ fn poisoned<T>(_: T) -> QuiverError {
 
 fn compile_uncached(pattern: &[u8], mode: Mode) -> Result<Compiled> {
     let text = pattern_text(pattern, mode.utf)?;
-    let regex = builder(mode, true)
-        .build(&text)
-        .map_err(|e| {
-            let msg = pcre_message(&e);
-            let msg = match e.offset() {
-                Some(at) => format!("{msg} at offset {at}"),
-                None => msg,
-            };
-            QuiverError::new(1139, "42000", format!("Regex error '{msg}'"))
-        })?;
+    let regex = builder(mode, true).build(&text).map_err(|e| {
+        let msg = pcre_message(&e);
+        let msg = match e.offset() {
+            Some(at) => format!("{msg} at offset {at}"),
+            None => msg,
+        };
+        QuiverError::new(1139, "42000", format!("Regex error '{msg}'"))
+    })?;
     Ok(Compiled {
         regex,
         mode,

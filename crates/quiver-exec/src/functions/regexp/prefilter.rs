@@ -215,7 +215,10 @@ fn quantifier_at(p: &[u8], i: usize) -> Option<Option<(u64, usize)>> {
             let body = std::str::from_utf8(&p[i + 1..i + close]).ok()?;
             let min = body.split(',').next()?.trim();
             let min = if min.is_empty() { 0 } else { min.parse().ok()? };
-            if !body.bytes().all(|b| b.is_ascii_digit() || b == b',' || b == b' ') {
+            if !body
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b',' || b == b' ')
+            {
                 return None;
             }
             Some((min, close + 1))
@@ -326,7 +329,9 @@ mod tests {
             "a", "b", "c", "K", "k", "s", ".", "[ab]", "[^a]", "(a|b)", "(ab)", "\\d", "\\.", "x",
             "é", "É", " ", "1", "\\w", "\\b",
         ]);
-        let quant = prop::sample::select(vec!["", "", "", "*", "+", "?", "{2}", "{0,1}", "{1,}", "*?"]);
+        let quant = prop::sample::select(vec![
+            "", "", "", "*", "+", "?", "{2}", "{0,1}", "{1,}", "*?",
+        ]);
         (
             prop::bool::ANY,
             prop::collection::vec((atom, quant), 0..6),
@@ -349,7 +354,10 @@ mod tests {
     }
 
     fn subject() -> impl Strategy<Value = String> {
-        let ch = prop::sample::select(vec!['a', 'b', 'c', 'A', 'B', 'k', 'K', 'S', 's', 'ſ', '\u{212A}', 'é', 'É', ' ', '1', '.', 'x']);
+        let ch = prop::sample::select(vec![
+            'a', 'b', 'c', 'A', 'B', 'k', 'K', 'S', 's', 'ſ', '\u{212A}', 'é', 'É', ' ', '1', '.',
+            'x',
+        ]);
         prop::collection::vec(ch, 0..12).prop_map(|v| v.into_iter().collect())
     }
 

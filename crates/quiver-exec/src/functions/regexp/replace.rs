@@ -114,7 +114,9 @@ impl ScalarFunction for RegexpReplace {
                     &row_pieces
                 }
             };
-            let locs = locs.as_mut().ok_or_else(|| QuiverError::internal("capture locations"))?;
+            let locs = locs
+                .as_mut()
+                .ok_or_else(|| QuiverError::internal("capture locations"))?;
             replace_row(c, s, rp, locs, &mut ops);
             valid.push(true);
             ends.push(ops.len());
@@ -126,7 +128,10 @@ impl ScalarFunction for RegexpReplace {
         let mut start = 0;
         for &end in &ends {
             total += ops[start..end].iter().map(|o| o.len()).sum::<usize>();
-            offsets.push(i32::try_from(total).map_err(|_| QuiverError::internal("a string column over 2 GiB"))?);
+            offsets.push(
+                i32::try_from(total)
+                    .map_err(|_| QuiverError::internal("a string column over 2 GiB"))?,
+            );
             start = end;
         }
         let mut data = Vec::with_capacity(total);
@@ -265,7 +270,10 @@ mod tests {
     #[test]
     fn replacement_pieces() {
         use Piece::*;
-        assert_eq!(pieces(b"[\\1]"), vec![Literal(0, 1), Group(1), Literal(3, 4)]);
+        assert_eq!(
+            pieces(b"[\\1]"),
+            vec![Literal(0, 1), Group(1), Literal(3, 4)]
+        );
         assert_eq!(pieces(b"a\\xb\\"), vec![Literal(0, 1), Literal(2, 4)]);
         assert_eq!(pieces(b"\\\\"), vec![Literal(1, 2)]);
     }

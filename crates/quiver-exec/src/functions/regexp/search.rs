@@ -140,7 +140,11 @@ impl ScalarFunction for Search {
                     .map(|(i, f)| match f {
                         Some((b, _)) if *b != usize::MAX => {
                             let before = &value(i)[..*b];
-                            1 + if mode.utf { char_count(before) } else { before.len() } as i64
+                            1 + if mode.utf {
+                                char_count(before)
+                            } else {
+                                before.len()
+                            } as i64
                         }
                         _ => 0,
                     })
