@@ -54,7 +54,7 @@ use crate::expr::cast_array;
 /// The argument types: strings as they are (all binary when one is, since
 /// a binary operand makes the comparison bytes), anything else as text.
 fn coerce_strings(args: &[DataType]) -> Vec<DataType> {
-    let binary = args.iter().any(|t| *t == DataType::Binary);
+    let binary = args.contains(&DataType::Binary);
     args.iter()
         .map(|t| match t {
             DataType::Null => DataType::Null,
