@@ -13,7 +13,8 @@ use quiver_common::{ColumnarValue, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family};
 use quiver_plan::ScalarFunction;
 
-use super::pattern::{compile, row_pattern, Compiled, Found, Mode};
+use super::mode::Mode;
+use super::pattern::{compile, row_pattern, Compiled, Found};
 use super::{any_null, coerce_strings, finish, rows_of, Arg};
 
 pub struct Regexp;

@@ -5,7 +5,7 @@
 //! # Engine and options
 //! MariaDB runs PCRE2; so does Quiver, through the `pcre2` crate (PCRE2's C
 //! source, built by `cc`). The options follow MariaDB's
-//! `Regexp_processor_pcre::init` ([`pattern::Mode`]): text of any charset is
+//! `Regexp_processor_pcre::init` (`mode.rs`): text of any charset is
 //! matched as UTF-8 with Unicode properties (PCRE2_UTF | PCRE2_UCP; MariaDB
 //! converts latin1 and the others to utf8mb4 first, Quiver already holds
 //! them as UTF-8), caselessly unless the comparison collation is `_bin`,
@@ -17,9 +17,20 @@
 //! fails (PCRE2's match limit, 10,000,000 as MariaDB's library default)
 //! is no match with warning 1139, as MariaDB's `pcre_exec_with_warn`.
 //!
+//! A pattern that varies by row and does not compile makes that row NULL
+//! without a warning, as in MariaDB (only a constant pattern raises 1139).
+//!
+//! Known differences: the `pcre2` crate builds PCRE2 10.46, MariaDB 10.11
+//! on Debian 12 links 10.42, so a few messages and offsets differ
+//! (`[[:foo:]]` is at offset 8 here, 3 there; variable-length lookbehind
+//! compiles here); JIT matching counts the match limit its own way, so a
+//! pattern near the limit may match here where MariaDB warns; a row the
+//! prefilter drops never reaches PCRE2, so it cannot raise the limit's
+//! warning; `@@default_regex_flags` is not a variable here (1193 on SET).
+//!
 //! # Compiled once
 //! A pattern is compiled (and JIT-compiled) through a process-wide cache
-//! keyed by (pattern bytes, options) ([`pattern::compile`]). The registry's
+//! keyed by (pattern bytes, options) (`pattern.rs`). The registry's
 //! functions are stateless `&'static` objects and a plan has no slot for
 //! per-query state, so a cache is the place that serves every call site
 //! alike: a constant pattern costs one hash lookup per batch (a column of
@@ -28,7 +39,7 @@
 //! starts over when full.
 //!
 //! # Prefilter
-//! A literal every match contains ([`prefilter`]) is searched with the
+//! A literal every match contains (`prefilter.rs`) is searched with the
 //! SIMD substring kernels first: over a column, one search of the whole
 //! values buffer marks the rows worth giving to PCRE2.
 //!
@@ -37,6 +48,7 @@
 //! `replace.rs` REGEXP_REPLACE.
 
 pub mod matches;
+mod mode;
 pub(crate) mod pattern;
 pub(crate) mod prefilter;
 pub mod replace;

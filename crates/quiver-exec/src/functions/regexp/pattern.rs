@@ -6,11 +6,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use arrow_schema::DataType;
 use pcre2::bytes::{CaptureLocations, Regex, RegexBuilder};
-use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result};
 
+use super::mode::Mode;
 use super::prefilter::Prefilter;
 use crate::warnings::{raise_with, Level};
 
@@ -24,29 +23,6 @@ const JIT_STACK: usize = 1 << 20;
 /// How many compiled patterns the cache keeps (a column of patterns could
 /// otherwise grow it without bound); it starts over when full.
 const CACHE_SIZE: usize = 512;
-
-/// MariaDB's PCRE2 options for a comparison (`Regexp_processor_pcre::init`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Mode {
-    /// UTF-8 text (PCRE2_UTF | PCRE2_UCP): any charset but `binary`, whose
-    /// values MariaDB converts to utf8mb4 first (Quiver holds them as UTF-8).
-    pub utf: bool,
-    /// PCRE2_CASELESS: the collation neither sorts bytes (`_bin`, `binary`)
-    /// nor is case-sensitive (`_cs`).
-    pub caseless: bool,
-}
-
-impl Mode {
-    /// The options for values of type `t` compared under `collation`.
-    pub fn of(t: &DataType, collation: Collation) -> Mode {
-        let bytes = *t == DataType::Binary || collation == Collation::binary();
-        let name = collation.name();
-        Mode {
-            utf: !bytes,
-            caseless: !bytes && !collation.is_bin() && !name.ends_with("_cs"),
-        }
-    }
-}
 
 /// A pattern compiled for one [`Mode`].
 pub(crate) struct Compiled {
@@ -226,6 +202,7 @@ fn pattern_text(pattern: &[u8], utf: bool) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn utf() -> Mode {
         Mode {
@@ -252,5 +229,83 @@ mod tests {
         assert_eq!(pattern_text(b"a\\\xff", false).unwrap(), "a\\x{ff}");
         let c = compile(b"\xff+$", m).unwrap();
         assert!(matches!(c.find_at(b"ab\xff\xff", 0), Found::At(2, 4)));
+    }
+
+    const EXACT: Mode = Mode {
+        utf: true,
+        caseless: false,
+    };
+
+    /// Whether `subject` matches: plainly, and through the prefilter.
+    fn both(pattern: &str, subject: &[u8], mode: Mode) -> Option<(bool, bool)> {
+        let c = compile(pattern.as_bytes(), mode).ok()?;
+        let plain = matches!(c.find_at(subject, 0), Found::At(..));
+        let filtered = c.prefilter.as_ref().is_none_or(|f| f.may_match(subject)) && plain;
+        Some((plain, filtered))
+    }
+
+    fn pattern() -> impl Strategy<Value = String> {
+        let atom = prop::sample::select(vec![
+            "a", "b", "c", "K", "k", "s", ".", "[ab]", "[^a]", "(a|b)", "(ab)", "\\d", "\\.", "x",
+            "é", "É", " ", "1", "\\w", "\\b",
+        ]);
+        let quant = prop::sample::select(vec![
+            "", "", "", "*", "+", "?", "{2}", "{0,1}", "{1,}", "*?",
+        ]);
+        (
+            prop::bool::ANY,
+            prop::collection::vec((atom, quant), 0..6),
+            prop::bool::ANY,
+        )
+            .prop_map(|(start, atoms, end)| {
+                let mut p = String::new();
+                if start {
+                    p.push('^');
+                }
+                for (a, q) in atoms {
+                    p.push_str(a);
+                    p.push_str(q);
+                }
+                if end {
+                    p.push('$');
+                }
+                p
+            })
+    }
+
+    fn subject() -> impl Strategy<Value = String> {
+        let ch = prop::sample::select(vec![
+            'a', 'b', 'c', 'A', 'B', 'k', 'K', 'S', 's', 'ſ', '\u{212A}', 'é', 'É', ' ', '1', '.',
+            'x',
+        ]);
+        prop::collection::vec(ch, 0..12).prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The prefiltered path answers as PCRE2 alone, under each mode,
+        /// row by row and over a column.
+        #[test]
+        fn prefilter_agrees_with_plain_regex(p in pattern(), subjects in prop::collection::vec(subject(), 1..80)) {
+            for mode in [EXACT, Mode { utf: true, caseless: true }, Mode { utf: false, caseless: false }] {
+                let Ok(c) = compile(p.as_bytes(), mode) else { continue };
+                let mut offsets = vec![0i32];
+                let mut values = Vec::new();
+                for s in &subjects {
+                    let (plain, filtered) = both(&p, s.as_bytes(), mode).unwrap();
+                    prop_assert_eq!(plain, filtered, "{:?} on {:?} under {:?}", p, s, mode);
+                    values.extend_from_slice(s.as_bytes());
+                    offsets.push(values.len() as i32);
+                }
+                if let Some(f) = &c.prefilter {
+                    let mut bits = vec![0u64; subjects.len().div_ceil(64)];
+                    f.candidates(&offsets, &values, &mut bits);
+                    for (i, s) in subjects.iter().enumerate() {
+                        let bit = bits[i / 64] >> (i % 64) & 1 == 1;
+                        prop_assert_eq!(bit, f.may_match(s.as_bytes()));
+                    }
+                }
+            }
+        }
     }
 }

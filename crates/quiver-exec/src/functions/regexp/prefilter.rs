@@ -13,12 +13,12 @@
 //! collation the literal keeps ASCII characters only and is searched
 //! ASCII-case-insensitively; a value with a byte from 0x80 that lacks it
 //! still goes to PCRE2 (KELVIN SIGN matches `k`). A filtered row is exactly
-//! one PCRE2 finds no match in; the property test below checks that.
+//! one PCRE2 finds no match in; a property test in `pattern.rs` checks that.
 
 use quiver_collation::CiFinder;
 use quiver_string_kernels::{contains_offsets, SubstringFinder};
 
-use super::pattern::Mode;
+use super::mode::Mode;
 
 /// A literal every match contains.
 pub(crate) struct Prefilter {
@@ -288,9 +288,7 @@ fn utf8_len(b: u8) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::pattern::{compile, Found};
     use super::*;
-    use proptest::prelude::*;
 
     const EXACT: Mode = Mode {
         utf: true,
@@ -314,78 +312,5 @@ mod tests {
         assert_eq!(lit("(?i)abc"), None);
         assert_eq!(lit("a{,3}bc"), Some(("bc".into(), false)));
         assert_eq!(lit("ab{x"), None);
-    }
-
-    /// Whether `subject` matches: plainly, and through the prefilter.
-    fn both(pattern: &str, subject: &[u8], mode: Mode) -> Option<(bool, bool)> {
-        let c = compile(pattern.as_bytes(), mode).ok()?;
-        let plain = matches!(c.find_at(subject, 0), Found::At(..));
-        let filtered = c.prefilter.as_ref().is_none_or(|f| f.may_match(subject)) && plain;
-        Some((plain, filtered))
-    }
-
-    fn pattern() -> impl Strategy<Value = String> {
-        let atom = prop::sample::select(vec![
-            "a", "b", "c", "K", "k", "s", ".", "[ab]", "[^a]", "(a|b)", "(ab)", "\\d", "\\.", "x",
-            "é", "É", " ", "1", "\\w", "\\b",
-        ]);
-        let quant = prop::sample::select(vec![
-            "", "", "", "*", "+", "?", "{2}", "{0,1}", "{1,}", "*?",
-        ]);
-        (
-            prop::bool::ANY,
-            prop::collection::vec((atom, quant), 0..6),
-            prop::bool::ANY,
-        )
-            .prop_map(|(start, atoms, end)| {
-                let mut p = String::new();
-                if start {
-                    p.push('^');
-                }
-                for (a, q) in atoms {
-                    p.push_str(a);
-                    p.push_str(q);
-                }
-                if end {
-                    p.push('$');
-                }
-                p
-            })
-    }
-
-    fn subject() -> impl Strategy<Value = String> {
-        let ch = prop::sample::select(vec![
-            'a', 'b', 'c', 'A', 'B', 'k', 'K', 'S', 's', 'ſ', '\u{212A}', 'é', 'É', ' ', '1', '.',
-            'x',
-        ]);
-        prop::collection::vec(ch, 0..12).prop_map(|v| v.into_iter().collect())
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
-        /// The prefiltered path answers as PCRE2 alone, under each mode,
-        /// row by row and over a column.
-        #[test]
-        fn prefilter_agrees_with_plain_regex(p in pattern(), subjects in prop::collection::vec(subject(), 1..80)) {
-            for mode in [EXACT, Mode { utf: true, caseless: true }, Mode { utf: false, caseless: false }] {
-                let Ok(c) = compile(p.as_bytes(), mode) else { continue };
-                let mut offsets = vec![0i32];
-                let mut values = Vec::new();
-                for s in &subjects {
-                    let (plain, filtered) = both(&p, s.as_bytes(), mode).unwrap();
-                    prop_assert_eq!(plain, filtered, "{:?} on {:?} under {:?}", p, s, mode);
-                    values.extend_from_slice(s.as_bytes());
-                    offsets.push(values.len() as i32);
-                }
-                if let Some(f) = &c.prefilter {
-                    let mut bits = vec![0u64; subjects.len().div_ceil(64)];
-                    f.candidates(&offsets, &values, &mut bits);
-                    for (i, s) in subjects.iter().enumerate() {
-                        let bit = bits[i / 64] >> (i % 64) & 1 == 1;
-                        prop_assert_eq!(bit, f.may_match(s.as_bytes()));
-                    }
-                }
-            }
-        }
     }
 }

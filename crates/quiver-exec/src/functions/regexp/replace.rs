@@ -20,7 +20,8 @@ use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, DeclaredString, Family, StringResult};
 use quiver_plan::ScalarFunction;
 
-use super::pattern::{compile, row_pattern, Compiled, Found, Mode};
+use super::mode::Mode;
+use super::pattern::{compile, row_pattern, Compiled, Found};
 use super::{any_null, coerce_strings, finish, rows_of, subject_type, Arg};
 
 pub struct RegexpReplace;
