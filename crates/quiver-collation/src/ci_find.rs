@@ -34,19 +34,19 @@ fn folded_eq(window: &[u8], needle: &[u8]) -> bool {
 
 /// A needle prepared for [`CiFinder::find`].
 #[derive(Clone, Debug)]
-pub(crate) struct CiFinder {
+pub struct CiFinder {
     needle: Box<[u8]>,
 }
 
 impl CiFinder {
     /// `needle` in folded form (ASCII upper case for letters).
-    pub(crate) fn new(needle: &[u8]) -> CiFinder {
+    pub fn new(needle: &[u8]) -> CiFinder {
         CiFinder {
             needle: needle.into(),
         }
     }
 
-    pub(crate) fn needle(&self) -> &[u8] {
+    pub fn needle(&self) -> &[u8] {
         &self.needle
     }
 
@@ -63,7 +63,7 @@ impl CiFinder {
     /// when it is found at `at`. `false` means a byte of 0x80 or more was
     /// seen (possibly past the match). The needle must be ASCII.
     #[inline]
-    pub(crate) fn find_ascii(&self, hay: &[u8]) -> (Option<usize>, bool) {
+    pub fn find_ascii(&self, hay: &[u8]) -> (Option<usize>, bool) {
         let n = self.needle.len();
         if n == 0 {
             return (Some(0), true);

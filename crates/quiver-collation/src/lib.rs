@@ -128,6 +128,8 @@ mod text_kinds;
 pub mod uca;
 
 pub use charset::Charset;
+/// ASCII case-insensitive substring search (also REGEXP's prefilter under `_ci`).
+pub use ci_find::CiFinder;
 pub use collator::{Collator, LIKE_POISON};
 pub use constant::CollatedConstant;
 pub use dispatch::CollatorFn;

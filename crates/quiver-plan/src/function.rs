@@ -127,6 +127,15 @@ pub enum StringResult {
     AsciiDigits,
 }
 
+/// MariaDB's declared type of a string result that is no VARCHAR (what
+/// CREATE TABLE ... AS and the column definitions show); a VARCHAR's
+/// length is [`ScalarFunction::max_chars`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclaredString {
+    /// LONGTEXT, LONGBLOB for bytes (REGEXP_REPLACE: no bound).
+    Long,
+}
+
 /// What a kernel is told of its call besides the argument values.
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
@@ -212,10 +221,22 @@ pub trait ScalarFunction: Send + Sync + 'static {
         StringResult::Implicit
     }
 
+    /// The declared type of a string result, where MariaDB's rule is known.
+    fn declared_string(&self) -> Option<DeclaredString> {
+        None
+    }
+
     /// String arguments are read as bytes of their own charset (CRC32):
     /// the binder passes them under their collation, which tells the
     /// kernel the charset.
     fn charset_bytes(&self) -> bool {
+        false
+    }
+
+    /// The string arguments are compared under one collation (REGEXP and
+    /// the REGEXP_* functions match under its case sensitivity): the binder
+    /// resolves it as for `=` (1267 when it cannot) and puts each under it.
+    fn collates_operands(&self) -> bool {
         false
     }
 

@@ -21,6 +21,7 @@ pub mod json;
 pub(crate) mod kernel;
 pub mod math;
 pub mod misc;
+pub mod regexp;
 pub mod string;
 
 use quiver_plan::function::StaticRegistry;
@@ -65,6 +66,10 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::TAN,
     &math::rounding::TRUNCATE,
     // String.
+    &regexp::matches::REGEXP,
+    &regexp::search::REGEXP_INSTR,
+    &regexp::replace::REGEXP_REPLACE,
+    &regexp::search::REGEXP_SUBSTR,
     &string::elt::ELT,
     &string::elt::EXPORT_SET,
     &string::find_in_set::FIND_IN_SET,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use arrow_schema::DataType;
 use quiver_common::types::{is_binary, is_string, CharLength, IntKind, IntType};
 use quiver_common::ScalarValue;
-use quiver_plan::function::IntWidth;
+use quiver_plan::function::{DeclaredString, IntWidth};
 use quiver_plan::{AggFunc, BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp, WindowFunc};
 
 use super::Binder;
@@ -101,6 +101,17 @@ impl Binder<'_> {
             // A column keeps its own type, TEXT included.
             Expr::Column(id, _) => self.declared.get(id).cloned(),
             Expr::Collate { expr, .. } => self.declared_type(expr),
+            Expr::Function {
+                func: ScalarFunc::Registered(f),
+                ..
+            } if f.declared_string() == Some(DeclaredString::Long) => Some(
+                if is_binary(&t) {
+                    "longblob"
+                } else {
+                    "longtext"
+                }
+                .into(),
+            ),
             _ if is_binary(&t) => {
                 let n = self.bytes(e)?;
                 (n <= MAX_VARBINARY).then(|| format!("varbinary({n})").into())
@@ -136,8 +147,7 @@ impl Binder<'_> {
                 ScalarFunc::Rpad => constant(args.get(1)?).map(|n| n.max(0) as u64),
                 ScalarFunc::Registered(f) => {
                     let infos: Vec<_> = args.iter().map(Expr::arg_info).collect();
-                    let chars: Vec<_> = args.iter().map(|a| self.chars(a)).collect();
-                    f.max_chars(&infos, &chars)
+                    self.registered_length(*f, &infos, args)
                 }
                 ScalarFunc::Concat => {
                     let mut n: u64 = 0;
@@ -261,8 +271,7 @@ impl Binder<'_> {
                     F::Substring => self.declared_substring(args),
                     F::Registered(f) => {
                         let infos: Vec<_> = args.iter().map(Expr::arg_info).collect();
-                        let chars: Vec<_> = args.iter().map(|a| self.chars(a)).collect();
-                        Some(varchar(f.max_chars(&infos, &chars)?))
+                        Some(varchar(self.registered_length(*f, &infos, args)?))
                     }
                     F::Left | F::Right => {
                         let whole = self.declared_string(args.first()?)?.chars();
@@ -297,6 +306,27 @@ impl Binder<'_> {
             }
             _ => None,
         }
+    }
+
+    /// A registered function's result length, from its arguments' lengths
+    /// (a binary argument's in bytes).
+    fn registered_length(
+        &self,
+        f: quiver_plan::FunctionRef,
+        infos: &[quiver_plan::function::ArgInfo],
+        args: &[Expr],
+    ) -> Option<u64> {
+        let lengths: Vec<_> = args
+            .iter()
+            .map(|a| {
+                if is_binary(&a.data_type()) {
+                    self.bytes(a)
+                } else {
+                    self.chars(a)
+                }
+            })
+            .collect();
+        f.max_chars(infos, &lengths)
     }
 
     /// SUBSTRING(s, pos [, len]) as MariaDB derives it: from `s`'s length

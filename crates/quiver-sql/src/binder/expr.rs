@@ -148,7 +148,18 @@ impl Binder<'_> {
                 }
                 self.like(expr, pattern, escape_char.as_deref(), *negated, ctx)
             }
-            A::ILike { .. } | A::SimilarTo { .. } | A::RLike { .. } => {
+            A::RLike { negated, expr, pattern, .. } => {
+                // `x REGEXP p` / `x RLIKE p`: the registered REGEXP function.
+                let f = self
+                    .catalog
+                    .functions()
+                    .scalar("regexp")
+                    .ok_or_else(|| QuiverError::not_supported(format!("the operator in {e}")))?;
+                let args = vec![self.expr(expr, ctx)?, self.expr(pattern, ctx)?];
+                let m = super::registry::call(f, "regexp", args)?;
+                Ok(if *negated { not(m) } else { m })
+            }
+            A::ILike { .. } | A::SimilarTo { .. } => {
                 Err(QuiverError::not_supported(format!("the operator in {e}")))
             }
             A::Cast { kind, expr, data_type, format } => {

@@ -81,8 +81,6 @@ const UNSUPPORTED: &[&str] = &[
     "concat_ws",
     "any_value",
     "strcmp",
-    "regexp_like",
-    "regexp_replace",
 ];
 
 impl Binder<'_> {
@@ -111,6 +109,11 @@ impl Binder<'_> {
         };
         if name == "group_concat" {
             return self.group_concat(f, ctx);
+        }
+        // REGEXP and RLIKE are operators in MySQL's grammar (the registry
+        // holds them as the REGEXP function), never called as functions.
+        if matches!(name.as_str(), "regexp" | "rlike") {
+            return Err(self.syntax_error_at(&ast::Expr::Function(f.clone())));
         }
         if f.filter.is_some()
             || !f.within_group.is_empty()

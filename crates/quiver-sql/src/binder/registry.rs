@@ -16,6 +16,9 @@ pub(crate) fn call(f: FunctionRef, name: &str, args: Vec<Expr>) -> Result<Expr> 
         return Err(f.arity_error(name));
     }
     let mut args = args;
+    if f.collates_operands() {
+        args = super::collation::collate_operands(args, name)?;
+    }
     if f.reads_internal_digits() {
         if let Some(x) = args.first_mut() {
             let e = std::mem::replace(x, Expr::lit(quiver_common::ScalarValue::Null));
