@@ -191,6 +191,13 @@ pub trait ScalarFunction: Send + Sync + 'static {
         false
     }
 
+    /// The most characters a string result holds, where MariaDB's rule
+    /// fixes it (DATE_FORMAT's constant format): CREATE TABLE ... AS
+    /// declares VARCHAR of it.
+    fn result_chars(&self, _args: &[ArgInfo]) -> Option<u64> {
+        None
+    }
+
     /// The derivation of a string result.
     fn string_result(&self) -> StringResult {
         StringResult::Implicit

@@ -261,6 +261,10 @@ impl Binder<'_> {
                             n => Some(varchar(whole.min(n as u64))),
                         }
                     }
+                    F::Registered(f) => {
+                        let infos: Vec<_> = args.iter().map(Expr::arg_info).collect();
+                        f.result_chars(&infos).map(varchar)
+                    }
                     // Hex digits of the digest.
                     F::Md5 => Some(varchar(32)),
                     F::Sha1 => Some(varchar(40)),
