@@ -15,7 +15,7 @@ SELECT SUM(DATEDIFF(l_receiptdate, l_shipdate)) FROM lineitem;
 SELECT SUM(UNIX_TIMESTAMP(o_orderdate)) FROM orders;
 
 -- name: from_unixtime_max
--- duckdb: SELECT MAX(to_timestamp(o_orderkey)) FROM orders;
+-- duckdb: SELECT MAX(make_timestamp(o_orderkey * 1000000::BIGINT)) FROM orders;
 SELECT MAX(FROM_UNIXTIME(o_orderkey)) FROM orders;
 
 -- name: week_mode3_distinct

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use arrow_array::{cast::AsArray, Array, ArrayRef, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
-use quiver_common::types::is_string;
 use quiver_common::{ColumnarValue, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, StringResult};
 use quiver_plan::ScalarFunction;
@@ -103,7 +102,11 @@ impl Format {
                 }
                 Step::Spec(s) => *s,
             };
-            let hour12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
+            let hour12 = if tm.hour.is_multiple_of(12) {
+                12
+            } else {
+                tm.hour % 12
+            };
             match spec {
                 b'a' | b'W' | b'w' => {
                     if tm.month == 0 && tm.year == 0 {
@@ -330,9 +333,8 @@ pub(crate) fn format_rows(
 pub(crate) fn format_arg_type(t: &DataType) -> DataType {
     if *t == DataType::Null {
         DataType::Null
-    } else if is_string(t) || t.is_numeric() {
-        DataType::Utf8
     } else {
+        // Text, or a number's digits.
         DataType::Utf8
     }
 }

@@ -6,9 +6,12 @@
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Date32Array, Int64Array};
+use arrow_array::{
+    types::{Date32Type, Int64Type},
+    Array, ArrayRef, Date32Array, Int64Array,
+};
 use arrow_schema::DataType;
-use quiver_common::types::IntKind;
+use quiver_common::types::{civil_from_days, days_from_civil, IntKind};
 use quiver_common::{ColumnarValue, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth, StringResult};
 use quiver_plan::ScalarFunction;
@@ -91,6 +94,23 @@ impl DayPart {
     }
 }
 
+/// `part` of the DATE `days` after 1970-01-01 (a date of year 1 or later:
+/// MariaDB's day number is `days + 719528`).
+#[inline]
+fn date_number(part: Part, days: i32) -> i64 {
+    let daynr = days as i64 + EPOCH_DAYNR;
+    match part {
+        Part::DayOfWeek => calc_weekday(daynr, true) as i64 + 1,
+        Part::Weekday => calc_weekday(daynr, false) as i64,
+        Part::DayOfYear => {
+            let (y, _, _) = civil_from_days(days);
+            (days - days_from_civil(y, 1, 1)) as i64 + 1
+        }
+        Part::ToDays => daynr,
+        _ => daynr * 86_400,
+    }
+}
+
 impl ScalarFunction for DayPart {
     fn name(&self) -> &'static str {
         self.name
@@ -136,6 +156,20 @@ impl ScalarFunction for DayPart {
         let a = Arrays::new(args, call.rows)?;
         let dates = Dates::new(a.arg(0)?)?;
         let out: ArrayRef = match self.part {
+            Part::DayName if matches!(dates, Dates::Days(_)) => {
+                let Dates::Days(d) = &dates else {
+                    unreachable!()
+                };
+                build_strings(a.rows, 8, |i, out| {
+                    if d.is_null(i) {
+                        return false;
+                    }
+                    // 1970-01-01 was a Thursday (3, Monday first).
+                    let name = DAY_NAMES[(d.value(i) as i64 + 3).rem_euclid(7) as usize];
+                    out.extend_from_slice(name.as_bytes());
+                    true
+                })?
+            }
             Part::DayName => build_strings(a.rows, 8, |i, out| match dates.get(i, false) {
                 Some(tm) => {
                     let name = DAY_NAMES[calc_weekday(tm.daynr(), false) as usize];
@@ -151,6 +185,15 @@ impl ScalarFunction for DayPart {
                 }
                 _ => false,
             })?,
+            Part::LastDay if matches!(dates, Dates::Days(_)) => {
+                let Dates::Days(d) = &dates else {
+                    unreachable!()
+                };
+                Arc::new(d.unary::<_, Date32Type>(|v| {
+                    let (y, m, _) = civil_from_days(v);
+                    days_from_civil(y, m, quiver_common::types::days_in_month(y, m))
+                }))
+            }
             Part::LastDay => Arc::new(
                 (0..a.rows)
                     .map(|i| {
@@ -161,25 +204,10 @@ impl ScalarFunction for DayPart {
                     .collect::<Date32Array>(),
             ),
             _ => match &dates {
-                // A DATE's day number without splitting it.
-                Dates::Days(d) if self.part == Part::ToDays => Arc::new(
-                    d.iter()
-                        .map(|v| v.map(|v| v as i64 + EPOCH_DAYNR))
-                        .collect::<Int64Array>(),
-                ),
-                Dates::Days(d) if self.part == Part::Weekday || self.part == Part::DayOfWeek => {
-                    Arc::new(
-                        d.iter()
-                            .map(|v| {
-                                let daynr = v? as i64 + EPOCH_DAYNR;
-                                Some(if self.part == Part::Weekday {
-                                    calc_weekday(daynr, false) as i64
-                                } else {
-                                    calc_weekday(daynr, true) as i64 + 1
-                                })
-                            })
-                            .collect::<Int64Array>(),
-                    )
+                // A DATE's number without the general row reader.
+                Dates::Days(d) => {
+                    let part = self.part;
+                    Arc::new(d.unary::<_, Int64Type>(|v| date_number(part, v)))
                 }
                 _ => Arc::new(
                     (0..a.rows)

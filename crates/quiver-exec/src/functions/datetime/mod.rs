@@ -112,7 +112,7 @@ pub(crate) fn calc_daynr(year: u32, month: u32, day: u32) -> i64 {
 
 /// MariaDB's leap years: year 0 is none.
 pub(crate) fn is_leap(year: u32) -> bool {
-    year & 3 == 0 && (year % 100 != 0 || (year % 400 == 0 && year != 0))
+    year & 3 == 0 && (!year.is_multiple_of(100) || (year.is_multiple_of(400) && year != 0))
 }
 
 pub(crate) fn days_in_year(year: u32) -> u32 {
@@ -213,6 +213,35 @@ pub(crate) const DAY_NAMES: [&str; 7] = [
     "Saturday",
     "Sunday",
 ];
+
+/// Results by DATE value, direct-mapped: a date column holds few distinct
+/// days (TPC-H's hold 2,500), so most rows skip the calendar arithmetic.
+pub(crate) struct DayCache {
+    keys: Vec<i32>,
+    values: Vec<i64>,
+}
+
+impl DayCache {
+    const SLOTS: usize = 4096;
+
+    pub fn new() -> DayCache {
+        DayCache {
+            keys: vec![i32::MIN; Self::SLOTS],
+            values: vec![0; Self::SLOTS],
+        }
+    }
+
+    /// `f(day)`, computed once per slot occupant.
+    #[inline]
+    pub fn get(&mut self, day: i32, f: impl FnOnce(i32) -> i64) -> i64 {
+        let slot = day as usize & (Self::SLOTS - 1);
+        if self.keys[slot] != day {
+            self.keys[slot] = day;
+            self.values[slot] = f(day);
+        }
+        self.values[slot]
+    }
+}
 
 /// The type a date argument is converted to: DATE and DATETIME stay,
 /// strings are read as text, numbers as their digits (20240105).

@@ -78,8 +78,20 @@ impl ScalarFunction for UnixTimestamp {
                 .contains(&secs)
                 .then_some((secs, tm.micros))
         };
-        let out: ArrayRef = match call.data_type {
-            DataType::Decimal128(_, s) => {
+        let out: ArrayRef = match (call.data_type, &dates) {
+            // A DATE: its seconds, NULL before 1970 and past 2038-01-19.
+            (DataType::Int64, Dates::Days(d)) => {
+                let v: Vec<i64> = d.values().iter().map(|v| *v as i64 * 86_400).collect();
+                let in_range = arrow_buffer::NullBuffer::from(
+                    v.iter()
+                        .map(|s| (0..=MAX_UNIXTIME).contains(s))
+                        .collect::<Vec<_>>(),
+                );
+                let nulls = arrow_buffer::NullBuffer::union(d.nulls(), Some(&in_range));
+                let nulls = nulls.filter(|n| n.null_count() > 0);
+                Arc::new(Int64Array::new(v.into(), nulls))
+            }
+            (DataType::Decimal128(_, s), _) => {
                 let cut = 10i128.pow(6 - *s as u32);
                 let v: Decimal128Array = (0..a.rows)
                     .map(|i| value(i).map(|(s, us)| (s as i128 * 1_000_000 + us as i128) / cut))

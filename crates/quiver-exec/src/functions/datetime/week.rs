@@ -94,6 +94,37 @@ impl ScalarFunction for Week {
             _ if self.kind == Kind::WeekOfYear => 3,
             _ => 0,
         };
+        // A DATE column under a constant mode: no row reader, no NULL
+        // tests beyond the column's own.
+        if let (Dates::Days(d), false) = (&dates, a.scalar) {
+            let constant_mode = match args.get(1) {
+                None => Some(mode_at(0)),
+                Some(ColumnarValue::Scalar(..)) => Some(mode_at(0)),
+                Some(_) => None,
+            };
+            if let Some(mode) = constant_mode {
+                let mode = week_mode(mode);
+                let kind = self.kind;
+                let mut cache = super::DayCache::new();
+                let values: Vec<i64> = d
+                    .values()
+                    .iter()
+                    .map(|v| {
+                        cache.get(*v, |v| {
+                            let tm = super::Tm::from_days(v);
+                            if kind == Kind::YearWeek {
+                                let (w, y) = calc_week(&tm, mode | WEEK_YEAR);
+                                y as i64 * 100 + w as i64
+                            } else {
+                                calc_week(&tm, mode).0 as i64
+                            }
+                        })
+                    })
+                    .collect();
+                let out = Int64Array::new(values.into(), d.nulls().cloned());
+                return a.finish(std::sync::Arc::new(out), call.data_type);
+            }
+        }
         let out: Int64Array = (0..a.rows)
             .map(|i| {
                 let tm = dates.get(i, false)?;
