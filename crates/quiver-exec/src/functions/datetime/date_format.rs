@@ -329,6 +329,45 @@ pub(crate) fn format_rows(
     }
 }
 
+/// A DATE column printed by a constant format. A DATE's text depends on
+/// its day alone, and a column holds few distinct days: each day is
+/// printed once into a direct-mapped cache and copied from there.
+fn format_days(d: &arrow_array::Date32Array, f: &Format) -> Result<ArrayRef> {
+    const SLOTS: usize = 4096;
+    let mut keys = vec![i32::MIN; SLOTS];
+    // Each slot's text as (start, end) in `texts`; `u32::MAX` for NULL.
+    let mut spans = vec![(0u32, 0u32); SLOTS];
+    let mut texts: Vec<u8> = Vec::with_capacity(SLOTS * f.typical_len());
+    build_strings(d.len(), f.typical_len(), |i, out| {
+        if d.is_null(i) {
+            return false;
+        }
+        let day = d.value(i);
+        let slot = day as usize & (SLOTS - 1);
+        if keys[slot] != day {
+            // Past 1 MiB of cached text start over (a column of many days).
+            if texts.len() > 1 << 20 {
+                texts.clear();
+                keys.fill(i32::MIN);
+            }
+            keys[slot] = day;
+            let start = texts.len();
+            spans[slot] = if f.write(&Tm::from_days(day), &mut texts) {
+                (start as u32, texts.len() as u32)
+            } else {
+                texts.truncate(start);
+                (u32::MAX, u32::MAX)
+            };
+        }
+        let (start, end) = spans[slot];
+        if start == u32::MAX {
+            return false;
+        }
+        out.extend_from_slice(&texts[start as usize..end as usize]);
+        true
+    })
+}
+
 /// The format argument's type: text (numbers print as their digits).
 pub(crate) fn format_arg_type(t: &DataType) -> DataType {
     if *t == DataType::Null {
@@ -385,7 +424,10 @@ impl ScalarFunction for DateFormat {
         let format = cast_array(a.arg(1)?, &DataType::Utf8)?;
         let formats = Formats::new(&args[1], &format);
         let dates = Dates::new(a.arg(0)?)?;
-        let out = format_rows(a.rows, &formats, |i| dates.get(i, true))?;
+        let out = match (&dates, &formats) {
+            (Dates::Days(d), Formats::Constant(Some(f))) if !a.scalar => format_days(d, f)?,
+            _ => format_rows(a.rows, &formats, |i| dates.get(i, true))?,
+        };
         a.finish(out, call.data_type)
     }
 }
@@ -399,6 +441,23 @@ mod tests {
         Format::parse(f)?
             .write(&tm, &mut out)
             .then(|| String::from_utf8(out).unwrap())
+    }
+
+    /// The per-day cache gives what printing each row gives, over more
+    /// distinct days than it has slots (collisions) and NULLs.
+    #[test]
+    fn cached_days_match_rows() {
+        let days: arrow_array::Date32Array = (0..20_000)
+            .map(|i| (i % 7 != 3).then_some((i * 7919) % 2_932_897 - 719_162))
+            .collect();
+        let f = Format::parse("%W %D %M %Y %j %U %u %V %v %X %x %a %b %c %e %w").unwrap();
+        let cached = format_days(&days, &f).unwrap();
+        let dates = Dates::Days(&days);
+        let rows = format_rows(days.len(), &Formats::Constant(Some(f)), |i| {
+            dates.get(i, true)
+        })
+        .unwrap();
+        assert_eq!(cached.as_ref(), rows.as_ref());
     }
 
     #[test]
