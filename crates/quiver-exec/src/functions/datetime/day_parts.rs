@@ -6,10 +6,7 @@
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use arrow_array::{
-    types::{Date32Type, Int64Type},
-    Array, ArrayRef, Date32Array, Int64Array,
-};
+use arrow_array::{types::Int64Type, Array, ArrayRef, Date32Array, Int64Array};
 use arrow_schema::DataType;
 use quiver_common::types::{civil_from_days, days_from_civil, IntKind};
 use quiver_common::{ColumnarValue, Result, ScalarValue};
@@ -189,10 +186,18 @@ impl ScalarFunction for DayPart {
                 let Dates::Days(d) = &dates else {
                     unreachable!()
                 };
-                Arc::new(d.unary::<_, Date32Type>(|v| {
-                    let (y, m, _) = civil_from_days(v);
-                    days_from_civil(y, m, quiver_common::types::days_in_month(y, m))
-                }))
+                let mut cache = super::DayCache::new();
+                let last: Vec<i32> = d
+                    .values()
+                    .iter()
+                    .map(|v| {
+                        cache.get(*v, |v| {
+                            let (y, m, _) = civil_from_days(v);
+                            days_from_civil(y, m, quiver_common::types::days_in_month(y, m)) as i64
+                        }) as i32
+                    })
+                    .collect();
+                Arc::new(Date32Array::new(last.into(), d.nulls().cloned()))
             }
             Part::LastDay => Arc::new(
                 (0..a.rows)
