@@ -122,13 +122,14 @@ fn status(session: &Session, registry: &dyn FunctionRegistry, name: &str) -> Str
         return format!("registry (`{}`)", f.name());
     }
     // Calls of a few argument lists (TIMESTAMPADD and TIMESTAMPDIFF need a
-    // unit): one that binds makes it implemented.
+    // unit, GET_FORMAT a type): one that binds makes it implemented.
     let mut codes = vec![];
     for args in [
         "",
         "1",
         "DAY, 1, '2020-01-01'",
         "DAY, '2020-01-01', '2020-01-02'",
+        "DATE, 'EUR'",
     ] {
         match session.execute(&format!("SELECT {name}({args})")) {
             Ok(_) => return "enum".into(),

@@ -17,6 +17,7 @@
 //! in `quiver-sql/src/binder/functions.rs` and run in `expr/functions.rs`.
 
 pub mod aggregate;
+pub mod datetime;
 pub mod json;
 pub(crate) mod kernel;
 pub mod math;
@@ -65,6 +66,27 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::SQRT,
     &math::real::TAN,
     &math::rounding::TRUNCATE,
+    // Date and time.
+    &datetime::date_format::DATE_FORMAT,
+    &datetime::datediff::DATEDIFF,
+    &datetime::day_parts::DAYNAME,
+    &datetime::day_parts::DAYOFWEEK,
+    &datetime::day_parts::DAYOFYEAR,
+    &datetime::day_numbers::FROM_DAYS,
+    &datetime::unix_time::FROM_UNIXTIME,
+    &datetime::day_parts::LAST_DAY,
+    &datetime::day_numbers::MAKEDATE,
+    &datetime::day_parts::MONTHNAME,
+    &datetime::day_numbers::PERIOD_ADD,
+    &datetime::day_numbers::PERIOD_DIFF,
+    &datetime::str_to_date::STR_TO_DATE,
+    &datetime::day_parts::TO_DAYS,
+    &datetime::day_parts::TO_SECONDS,
+    &datetime::unix_time::UNIX_TIMESTAMP,
+    &datetime::week::WEEK,
+    &datetime::day_parts::WEEKDAY,
+    &datetime::week::WEEKOFYEAR,
+    &datetime::week::YEARWEEK,
     // String.
     &regexp::matches::REGEXP,
     &regexp::search::REGEXP_INSTR,

@@ -31,9 +31,6 @@ const UNSUPPORTED: &[&str] = &[
     "current_date",
     "current_timestamp",
     "sysdate",
-    "datediff",
-    "date_format",
-    "str_to_date",
     "locate",
     "instr",
     "replace",
@@ -62,21 +59,9 @@ const UNSUPPORTED: &[&str] = &[
     // products of it (PI() * 2 is 6.283185): Quiver's DOUBLE carries no
     // decimals yet, so it would print 3.141592653589793.
     "pi",
-    "dayofweek",
-    "dayofyear",
-    "weekday",
-    "dayname",
-    "monthname",
-    "last_day",
     "timestampdiff",
     "timestampadd",
-    "from_unixtime",
-    "unix_timestamp",
-    "week",
-    "yearweek",
     "time",
-    "to_days",
-    "from_days",
     "cast",
     "concat_ws",
     "any_value",
@@ -100,6 +85,69 @@ impl Binder<'_> {
             _ => 0,
         };
         now + offset
+    }
+
+    /// GET_FORMAT({DATE | DATETIME | TIMESTAMP | TIME}, 'EUR' | 'USA' | 'JIS'
+    /// | 'ISO' | 'INTERNAL'): the format string, a constant (NULL for
+    /// another name). The type is a bare keyword, which the parser reads
+    /// as an identifier.
+    fn get_format(&mut self, exprs: &[&&ast::Expr], display: &str, ctx: &Ctx) -> Result<Expr> {
+        let kind = match exprs.first() {
+            Some(ast::Expr::Identifier(i)) if i.quote_style.is_none() => {
+                i.value.to_ascii_lowercase()
+            }
+            _ => String::new(),
+        };
+        let (2, "date" | "datetime" | "timestamp" | "time") = (exprs.len(), kind.as_str()) else {
+            return Err(QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{display}'"
+            )));
+        };
+        let standard = match self.expr(exprs[1], ctx)? {
+            Expr::Literal(ScalarValue::Utf8(s), _) => s.to_ascii_uppercase(),
+            Expr::Literal(ScalarValue::Null, _) => String::new(),
+            _ => {
+                return Err(QuiverError::not_supported(
+                    "GET_FORMAT of a standard that is not a constant",
+                ))
+            }
+        };
+        let i = match standard.as_str() {
+            "USA" => 0,
+            "JIS" => 1,
+            "ISO" => 2,
+            "EUR" => 3,
+            "INTERNAL" => 4,
+            _ => return Ok(null_lit(DataType::Utf8)),
+        };
+        let formats: [&str; 5] = match kind.as_str() {
+            "date" => ["%m.%d.%Y", "%Y-%m-%d", "%Y-%m-%d", "%d.%m.%Y", "%Y%m%d"],
+            "time" => ["%h:%i:%s %p", "%H:%i:%s", "%H:%i:%s", "%H.%i.%s", "%H%i%s"],
+            _ => [
+                "%Y-%m-%d %H.%i.%s",
+                "%Y-%m-%d %H:%i:%s",
+                "%Y-%m-%d %H:%i:%s",
+                "%Y-%m-%d %H.%i.%s",
+                "%Y%m%d%H%i%s",
+            ],
+        };
+        Ok(Expr::lit(ScalarValue::Utf8(formats[i].into())))
+    }
+
+    /// UNIX_TIMESTAMP and FROM_UNIXTIME convert in the session's time zone:
+    /// Quiver's is UTC (SYSTEM is UTC here), any other is refused.
+    fn utc_session(&self, name: &str) -> Result<()> {
+        match self.vars.system.get("time_zone") {
+            Some(ScalarValue::Utf8(z))
+                if !matches!(z.as_str(), "SYSTEM" | "+00:00" | "-00:00" | "+0:00" | "UTC") =>
+            {
+                Err(QuiverError::not_supported(format!(
+                    "{} under time_zone '{z}'",
+                    name.to_uppercase()
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     pub(crate) fn function(&mut self, f: &ast::Function, ctx: &Ctx) -> Result<Expr> {
@@ -224,6 +272,9 @@ impl Binder<'_> {
                 timestamp_diff(part, a, b)
             };
         }
+        if name == "get_format" {
+            return self.get_format(&exprs, &display, ctx);
+        }
         let args = exprs
             .iter()
             .map(|e| self.expr(e, ctx))
@@ -241,6 +292,13 @@ impl Binder<'_> {
                 | "utc_date"
         ) {
             return self.clock(&name, &args);
+        }
+        if name == "unix_timestamp" || name == "from_unixtime" {
+            self.utc_session(&name)?;
+            if name == "unix_timestamp" && args.is_empty() {
+                let now = self.statement_time(true).div_euclid(1_000_000);
+                return Ok(Expr::lit(ScalarValue::Int64(now)));
+            }
         }
         if let Some(f) = self.catalog.functions().scalar(&name) {
             return super::registry::call(f, &name, args);
