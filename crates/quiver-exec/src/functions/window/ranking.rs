@@ -110,6 +110,9 @@ impl WindowFunction for Rank {
     fn name(&self) -> &'static str {
         self.name
     }
+    fn requires_order(&self) -> bool {
+        true
+    }
     fn return_type(&self, _: &[DataType]) -> DataType {
         DataType::Int64
     }
