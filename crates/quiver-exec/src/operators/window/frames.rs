@@ -2,15 +2,18 @@
 //!
 //! ROWS counts rows from the current one, clamped to the partition. RANGE
 //! CURRENT ROW is the row's peer group; RANGE offsets compare the one ORDER
-//! BY key (numeric, read as DOUBLE) with the current row's key plus or
-//! minus the offset, by binary search among the partition's non-NULL keys
-//! (in DESC order the keys are negated, so PRECEDING is always smaller).
+//! BY key with the current row's key plus or minus the offset, by binary
+//! search among the partition's non-NULL keys (in DESC order the keys are
+//! negated, so PRECEDING is always smaller). Integer and decimal keys are
+//! compared exactly, as integers at the larger of the key's and the
+//! offsets' scales (a price 100.00 away is in a 100 PRECEDING frame);
+//! DOUBLE keys as doubles.
 //! A row whose key is NULL has its NULL peers as the frame for an offset
 //! bound, as in MariaDB. A frame whose end is before its start is empty.
 
 use std::ops::Range;
 
-use arrow_array::{cast::AsArray, types::Float64Type, Array, ArrayRef};
+use arrow_array::{cast::AsArray, types::Float64Type, ArrayRef};
 use arrow_schema::DataType;
 use quiver_common::{QuiverError, Result};
 use quiver_plan::window::{FrameBound, FrameUnits, WindowFrame, NEW_PARTITION, SAME};
@@ -23,12 +26,108 @@ pub(super) fn frames(
     key: Option<&ArrayRef>,
     desc: bool,
 ) -> Result<Vec<Range<u32>>> {
-    let n = breaks.len();
-    let keys = match key {
-        Some(k) => Some(cast_array(k, &DataType::Float64)?),
-        None => None,
+    if let Some(k) = key {
+        if let Some((keys, offsets)) = exact_keys(frame, k) {
+            return Ok(all(frame, breaks, Some((&keys, offsets)), desc));
+        }
+        let keys = cast_array(k, &DataType::Float64)?;
+        let keys = keys.as_primitive::<Float64Type>();
+        let keys: Vec<Option<f64>> = keys.iter().collect();
+        let offsets = (offset(frame.start), offset(frame.end));
+        return Ok(all(frame, breaks, Some((&keys, offsets)), desc));
+    }
+    if frame.units == FrameUnits::Range
+        && [frame.start, frame.end]
+            .iter()
+            .any(|b| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_)))
+    {
+        return Err(QuiverError::internal("RANGE offsets without key values"));
+    }
+    Ok(all::<f64>(frame, breaks, None, desc))
+}
+
+fn offset(b: FrameBound) -> f64 {
+    match b {
+        FrameBound::Preceding(o) | FrameBound::Following(o) => o,
+        _ => 0.0,
+    }
+}
+
+/// Integer and decimal keys as i128 at one scale with the (start, end)
+/// offsets; None for other keys or when a value does not fit.
+#[allow(clippy::type_complexity)]
+fn exact_keys(frame: &WindowFrame, key: &ArrayRef) -> Option<(Vec<Option<i128>>, (i128, i128))> {
+    let key_scale = match key.data_type() {
+        t if t.is_integer() => 0,
+        DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => (*s).max(0) as u32,
+        _ => return None,
     };
-    let keys = keys.as_ref().map(|k| k.as_primitive::<Float64Type>());
+    // The offsets' decimals, from their shortest text (they were literals).
+    let decimals = |o: f64| -> Option<u32> {
+        let t = o.to_string();
+        if t.contains(['e', 'E']) {
+            return None;
+        }
+        Some(t.split_once('.').map_or(0, |(_, d)| d.len() as u32))
+    };
+    let scale = key_scale
+        .max(decimals(offset(frame.start))?)
+        .max(decimals(offset(frame.end))?);
+    if scale > 30 {
+        return None;
+    }
+    let up = 10f64.powi(scale as i32);
+    let scaled = |o: f64| -> Option<i128> {
+        let v = (o * up).round();
+        (v.abs() < 1e30).then_some(v as i128)
+    };
+    let offsets = (scaled(offset(frame.start))?, scaled(offset(frame.end))?);
+    let keys = cast_array(key, &DataType::Decimal128(38, scale as i8)).ok()?;
+    let keys = keys.as_primitive::<arrow_array::types::Decimal128Type>();
+    Some((keys.iter().collect(), offsets))
+}
+
+/// A key value RANGE offsets move from.
+trait Key: Copy + PartialOrd {
+    fn negated(self) -> Self;
+    fn plus(self, o: Self) -> Self;
+    fn minus(self, o: Self) -> Self;
+}
+
+impl Key for f64 {
+    fn negated(self) -> Self {
+        -self
+    }
+    fn plus(self, o: Self) -> Self {
+        self + o
+    }
+    fn minus(self, o: Self) -> Self {
+        self - o
+    }
+}
+
+impl Key for i128 {
+    fn negated(self) -> Self {
+        self.saturating_neg()
+    }
+    fn plus(self, o: Self) -> Self {
+        self.saturating_add(o)
+    }
+    fn minus(self, o: Self) -> Self {
+        self.saturating_sub(o)
+    }
+}
+
+/// The frames of every partition: `keys` with the (start, end) offsets
+/// where RANGE offsets need them.
+#[allow(clippy::type_complexity)]
+fn all<K: Key>(
+    frame: &WindowFrame,
+    breaks: &[u8],
+    keys: Option<(&[Option<K>], (K, K))>,
+    desc: bool,
+) -> Vec<Range<u32>> {
+    let n = breaks.len();
     let mut out = Vec::with_capacity(n);
     let mut ps = 0;
     while ps < n {
@@ -36,21 +135,22 @@ pub(super) fn frames(
         while pe < n && breaks[pe] != NEW_PARTITION {
             pe += 1;
         }
-        partition(frame, breaks, keys, desc, ps..pe, &mut out)?;
+        partition(frame, breaks, keys, desc, ps..pe, &mut out);
         ps = pe;
     }
-    Ok(out)
+    out
 }
 
 /// The frames of the rows of partition `p`.
-fn partition(
+#[allow(clippy::type_complexity)]
+fn partition<K: Key>(
     frame: &WindowFrame,
     breaks: &[u8],
-    keys: Option<&arrow_array::Float64Array>,
+    keys: Option<(&[Option<K>], (K, K))>,
     desc: bool,
     p: Range<usize>,
     out: &mut Vec<Range<u32>>,
-) -> Result<()> {
+) {
     // Peer groups: where each row's group starts and ends.
     let mut peer_start = Vec::with_capacity(p.len());
     let mut peer_end = vec![0usize; p.len()];
@@ -75,19 +175,22 @@ fn partition(
         && [frame.start, frame.end]
             .iter()
             .any(|b| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_)));
-    let mut sorted: Vec<f64> = Vec::new();
+    let mut sorted: Vec<K> = Vec::new();
     let mut non_null = p.clone();
-    if offsets {
-        let k = keys.ok_or_else(|| QuiverError::internal("RANGE offsets without key values"))?;
-        let valid = |i: usize| k.is_valid(i);
-        let first = p.clone().find(|&i| valid(i)).unwrap_or(p.end);
-        let last = p.clone().rev().find(|&i| valid(i)).map_or(first, |i| i + 1);
-        non_null = first..last;
-        sorted = non_null
-            .clone()
-            .map(|i| if desc { -k.value(i) } else { k.value(i) })
-            .collect();
-    }
+    let (start_offset, end_offset) = match keys {
+        Some((k, o)) if offsets => {
+            let first = p.clone().find(|&i| k[i].is_some()).unwrap_or(p.end);
+            let last = p.clone().rev().find(|&i| k[i].is_some()).map_or(first, |i| i + 1);
+            non_null = first..last;
+            // (A NULL inside cannot happen: NULLs sort together at one end.)
+            sorted = non_null
+                .clone()
+                .filter_map(|i| k[i].map(|v| if desc { v.negated() } else { v }))
+                .collect();
+            (Some(o.0), Some(o.1))
+        }
+        _ => (None, None),
+    };
     let clamp = |x: i64| x.clamp(p.start as i64, p.end as i64) as usize;
     for i in p.clone() {
         let at = i - p.start;
@@ -106,17 +209,20 @@ fn partition(
                     true => peer_start[at],
                     false => peer_end[at],
                 },
-                (FrameUnits::Range, FrameBound::Preceding(o) | FrameBound::Following(o)) => {
+                (FrameUnits::Range, FrameBound::Preceding(_) | FrameBound::Following(_)) => {
                     if !non_null.contains(&i) {
                         return match is_start {
                             true => peer_start[at],
                             false => peer_end[at],
                         };
                     }
-                    let k = sorted[i - non_null.start];
+                    let Some(o) = (if is_start { start_offset } else { end_offset }) else {
+                        return i;
+                    };
+                    let k = sorted[(i - non_null.start).min(sorted.len() - 1)];
                     let edge = match b {
-                        FrameBound::Preceding(_) => k - o,
-                        _ => k + o,
+                        FrameBound::Preceding(_) => k.minus(o),
+                        _ => k.plus(o),
                     };
                     // Start: the first key >= edge; end: the first key > edge.
                     let pos = match is_start {
@@ -131,7 +237,6 @@ fn partition(
         let e = bound(frame.end, false).max(s);
         out.push(s as u32..e as u32);
     }
-    Ok(())
 }
 
 #[cfg(test)]
