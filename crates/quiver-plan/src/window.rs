@@ -203,7 +203,10 @@ impl WindowFrame {
     /// at itself or its last peer: a running aggregate computes it.
     pub fn is_running(&self) -> bool {
         self.start == FrameBound::UnboundedPreceding
-            && matches!(self.end, FrameBound::CurrentRow | FrameBound::UnboundedFollowing)
+            && matches!(
+                self.end,
+                FrameBound::CurrentRow | FrameBound::UnboundedFollowing
+            )
     }
 }
 

@@ -379,7 +379,11 @@ impl Binder<'_> {
                 )?;
                 window_declared = declared;
                 let arg = agg.arg.map(super::collation::collated);
-                (WindowFunc::Agg(agg.func), arg.into_iter().collect(), agg.data_type)
+                (
+                    WindowFunc::Agg(agg.func),
+                    arg.into_iter().collect(),
+                    agg.data_type,
+                )
             }
             None => {
                 return Err(QuiverError::not_supported(format!(

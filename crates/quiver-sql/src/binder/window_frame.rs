@@ -58,7 +58,10 @@ impl Binder<'_> {
 
 /// The frame of a window with `frame` clause; `key` is the type of the
 /// ORDER BY key when there is exactly one (RANGE offsets need it).
-pub(crate) fn window_frame(frame: &ast::WindowFrame, key: Option<&DataType>) -> Result<WindowFrame> {
+pub(crate) fn window_frame(
+    frame: &ast::WindowFrame,
+    key: Option<&DataType>,
+) -> Result<WindowFrame> {
     use ast::WindowFrameBound as B;
     let units = match frame.units {
         ast::WindowFrameUnits::Rows => FrameUnits::Rows,
@@ -147,5 +150,9 @@ pub(crate) fn window_frame(frame: &ast::WindowFrame, key: Option<&DataType>) -> 
 }
 
 fn numeric_range() -> QuiverError {
-    QuiverError::new(4021, "HY000", "Numeric datatype is required for RANGE-type frame")
+    QuiverError::new(
+        4021,
+        "HY000",
+        "Numeric datatype is required for RANGE-type frame",
+    )
 }

@@ -2,7 +2,7 @@
 
 use arrow_schema::{DataType, TimeUnit};
 use quiver_common::ScalarValue;
-use quiver_plan::{AggFunc, BinaryOp, Expr, JoinKind, LogicalPlan, ScalarFunc, WindowFunc};
+use quiver_plan::{AggFunc, BinaryOp, Expr, JoinKind, LogicalPlan, ScalarFunc};
 
 use super::tpch::join_kinds;
 use super::MockCatalog;
@@ -358,7 +358,10 @@ fn window_functions() {
         panic!()
     };
     let funcs: Vec<String> = exprs.iter().map(|(_, w)| format!("{:?}", w.func)).collect();
-    assert_eq!(funcs, ["Registered(ROW_NUMBER)", "Agg(Sum)", "Registered(RANK)"]);
+    assert_eq!(
+        funcs,
+        ["Registered(ROW_NUMBER)", "Agg(Sum)", "Registered(RANK)"]
+    );
     assert_eq!(exprs[0].1.partition_by.len(), 1);
     assert!(!exprs[2].1.order_by[0].asc && !exprs[2].1.order_by[0].nulls_first);
     c.bind(

@@ -65,13 +65,13 @@ impl WindowFunction for FrameValue {
             .ok_or_else(|| QuiverError::internal("FIRST_VALUE without argument"))?;
         let nth = int_arg(rows.args, 1, 1, rows.len());
         let mut at = Vec::with_capacity(rows.len());
-        for r in 0..rows.len() {
+        for (r, n) in nth.iter().enumerate() {
             let f = rows.frame(r)?;
             let pick = match self.which {
                 _ if f.is_empty() => None,
                 Which::First => Some(f.start),
                 Which::Last => Some(f.end - 1),
-                Which::Nth => Some(nth[r].unwrap_or(1))
+                Which::Nth => Some(n.unwrap_or(1))
                     .filter(|n| *n >= 1 && *n <= f.len() as i64)
                     .map(|n| f.start + n as usize - 1),
             };

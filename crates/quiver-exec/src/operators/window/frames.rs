@@ -180,7 +180,11 @@ fn partition<K: Key>(
     let (start_offset, end_offset) = match keys {
         Some((k, o)) if offsets => {
             let first = p.clone().find(|&i| k[i].is_some()).unwrap_or(p.end);
-            let last = p.clone().rev().find(|&i| k[i].is_some()).map_or(first, |i| i + 1);
+            let last = p
+                .clone()
+                .rev()
+                .find(|&i| k[i].is_some())
+                .map_or(first, |i| i + 1);
             non_null = first..last;
             // (A NULL inside cannot happen: NULLs sort together at one end.)
             sorted = non_null
@@ -266,7 +270,14 @@ mod tests {
             Some(3.0),
             Some(5.0),
         ]));
-        let breaks = [NEW_PARTITION, NEW_PEERS, NEW_PEERS, SAME, NEW_PEERS, NEW_PEERS];
+        let breaks = [
+            NEW_PARTITION,
+            NEW_PEERS,
+            NEW_PEERS,
+            SAME,
+            NEW_PEERS,
+            NEW_PEERS,
+        ];
         let f = range(FrameBound::Preceding(1.0), FrameBound::Following(1.0));
         let got = frames(&f, &breaks, Some(&keys), false).unwrap();
         assert_eq!(got, vec![0..1, 1..4, 1..5, 1..5, 2..5, 5..6]);

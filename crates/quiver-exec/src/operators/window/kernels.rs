@@ -543,7 +543,7 @@ mod tests {
                 prop_assert_eq!(mx.value(i), *f.iter().max().unwrap());
             }
         }
-    
+
         #[test]
         fn sliding_frames_match_brute_force(
             parts in proptest::collection::vec(0usize..12, 1..6),
@@ -570,8 +570,8 @@ mod tests {
             let mx = min_max_primitive(&w, &values, false);
             let floats = Float64Array::from(vals[..n].iter().map(|v| v.map(|x| x as f64)).collect::<Vec<_>>());
             let fsum = sum_float(&w, &floats, false);
-            for i in 0..n {
-                let f: Vec<i64> = frames[i].clone().filter_map(|j| vals[j as usize]).collect();
+            for (i, frame) in frames.iter().enumerate() {
+                let f: Vec<i64> = frame.clone().filter_map(|j| vals[j as usize]).collect();
                 prop_assert_eq!(cnt.value(i), f.len() as i64);
                 if f.is_empty() {
                     prop_assert!(sum.is_null(i) && mn.is_null(i) && mx.is_null(i) && fsum.is_null(i));
