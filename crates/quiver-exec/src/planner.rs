@@ -410,7 +410,7 @@ impl Planner {
                     .map(|(c, w)| {
                         Ok(WindowSpec {
                             func: w.func,
-                            arg: w.arg.as_ref().map(|e| self.compile(e, &l)).transpose()?,
+                            args: self.compile_all(&w.args, &l)?,
                             partition_by: self.compile_all(&w.partition_by, &l)?,
                             order_by: w
                                 .order_by
@@ -423,7 +423,7 @@ impl Planner {
                                     })
                                 })
                                 .collect::<Result<_>>()?,
-                            rows: w.rows,
+                            frame: w.frame,
                             output_type: self.width.physical(&c.data_type),
                         })
                     })

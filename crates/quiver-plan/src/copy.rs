@@ -165,7 +165,7 @@ impl Copier<'_> {
                     .iter()
                     .map(|(c, w)| {
                         let mut w = w.clone();
-                        w.arg = w.arg.as_ref().map(|e| self.expr(e));
+                        w.args = self.exprs(&w.args);
                         w.partition_by = self.exprs(&w.partition_by);
                         w.order_by = self.sort_keys(&w.order_by);
                         (self.column(c), w)

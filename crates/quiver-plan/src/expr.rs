@@ -835,20 +835,21 @@ pub struct SortExpr {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowFunc {
-    RowNumber,
-    Rank,
-    DenseRank,
+    /// A window function of the registry ([`crate::window`]).
+    Registered(crate::window::WindowRef),
+    /// An aggregate over the window's frame.
     Agg(AggFunc),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowExpr {
     pub func: WindowFunc,
-    pub arg: Option<Expr>,
+    /// The arguments, converted (an aggregate has at most one).
+    pub args: Vec<Expr>,
     pub partition_by: Vec<Expr>,
     pub order_by: Vec<SortExpr>,
-    /// `ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`: an aggregate runs
-    /// up to the row itself, not to its last peer (MySQL's default RANGE).
-    pub rows: bool,
+    /// The frame as given or MySQL's default; the whole partition without
+    /// ORDER BY (where MySQL's default frame means it).
+    pub frame: crate::window::WindowFrame,
     pub data_type: DataType,
 }

@@ -44,6 +44,7 @@ use arrow_schema::DataType;
 use quiver_collation::Collation;
 
 use crate::aggregate::{AggregateFunction, AggregateRef};
+use crate::window::{WindowFunction, WindowRef};
 use quiver_common::types::IntKind;
 use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
 
@@ -306,6 +307,16 @@ pub trait FunctionRegistry: Sync {
     fn aggregates(&self) -> Vec<AggregateRef> {
         vec![]
     }
+
+    /// The window function called `name` (lower case).
+    fn window(&self, _name: &str) -> Option<WindowRef> {
+        None
+    }
+
+    /// Every window function, in the registry's order.
+    fn windows(&self) -> Vec<WindowRef> {
+        vec![]
+    }
 }
 
 /// A registry over fixed lists, indexed by names and aliases.
@@ -314,6 +325,7 @@ pub struct StaticRegistry {
     index: std::sync::OnceLock<std::collections::HashMap<&'static str, FunctionRef>>,
     aggregates: &'static [&'static dyn AggregateFunction],
     aggregate_index: std::sync::OnceLock<std::collections::HashMap<&'static str, AggregateRef>>,
+    windows: &'static [&'static dyn WindowFunction],
 }
 
 impl StaticRegistry {
@@ -323,6 +335,7 @@ impl StaticRegistry {
             index: std::sync::OnceLock::new(),
             aggregates: &[],
             aggregate_index: std::sync::OnceLock::new(),
+            windows: &[],
         }
     }
 
@@ -336,6 +349,22 @@ impl StaticRegistry {
             index: std::sync::OnceLock::new(),
             aggregates,
             aggregate_index: std::sync::OnceLock::new(),
+            windows: &[],
+        }
+    }
+
+    /// A registry of these scalar functions, aggregates and window functions.
+    pub const fn with_windows(
+        list: &'static [&'static dyn ScalarFunction],
+        aggregates: &'static [&'static dyn AggregateFunction],
+        windows: &'static [&'static dyn WindowFunction],
+    ) -> Self {
+        StaticRegistry {
+            list,
+            index: std::sync::OnceLock::new(),
+            aggregates,
+            aggregate_index: std::sync::OnceLock::new(),
+            windows,
         }
     }
 
@@ -381,5 +410,17 @@ impl FunctionRegistry for StaticRegistry {
 
     fn aggregates(&self) -> Vec<AggregateRef> {
         self.aggregates.iter().map(|f| AggregateRef(*f)).collect()
+    }
+
+    fn window(&self, name: &str) -> Option<WindowRef> {
+        // A short list: a scan costs less than an index.
+        self.windows
+            .iter()
+            .find(|f| f.name() == name)
+            .map(|f| WindowRef(*f))
+    }
+
+    fn windows(&self) -> Vec<WindowRef> {
+        self.windows.iter().map(|f| WindowRef(*f)).collect()
     }
 }

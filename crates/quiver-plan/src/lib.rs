@@ -13,6 +13,7 @@ pub mod interval;
 pub mod mysql_text;
 pub mod optimizer;
 pub mod plan;
+pub mod window;
 
 pub use aggregate::{AggregateFunction, AggregateRef, GroupsAccumulator};
 pub use copy::copy_with_fresh_ids;
@@ -20,3 +21,4 @@ pub use expr::*;
 pub use function::{FunctionRef, FunctionRegistry, ScalarFunction};
 pub use mysql_text::mysql_text;
 pub use plan::*;
+pub use window::{WindowFrame, WindowFunction, WindowRef};

@@ -13,7 +13,8 @@
 //!
 //! To add a function: write its object in a file here and add it to
 //! [`SCALARS`]; an aggregate (`quiver_plan::AggregateFunction`, with its
-//! grouped accumulator) goes in `aggregate/` and [`AGGREGATES`]. Functions not listed are still `ScalarFunc` variants bound
+//! grouped accumulator) goes in `aggregate/` and [`AGGREGATES`]; a window
+//! function (`quiver_plan::WindowFunction`) in `window/` and [`WINDOWS`]. Functions not listed are still `ScalarFunc` variants bound
 //! in `quiver-sql/src/binder/functions.rs` and run in `expr/functions.rs`.
 
 pub mod aggregate;
@@ -24,9 +25,10 @@ pub mod math;
 pub mod misc;
 pub mod regexp;
 pub mod string;
+pub mod window;
 
 use quiver_plan::function::StaticRegistry;
-use quiver_plan::{AggregateFunction, ScalarFunction};
+use quiver_plan::{AggregateFunction, ScalarFunction, WindowFunction};
 
 /// Every registered scalar function, in docs/FUNCTIONS.md's order.
 pub static SCALARS: &[&dyn ScalarFunction] = &[
@@ -137,5 +139,21 @@ pub static AGGREGATES: &[&dyn AggregateFunction] = &[
     &aggregate::variance::VAR_SAMP,
 ];
 
+/// Every registered window function (aggregates over a window are the
+/// aggregates above).
+pub static WINDOWS: &[&dyn WindowFunction] = &[
+    &window::ranking::CUME_DIST,
+    &window::ranking::DENSE_RANK,
+    &window::value::FIRST_VALUE,
+    &window::offset::LAG,
+    &window::value::LAST_VALUE,
+    &window::offset::LEAD,
+    &window::value::NTH_VALUE,
+    &window::ranking::NTILE,
+    &window::ranking::PERCENT_RANK,
+    &window::ranking::RANK,
+    &window::ranking::ROW_NUMBER,
+];
+
 /// The registry the binder resolves names through.
-pub static REGISTRY: StaticRegistry = StaticRegistry::with_aggregates(SCALARS, AGGREGATES);
+pub static REGISTRY: StaticRegistry = StaticRegistry::with_windows(SCALARS, AGGREGATES, WINDOWS);

@@ -3,10 +3,15 @@
 //! also marks where partitions and peer groups begin); each function is a
 //! typed kernel (`window/kernels.rs`) run over slices of that order cut at
 //! partition starts, one per thread, and its values are put back in input
-//! order. Aggregates with ORDER BY use MySQL's default frame (RANGE
-//! UNBOUNDED PRECEDING .. CURRENT ROW: peers included); without ORDER BY
-//! they cover the whole partition.
+//! order. Registered window functions (`crate::functions::window`) get
+//! their arguments in that order and, when they read it, each row's frame
+//! (`frames.rs`). Aggregates whose frame starts at the partition's start
+//! run as running kernels (MySQL's default frame, RANGE UNBOUNDED PRECEDING
+//! .. CURRENT ROW, peers included; the whole partition without ORDER BY);
+//! other frames slide (`kernels.rs`: add and remove for COUNT, SUM, AVG, a
+//! monotonic deque for MIN and MAX).
 
+mod frames;
 mod kernels;
 
 use std::sync::Arc;
@@ -18,7 +23,10 @@ use arrow_array::{
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use quiver_collation::{with_collator, Collation};
 use quiver_common::{QuiverError, Result};
+use quiver_plan::window::{FrameBound, FrameUnits, WindowFrame, WindowRows};
 use quiver_plan::{default_collation, AggFunc, WindowFunc};
+
+use kernels::Walk;
 
 use super::exec_plan::{BatchStream, ExecutionPlan, Metrics};
 use super::run_once::RunOnce;
@@ -33,11 +41,10 @@ use crate::ExecContext;
 #[derive(Debug, Clone)]
 pub struct WindowSpec {
     pub func: WindowFunc,
-    pub arg: Option<PhysicalExpr>,
+    pub args: Vec<PhysicalExpr>,
     pub partition_by: Vec<PhysicalExpr>,
     pub order_by: Vec<SortKey>,
-    /// ROWS UNBOUNDED PRECEDING .. CURRENT ROW: every row its own peer group.
-    pub rows: bool,
+    pub frame: WindowFrame,
     pub output_type: DataType,
 }
 
@@ -147,29 +154,32 @@ fn compute(
         .breaks
         .as_ref()
         .ok_or_else(|| QuiverError::internal("window sort without breaks"))?;
-    let args = match &spec.arg {
-        Some(a) => Some(
+    // The arguments, and the ORDER BY key where RANGE offsets measure from it.
+    let mut exprs: Vec<&PhysicalExpr> = spec.args.iter().collect();
+    let range_key = spec.frame.units == FrameUnits::Range
+        && [spec.frame.start, spec.frame.end]
+            .iter()
+            .any(|b| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_)));
+    if range_key {
+        let key = spec
+            .order_by
+            .first()
+            .ok_or_else(|| QuiverError::internal("RANGE offsets without an ORDER BY key"))?;
+        exprs.push(&key.expr);
+    }
+    let columns = exprs
+        .iter()
+        .map(|e| {
             batches
                 .iter()
-                .map(|b| a.evaluate_array(b))
-                .collect::<Result<Vec<_>>>()?,
-        ),
-        None => None,
-    };
+                .map(|b| e.evaluate_array(b))
+                .collect::<Result<Vec<_>>>()
+        })
+        .collect::<Result<Vec<_>>>()?;
     let n = breaks.len();
     if n == 0 {
         return Ok(arrow_array::new_empty_array(&spec.output_type));
     }
-    let rows_breaks: Vec<u8>;
-    let breaks: &[u8] = if spec.rows {
-        rows_breaks = breaks
-            .iter()
-            .map(|b| if *b == SAME { NEW_PEERS } else { *b })
-            .collect();
-        &rows_breaks
-    } else {
-        breaks
-    };
     let pieces = ctx.threads.max(1);
     let mut cuts = vec![0];
     for p in 1..pieces {
@@ -185,19 +195,23 @@ fn compute(
     let parts = par_ranges(cuts.len() - 1, ctx, |r| {
         r.map(|p| {
             let range = cuts[p]..cuts[p + 1];
-            let arg = match &args {
-                None => None,
-                Some(arrays) => {
-                    let refs: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
-                    let pairs: Vec<(usize, usize)> = sorted.order[range.clone()]
-                        .iter()
-                        .map(|id| locate(offsets, *id as usize))
-                        .collect();
-                    Some(arrow_select::interleave::interleave(&refs, &pairs)?)
-                }
+            let pairs: Vec<(usize, usize)> = match columns.is_empty() {
+                true => vec![],
+                false => sorted.order[range.clone()]
+                    .iter()
+                    .map(|id| locate(offsets, *id as usize))
+                    .collect(),
             };
+            let mut args = columns
+                .iter()
+                .map(|arrays| {
+                    let refs: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
+                    Ok(arrow_select::interleave::interleave(&refs, &pairs)?)
+                })
+                .collect::<Result<Vec<ArrayRef>>>()?;
+            let key = if range_key { args.pop() } else { None };
             ctx.check_cancelled()?;
-            kernel(spec, &breaks[range], arg.as_ref())
+            kernel(spec, &breaks[range], &args, key.as_ref())
         })
         .collect::<Result<Vec<_>>>()
     })?;
@@ -216,17 +230,61 @@ fn compute(
     }
 }
 
-/// One slice of `spec`'s values, `arg` already in window order.
-fn kernel(spec: &WindowSpec, breaks: &[u8], arg: Option<&ArrayRef>) -> Result<ArrayRef> {
+/// One slice of `spec`'s values, `args` (and the RANGE key) already in window order.
+fn kernel(
+    spec: &WindowSpec,
+    breaks: &[u8],
+    args: &[ArrayRef],
+    key: Option<&ArrayRef>,
+) -> Result<ArrayRef> {
+    let desc = spec.order_by.first().is_some_and(|k| !k.asc);
     let f = match spec.func {
-        WindowFunc::RowNumber => return Ok(Arc::new(kernels::row_number(breaks))),
-        WindowFunc::Rank => return Ok(Arc::new(kernels::rank(breaks, false))),
-        WindowFunc::DenseRank => return Ok(Arc::new(kernels::rank(breaks, true))),
-        WindowFunc::Agg(AggFunc::CountStar) => return Ok(Arc::new(kernels::count(breaks, None))),
+        WindowFunc::Registered(f) => {
+            let frames = match f.frame_use() {
+                quiver_plan::window::FrameUse::Read => {
+                    Some(frames::frames(&spec.frame, breaks, key, desc)?)
+                }
+                _ => None,
+            };
+            return f.evaluate(&WindowRows {
+                breaks,
+                args,
+                frames: frames.as_deref(),
+            });
+        }
         WindowFunc::Agg(f) => f,
     };
+    // Frames from the partition's start run; other frames slide.
+    let rows_breaks: Vec<u8>;
+    let frames: Vec<std::ops::Range<u32>>;
+    let walk = if spec.frame.is_running() {
+        if spec.frame.units == FrameUnits::Rows && spec.frame.end == FrameBound::CurrentRow {
+            // Every row its own peer group.
+            rows_breaks = breaks
+                .iter()
+                .map(|b| if *b == SAME { NEW_PEERS } else { *b })
+                .collect();
+            Walk::Running(&rows_breaks)
+        } else {
+            Walk::Running(breaks)
+        }
+    } else {
+        frames = frames::frames(&spec.frame, breaks, key, desc)?;
+        Walk::Frames(&frames)
+    };
+    let breaks = &walk;
+    if f == AggFunc::CountStar {
+        return Ok(Arc::new(kernels::count(breaks, None)));
+    }
+    let arg = args.first();
     let a = arg.ok_or_else(|| QuiverError::internal("window aggregate without argument"))?;
     if let AggFunc::Registered(r) = f {
+        let Walk::Running(breaks) = walk else {
+            return Err(QuiverError::not_supported(format!(
+                "{}() over a sliding window frame",
+                r.name().to_uppercase()
+            )));
+        };
         return registered(r, breaks, a, &spec.output_type);
     }
     match f {
@@ -258,7 +316,7 @@ fn kernel(spec: &WindowSpec, breaks: &[u8], arg: Option<&ArrayRef>) -> Result<Ar
             }
         }
         AggFunc::Min | AggFunc::Max => min_max(breaks, a, f == AggFunc::Min, spec),
-        AggFunc::CountStar => Err(QuiverError::internal("COUNT(*) handled above")),
+        AggFunc::CountStar => Err(QuiverError::internal("COUNT(*) is counted above")),
         AggFunc::GroupConcat => Err(QuiverError::not_supported(
             "GROUP_CONCAT() aggregate as window function",
         )),
@@ -306,7 +364,7 @@ fn registered(
 
 /// Exact SUM / AVG into decimal(`p`, `s`), over integers and decimals at
 /// their own scale (other types are first cast to the output's decimal).
-fn sum_exact(breaks: &[u8], a: &ArrayRef, p: u8, s: i8, avg: bool) -> Result<ArrayRef> {
+fn sum_exact(breaks: &Walk, a: &ArrayRef, p: u8, s: i8, avg: bool) -> Result<ArrayRef> {
     macro_rules! run {
         ($t:ty, $a:expr, $scale:expr) => {
             kernels::sum_exact(breaks, $a.as_primitive::<$t>(), $scale, p, s, avg)
@@ -324,7 +382,7 @@ fn sum_exact(breaks: &[u8], a: &ArrayRef, p: u8, s: i8, avg: bool) -> Result<Arr
         .ok_or_else(|| QuiverError::out_of_range("DECIMAL", "SUM"))
 }
 
-fn min_max(breaks: &[u8], a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<ArrayRef> {
+fn min_max(breaks: &Walk, a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<ArrayRef> {
     macro_rules! prim {
         ($t:ty) => {
             Ok(Arc::new(kernels::min_max_primitive(
@@ -359,7 +417,7 @@ fn min_max(breaks: &[u8], a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<
                 _ => cast_array(a, &DataType::Utf8)?,
             };
             let s = crate::bytes::byte_view(text.as_ref()).expect("a string array");
-            let collation = match spec.arg.as_ref() {
+            let collation = match spec.args.first() {
                 _ if text.data_type() == &DataType::Binary => Collation::binary(),
                 Some(e) => e.collation(),
                 None => default_collation(),

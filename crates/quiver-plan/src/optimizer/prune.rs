@@ -119,7 +119,7 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
         LogicalPlan::Window { input, exprs } => {
             let mut need = required.clone();
             for (_, w) in &exprs {
-                if let Some(e) = &w.arg {
+                for e in &w.args {
                     e.collect_columns(&mut need);
                 }
                 for e in &w.partition_by {

@@ -10,9 +10,10 @@ use std::collections::{HashMap, HashSet};
 use arrow_schema::DataType;
 use quiver_common::types::{avg_internal_type, avg_type, is_string, sum_type};
 use quiver_common::{QuiverError, Result, ScalarValue};
+use quiver_plan::window::FrameUse;
 use quiver_plan::{
     AggExpr, AggFunc, AggregateRef, ColumnId, ColumnInfo, Expr, ScalarFunc, SortExpr, WindowExpr,
-    WindowFunc,
+    WindowFrame, WindowFunc,
 };
 use sqlparser::ast;
 
@@ -234,7 +235,7 @@ impl Binder<'_> {
         let mut exprs: Vec<&Expr> = items.iter().map(|i| &i.expr).collect();
         exprs.extend(order.iter().map(|k| &k.expr));
         for (_, w) in windows {
-            exprs.extend(w.arg.iter());
+            exprs.extend(w.args.iter());
             exprs.extend(w.partition_by.iter());
             exprs.extend(w.order_by.iter().map(|k| &k.expr));
         }
@@ -337,9 +338,9 @@ impl Binder<'_> {
     ) -> Result<Expr> {
         if !ctx.windows {
             return Err(QuiverError::new(
-                3593,
+                4015,
                 "HY000",
-                format!("You cannot use the window function '{name}' in this context.'"),
+                "Window function is allowed only in SELECT list and ORDER BY clause",
             ));
         }
         if distinct {
@@ -357,19 +358,12 @@ impl Binder<'_> {
             subqueries: false,
             ..*ctx
         };
-        let ranking = match name {
-            "row_number" => Some(WindowFunc::RowNumber),
-            "rank" => Some(WindowFunc::Rank),
-            "dense_rank" => Some(WindowFunc::DenseRank),
-            _ => None,
-        };
+        let registered = self.catalog.functions().window(name);
         let mut window_declared = None;
-        let (func, arg, data_type) = match ranking {
+        let (func, args, data_type) = match registered {
             Some(f) => {
-                if !args.is_empty() {
-                    return Err(QuiverError::wrong_arguments(&name.to_uppercase()));
-                }
-                (f, None, DataType::Int64)
+                let (args, data_type) = self.window_args(f, args, &display, &inner)?;
+                (WindowFunc::Registered(f), args, data_type)
             }
             None if super::functions::is_aggregate(name)
                 || self.catalog.functions().aggregate(name).is_some() =>
@@ -385,7 +379,11 @@ impl Binder<'_> {
                 )?;
                 window_declared = declared;
                 let arg = agg.arg.map(super::collation::collated);
-                (WindowFunc::Agg(agg.func), arg, agg.data_type)
+                (
+                    WindowFunc::Agg(agg.func),
+                    arg.into_iter().collect(),
+                    agg.data_type,
+                )
             }
             None => {
                 return Err(QuiverError::not_supported(format!(
@@ -394,19 +392,47 @@ impl Binder<'_> {
                 )))
             }
         };
+        if let Some(f) = registered {
+            if f.requires_order() && spec.order_by.is_empty() {
+                return Err(QuiverError::new(
+                    4018,
+                    "HY000",
+                    format!("No order list in window specification for '{name}'"),
+                ));
+            }
+        }
         let frame = match &spec.window_frame {
-            None => Frame::Default,
+            None if spec.order_by.is_empty() => WindowFrame::WHOLE,
+            None => WindowFrame::DEFAULT,
             // MariaDB refuses a frame on a ranking function (MySQL ignores it).
-            Some(_) if ranking.is_some() => {
+            Some(_) if registered.is_some_and(|f| f.frame_use() == FrameUse::Refused) => {
                 return Err(QuiverError::new(
                     4017,
                     "HY000",
                     format!("Window frame is not allowed with '{name}'"),
                 ))
             }
-            Some(frame) => window_frame(frame, !spec.order_by.is_empty())?,
+            Some(frame) => {
+                let key = match spec.order_by.as_slice() {
+                    [one] => Some(self.expr(&one.expr, &inner)?.data_type()),
+                    _ => None,
+                };
+                super::window_frame::window_frame(frame, key.as_ref())?
+            }
         };
-        let whole_partition = frame == Frame::WholePartition;
+        if let WindowFunc::Agg(AggFunc::Registered(r)) = func {
+            if !frame.is_running() {
+                return Err(QuiverError::not_supported(format!(
+                    "{}() over a sliding window frame",
+                    r.name().to_uppercase()
+                )));
+            }
+        }
+        let ignores_order = match func {
+            // An aggregate over the whole partition does not depend on the order.
+            WindowFunc::Agg(_) => frame == WindowFrame::WHOLE,
+            WindowFunc::Registered(_) => false,
+        };
         let partition_by = spec
             .partition_by
             .iter()
@@ -421,16 +447,15 @@ impl Binder<'_> {
                 nulls_first: asc,
             });
         }
-        if whole_partition {
-            // An aggregate over the whole partition does not depend on the order.
+        if ignores_order {
             order_by.clear();
         }
         let w = WindowExpr {
             func,
-            arg,
+            args,
             partition_by,
             order_by,
-            rows: frame == Frame::RowsToCurrent,
+            frame,
             data_type,
         };
         let shown = |e: Expr| match &window_declared {
@@ -442,16 +467,15 @@ impl Binder<'_> {
         }
         let nullable = match w.func {
             WindowFunc::Agg(AggFunc::Registered(r)) => r.nullable(),
-            f => !matches!(
-                f,
-                WindowFunc::RowNumber
-                    | WindowFunc::Rank
-                    | WindowFunc::DenseRank
-                    | WindowFunc::Agg(AggFunc::Count | AggFunc::CountStar)
-            ),
+            WindowFunc::Registered(f) => f.nullable(),
+            WindowFunc::Agg(f) => !matches!(f, AggFunc::Count | AggFunc::CountStar),
         };
         let mut c = self.new_column(display, w.data_type.clone(), nullable);
-        let declared = self.declared_window(w.func, w.arg.as_ref());
+        if let WindowFunc::Registered(_) | WindowFunc::Agg(AggFunc::Min | AggFunc::Max) = w.func {
+            // A value function's strings keep their argument's collation.
+            c.collation = w.args.first().and_then(super::collation::column_collation);
+        }
+        let declared = self.declared_window(w.func, w.args.first());
         self.set_declared(&mut c, declared);
         self.block.windows.push((c.clone(), w));
         Ok(shown(c.expr()))
@@ -570,40 +594,6 @@ fn resolve_named(
     }
 }
 
-/// The window frames Quiver runs.
-#[derive(Debug, PartialEq, Eq)]
-enum Frame {
-    /// MySQL's default: RANGE UNBOUNDED PRECEDING to CURRENT ROW (the whole
-    /// partition without ORDER BY).
-    Default,
-    WholePartition,
-    /// ROWS UNBOUNDED PRECEDING to CURRENT ROW.
-    RowsToCurrent,
-}
-
-fn window_frame(frame: &ast::WindowFrame, ordered: bool) -> Result<Frame> {
-    use ast::WindowFrameBound as Bound;
-    let unbounded_start = matches!(frame.start_bound, Bound::Preceding(None));
-    let end = frame.end_bound.as_ref().unwrap_or(&Bound::CurrentRow);
-    match (frame.units, unbounded_start, end) {
-        (_, true, Bound::Following(None)) => Ok(Frame::WholePartition),
-        (ast::WindowFrameUnits::Range, true, Bound::CurrentRow) if !ordered => {
-            Ok(Frame::WholePartition)
-        }
-        (ast::WindowFrameUnits::Range, true, Bound::CurrentRow) => Ok(Frame::Default),
-        (ast::WindowFrameUnits::Rows, true, Bound::CurrentRow) => Ok(Frame::RowsToCurrent),
-        _ => {
-            let text = match &frame.end_bound {
-                Some(end) => format!("{} BETWEEN {} AND {end}", frame.units, frame.start_bound),
-                None => format!("{} {}", frame.units, frame.start_bound),
-            };
-            Err(QuiverError::not_supported(format!(
-                "the window frame {text}"
-            )))
-        }
-    }
-}
-
 /// COUNT(DISTINCT a, b): one string per row that is NULL when any part is,
 /// with length prefixes so different tuples never give the same string.
 fn tuple_key(parts: Vec<Expr>) -> Expr {
@@ -701,11 +691,9 @@ impl GroupRewrite<'_> {
             k.expr = self.checked(&k.expr, i + 1, "ORDER BY clause")?;
         }
         for (_, w) in windows.iter_mut() {
-            w.arg = w
-                .arg
-                .as_ref()
-                .map(|a| self.checked(a, 1, "window function"))
-                .transpose()?;
+            for a in w.args.iter_mut() {
+                *a = self.checked(a, 1, "window function")?;
+            }
             for p in w.partition_by.iter_mut() {
                 *p = self.checked(p, 1, "window function")?;
             }

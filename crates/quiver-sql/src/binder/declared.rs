@@ -172,13 +172,15 @@ impl Binder<'_> {
         }
     }
 
-    /// A window function's declared type: ranks and counts are BIGINT(21),
-    /// MIN / MAX keep their argument's.
+    /// A window function's declared type: its own (ranks are BIGINT(21))
+    /// or its first argument's (LAG, FIRST_VALUE); MIN / MAX keep their
+    /// argument's.
     pub(crate) fn declared_window(&self, func: WindowFunc, arg: Option<&Expr>) -> Option<Arc<str>> {
         match func {
-            WindowFunc::RowNumber | WindowFunc::Rank | WindowFunc::DenseRank => {
-                Some(COUNT.text().into())
-            }
+            WindowFunc::Registered(f) => match f.declared_type() {
+                Some(t) => Some(t.into()),
+                None => self.declared_type(arg?),
+            },
             WindowFunc::Agg(f) => self.declared_aggregate(f, arg),
         }
     }

@@ -26,6 +26,7 @@ mod registry;
 mod scope;
 mod strict;
 mod subquery;
+mod window_frame;
 pub use strict::{strict_division, strict_division_expr};
 
 use std::collections::{HashMap, HashSet};
@@ -591,7 +592,7 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
         }
         LogicalPlan::Window { exprs, .. } => {
             for (_, w) in exprs {
-                w.arg.iter().for_each(&mut reads);
+                w.args.iter().for_each(&mut reads);
                 w.partition_by.iter().for_each(&mut reads);
                 w.order_by.iter().for_each(|k| reads(&k.expr));
             }

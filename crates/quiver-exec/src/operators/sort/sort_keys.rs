@@ -36,9 +36,7 @@ pub(crate) struct SortedRows {
     pub breaks: Option<Vec<u8>>,
 }
 
-pub(crate) const SAME: u8 = 0;
-pub(crate) const NEW_PEERS: u8 = 1;
-pub(crate) const NEW_PARTITION: u8 = 2;
+pub(crate) use quiver_plan::window::{NEW_PARTITION, NEW_PEERS, SAME};
 
 /// Where each batch starts among the global row ids, and the total at the end.
 pub(crate) fn batch_offsets(batches: &[RecordBatch]) -> Vec<usize> {
