@@ -156,13 +156,37 @@ pub fn templates(kind: Kind) -> &'static [&'static str] {
     let all = ALL.get_or_init(|| {
         let mut all = [NUMBER, TEXT, DATE, DATETIME].map(|l| l.to_vec());
         for f in quiver_exec::functions::SCALARS {
+            if f.operator_precedence().is_some() {
+                // An operator (`|`, `~`) is written as one, over numbers.
+                let call = match f.arity().start() {
+                    1 => format!("({}{{n}})", f.name()),
+                    _ => format!("({{n}} {} {{n}})", f.name()),
+                };
+                all[0].push(Box::leak(call.into_boxed_str()));
+                continue;
+            }
             let slot = match f.family() {
                 Family::Numeric => 0,
                 Family::String => 1,
-                _ => continue,
+                // The others (JSON, network addresses) over strings, by the
+                // kind of their result.
+                Family::Other => match other_result_slot(*f) {
+                    Some(slot) => slot,
+                    None => continue,
+                },
+                Family::DateTime => continue,
             };
+            if f.family() == Family::Other {
+                for name in std::iter::once(f.name()).chain(f.aliases().iter().copied()) {
+                    for n in f.arity().take_while(|n| *n <= 3) {
+                        let call = format!("{name}({})", vec!["{t}"; n].join(", "));
+                        all[slot].push(Box::leak(call.into_boxed_str()));
+                    }
+                }
+                continue;
+            }
             for name in std::iter::once(f.name()).chain(f.aliases().iter().copied()) {
-                for n in f.arity().filter(|n| *n <= 3) {
+                for n in f.arity().take_while(|n| *n <= 3) {
                     // Numbers, and now and then a string read as one.
                     let args: Vec<&str> = (0..n)
                         .map(|i| if slot == 1 || i == 1 { "{t}" } else { "{n}" })
@@ -183,6 +207,26 @@ pub fn templates(kind: Kind) -> &'static [&'static str] {
         Kind::Text => &all[1],
         Kind::Date => &all[2],
         Kind::DateTime => &all[3],
+    }
+}
+
+/// Where a function of the Other family goes: by its result over string
+/// arguments (0 numbers, 1 strings), None when it takes no strings.
+fn other_result_slot(f: &'static dyn quiver_plan::ScalarFunction) -> Option<usize> {
+    use arrow_schema::DataType;
+    let n = *f.arity().start();
+    let types = f.coerce_types(&vec![DataType::Utf8; n]).ok()?;
+    let args: Vec<_> = types
+        .into_iter()
+        .map(|data_type| quiver_plan::function::ArgInfo {
+            data_type,
+            literal: None,
+        })
+        .collect();
+    match f.return_type(&args).ok()? {
+        quiver_plan::function::Bound::Call(t) if t.is_integer() => Some(0),
+        quiver_plan::function::Bound::Call(DataType::Utf8) => Some(1),
+        _ => None,
     }
 }
 
@@ -248,7 +292,10 @@ mod tests {
             .flat_map(|k| templates(k).iter().copied())
             .collect();
         for f in quiver_exec::functions::SCALARS {
-            if matches!(f.family(), Family::Numeric | Family::String) {
+            if f.operator_precedence().is_some() {
+                let op = f.name();
+                assert!(all.iter().any(|t| t.contains(&format!(" {op} ")) || t.starts_with(&format!("({op}"))), "{op}");
+            } else if matches!(f.family(), Family::Numeric | Family::String) {
                 for name in std::iter::once(f.name()).chain(f.aliases().iter().copied()) {
                     let call = format!("{name}(");
                     assert!(all.iter().any(|t| t.starts_with(&call)), "{name}");
