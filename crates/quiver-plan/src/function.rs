@@ -330,13 +330,8 @@ pub struct StaticRegistry {
 
 impl StaticRegistry {
     pub const fn new(list: &'static [&'static dyn ScalarFunction]) -> Self {
-        StaticRegistry {
-            list,
-            index: std::sync::OnceLock::new(),
-            aggregates: &[],
-            aggregate_index: std::sync::OnceLock::new(),
-            windows: &[],
-        }
+        // One constructor builds the fields; the shorter ones pass empty lists.
+        Self::with_windows(list, &[], &[])
     }
 
     /// A registry of these scalar functions and aggregates.
@@ -344,13 +339,7 @@ impl StaticRegistry {
         list: &'static [&'static dyn ScalarFunction],
         aggregates: &'static [&'static dyn AggregateFunction],
     ) -> Self {
-        StaticRegistry {
-            list,
-            index: std::sync::OnceLock::new(),
-            aggregates,
-            aggregate_index: std::sync::OnceLock::new(),
-            windows: &[],
-        }
+        Self::with_windows(list, aggregates, &[])
     }
 
     /// A registry of these scalar functions, aggregates and window functions.

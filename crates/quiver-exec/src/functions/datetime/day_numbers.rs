@@ -11,7 +11,7 @@ use quiver_common::{ColumnarValue, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth};
 use quiver_plan::ScalarFunction;
 
-use super::{calc_daynr, int_column, EPOCH_DAYNR};
+use super::{calc_daynr, int_column, non_null_as, EPOCH_DAYNR};
 use crate::functions::kernel::Arrays;
 
 /// MariaDB's day number of 9999-12-31, its last date.
@@ -97,16 +97,7 @@ impl ScalarFunction for DayNumber {
     }
 
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
-        Ok(args
-            .iter()
-            .map(|t| {
-                if *t == DataType::Null {
-                    DataType::Null
-                } else {
-                    DataType::Int64
-                }
-            })
-            .collect())
+        Ok(non_null_as(args, DataType::Int64))
     }
 
     fn return_type(&self, args: &[ArgInfo]) -> Result<Bound> {

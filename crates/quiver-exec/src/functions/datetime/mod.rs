@@ -243,6 +243,17 @@ impl DayCache {
     }
 }
 
+/// Every non-NULL argument as `t` (NULL stays NULL so the call folds to
+/// NULL): the argument types of the all-number and all-text functions.
+pub(crate) fn non_null_as(args: &[DataType], t: DataType) -> Vec<DataType> {
+    args.iter()
+        .map(|a| match a {
+            DataType::Null => DataType::Null,
+            _ => t.clone(),
+        })
+        .collect()
+}
+
 /// The type a date argument is converted to: DATE and DATETIME stay,
 /// strings are read as text, numbers as their digits (20240105).
 pub(crate) fn date_arg_type(t: &DataType) -> Result<DataType> {

@@ -17,7 +17,7 @@ use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family};
 use quiver_plan::ScalarFunction;
 
-use super::{days_in_month, Tm, DAY_NAMES, MONTH_NAMES};
+use super::{days_in_month, non_null_as, Tm, DAY_NAMES, MONTH_NAMES};
 use crate::expr::cast_array;
 use crate::functions::kernel::Arrays;
 use crate::warnings::{raise_with, Level};
@@ -70,16 +70,7 @@ impl ScalarFunction for StrToDate {
     }
 
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
-        Ok(args
-            .iter()
-            .map(|t| {
-                if *t == DataType::Null {
-                    DataType::Null
-                } else {
-                    DataType::Utf8
-                }
-            })
-            .collect())
+        Ok(non_null_as(args, DataType::Utf8))
     }
 
     fn return_type(&self, args: &[ArgInfo]) -> Result<Bound> {

@@ -127,16 +127,17 @@ impl ScalarFunction for Digits {
         Ok(CONV.coerce_types(&[args[0].clone(), DataType::Int64, DataType::Int64])?[..1].to_vec())
     }
 
-    fn return_type(&self, _args: &[ArgInfo]) -> Result<Bound> {
-        Ok(Bound::Call(DataType::Utf8))
+    // BIN and OCT are CONV to base 2 and 8: its result, as it types it.
+    fn return_type(&self, args: &[ArgInfo]) -> Result<Bound> {
+        CONV.return_type(args)
     }
 
-    fn max_chars(&self, _args: &[ArgInfo], _chars: &[Option<u64>]) -> Option<u64> {
-        Some(65)
+    fn max_chars(&self, args: &[ArgInfo], chars: &[Option<u64>]) -> Option<u64> {
+        CONV.max_chars(args, chars)
     }
 
     fn string_result(&self) -> StringResult {
-        StringResult::Coercible
+        CONV.string_result()
     }
 
     fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {

@@ -9,13 +9,12 @@ use std::sync::Arc;
 use arrow_array::{Array, BinaryArray, BooleanArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_schema::DataType;
-use quiver_common::{ColumnarValue, Result, ScalarValue};
+use quiver_common::{ColumnarValue, Result};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family};
 use quiver_plan::ScalarFunction;
 
-use super::mode::Mode;
-use super::pattern::{compile, row_pattern, Compiled, Found};
-use super::{any_null, coerce_strings, finish, rows_of, Arg};
+use super::pattern::{row_pattern, Compiled, Found};
+use super::{coerce_strings, finish, null_or_call, Arg, Setup};
 
 pub struct Regexp;
 
@@ -43,11 +42,7 @@ impl ScalarFunction for Regexp {
     }
 
     fn return_type(&self, args: &[ArgInfo]) -> Result<Bound> {
-        Ok(if any_null(args) {
-            Bound::Constant(ScalarValue::Null, DataType::Boolean)
-        } else {
-            Bound::Call(DataType::Boolean)
-        })
+        Ok(null_or_call(args, DataType::Boolean))
     }
 
     fn nullable(&self, any_arg_nullable: bool) -> bool {
@@ -59,14 +54,14 @@ impl ScalarFunction for Regexp {
     }
 
     fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
-        let (rows, scalar) = rows_of(args, call.rows);
-        let subject = Arg::new(&args[0])?;
-        let pattern = Arg::new(&args[1])?;
-        let mode = Mode::of(&args[0].data_type(), call.collation);
-        let constant = match &pattern {
-            Arg::Constant(Some(p)) => Some(compile(p, mode)?),
-            _ => None,
-        };
+        let Setup {
+            rows,
+            scalar,
+            subject,
+            pattern,
+            mode,
+            constant,
+        } = Setup::new(args, call)?;
         let out = match (&subject, &constant) {
             (Arg::Column(s), Some(c)) => matches_column(s, c),
             _ => {

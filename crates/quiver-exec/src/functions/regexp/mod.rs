@@ -58,10 +58,13 @@ use arrow_array::{Array, ArrayRef, BinaryArray};
 use arrow_schema::DataType;
 use quiver_common::types::is_string;
 use quiver_common::{ColumnarValue, QuiverError, Result};
-use quiver_plan::function::ArgInfo;
+use quiver_plan::function::{ArgInfo, Bound, Call};
+use std::sync::Arc;
 
 use crate::bytes::byte_view;
 use crate::expr::cast_array;
+use mode::Mode;
+use pattern::{compile, Compiled};
 
 /// The argument types: strings as they are (all binary when one is, since
 /// a binary operand makes the comparison bytes), anything else as text.
@@ -80,6 +83,49 @@ fn coerce_strings(args: &[DataType]) -> Vec<DataType> {
 /// Whether a call's result is NULL whatever the rows (a NULL literal).
 fn any_null(args: &[ArgInfo]) -> bool {
     args.iter().any(ArgInfo::is_null)
+}
+
+/// The bound call of type `t`, the NULL constant when an argument is a NULL
+/// literal: shared by every REGEXP function.
+fn null_or_call(args: &[ArgInfo], t: DataType) -> Bound {
+    if any_null(args) {
+        Bound::Constant(quiver_common::ScalarValue::Null, t)
+    } else {
+        Bound::Call(t)
+    }
+}
+
+/// What every REGEXP function starts its call with: the rows, the subject
+/// and pattern, the matching mode and the pattern compiled once when it is
+/// a constant.
+struct Setup {
+    rows: usize,
+    scalar: bool,
+    subject: Arg,
+    pattern: Arg,
+    mode: Mode,
+    constant: Option<Arc<Compiled>>,
+}
+
+impl Setup {
+    fn new(args: &[ColumnarValue], call: &Call) -> Result<Setup> {
+        let (rows, scalar) = rows_of(args, call.rows);
+        let subject = Arg::new(&args[0])?;
+        let pattern = Arg::new(&args[1])?;
+        let mode = Mode::of(&args[0].data_type(), call.collation);
+        let constant = match &pattern {
+            Arg::Constant(Some(p)) => Some(compile(p, mode)?),
+            _ => None,
+        };
+        Ok(Setup {
+            rows,
+            scalar,
+            subject,
+            pattern,
+            mode,
+            constant,
+        })
+    }
 }
 
 /// The type of the subject (the first argument) as the result holds it.

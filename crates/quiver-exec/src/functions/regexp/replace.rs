@@ -16,13 +16,12 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, BinaryArray, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
-use quiver_common::{ColumnarValue, QuiverError, Result, ScalarValue};
+use quiver_common::{ColumnarValue, QuiverError, Result};
 use quiver_plan::function::{ArgInfo, Bound, Call, DeclaredString, Family, StringResult};
 use quiver_plan::ScalarFunction;
 
-use super::mode::Mode;
-use super::pattern::{compile, row_pattern, Compiled, Found};
-use super::{any_null, coerce_strings, finish, rows_of, subject_type, Arg};
+use super::pattern::{row_pattern, Compiled, Found};
+use super::{coerce_strings, finish, null_or_call, subject_type, Arg, Setup};
 
 pub struct RegexpReplace;
 
@@ -46,12 +45,7 @@ impl ScalarFunction for RegexpReplace {
     }
 
     fn return_type(&self, args: &[ArgInfo]) -> Result<Bound> {
-        let t = subject_type(args);
-        Ok(if any_null(args) {
-            Bound::Constant(ScalarValue::Null, t)
-        } else {
-            Bound::Call(t)
-        })
+        Ok(null_or_call(args, subject_type(args)))
     }
 
     fn declared_string(&self) -> Option<DeclaredString> {
@@ -67,15 +61,15 @@ impl ScalarFunction for RegexpReplace {
     }
 
     fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
-        let (rows, scalar) = rows_of(args, call.rows);
-        let subject = Arg::new(&args[0])?;
-        let pattern = Arg::new(&args[1])?;
+        let Setup {
+            rows,
+            scalar,
+            subject,
+            pattern,
+            mode,
+            constant,
+        } = Setup::new(args, call)?;
         let replacement = Arg::new(&args[2])?;
-        let mode = Mode::of(&args[0].data_type(), call.collation);
-        let constant = match &pattern {
-            Arg::Constant(Some(p)) => Some(compile(p, mode)?),
-            _ => None,
-        };
         let constant_pieces = match &replacement {
             Arg::Constant(Some(r)) => Some(pieces(r)),
             _ => None,

@@ -11,13 +11,12 @@ use arrow_array::{ArrayRef, BinaryArray, Int64Array, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 use quiver_common::types::IntKind;
-use quiver_common::{ColumnarValue, Result, ScalarValue};
+use quiver_common::{ColumnarValue, Result};
 use quiver_plan::function::{ArgInfo, Bound, Call, Family, IntWidth, StringResult};
 use quiver_plan::ScalarFunction;
 
-use super::mode::Mode;
-use super::pattern::{compile, row_pattern, Compiled, Found};
-use super::{any_null, coerce_strings, finish, rows_of, subject_type, Arg};
+use super::pattern::{row_pattern, Compiled, Found};
+use super::{coerce_strings, finish, null_or_call, subject_type, Setup};
 
 /// What the function gives of the first match.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -63,11 +62,7 @@ impl ScalarFunction for Search {
             Part::Position => DataType::Int64,
             Part::Text => subject_type(args),
         };
-        Ok(if any_null(args) {
-            Bound::Constant(ScalarValue::Null, t)
-        } else {
-            Bound::Call(t)
-        })
+        Ok(null_or_call(args, t))
     }
 
     fn nullable(&self, any_arg_nullable: bool) -> bool {
@@ -92,14 +87,14 @@ impl ScalarFunction for Search {
     }
 
     fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
-        let (rows, scalar) = rows_of(args, call.rows);
-        let subject = Arg::new(&args[0])?;
-        let pattern = Arg::new(&args[1])?;
-        let mode = Mode::of(&args[0].data_type(), call.collation);
-        let constant = match &pattern {
-            Arg::Constant(Some(p)) => Some(compile(p, mode)?),
-            _ => None,
-        };
+        let Setup {
+            rows,
+            scalar,
+            subject,
+            pattern,
+            mode,
+            constant,
+        } = Setup::new(args, call)?;
         // The first match of each row: None for NULL.
         let mut found: Vec<Option<(usize, usize)>> = Vec::with_capacity(rows);
         for i in 0..rows {

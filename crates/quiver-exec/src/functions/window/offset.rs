@@ -6,10 +6,10 @@
 
 use arrow_array::ArrayRef;
 use arrow_schema::DataType;
-use quiver_common::{QuiverError, Result};
+use quiver_common::Result;
 use quiver_plan::window::{FrameUse, WindowFunction, WindowRows};
 
-use super::{gather, int_arg};
+use super::{gather, int_arg, value_arg, value_then_int};
 
 pub struct Offset {
     name: &'static str,
@@ -39,20 +39,13 @@ impl WindowFunction for Offset {
         FrameUse::Ignored
     }
     fn coerce_types(&self, args: &[DataType]) -> Vec<DataType> {
-        let mut to = args.to_vec();
-        if let Some(offset) = to.get_mut(1) {
-            *offset = DataType::Int64;
-        }
-        to
+        value_then_int(args)
     }
     fn return_type(&self, args: &[DataType]) -> DataType {
         args[0].clone()
     }
     fn evaluate(&self, rows: &WindowRows) -> Result<ArrayRef> {
-        let values = rows
-            .args
-            .first()
-            .ok_or_else(|| QuiverError::internal("LAG without argument"))?;
+        let values = value_arg(rows, "LAG")?;
         let offsets = int_arg(rows.args, 1, 1, rows.len());
         let mut at = vec![None; rows.len()];
         for p in rows.partitions() {

@@ -12,9 +12,6 @@ use quiver_plan::window::{WindowFunction, WindowRows, NEW_PARTITION, SAME};
 
 use super::int64;
 
-/// MariaDB's BIGINT(21) of counts and ranks.
-const BIGINT: &str = "bigint(21)";
-
 /// Calls `each(partition, peer group, row)` for every row.
 fn peers(breaks: &[u8], mut each: impl FnMut(&Range<usize>, &Range<usize>, usize)) {
     let n = breaks.len();
@@ -79,15 +76,7 @@ impl WindowFunction for RowNumber {
     fn name(&self) -> &'static str {
         "row_number"
     }
-    fn return_type(&self, _: &[DataType]) -> DataType {
-        DataType::Int64
-    }
-    fn declared_type(&self) -> Option<&'static str> {
-        Some(BIGINT)
-    }
-    fn nullable(&self) -> bool {
-        false
-    }
+    bigint_not_null!();
     fn evaluate(&self, rows: &WindowRows) -> Result<ArrayRef> {
         Ok(int64(row_number(rows.breaks)))
     }
@@ -113,15 +102,7 @@ impl WindowFunction for Rank {
     fn requires_order(&self) -> bool {
         true
     }
-    fn return_type(&self, _: &[DataType]) -> DataType {
-        DataType::Int64
-    }
-    fn declared_type(&self) -> Option<&'static str> {
-        Some(BIGINT)
-    }
-    fn nullable(&self) -> bool {
-        false
-    }
+    bigint_not_null!();
     fn evaluate(&self, rows: &WindowRows) -> Result<ArrayRef> {
         Ok(int64(rank(rows.breaks, self.dense)))
     }
@@ -194,15 +175,7 @@ impl WindowFunction for Ntile {
             _ => Err(ntile_error()),
         }
     }
-    fn return_type(&self, _: &[DataType]) -> DataType {
-        DataType::Int64
-    }
-    fn declared_type(&self) -> Option<&'static str> {
-        Some(BIGINT)
-    }
-    fn nullable(&self) -> bool {
-        false
-    }
+    bigint_not_null!();
     fn evaluate(&self, rows: &WindowRows) -> Result<ArrayRef> {
         let buckets = super::int_arg(rows.args, 0, 1, rows.len().min(1))
             .first()
@@ -235,30 +208,8 @@ impl WindowFunction for Ntile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::functions::window::test_rows::{breaks_of, sorted_rows};
     use proptest::prelude::*;
-    use quiver_plan::window::NEW_PEERS;
-
-    /// Breaks from (partition, order key) pairs already sorted.
-    fn breaks_of(rows: &[(u8, u8)]) -> Vec<u8> {
-        (0..rows.len())
-            .map(|i| {
-                if i == 0 || rows[i].0 != rows[i - 1].0 {
-                    NEW_PARTITION
-                } else if rows[i].1 != rows[i - 1].1 {
-                    NEW_PEERS
-                } else {
-                    SAME
-                }
-            })
-            .collect()
-    }
-
-    fn sorted_rows() -> impl Strategy<Value = Vec<(u8, u8)>> {
-        proptest::collection::vec((0u8..4, 0u8..5), 0..60).prop_map(|mut v| {
-            v.sort();
-            v
-        })
-    }
 
     proptest! {
         #[test]

@@ -482,36 +482,14 @@ pub(super) fn min_max_str<C: Collator>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operators::sort::sort_keys::NEW_PEERS;
+    use crate::functions::window::test_rows::{breaks_of, sorted_rows};
     use proptest::prelude::*;
-
-    /// Breaks from (partition, order key) pairs already sorted.
-    fn breaks_of(rows: &[(u8, u8)]) -> Vec<u8> {
-        (0..rows.len())
-            .map(|i| {
-                if i == 0 || rows[i].0 != rows[i - 1].0 {
-                    NEW_PARTITION
-                } else if rows[i].1 != rows[i - 1].1 {
-                    NEW_PEERS
-                } else {
-                    SAME
-                }
-            })
-            .collect()
-    }
 
     /// The rows of row i's frame: its partition up to its last peer.
     fn frame(rows: &[(u8, u8)], i: usize) -> Vec<usize> {
         (0..rows.len())
             .filter(|&j| rows[j].0 == rows[i].0 && rows[j].1 <= rows[i].1)
             .collect()
-    }
-
-    fn sorted_rows() -> impl Strategy<Value = Vec<(u8, u8)>> {
-        proptest::collection::vec((0u8..4, 0u8..5), 0..60).prop_map(|mut v| {
-            v.sort();
-            v
-        })
     }
 
     proptest! {
