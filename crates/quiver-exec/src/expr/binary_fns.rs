@@ -660,7 +660,7 @@ pub fn first_code(a: &ArrayRef, charset: quiver_collation::Charset, ord: bool) -
 }
 
 /// The length of the UTF-8 sequence `first` starts (1 for a stray byte).
-fn utf8_len(first: u8) -> usize {
+pub(crate) fn utf8_len(first: u8) -> usize {
     match first {
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,

@@ -4,7 +4,7 @@
 //! Dispatch on types happens once per batch; the loops inside are typed.
 
 mod arith;
-mod binary_fns;
+pub(crate) mod binary_fns;
 pub(crate) mod cast;
 mod compare;
 mod for_rows;

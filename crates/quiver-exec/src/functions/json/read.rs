@@ -8,6 +8,7 @@
 //! written), wrapped in an array when there are several paths or a
 //! wildcard; JSON_QUERY gives an object or array as written.
 
+use std::borrow::Cow;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
@@ -193,18 +194,9 @@ impl ScalarFunction for JsonRead {
         let mut ints: Vec<Option<i64>> = Vec::new();
         let mut text = StringBuilder::new();
         let mut buf = Vec::new();
-        let mut paths: Vec<Path> = Vec::new();
         for row in 0..a.rows {
             buf.clear();
-            let got = self.row(
-                row,
-                &cols,
-                &constant_paths,
-                first_path,
-                name,
-                &mut buf,
-                &mut paths,
-            );
+            let got = self.row(row, &cols, &constant_paths, first_path, name, &mut buf);
             if self.is_int() {
                 ints.push(got.map(|n| n.unwrap_or(0)));
             } else {
@@ -235,7 +227,6 @@ impl JsonRead {
         first_path: usize,
         name: &str,
         out: &mut Vec<u8>,
-        paths: &mut Vec<Path>,
     ) -> Option<Option<i64>> {
         if cols.iter().any(|c| c.is_null(row)) {
             return None;
@@ -248,12 +239,14 @@ impl JsonRead {
         if self.0 == Op::Unquote {
             return Some(unquote(doc, out, name));
         }
-        // The paths of this row, each parsed (constants were, once).
-        paths.clear();
+        // The paths of this row: constants borrowed (parsed once), the
+        // others parsed here.
+        let mut paths: Vec<Cow<Path>> = Vec::with_capacity(cols.len() - first_path);
         for (i, c) in cols.iter().enumerate().skip(first_path) {
             let parsed = match &constant_paths[i] {
-                Some(p) => p.clone(),
-                None => parse_path(c.value(row)),
+                Some(Ok(p)) => Ok(Cow::Borrowed(p)),
+                Some(Err(e)) => Err(*e),
+                None => parse_path(c.value(row)).map(Cow::Owned),
             };
             match parsed {
                 Ok(p) => paths.push(p),
@@ -264,7 +257,7 @@ impl JsonRead {
             }
         }
         if matches!(self.0, Op::Value | Op::Length | Op::Keys)
-            && paths.first().is_some_and(Path::is_wild)
+            && paths.first().is_some_and(|p| p.is_wild())
         {
             warn_wild(2, name);
             return None;
@@ -283,7 +276,7 @@ impl JsonRead {
                 return None;
             }
         };
-        let target = |paths: &[Path]| -> Option<&Value> {
+        let target = |paths: &[Cow<Path>]| -> Option<&Value> {
             match paths.first() {
                 None => Some(&v),
                 Some(p) => {
@@ -319,7 +312,7 @@ impl JsonRead {
                 Some(None)
             }
             Op::Value => {
-                let t = target(paths)?;
+                let t = target(&paths)?;
                 match &t.kind {
                     Kind::String => value::unescape(&doc[t.range.start + 1..t.range.end - 1], out),
                     Kind::Number { .. } => out.extend_from_slice(&doc[t.range.clone()]),
@@ -330,7 +323,7 @@ impl JsonRead {
                 Some(None)
             }
             Op::Query => {
-                let t = target(paths)?;
+                let t = target(&paths)?;
                 match &t.kind {
                     Kind::Array(_) | Kind::Object(_) => {
                         out.extend_from_slice(&doc[t.range.clone()])
@@ -352,7 +345,7 @@ impl JsonRead {
                 Some(None)
             }
             Op::Length => {
-                let t = target(paths)?;
+                let t = target(&paths)?;
                 Some(Some(match &t.kind {
                     Kind::Array(items) => items.len() as i64,
                     Kind::Object(members) => members.len() as i64,
@@ -361,7 +354,7 @@ impl JsonRead {
             }
             Op::Depth => Some(Some(value::depth(&v) as i64)),
             Op::Keys => {
-                let t = target(paths)?;
+                let t = target(&paths)?;
                 let Kind::Object(members) = &t.kind else {
                     return None;
                 };

@@ -19,6 +19,7 @@ use quiver_collation::CiFinder;
 use quiver_string_kernels::{contains_offsets, SubstringFinder};
 
 use super::mode::Mode;
+use crate::expr::binary_fns::utf8_len;
 
 /// A literal every match contains.
 pub(crate) struct Prefilter {
@@ -274,16 +275,6 @@ fn skip_group(p: &[u8], i: usize) -> Option<usize> {
         }
     }
     None
-}
-
-/// The length of the UTF-8 sequence a lead byte starts.
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
-    }
 }
 
 #[cfg(test)]
