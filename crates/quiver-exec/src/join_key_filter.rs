@@ -1,14 +1,16 @@
-//! The build keys of a hash join as a bitmap ([`KeyBitmap`]), and the
-//! filter that hands them to the scan of the join's probe side
-//! ([`JoinKeyFilter`]), which drops rows without a match before copying them.
+//! The build keys of a hash join as a bitmap ([`KeyBitmap`]) or a Bloom
+//! filter ([`KeyBloom`]), and the filter that hands them to the scan of the
+//! join's probe side ([`JoinKeyFilter`]), which drops rows without a match
+//! before copying them.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::BooleanArray;
 use arrow_buffer::BooleanBuffer;
 use quiver_common::Result;
 
-use crate::hash::{int_key, key_span, KeyColumn};
+use crate::hash::{int_key, key_span, mix, KeyColumn};
 
 /// The keys of a hash join's build side, for the scan on its probe side: a
 /// probe row whose key is not among them cannot match an inner or semi
@@ -16,10 +18,53 @@ use crate::hash::{int_key, key_span, KeyColumn};
 /// rows that pass (TPC-H Q7: 1.8 million lineitem rows in the date range,
 /// of which the 8 % of two nations' suppliers go on). The probe side runs
 /// after the build, so the keys are there by its first batch; until they
-/// are, or when the build keys do not fit a bitmap, every row may match.
+/// are, or when the build keys are not one integer or are dense, every row
+/// may match.
+///
+/// A filter that lets nearly every row through only costs: the scan tests
+/// the first [`SAMPLE_ROWS`] rows, and stops testing when more than
+/// 7 in 8 of them passed (an unfiltered `orders` against `lineitem`).
 #[derive(Debug, Default)]
 pub struct JoinKeyFilter {
-    bits: OnceLock<Option<Arc<KeyBitmap>>>,
+    keys: OnceLock<Option<BuildKeys>>,
+    tested: AtomicU64,
+    passed: AtomicU64,
+}
+
+/// Rows tested before the filter judges whether it pays.
+const SAMPLE_ROWS: u64 = 1 << 16;
+
+/// The build keys as the probe scan tests them: exactly, by a bitmap over
+/// their range while that range is small; past it, by a Bloom filter sized
+/// from how many keys there are, so that the filter keeps working however
+/// wide the keys spread (TPC-H's order keys span 6 million per scale
+/// factor: a bitmap cap let Q3's 9.7 million lineitem rows through at SF3).
+#[derive(Debug, Clone)]
+pub(crate) enum BuildKeys {
+    Exact(Arc<KeyBitmap>),
+    Approximate(Arc<KeyBloom>),
+}
+
+impl BuildKeys {
+    /// The filter for `keys` (one integer key of `rows` build rows), when
+    /// one pays: `exact` is the bitmap the join's index already holds.
+    pub(crate) fn for_probe_scan(
+        keys: &[KeyColumn],
+        rows: usize,
+        exact: Option<Arc<KeyBitmap>>,
+    ) -> Option<BuildKeys> {
+        if let Some(bits) = exact {
+            return Some(BuildKeys::Exact(bits));
+        }
+        match KeyShape::of(keys, rows)? {
+            KeyShape::Narrow { min, range } => {
+                KeyBitmap::fill(keys, min, range).map(|b| BuildKeys::Exact(Arc::new(b)))
+            }
+            KeyShape::Wide { keys: n } => {
+                KeyBloom::build(keys, n).map(|b| BuildKeys::Approximate(Arc::new(b)))
+            }
+        }
+    }
 }
 
 impl JoinKeyFilter {
@@ -31,23 +76,77 @@ impl JoinKeyFilter {
         key: impl FnOnce() -> Result<KeyColumn>,
     ) -> Result<BooleanArray> {
         let all = || BooleanArray::new(BooleanBuffer::new_set(rows), None);
-        let Some(Some(bits)) = self.bits.get() else {
+        let Some(Some(build)) = self.keys.get() else {
             return Ok(all());
         };
+        let tested = self.tested.load(Ordering::Relaxed);
+        if tested >= SAMPLE_ROWS && self.passed.load(Ordering::Relaxed) * 8 > tested * 7 {
+            return Ok(all());
+        }
         let keys = [key()?];
         let Some((values, nulls)) = int_key(&keys) else {
             return Ok(all());
         };
-        let mut found = BooleanBuffer::collect_bool(rows, |i| bits.contains(values[i]));
+        // One loop per kind: the test inlines into it.
+        let mut found = match build {
+            BuildKeys::Exact(b) => BooleanBuffer::collect_bool(rows, |i| b.contains(values[i])),
+            BuildKeys::Approximate(b) => {
+                BooleanBuffer::collect_bool(rows, |i| b.may_contain(values[i]))
+            }
+        };
         if let Some(n) = nulls {
             found = &found & n.inner();
+        }
+        if tested < SAMPLE_ROWS {
+            self.tested.fetch_add(rows as u64, Ordering::Relaxed);
+            self.passed
+                .fetch_add(found.count_set_bits() as u64, Ordering::Relaxed);
         }
         Ok(BooleanArray::new(found, None))
     }
 
-    /// Hands the probe side the build keys (None: they fit no bitmap).
-    pub(crate) fn publish(&self, bits: Option<Arc<KeyBitmap>>) {
-        let _ = self.bits.set(bits);
+    /// Hands the probe side the build keys (None: no filter pays).
+    pub(crate) fn publish(&self, keys: Option<BuildKeys>) {
+        let _ = self.keys.set(keys);
+    }
+}
+
+/// How one integer build key spreads: over a range small enough for a
+/// bitmap, or wider; None when no filter pays (not one integer key, no key,
+/// or keys dense in their range).
+enum KeyShape {
+    Narrow { min: i64, range: u64 },
+    Wide { keys: usize },
+}
+
+impl KeyShape {
+    fn of(keys: &[KeyColumn], rows: usize) -> Option<KeyShape> {
+        let (values, nulls) = int_key(keys)?;
+        let valid = |j: usize| nulls.is_none_or(|n| n.is_valid(j));
+        let (mut min, mut max) = (i64::MAX, i64::MIN);
+        for (j, &k) in values.iter().enumerate() {
+            if valid(j) {
+                min = min.min(k);
+                max = max.max(k);
+            }
+        }
+        if min > max {
+            return None;
+        }
+        let range = key_span(min, max);
+        if range < rows as u128 * BITMAP_BITS_PER_KEY as u128 {
+            return None;
+        }
+        Some(if range <= BITMAP_MAX_BITS as u128 {
+            KeyShape::Narrow {
+                min,
+                range: range as u64,
+            }
+        } else {
+            KeyShape::Wide {
+                keys: rows - nulls.map_or(0, |n| n.null_count()),
+            }
+        })
     }
 }
 
@@ -73,23 +172,16 @@ const BITMAP_BITS_PER_KEY: u64 = 4;
 
 impl KeyBitmap {
     pub(crate) fn build(keys: &[KeyColumn], rows: usize) -> Option<KeyBitmap> {
+        match KeyShape::of(keys, rows)? {
+            KeyShape::Narrow { min, range } => KeyBitmap::fill(keys, min, range),
+            KeyShape::Wide { .. } => None,
+        }
+    }
+
+    /// The bitmap of `keys`, which lie in `min .. min + range`.
+    fn fill(keys: &[KeyColumn], min: i64, range: u64) -> Option<KeyBitmap> {
         let (values, nulls) = int_key(keys)?;
         let valid = |j: usize| nulls.is_none_or(|n| n.is_valid(j));
-        let (mut min, mut max) = (i64::MAX, i64::MIN);
-        for (j, &k) in values.iter().enumerate() {
-            if valid(j) {
-                min = min.min(k);
-                max = max.max(k);
-            }
-        }
-        if min > max {
-            return None;
-        }
-        let range = key_span(min, max);
-        if range > BITMAP_MAX_BITS as u128 || range < rows as u128 * BITMAP_BITS_PER_KEY as u128 {
-            return None;
-        }
-        let range = range as u64;
         let mut words = vec![0u64; range.div_ceil(64) as usize + 1];
         for (j, &k) in values.iter().enumerate() {
             if valid(j) {
@@ -126,6 +218,61 @@ impl KeyBitmap {
 
     pub(crate) fn memory_size(&self) -> usize {
         self.words.len() * 8
+    }
+}
+
+/// The build keys as a Bloom filter of one 64-bit word per key's block
+/// (a blocked Bloom filter, after Putze, Sanders and Singler): a test loads
+/// one word, at most one cache miss, and checks four bits of it. Sized at
+/// [`BLOOM_BITS_PER_KEY`] bits per build key, its false positives stay near
+/// half a percent however many keys there are, and it grows with the build
+/// side's key count, not its key range: 2 bytes a key, an eighth of what
+/// the join's index holds per row, so it rides on the index's reservation.
+#[derive(Debug)]
+pub(crate) struct KeyBloom {
+    words: Vec<u64>,
+}
+
+/// Bits per build key: a false-positive rate near 0.5 % with four bits set
+/// per key in one word (measured by the test below).
+const BLOOM_BITS_PER_KEY: usize = 16;
+
+impl KeyBloom {
+    /// The filter of `keys` (one integer key of which `count` are not NULL).
+    pub(crate) fn build(keys: &[KeyColumn], count: usize) -> Option<KeyBloom> {
+        let (values, nulls) = int_key(keys)?;
+        let n_words = (count * BLOOM_BITS_PER_KEY).div_ceil(64).max(1);
+        let mut bloom = KeyBloom {
+            words: vec![0u64; n_words],
+        };
+        for (j, &k) in values.iter().enumerate() {
+            if nulls.is_none_or(|n| n.is_valid(j)) {
+                let (word, bits) = bloom.position(k);
+                bloom.words[word] |= bits;
+            }
+        }
+        Some(bloom)
+    }
+
+    /// The word of `k` (by the hash's high half, scaled to the word count
+    /// without a division) and its four bits (by four 6-bit fields of the
+    /// low half).
+    #[inline(always)]
+    fn position(&self, k: i64) -> (usize, u64) {
+        let h = mix(k as u64);
+        let word = (((h >> 32) * self.words.len() as u64) >> 32) as usize;
+        let bits = (1u64 << (h & 63))
+            | (1u64 << ((h >> 6) & 63))
+            | (1u64 << ((h >> 12) & 63))
+            | (1u64 << ((h >> 18) & 63));
+        (word, bits)
+    }
+
+    /// False when `k` is surely not a build key.
+    #[inline(always)]
+    pub(crate) fn may_contain(&self, k: i64) -> bool {
+        let (word, bits) = self.position(k);
+        self.words[word] & bits == bits
     }
 }
 
@@ -174,6 +321,74 @@ mod tests {
                 .collect();
             assert_eq!(bits.sift(&probe), want, "round {round}");
         }
+    }
+
+    /// Every build key passes the Bloom filter (no false negatives), and
+    /// of keys not among them about half a percent do, at every size.
+    #[test]
+    fn bloom_keeps_every_build_key_and_few_others() {
+        let mut state = 5;
+        for n in [1usize, 10, 1000, 100_000] {
+            let build: Vec<Option<i64>> = (0..n)
+                .map(|i| (i % 50 != 7).then(|| (lcg(&mut state) << 20) as i64 | 1))
+                .collect();
+            let count = build.iter().flatten().count();
+            let bloom = KeyBloom::build(&int_keys(&build), count).unwrap();
+            assert!(build.iter().flatten().all(|&k| bloom.may_contain(k)));
+            // Even keys: never a build key.
+            let probes = 200_000;
+            let false_positives = (0..probes)
+                .filter(|_| bloom.may_contain((lcg(&mut state) as i64) << 1))
+                .count();
+            assert!(
+                false_positives * 100 < probes,
+                "{n} keys: {false_positives} of {probes} false positives"
+            );
+        }
+    }
+
+    /// Past the bitmap's range cap the probe scan gets a Bloom filter sized
+    /// by the key count; dense keys get none.
+    #[test]
+    fn wide_sparse_keys_get_a_bloom_filter() {
+        let wide: Vec<Option<i64>> = (0..10_000).map(|i| Some(i * 10_000)).collect();
+        let keys = int_keys(&wide);
+        assert!(KeyBitmap::build(&keys, wide.len()).is_none());
+        assert!(matches!(
+            BuildKeys::for_probe_scan(&keys, wide.len(), None),
+            Some(BuildKeys::Approximate(_))
+        ));
+        let narrow: Vec<Option<i64>> = (0..100).map(|i| Some(i * 1000)).collect();
+        assert!(matches!(
+            BuildKeys::for_probe_scan(&int_keys(&narrow), 100, None),
+            Some(BuildKeys::Exact(_))
+        ));
+        let dense: Vec<Option<i64>> = (0..100_000).map(|i| Some(i * 2)).collect();
+        assert!(BuildKeys::for_probe_scan(&int_keys(&dense), 100_000, None).is_none());
+    }
+
+    /// A filter that passes more than 7 rows in 8 of its sample stops
+    /// testing: afterwards every row passes, matching or not.
+    #[test]
+    fn a_filter_that_drops_almost_nothing_switches_itself_off() {
+        let build: Vec<Option<i64>> = (0..100).map(|i| Some(i * 1000)).collect();
+        let filter = JoinKeyFilter::default();
+        filter.publish(BuildKeys::for_probe_scan(&int_keys(&build), 100, None));
+        let batch = |keys: Vec<Option<i64>>| {
+            let n = keys.len();
+            filter
+                .may_match(n, || Ok(int_keys(&keys).remove(0)))
+                .unwrap()
+        };
+        let misses = batch(vec![Some(1), Some(2000)]);
+        assert_eq!(misses.true_count(), 1, "a miss is dropped while sampling");
+        let mut sampled = 0;
+        while sampled < SAMPLE_ROWS as usize {
+            let hits: Vec<Option<i64>> = (0..4096).map(|i| Some(i % 100 * 1000)).collect();
+            assert_eq!(batch(hits).true_count(), 4096);
+            sampled += 4096;
+        }
+        assert_eq!(batch(vec![Some(1), Some(2000)]).true_count(), 2);
     }
 
     #[test]

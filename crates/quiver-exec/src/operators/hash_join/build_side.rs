@@ -504,7 +504,7 @@ pub(super) fn build_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::join_key_filter::JoinKeyFilter;
+    use crate::join_key_filter::{BuildKeys, JoinKeyFilter};
     use arrow_array::{ArrayRef, BooleanArray, Int64Array};
 
     fn lcg(state: &mut u64) -> u64 {
@@ -537,7 +537,7 @@ mod tests {
         assert_eq!(may_match(&filter, &key, &batch).unwrap().true_count(), 3000);
         let index = KeyIndex::build(int_keys(&build), build.len());
         assert!(index.present.is_some() && index.pack.is_none());
-        filter.publish(index.present.clone());
+        filter.publish(index.present.clone().map(BuildKeys::Exact));
         let mask = may_match(&filter, &key, &batch).unwrap();
         for (i, p) in probe.iter().enumerate() {
             let want = p.is_some_and(|p| build.contains(&Some(p)));
@@ -547,7 +547,7 @@ mod tests {
         let dense: Vec<Option<i64>> = (0..5000).map(Some).collect();
         let index = KeyIndex::build(int_keys(&dense), dense.len());
         let filter = JoinKeyFilter::default();
-        filter.publish(index.present.clone());
+        filter.publish(index.present.clone().map(BuildKeys::Exact));
         assert_eq!(may_match(&filter, &key, &batch).unwrap().true_count(), 3000);
     }
 

@@ -20,7 +20,7 @@ use quiver_plan::JoinKind;
 
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
-use crate::join_key_filter::{JoinKeyFilter, KeyBitmap};
+use crate::join_key_filter::{BuildKeys, JoinKeyFilter};
 use crate::operators::exec_plan::{
     for_each_partition, metered, timed, BatchStream, ExecutionPlan, Metrics,
 };
@@ -130,13 +130,15 @@ impl HashJoinExec {
                         // index's own bitmap when that is all it holds
                         // (packed keys are not the first key's values).
                         let main = &b.main;
-                        let bits = match (&main.pack, main.keys.len()) {
+                        let exact = match (&main.pack, main.keys.len()) {
                             (None, 1) => main.present.clone(),
-                            _ => {
-                                KeyBitmap::build(&main.keys[..1], b.batch.num_rows()).map(Arc::new)
-                            }
+                            _ => None,
                         };
-                        f.publish(bits);
+                        f.publish(BuildKeys::for_probe_scan(
+                            &main.keys[..1],
+                            b.batch.num_rows(),
+                            exact,
+                        ));
                     }
                     built
                 })
