@@ -24,7 +24,7 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 f.collect_columns(&mut filtered);
             }
             let all = || columns.iter().chain(&filter_columns);
-            let mut kept: Vec<_> = all()
+            let kept: Vec<_> = all()
                 .filter(|(_, c)| required.contains(&c.id))
                 .cloned()
                 .collect();
@@ -32,16 +32,8 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 .filter(|(_, c)| filtered.contains(&c.id) && !required.contains(&c.id))
                 .cloned()
                 .collect();
-            if kept.is_empty() && filter_only.is_empty() {
-                // COUNT(*) still needs the row count: keep the narrowest column.
-                // (With filters, the filter columns carry it.)
-                if let Some(c) = columns
-                    .iter()
-                    .min_by_key(|(_, c)| c.data_type.primitive_width().unwrap_or(16))
-                {
-                    kept.push(c.clone());
-                }
-            }
+            // Nothing needed (COUNT(*), `SELECT 1 FROM t`): a scan of no
+            // column still yields its batches' row counts, and reads nothing.
             LogicalPlan::Scan {
                 table,
                 columns: kept,
