@@ -130,6 +130,44 @@ fn run<T: Copy + arrow_buffer::ArrowNativeType, O: arrow_buffer::ArrowNativeType
     )
 }
 
+/// [`run`] for an operation with a value for every row (`+`, `-`, `*`):
+/// one loop without a branch, which the compiler vectorizes, OR-ing the
+/// overflow flags; only when one is set are the rows looked at again, since
+/// an overflow in a NULL row does not count.
+fn run_total<T: Copy + arrow_buffer::ArrowNativeType, O: arrow_buffer::ArrowNativeType>(
+    l: &Operand<T>,
+    r: &Operand<T>,
+    rows: usize,
+    f: impl Fn(T, T) -> (O, bool),
+) -> (Vec<O>, Option<NullBuffer>, bool) {
+    let nulls = NullBuffer::union(l.nulls(), r.nulls());
+    let mut overflow = false;
+    let mut step = |x: T, y: T| {
+        let (v, o) = f(x, y);
+        overflow |= o;
+        v
+    };
+    let out: Vec<O> = match (l, r) {
+        (Operand::Values(a, _), Operand::Values(b, _)) => a[..rows]
+            .iter()
+            .zip(&b[..rows])
+            .map(|(&x, &y)| step(x, y))
+            .collect(),
+        (Operand::Values(a, _), Operand::Constant(c)) => {
+            a[..rows].iter().map(|&x| step(x, *c)).collect()
+        }
+        (Operand::Constant(c), Operand::Values(b, _)) => {
+            b[..rows].iter().map(|&y| step(*c, y)).collect()
+        }
+        (Operand::Constant(c), Operand::Constant(d)) => (0..rows).map(|_| step(*c, *d)).collect(),
+    };
+    if overflow {
+        overflow = (0..rows)
+            .any(|i| nulls.as_ref().is_none_or(|n| n.is_valid(i)) && f(l.get(i), r.get(i)).1);
+    }
+    (out, nulls, overflow)
+}
+
 pub fn arithmetic(
     op: BinaryOp,
     l: ColumnarValue,
@@ -157,41 +195,50 @@ pub fn arithmetic(
                 }
                 return Ok(out);
             }
-            let (v, nulls, of) = run(&a, &b, n, |x: i64, y: i64, of: &mut bool| match op {
-                BinaryOp::Add => {
-                    let (v, o) = x.overflowing_add(y);
-                    *of = o;
-                    Some(v)
-                }
-                BinaryOp::Sub => {
-                    let (v, o) = x.overflowing_sub(y);
-                    *of = o;
-                    Some(v)
-                }
-                BinaryOp::Mul => {
-                    let (v, o) = x.overflowing_mul(y);
-                    *of = o;
-                    Some(v)
-                }
-                BinaryOp::IntDiv => {
-                    if y == 0 {
-                        None
-                    } else {
-                        // i64::MIN DIV -1 does not fit: 1690, as MariaDB.
-                        let (v, o) = x.overflowing_div(y);
-                        *of |= o;
+            let total = match op {
+                BinaryOp::Add => Some(run_total(&a, &b, n, i64::overflowing_add)),
+                BinaryOp::Sub => Some(run_total(&a, &b, n, i64::overflowing_sub)),
+                BinaryOp::Mul => Some(run_total(&a, &b, n, i64::overflowing_mul)),
+                _ => None,
+            };
+            let (v, nulls, of) = match total {
+                Some(t) => t,
+                None => run(&a, &b, n, |x: i64, y: i64, of: &mut bool| match op {
+                    BinaryOp::Add => {
+                        let (v, o) = x.overflowing_add(y);
+                        *of = o;
                         Some(v)
                     }
-                }
-                BinaryOp::Mod => {
-                    if y == 0 {
-                        None
-                    } else {
-                        Some(x.wrapping_rem(y))
+                    BinaryOp::Sub => {
+                        let (v, o) = x.overflowing_sub(y);
+                        *of = o;
+                        Some(v)
                     }
-                }
-                _ => None,
-            });
+                    BinaryOp::Mul => {
+                        let (v, o) = x.overflowing_mul(y);
+                        *of = o;
+                        Some(v)
+                    }
+                    BinaryOp::IntDiv => {
+                        if y == 0 {
+                            None
+                        } else {
+                            // i64::MIN DIV -1 does not fit: 1690, as MariaDB.
+                            let (v, o) = x.overflowing_div(y);
+                            *of |= o;
+                            Some(v)
+                        }
+                    }
+                    BinaryOp::Mod => {
+                        if y == 0 {
+                            None
+                        } else {
+                            Some(x.wrapping_rem(y))
+                        }
+                    }
+                    _ => None,
+                }),
+            };
             if of {
                 return Err(out_of_range("BIGINT"));
             }
@@ -822,6 +869,74 @@ mod tests {
                 .with_precision_and_scale(p, s)
                 .unwrap(),
         ))
+    }
+
+    /// `+`, `-` and `*` over BIGINT (the branch-free loop) give the values
+    /// and NULLs of checked arithmetic row by row, and 1690 exactly when a
+    /// row that is not NULL overflows.
+    #[test]
+    fn bigint_add_sub_mul_match_checked_arithmetic() {
+        let mut state = 9u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state
+        };
+        let checked = |op: BinaryOp, x: i64, y: i64| match op {
+            BinaryOp::Add => x.checked_add(y),
+            BinaryOp::Sub => x.checked_sub(y),
+            _ => x.checked_mul(y),
+        };
+        for round in 0..300 {
+            let rows = 1 + (next() % 200) as usize;
+            let big = round % 3 == 0;
+            let value = |x: u64| {
+                if big {
+                    x as i64
+                } else {
+                    (x % 2_000_001) as i64 - 1_000_000
+                }
+            };
+            let l: Vec<Option<i64>> = (0..rows)
+                .map(|_| {
+                    let x = next();
+                    (x % 5 != 0).then(|| value(x >> 3))
+                })
+                .collect();
+            let r: Vec<Option<i64>> = (0..rows)
+                .map(|_| {
+                    let x = next();
+                    (x % 5 != 0).then(|| value(x >> 3))
+                })
+                .collect();
+            for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul] {
+                let got = arithmetic(
+                    op,
+                    ColumnarValue::Array(Arc::new(Int64Array::from(l.clone()))),
+                    ColumnarValue::Array(Arc::new(Int64Array::from(r.clone()))),
+                    &DataType::Int64,
+                    rows,
+                );
+                let want: Option<Vec<Option<i64>>> = l
+                    .iter()
+                    .zip(&r)
+                    .map(|(x, y)| match (x, y) {
+                        (Some(x), Some(y)) => checked(op, *x, *y).map(Some),
+                        _ => Some(None),
+                    })
+                    .collect();
+                match (got, want) {
+                    (Ok(ColumnarValue::Array(a)), Some(want)) => {
+                        let a = a.as_primitive::<Int64Type>();
+                        let got: Vec<Option<i64>> = a.iter().collect();
+                        assert_eq!(got, want, "round {round} {op:?}");
+                    }
+                    (Err(e), None) => assert_eq!(e.code, 1690),
+                    (got, want) => panic!("round {round} {op:?}: {got:?} vs {want:?}"),
+                }
+            }
+        }
     }
 
     #[test]

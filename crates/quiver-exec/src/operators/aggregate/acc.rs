@@ -24,7 +24,7 @@ use super::first_seen::is_exact;
 use super::first_seen::{Position, UNSEEN};
 use super::kernels::{
     add_exact, avg_rounds, beats, fold_min_max, for_valid_rows, merge_min_max, sum_few_groups,
-    wide_decimal_out, FEW_GROUPS,
+    sum_one_group, wide_decimal_out, FEW_GROUPS,
 };
 use super::spec::AggregateSpec;
 
@@ -333,6 +333,30 @@ impl Acc {
                     });
                     return Ok(());
                 }
+                // Values of p digits over n rows move a sum by less than n * 10^p.
+                let digits = |t: &DataType| match t {
+                    DataType::Decimal128(p, _) => *p as u32,
+                    _ => 20,
+                };
+                let grown = |bound: u128| {
+                    bound.saturating_add(
+                        10u128
+                            .saturating_pow(digits(a.data_type()))
+                            .saturating_mul(ids.len() as u128),
+                    )
+                };
+                if sums.len() == 1 && grown(*bound) <= i128::MAX as u128 {
+                    if let Some((sum, n, s)) = sum_one_group(a) {
+                        *bound = grown(*bound);
+                        *scale = s;
+                        sums[0] = sums[0].wrapping_add(sum);
+                        seen[0] |= n > 0;
+                        if let Some(c) = avg.as_deref_mut() {
+                            c[0] += n;
+                        }
+                        return Ok(());
+                    }
+                }
                 let cast;
                 let (v, s) = match exact_values(a) {
                     Some(x) => x,
@@ -342,16 +366,7 @@ impl Acc {
                     }
                 };
                 *scale = s;
-                // Values of p digits over n rows move a sum by less than n * 10^p.
-                let digits = match a.data_type() {
-                    DataType::Decimal128(p, _) => *p as u32,
-                    _ => 20,
-                };
-                let grown = bound.saturating_add(
-                    10u128
-                        .saturating_pow(digits)
-                        .saturating_mul(ids.len() as u128),
-                );
+                let grown = grown(*bound);
                 if grown <= i128::MAX as u128 {
                     *bound = grown;
                     if sums.len() <= FEW_GROUPS && nulls.is_none() {
