@@ -10,6 +10,7 @@ mod prune;
 mod pushdown;
 mod reduce_subquery;
 mod semi_join;
+mod sum_shift;
 
 use quiver_common::Result;
 
@@ -18,6 +19,7 @@ use crate::plan::LogicalPlan;
 pub use cardinality::estimate_rows;
 
 pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
+    let plan = sum_shift::shift_sums(plan);
     let plan = pushdown::push_down_predicates(plan);
     let plan = semi_join::push_down_semi_joins(plan);
     // After semi joins have moved: they are what makes an outer side's keys few.

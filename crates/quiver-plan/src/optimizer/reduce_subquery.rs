@@ -251,7 +251,7 @@ fn key_sources(plan: &LogicalPlan, col: ColumnId, out: &mut Vec<(LogicalPlan, Co
     }
 }
 
-fn max_column_id(plan: &LogicalPlan) -> u32 {
+pub(super) fn max_column_id(plan: &LogicalPlan) -> u32 {
     let own = plan.schema().iter().map(|c| c.id.0).max().unwrap_or(0);
     let own = match plan {
         LogicalPlan::Scan {
