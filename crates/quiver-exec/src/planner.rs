@@ -460,6 +460,9 @@ impl Planner {
                     .collect::<Result<Vec<_>>>()?;
                 Arc::new(UnionExec::new(children, schema))
             }
+            LogicalPlan::SetOp { input, kind } => {
+                Arc::new(SetOpExec::new(self.plan(input)?, *kind, schema))
+            }
         })
     }
 }

@@ -194,6 +194,10 @@ impl Copier<'_> {
                 let columns = columns.iter().map(|c| self.column(c)).collect();
                 LogicalPlan::Union { inputs, columns }
             }
+            LogicalPlan::SetOp { input, kind } => LogicalPlan::SetOp {
+                input: Box::new(self.copy(input)),
+                kind: *kind,
+            },
         }
     }
 }

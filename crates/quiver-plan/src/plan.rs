@@ -265,6 +265,43 @@ pub enum LogicalPlan {
         inputs: Vec<LogicalPlan>,
         columns: Vec<ColumnInfo>,
     },
+    /// The last step of EXCEPT / INTERSECT: `input` holds each distinct row
+    /// once, then two counts, its rows on the left and on the right; each
+    /// row comes out as many times as `kind` keeps it, without the counts.
+    SetOp {
+        input: Box<LogicalPlan>,
+        kind: SetOpKind,
+    },
+}
+
+/// EXCEPT or INTERSECT, ALL (with duplicates) or DISTINCT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOpKind {
+    Except { all: bool },
+    Intersect { all: bool },
+}
+
+impl SetOpKind {
+    /// How many times a row with `left` copies on the left and `right` on
+    /// the right is in the result.
+    pub fn copies(self, left: u64, right: u64) -> u64 {
+        match self {
+            SetOpKind::Except { all: true } => left.saturating_sub(right),
+            SetOpKind::Except { all: false } => u64::from(left > 0 && right == 0),
+            SetOpKind::Intersect { all: true } => left.min(right),
+            SetOpKind::Intersect { all: false } => u64::from(left > 0 && right > 0),
+        }
+    }
+}
+
+impl fmt::Display for SetOpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (name, all) = match self {
+            SetOpKind::Except { all } => ("Except", all),
+            SetOpKind::Intersect { all } => ("Intersect", all),
+        };
+        write!(f, "{name} {}", if *all { "All" } else { "Distinct" })
+    }
 }
 
 impl LogicalPlan {
@@ -277,6 +314,11 @@ impl LogicalPlan {
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => input.schema(),
+            LogicalPlan::SetOp { input, .. } => {
+                let mut s = input.schema();
+                s.truncate(s.len().saturating_sub(2));
+                s
+            }
             LogicalPlan::Project { exprs, .. } => exprs.iter().map(|(c, _)| c.clone()).collect(),
             LogicalPlan::Join {
                 left, right, kind, ..
@@ -316,7 +358,8 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Window { input, .. }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Limit { input, .. } => vec![input],
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::SetOp { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } => vec![left, right],
             LogicalPlan::Union { inputs, .. } => inputs.iter().collect(),
         }
@@ -374,6 +417,10 @@ impl LogicalPlan {
             LogicalPlan::Union { inputs, columns } => LogicalPlan::Union {
                 inputs: inputs.into_iter().map(f).collect(),
                 columns,
+            },
+            LogicalPlan::SetOp { input, kind } => LogicalPlan::SetOp {
+                input: Box::new(f(*input)),
+                kind,
             },
             leaf @ (LogicalPlan::Scan { .. } | LogicalPlan::Values { .. }) => leaf,
         }
@@ -469,6 +516,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Limit { skip, fetch, .. } => format!("Limit skip={skip} fetch={fetch:?}"),
             LogicalPlan::Union { inputs, .. } => format!("UnionAll inputs={}", inputs.len()),
+            LogicalPlan::SetOp { kind, .. } => kind.to_string(),
         }
     }
 

@@ -167,6 +167,7 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
         LogicalPlan::Union { inputs, .. } => {
             (inputs.iter().map(estimate_rows).sum(), DistinctMap::new())
         }
+        LogicalPlan::SetOp { input, .. } => estimate(input),
     }
 }
 

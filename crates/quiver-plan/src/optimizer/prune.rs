@@ -160,6 +160,14 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 .collect(),
             columns,
         },
+        // The counts and every column decide which rows are kept.
+        LogicalPlan::SetOp { input, kind } => {
+            let all = input.schema().iter().map(|c| c.id).collect();
+            LogicalPlan::SetOp {
+                input: Box::new(prune(*input, &all)),
+                kind,
+            }
+        }
         values @ LogicalPlan::Values { .. } => values,
     }
 }

@@ -292,6 +292,13 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
             },
             preds,
         ),
+        LogicalPlan::SetOp { input, kind } => with_filter(
+            LogicalPlan::SetOp {
+                input: Box::new(push(*input, Vec::new())),
+                kind,
+            },
+            preds,
+        ),
         values @ LogicalPlan::Values { .. } => with_filter(values, preds),
     }
 }

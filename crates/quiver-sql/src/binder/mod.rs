@@ -24,6 +24,7 @@ mod order;
 mod query;
 mod registry;
 mod scope;
+mod set_ops;
 mod strict;
 mod subquery;
 mod window_frame;
@@ -598,7 +599,7 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
             }
         }
         LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| reads(&k.expr)),
-        LogicalPlan::Limit { .. } | LogicalPlan::Union { .. } => {}
+        LogicalPlan::Limit { .. } | LogicalPlan::Union { .. } | LogicalPlan::SetOp { .. } => {}
     }
     for c in plan.children() {
         collect_ids(c, produced, read);

@@ -51,7 +51,7 @@ fn sorted(plan: LogicalPlan, keys: Vec<SortExpr>, limit: Option<Limit>) -> Logic
     }
 }
 
-fn project(input: LogicalPlan, exprs: Vec<(ColumnInfo, Expr)>) -> LogicalPlan {
+pub(super) fn project(input: LogicalPlan, exprs: Vec<(ColumnInfo, Expr)>) -> LogicalPlan {
     LogicalPlan::Project {
         input: Box::new(input),
         exprs,
@@ -183,7 +183,7 @@ impl Binder<'_> {
         }
     }
 
-    fn set_expr(&mut self, body: &ast::SetExpr, nesting: Nesting) -> Result<BoundQuery> {
+    pub(super) fn set_expr(&mut self, body: &ast::SetExpr, nesting: Nesting) -> Result<BoundQuery> {
         match body {
             ast::SetExpr::Select(s) => self.select(s, None, None, nesting),
             ast::SetExpr::Query(q) => self.query(q, nesting),
@@ -191,6 +191,12 @@ impl Binder<'_> {
                 op: ast::SetOperator::Union,
                 ..
             } => self.union(body, nesting),
+            ast::SetExpr::SetOperation {
+                op: op @ (ast::SetOperator::Except | ast::SetOperator::Intersect),
+                set_quantifier,
+                left,
+                right,
+            } => self.except_intersect(*op, *set_quantifier, left, right, nesting),
             ast::SetExpr::SetOperation { op, .. } => {
                 Err(QuiverError::not_supported(op.to_string()))
             }
@@ -254,7 +260,7 @@ impl Binder<'_> {
 
     /// Union operands with each column cast to the common type of all of
     /// them (operands of another width are left for `union` to reject).
-    fn cast_to_common_types(&mut self, operands: Vec<BoundQuery>) -> Vec<BoundQuery> {
+    pub(super) fn cast_to_common_types(&mut self, operands: Vec<BoundQuery>) -> Vec<BoundQuery> {
         let schemas: Vec<Vec<ColumnInfo>> = operands.iter().map(|b| b.plan.schema()).collect();
         let width = schemas[0].len();
         if schemas.iter().any(|s| s.len() != width) {
@@ -316,7 +322,7 @@ impl Binder<'_> {
 
     /// UNION ALL of inputs with the same width: column types unified with
     /// `common_type` (inputs cast as needed), names from the first input.
-    fn union_all(
+    pub(super) fn union_all(
         &mut self,
         inputs: Vec<LogicalPlan>,
         collations: &[UnionCollation],
@@ -994,7 +1000,7 @@ impl Binder<'_> {
 /// Each string column's collation as MySQL aggregates a union's inputs'
 /// (a projected literal is COERCIBLE, a column IMPLICIT); inputs of one
 /// width.
-fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<UnionCollation>> {
+pub(super) fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<UnionCollation>> {
     let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(|p| p.schema()).collect();
     let width = schemas.first().map_or(0, Vec::len);
     (0..width)
