@@ -272,6 +272,25 @@ pub enum LogicalPlan {
         input: Box<LogicalPlan>,
         kind: SetOpKind,
     },
+    /// WITH RECURSIVE's table: `anchor`'s rows, then `recursive`'s, run
+    /// again and again over the rows the round before added (which its
+    /// `WorkTable { work }` leaves read), until a round adds none or
+    /// `max_iterations` rounds have run (warning 1931). With `distinct` a
+    /// row already in the result is not added again. Both inputs' column j
+    /// feeds output column j.
+    RecursiveCte {
+        anchor: Box<LogicalPlan>,
+        recursive: Box<LogicalPlan>,
+        work: ColumnId,
+        distinct: bool,
+        max_iterations: u64,
+        columns: Vec<ColumnInfo>,
+    },
+    /// The rows the last round of the `RecursiveCte` with this `work` added.
+    WorkTable {
+        work: ColumnId,
+        columns: Vec<ColumnInfo>,
+    },
 }
 
 /// EXCEPT or INTERSECT, ALL (with duplicates) or DISTINCT.
@@ -308,9 +327,10 @@ impl LogicalPlan {
     pub fn schema(&self) -> Vec<ColumnInfo> {
         match self {
             LogicalPlan::Scan { columns, .. } => columns.iter().map(|(_, c)| c.clone()).collect(),
-            LogicalPlan::Values { columns, .. } | LogicalPlan::Union { columns, .. } => {
-                columns.clone()
-            }
+            LogicalPlan::Values { columns, .. }
+            | LogicalPlan::Union { columns, .. }
+            | LogicalPlan::RecursiveCte { columns, .. }
+            | LogicalPlan::WorkTable { columns, .. } => columns.clone(),
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => input.schema(),
@@ -352,7 +372,14 @@ impl LogicalPlan {
 
     pub fn children(&self) -> Vec<&LogicalPlan> {
         match self {
-            LogicalPlan::Scan { .. } | LogicalPlan::Values { .. } => vec![],
+            LogicalPlan::Scan { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::WorkTable { .. } => {
+                vec![]
+            }
+            LogicalPlan::RecursiveCte {
+                anchor, recursive, ..
+            } => vec![anchor, recursive],
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
@@ -422,7 +449,27 @@ impl LogicalPlan {
                 input: Box::new(f(*input)),
                 kind,
             },
-            leaf @ (LogicalPlan::Scan { .. } | LogicalPlan::Values { .. }) => leaf,
+            LogicalPlan::RecursiveCte {
+                anchor,
+                recursive,
+                work,
+                distinct,
+                max_iterations,
+                columns,
+            } => {
+                let anchor = f(*anchor);
+                LogicalPlan::RecursiveCte {
+                    anchor: Box::new(anchor),
+                    recursive: Box::new(f(*recursive)),
+                    work,
+                    distinct,
+                    max_iterations,
+                    columns,
+                }
+            }
+            leaf @ (LogicalPlan::Scan { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::WorkTable { .. }) => leaf,
         }
     }
 
@@ -517,6 +564,17 @@ impl LogicalPlan {
             LogicalPlan::Limit { skip, fetch, .. } => format!("Limit skip={skip} fetch={fetch:?}"),
             LogicalPlan::Union { inputs, .. } => format!("UnionAll inputs={}", inputs.len()),
             LogicalPlan::SetOp { kind, .. } => kind.to_string(),
+            LogicalPlan::RecursiveCte {
+                work,
+                distinct,
+                max_iterations,
+                ..
+            } => format!(
+                "RecursiveCte #{} {} max_iterations={max_iterations}",
+                work.0,
+                if *distinct { "Distinct" } else { "All" }
+            ),
+            LogicalPlan::WorkTable { work, .. } => format!("WorkTable #{}", work.0),
         }
     }
 

@@ -168,6 +168,25 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 kind,
             }
         }
-        values @ LogicalPlan::Values { .. } => values,
+        LogicalPlan::RecursiveCte {
+            anchor,
+            recursive,
+            work,
+            distinct,
+            max_iterations,
+            columns,
+        } => {
+            let all = |p: &LogicalPlan| p.schema().iter().map(|c| c.id).collect();
+            let (a, r) = (all(&anchor), all(&recursive));
+            LogicalPlan::RecursiveCte {
+                anchor: Box::new(prune(*anchor, &a)),
+                recursive: Box::new(prune(*recursive, &r)),
+                work,
+                distinct,
+                max_iterations,
+                columns,
+            }
+        }
+        leaf @ (LogicalPlan::Values { .. } | LogicalPlan::WorkTable { .. }) => leaf,
     }
 }

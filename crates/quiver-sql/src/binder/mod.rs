@@ -22,6 +22,7 @@ mod functions;
 mod group_concat;
 mod order;
 mod query;
+mod recursive;
 mod registry;
 mod scope;
 mod set_ops;
@@ -156,6 +157,8 @@ pub struct Binder<'a> {
     char_casts: Vec<Expr>,
     /// The statement's time (UTC microseconds), read once when first asked.
     now: std::cell::OnceCell<i64>,
+    /// Recursive CTEs whose bodies are being bound, innermost last.
+    recursive: Vec<recursive::RecursiveRef>,
 }
 
 #[derive(Debug, Clone)]
@@ -163,8 +166,11 @@ struct CteDef {
     name: String,
     columns: Vec<String>,
     query: ast::Query,
-    /// How many entries of `ctes` its body may see (the ones defined before it).
+    /// How many entries of `ctes` its body may see (the ones defined before
+    /// it; under WITH RECURSIVE, itself too).
     visible: usize,
+    /// Defined by WITH RECURSIVE: its body may read itself.
+    recursive: bool,
 }
 
 /// Aggregates, windows and subquery joins collected while binding one query block.
@@ -325,6 +331,7 @@ impl<'a> Binder<'a> {
             fixed_strings: HashMap::new(),
             char_casts: Vec::new(),
             now: Default::default(),
+            recursive: Vec::new(),
         }
     }
 
@@ -599,7 +606,11 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
             }
         }
         LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| reads(&k.expr)),
-        LogicalPlan::Limit { .. } | LogicalPlan::Union { .. } | LogicalPlan::SetOp { .. } => {}
+        LogicalPlan::Limit { .. }
+        | LogicalPlan::Union { .. }
+        | LogicalPlan::SetOp { .. }
+        | LogicalPlan::RecursiveCte { .. }
+        | LogicalPlan::WorkTable { .. } => {}
     }
     for c in plan.children() {
         collect_ids(c, produced, read);

@@ -93,9 +93,6 @@ impl Binder<'_> {
     }
 
     fn define_ctes(&mut self, with: &ast::With) -> Result<()> {
-        if with.recursive {
-            return Err(QuiverError::not_supported("WITH RECURSIVE"));
-        }
         let base = self.ctes.len();
         for cte in &with.cte_tables {
             if cte.from.is_some() {
@@ -120,12 +117,15 @@ impl Binder<'_> {
                 .iter()
                 .map(|c| c.name.value.clone())
                 .collect();
-            let visible = self.ctes.len();
+            // Under WITH RECURSIVE a CTE sees itself (MariaDB's mutual
+            // recursion, a CTE reading a later one, is not supported).
+            let visible = self.ctes.len() + usize::from(with.recursive);
             self.ctes.push(CteDef {
                 name,
                 columns,
                 query: (*cte.query).clone(),
                 visible,
+                recursive: with.recursive,
             });
         }
         Ok(())
@@ -387,7 +387,7 @@ impl Binder<'_> {
     }
 
     /// Duplicate removal: an Aggregate grouping on every column.
-    fn distinct_rows(&mut self, plan: LogicalPlan) -> LogicalPlan {
+    pub(super) fn distinct_rows(&mut self, plan: LogicalPlan) -> LogicalPlan {
         let group = plan
             .schema()
             .into_iter()
@@ -1022,7 +1022,7 @@ pub(super) fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<UnionColla
         .collect()
 }
 
-fn flatten_union<'q>(
+pub(super) fn flatten_union<'q>(
     body: &'q ast::SetExpr,
     out: &mut Vec<(&'q ast::SetExpr, bool)>,
 ) -> Result<()> {
