@@ -24,6 +24,7 @@ mod order;
 mod query;
 mod recursive;
 mod registry;
+mod rollup;
 mod scope;
 mod set_ops;
 mod strict;

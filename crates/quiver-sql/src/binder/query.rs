@@ -612,10 +612,24 @@ impl Binder<'_> {
         let mut input_ids = plan_ids(&plan);
 
         let mut items = self.select_items(&s.projection, &scope)?;
-        let group_asts = match &s.group_by {
-            ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs,
+        let (group_asts, rollup) = match &s.group_by {
+            ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => {
+                (exprs, false)
+            }
+            ast::GroupByExpr::Expressions(exprs, modifiers)
+                if !exprs.is_empty() && modifiers[..] == [ast::GroupByWithModifier::Rollup] =>
+            {
+                (exprs, true)
+            }
             other => return Err(QuiverError::not_supported(format!("{other}"))),
         };
+        if rollup && order_by.is_some() {
+            return Err(QuiverError::new(
+                1221,
+                "HY000",
+                "Incorrect usage of CUBE/ROLLUP and ORDER BY",
+            ));
+        }
         let (group_exprs, mut group_names) = self.group_by(group_asts, &scope, &items)?;
         // Group keys carry their collation (rows equal under it are one group).
         let mut group_exprs: Vec<Expr> = group_exprs
@@ -747,10 +761,19 @@ impl Binder<'_> {
                     .map(|i| empty_group_value(&i.expr, &aggs, &groups))
                     .collect();
             }
-            plan = LogicalPlan::Aggregate {
-                input: Box::new(plan),
-                group,
-                aggs,
+            plan = if rollup {
+                if !correlation.is_empty() || !pending.is_empty() {
+                    return Err(QuiverError::not_supported(
+                        "WITH ROLLUP with subqueries in the select list",
+                    ));
+                }
+                self.rollup(plan, group, aggs)
+            } else {
+                LogicalPlan::Aggregate {
+                    input: Box::new(plan),
+                    group,
+                    aggs,
+                }
             };
         }
         // Scalar subqueries of the select list, HAVING and ORDER BY.
