@@ -46,6 +46,7 @@ const VARIABLES: &[&str] = &[
     "max_allowed_packet",
     "max_connections",
     "max_execution_time",
+    "max_recursive_iterations",
     "max_statement_time",
     "net_buffer_length",
     "net_read_timeout",

@@ -90,6 +90,14 @@ const SETTABLE: &[(&str, Kind)] = &[
             max: 65_535,
         },
     ),
+    // WITH RECURSIVE stops after this many rounds (warning 1931).
+    (
+        "max_recursive_iterations",
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as i64,
+        },
+    ),
     // MariaDB's statement time limit in seconds (0: none); a statement
     // over it stops with error 1969.
     ("max_statement_time", Kind::Seconds { max: 31_536_000 }),

@@ -102,9 +102,20 @@ fn list(exprs: &[Expr]) -> String {
 
 /// `plan`'s operators, every type as declared.
 pub fn create_physical_plan(plan: &LogicalPlan, threads: usize) -> Result<Arc<dyn ExecutionPlan>> {
+    plan_with_work_tables(plan, threads, WorkTables::new())
+}
+
+/// [`create_physical_plan`] of a recursive CTE's part, its work tables
+/// holding `work`.
+pub(crate) fn plan_with_work_tables(
+    plan: &LogicalPlan,
+    threads: usize,
+    work: WorkTables,
+) -> Result<Arc<dyn ExecutionPlan>> {
     Planner {
         threads,
         width: DecimalWidth::declared(),
+        work,
     }
     .plan(plan)
 }
@@ -122,12 +133,17 @@ pub fn create_narrow_plan(
     let planner = Planner {
         threads,
         width: DecimalWidth::narrow(),
+        work: WorkTables::new(),
     };
     let physical = planner.plan(plan)?;
     Ok(Some((physical, planner.width.narrowed_any())))
 }
 
 fn reads_wide_decimals(plan: &LogicalPlan) -> bool {
+    // A recursive CTE plans its rounds with the declared types.
+    if matches!(plan, LogicalPlan::RecursiveCte { .. }) {
+        return true;
+    }
     if let LogicalPlan::Scan {
         columns,
         filter_columns,
@@ -177,6 +193,7 @@ pub fn to_declared(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch
 struct Planner {
     threads: usize,
     width: DecimalWidth,
+    work: WorkTables,
 }
 
 impl Planner {
@@ -459,6 +476,45 @@ impl Planner {
                     .map(|i| self.plan(i))
                     .collect::<Result<Vec<_>>>()?;
                 Arc::new(UnionExec::new(children, schema))
+            }
+            LogicalPlan::SetOp { input, kind } => {
+                Arc::new(SetOpExec::new(self.plan(input)?, *kind, schema))
+            }
+            LogicalPlan::RecursiveCte {
+                anchor,
+                recursive,
+                work,
+                distinct,
+                max_iterations,
+                columns,
+            } => {
+                let mut empty = self.work.clone();
+                empty.insert(*work, Arc::new(Vec::new()));
+                let shape = plan_with_work_tables(recursive, self.threads, empty)?;
+                let parts = RecursiveCteParts {
+                    anchor: self.plan(anchor)?,
+                    shape,
+                    recursive: Arc::new((**recursive).clone()),
+                    work: *work,
+                    outer: self.work.clone(),
+                    distinct: *distinct,
+                    max_iterations: *max_iterations,
+                    collations: columns
+                        .iter()
+                        .map(|c| {
+                            quiver_common::types::is_string(&c.data_type)
+                                .then(|| c.collation.unwrap_or_else(quiver_plan::default_collation))
+                        })
+                        .collect(),
+                    threads: self.threads,
+                };
+                Arc::new(RecursiveCteExec::new(parts, schema))
+            }
+            LogicalPlan::WorkTable { work, .. } => {
+                let rows = self.work.get(work).cloned().ok_or_else(|| {
+                    QuiverError::internal("a work table outside its recursive CTE")
+                })?;
+                Arc::new(WorkTableExec::new(rows, schema))
             }
         })
     }

@@ -194,6 +194,34 @@ impl Copier<'_> {
                 let columns = columns.iter().map(|c| self.column(c)).collect();
                 LogicalPlan::Union { inputs, columns }
             }
+            LogicalPlan::SetOp { input, kind } => LogicalPlan::SetOp {
+                input: Box::new(self.copy(input)),
+                kind: *kind,
+            },
+            LogicalPlan::RecursiveCte {
+                anchor,
+                recursive,
+                work,
+                distinct,
+                max_iterations,
+                columns,
+            } => {
+                let anchor = self.copy(anchor);
+                let recursive = self.copy(recursive);
+                let columns = columns.iter().map(|c| self.column(c)).collect();
+                LogicalPlan::RecursiveCte {
+                    anchor: Box::new(anchor),
+                    recursive: Box::new(recursive),
+                    work: *work,
+                    distinct: *distinct,
+                    max_iterations: *max_iterations,
+                    columns,
+                }
+            }
+            LogicalPlan::WorkTable { work, columns } => LogicalPlan::WorkTable {
+                work: *work,
+                columns: columns.iter().map(|c| self.column(c)).collect(),
+            },
         }
     }
 }

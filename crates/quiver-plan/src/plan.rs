@@ -265,18 +265,80 @@ pub enum LogicalPlan {
         inputs: Vec<LogicalPlan>,
         columns: Vec<ColumnInfo>,
     },
+    /// The last step of EXCEPT / INTERSECT: `input` holds each distinct row
+    /// once, then two counts, its rows on the left and on the right; each
+    /// row comes out as many times as `kind` keeps it, without the counts.
+    SetOp {
+        input: Box<LogicalPlan>,
+        kind: SetOpKind,
+    },
+    /// WITH RECURSIVE's table: `anchor`'s rows, then `recursive`'s, run
+    /// again and again over the rows the round before added (which its
+    /// `WorkTable { work }` leaves read), until a round adds none or
+    /// `max_iterations` rounds have run (warning 1931). With `distinct` a
+    /// row already in the result is not added again. Both inputs' column j
+    /// feeds output column j.
+    RecursiveCte {
+        anchor: Box<LogicalPlan>,
+        recursive: Box<LogicalPlan>,
+        work: ColumnId,
+        distinct: bool,
+        max_iterations: u64,
+        columns: Vec<ColumnInfo>,
+    },
+    /// The rows the last round of the `RecursiveCte` with this `work` added.
+    WorkTable {
+        work: ColumnId,
+        columns: Vec<ColumnInfo>,
+    },
+}
+
+/// EXCEPT or INTERSECT, ALL (with duplicates) or DISTINCT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOpKind {
+    Except { all: bool },
+    Intersect { all: bool },
+}
+
+impl SetOpKind {
+    /// How many times a row with `left` copies on the left and `right` on
+    /// the right is in the result.
+    pub fn copies(self, left: u64, right: u64) -> u64 {
+        match self {
+            SetOpKind::Except { all: true } => left.saturating_sub(right),
+            SetOpKind::Except { all: false } => u64::from(left > 0 && right == 0),
+            SetOpKind::Intersect { all: true } => left.min(right),
+            SetOpKind::Intersect { all: false } => u64::from(left > 0 && right > 0),
+        }
+    }
+}
+
+impl fmt::Display for SetOpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (name, all) = match self {
+            SetOpKind::Except { all } => ("Except", all),
+            SetOpKind::Intersect { all } => ("Intersect", all),
+        };
+        write!(f, "{name} {}", if *all { "All" } else { "Distinct" })
+    }
 }
 
 impl LogicalPlan {
     pub fn schema(&self) -> Vec<ColumnInfo> {
         match self {
             LogicalPlan::Scan { columns, .. } => columns.iter().map(|(_, c)| c.clone()).collect(),
-            LogicalPlan::Values { columns, .. } | LogicalPlan::Union { columns, .. } => {
-                columns.clone()
-            }
+            LogicalPlan::Values { columns, .. }
+            | LogicalPlan::Union { columns, .. }
+            | LogicalPlan::RecursiveCte { columns, .. }
+            | LogicalPlan::WorkTable { columns, .. } => columns.clone(),
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => input.schema(),
+            LogicalPlan::SetOp { input, .. } => {
+                let mut s = input.schema();
+                s.truncate(s.len().saturating_sub(2));
+                s
+            }
             LogicalPlan::Project { exprs, .. } => exprs.iter().map(|(c, _)| c.clone()).collect(),
             LogicalPlan::Join {
                 left, right, kind, ..
@@ -310,13 +372,21 @@ impl LogicalPlan {
 
     pub fn children(&self) -> Vec<&LogicalPlan> {
         match self {
-            LogicalPlan::Scan { .. } | LogicalPlan::Values { .. } => vec![],
+            LogicalPlan::Scan { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::WorkTable { .. } => {
+                vec![]
+            }
+            LogicalPlan::RecursiveCte {
+                anchor, recursive, ..
+            } => vec![anchor, recursive],
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Window { input, .. }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Limit { input, .. } => vec![input],
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::SetOp { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } => vec![left, right],
             LogicalPlan::Union { inputs, .. } => inputs.iter().collect(),
         }
@@ -375,7 +445,31 @@ impl LogicalPlan {
                 inputs: inputs.into_iter().map(f).collect(),
                 columns,
             },
-            leaf @ (LogicalPlan::Scan { .. } | LogicalPlan::Values { .. }) => leaf,
+            LogicalPlan::SetOp { input, kind } => LogicalPlan::SetOp {
+                input: Box::new(f(*input)),
+                kind,
+            },
+            LogicalPlan::RecursiveCte {
+                anchor,
+                recursive,
+                work,
+                distinct,
+                max_iterations,
+                columns,
+            } => {
+                let anchor = f(*anchor);
+                LogicalPlan::RecursiveCte {
+                    anchor: Box::new(anchor),
+                    recursive: Box::new(f(*recursive)),
+                    work,
+                    distinct,
+                    max_iterations,
+                    columns,
+                }
+            }
+            leaf @ (LogicalPlan::Scan { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::WorkTable { .. }) => leaf,
         }
     }
 
@@ -469,6 +563,18 @@ impl LogicalPlan {
             }
             LogicalPlan::Limit { skip, fetch, .. } => format!("Limit skip={skip} fetch={fetch:?}"),
             LogicalPlan::Union { inputs, .. } => format!("UnionAll inputs={}", inputs.len()),
+            LogicalPlan::SetOp { kind, .. } => kind.to_string(),
+            LogicalPlan::RecursiveCte {
+                work,
+                distinct,
+                max_iterations,
+                ..
+            } => format!(
+                "RecursiveCte #{} {} max_iterations={max_iterations}",
+                work.0,
+                if *distinct { "Distinct" } else { "All" }
+            ),
+            LogicalPlan::WorkTable { work, .. } => format!("WorkTable #{}", work.0),
         }
     }
 

@@ -167,6 +167,12 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
         LogicalPlan::Union { inputs, .. } => {
             (inputs.iter().map(estimate_rows).sum(), DistinctMap::new())
         }
+        LogicalPlan::SetOp { input, .. } => estimate(input),
+        // A guess: the anchor's rows, ten rounds deep.
+        LogicalPlan::RecursiveCte { anchor, .. } => {
+            (estimate_rows(anchor) * 10.0, DistinctMap::new())
+        }
+        LogicalPlan::WorkTable { .. } => (100.0, DistinctMap::new()),
     }
 }
 

@@ -152,6 +152,33 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 .collect(),
             columns,
         },
-        values @ LogicalPlan::Values { .. } => values,
+        // The counts and every column decide which rows are kept.
+        LogicalPlan::SetOp { input, kind } => {
+            let all = input.schema().iter().map(|c| c.id).collect();
+            LogicalPlan::SetOp {
+                input: Box::new(prune(*input, &all)),
+                kind,
+            }
+        }
+        LogicalPlan::RecursiveCte {
+            anchor,
+            recursive,
+            work,
+            distinct,
+            max_iterations,
+            columns,
+        } => {
+            let all = |p: &LogicalPlan| p.schema().iter().map(|c| c.id).collect();
+            let (a, r) = (all(&anchor), all(&recursive));
+            LogicalPlan::RecursiveCte {
+                anchor: Box::new(prune(*anchor, &a)),
+                recursive: Box::new(prune(*recursive, &r)),
+                work,
+                distinct,
+                max_iterations,
+                columns,
+            }
+        }
+        leaf @ (LogicalPlan::Values { .. } | LogicalPlan::WorkTable { .. }) => leaf,
     }
 }

@@ -292,6 +292,33 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
             },
             preds,
         ),
-        values @ LogicalPlan::Values { .. } => with_filter(values, preds),
+        LogicalPlan::SetOp { input, kind } => with_filter(
+            LogicalPlan::SetOp {
+                input: Box::new(push(*input, Vec::new())),
+                kind,
+            },
+            preds,
+        ),
+        LogicalPlan::RecursiveCte {
+            anchor,
+            recursive,
+            work,
+            distinct,
+            max_iterations,
+            columns,
+        } => with_filter(
+            LogicalPlan::RecursiveCte {
+                anchor: Box::new(push(*anchor, Vec::new())),
+                recursive: Box::new(push(*recursive, Vec::new())),
+                work,
+                distinct,
+                max_iterations,
+                columns,
+            },
+            preds,
+        ),
+        leaf @ (LogicalPlan::Values { .. } | LogicalPlan::WorkTable { .. }) => {
+            with_filter(leaf, preds)
+        }
     }
 }

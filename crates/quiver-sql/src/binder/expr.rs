@@ -557,6 +557,8 @@ impl Binder<'_> {
             // Division results always have 4 more decimals than the dividend.
             "div_precision_increment" => int(4),
             "group_concat_max_len" => int(1_048_576),
+            // WITH RECURSIVE's round limit.
+            "max_recursive_iterations" => int(1000),
             // Statement time limits (MySQL's in ms, MariaDB's in s): 0, none.
             "max_execution_time" => int(0),
             "max_statement_time" => Ok(Expr::lit(ScalarValue::decimal(0, 14, 6))),

@@ -217,6 +217,9 @@ impl Binder<'_> {
         qualifier: &str,
         alias_columns: &[String],
     ) -> Result<(LogicalPlan, Scope)> {
+        if cte.recursive {
+            return self.recursive_cte(cte, qualifier, alias_columns);
+        }
         let hidden = self.ctes.split_off(cte.visible.min(self.ctes.len()));
         let columns = if alias_columns.is_empty() {
             &cte.columns[..]
@@ -266,7 +269,7 @@ impl Binder<'_> {
 
     /// A subquery in FROM (also a CTE or view body): its own block, which can
     /// not see the enclosing query's columns.
-    fn derived(
+    pub(super) fn derived(
         &mut self,
         query: &ast::Query,
         qualifier: &str,
@@ -276,8 +279,19 @@ impl Binder<'_> {
         let outer = std::mem::take(&mut self.outer);
         let bound = self.query(query, Nesting::Derived);
         self.outer = outer;
-        let bound = bound?;
-        let schema = bound.plan.schema();
+        self.derived_scope(bound?.plan, qualifier, org_table, names)
+    }
+
+    /// A derived table's plan seen from outside: its columns named
+    /// `names` (or as the plan names them), under `qualifier`.
+    pub(super) fn derived_scope(
+        &mut self,
+        plan: LogicalPlan,
+        qualifier: &str,
+        org_table: Option<&str>,
+        names: &[String],
+    ) -> Result<(LogicalPlan, Scope)> {
+        let schema = plan.schema();
         let names: Vec<String> = if names.is_empty() {
             schema.iter().map(|c| c.name.clone()).collect()
         } else if names.len() != schema.len() {
@@ -317,7 +331,7 @@ impl Binder<'_> {
                 ..ScopeColumn::new(Some(qualifier), c)
             })
             .collect();
-        Ok((bound.plan, Scope { columns }))
+        Ok((plan, Scope { columns }))
     }
 
     fn join(

@@ -22,8 +22,11 @@ mod functions;
 mod group_concat;
 mod order;
 mod query;
+mod recursive;
 mod registry;
+mod rollup;
 mod scope;
+mod set_ops;
 mod strict;
 mod subquery;
 mod window_frame;
@@ -155,6 +158,8 @@ pub struct Binder<'a> {
     char_casts: Vec<Expr>,
     /// The statement's time (UTC microseconds), read once when first asked.
     now: std::cell::OnceCell<i64>,
+    /// Recursive CTEs whose bodies are being bound, innermost last.
+    recursive: Vec<recursive::RecursiveRef>,
 }
 
 #[derive(Debug, Clone)]
@@ -162,8 +167,11 @@ struct CteDef {
     name: String,
     columns: Vec<String>,
     query: ast::Query,
-    /// How many entries of `ctes` its body may see (the ones defined before it).
+    /// How many entries of `ctes` its body may see (the ones defined before
+    /// it; under WITH RECURSIVE, itself too).
     visible: usize,
+    /// Defined by WITH RECURSIVE: its body may read itself.
+    recursive: bool,
 }
 
 /// Aggregates, windows and subquery joins collected while binding one query block.
@@ -324,6 +332,7 @@ impl<'a> Binder<'a> {
             fixed_strings: HashMap::new(),
             char_casts: Vec::new(),
             now: Default::default(),
+            recursive: Vec::new(),
         }
     }
 
@@ -598,7 +607,11 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
             }
         }
         LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| reads(&k.expr)),
-        LogicalPlan::Limit { .. } | LogicalPlan::Union { .. } => {}
+        LogicalPlan::Limit { .. }
+        | LogicalPlan::Union { .. }
+        | LogicalPlan::SetOp { .. }
+        | LogicalPlan::RecursiveCte { .. }
+        | LogicalPlan::WorkTable { .. } => {}
     }
     for c in plan.children() {
         collect_ids(c, produced, read);

@@ -51,7 +51,7 @@ fn sorted(plan: LogicalPlan, keys: Vec<SortExpr>, limit: Option<Limit>) -> Logic
     }
 }
 
-fn project(input: LogicalPlan, exprs: Vec<(ColumnInfo, Expr)>) -> LogicalPlan {
+pub(super) fn project(input: LogicalPlan, exprs: Vec<(ColumnInfo, Expr)>) -> LogicalPlan {
     LogicalPlan::Project {
         input: Box::new(input),
         exprs,
@@ -93,9 +93,6 @@ impl Binder<'_> {
     }
 
     fn define_ctes(&mut self, with: &ast::With) -> Result<()> {
-        if with.recursive {
-            return Err(QuiverError::not_supported("WITH RECURSIVE"));
-        }
         let base = self.ctes.len();
         for cte in &with.cte_tables {
             if cte.from.is_some() {
@@ -120,12 +117,15 @@ impl Binder<'_> {
                 .iter()
                 .map(|c| c.name.value.clone())
                 .collect();
-            let visible = self.ctes.len();
+            // Under WITH RECURSIVE a CTE sees itself (MariaDB's mutual
+            // recursion, a CTE reading a later one, is not supported).
+            let visible = self.ctes.len() + usize::from(with.recursive);
             self.ctes.push(CteDef {
                 name,
                 columns,
                 query: (*cte.query).clone(),
                 visible,
+                recursive: with.recursive,
             });
         }
         Ok(())
@@ -183,7 +183,7 @@ impl Binder<'_> {
         }
     }
 
-    fn set_expr(&mut self, body: &ast::SetExpr, nesting: Nesting) -> Result<BoundQuery> {
+    pub(super) fn set_expr(&mut self, body: &ast::SetExpr, nesting: Nesting) -> Result<BoundQuery> {
         match body {
             ast::SetExpr::Select(s) => self.select(s, None, None, nesting),
             ast::SetExpr::Query(q) => self.query(q, nesting),
@@ -191,6 +191,12 @@ impl Binder<'_> {
                 op: ast::SetOperator::Union,
                 ..
             } => self.union(body, nesting),
+            ast::SetExpr::SetOperation {
+                op: op @ (ast::SetOperator::Except | ast::SetOperator::Intersect),
+                set_quantifier,
+                left,
+                right,
+            } => self.except_intersect(*op, *set_quantifier, left, right, nesting),
             ast::SetExpr::SetOperation { op, .. } => {
                 Err(QuiverError::not_supported(op.to_string()))
             }
@@ -254,7 +260,7 @@ impl Binder<'_> {
 
     /// Union operands with each column cast to the common type of all of
     /// them (operands of another width are left for `union` to reject).
-    fn cast_to_common_types(&mut self, operands: Vec<BoundQuery>) -> Vec<BoundQuery> {
+    pub(super) fn cast_to_common_types(&mut self, operands: Vec<BoundQuery>) -> Vec<BoundQuery> {
         let schemas: Vec<Vec<ColumnInfo>> = operands.iter().map(|b| b.plan.schema()).collect();
         let width = schemas[0].len();
         if schemas.iter().any(|s| s.len() != width) {
@@ -316,7 +322,7 @@ impl Binder<'_> {
 
     /// UNION ALL of inputs with the same width: column types unified with
     /// `common_type` (inputs cast as needed), names from the first input.
-    fn union_all(
+    pub(super) fn union_all(
         &mut self,
         inputs: Vec<LogicalPlan>,
         collations: &[UnionCollation],
@@ -381,7 +387,7 @@ impl Binder<'_> {
     }
 
     /// Duplicate removal: an Aggregate grouping on every column.
-    fn distinct_rows(&mut self, plan: LogicalPlan) -> LogicalPlan {
+    pub(super) fn distinct_rows(&mut self, plan: LogicalPlan) -> LogicalPlan {
         let group = plan
             .schema()
             .into_iter()
@@ -606,10 +612,24 @@ impl Binder<'_> {
         let mut input_ids = plan_ids(&plan);
 
         let mut items = self.select_items(&s.projection, &scope)?;
-        let group_asts = match &s.group_by {
-            ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs,
+        let (group_asts, rollup) = match &s.group_by {
+            ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => {
+                (exprs, false)
+            }
+            ast::GroupByExpr::Expressions(exprs, modifiers)
+                if !exprs.is_empty() && modifiers[..] == [ast::GroupByWithModifier::Rollup] =>
+            {
+                (exprs, true)
+            }
             other => return Err(QuiverError::not_supported(format!("{other}"))),
         };
+        if rollup && order_by.is_some() {
+            return Err(QuiverError::new(
+                1221,
+                "HY000",
+                "Incorrect usage of CUBE/ROLLUP and ORDER BY",
+            ));
+        }
         let (group_exprs, mut group_names) = self.group_by(group_asts, &scope, &items)?;
         // Group keys carry their collation (rows equal under it are one group).
         let mut group_exprs: Vec<Expr> = group_exprs
@@ -741,10 +761,19 @@ impl Binder<'_> {
                     .map(|i| empty_group_value(&i.expr, &aggs, &groups))
                     .collect();
             }
-            plan = LogicalPlan::Aggregate {
-                input: Box::new(plan),
-                group,
-                aggs,
+            plan = if rollup {
+                if !correlation.is_empty() || !pending.is_empty() {
+                    return Err(QuiverError::not_supported(
+                        "WITH ROLLUP with subqueries in the select list",
+                    ));
+                }
+                self.rollup(plan, group, aggs)
+            } else {
+                LogicalPlan::Aggregate {
+                    input: Box::new(plan),
+                    group,
+                    aggs,
+                }
             };
         }
         // Scalar subqueries of the select list, HAVING and ORDER BY.
@@ -994,7 +1023,7 @@ impl Binder<'_> {
 /// Each string column's collation as MySQL aggregates a union's inputs'
 /// (a projected literal is COERCIBLE, a column IMPLICIT); inputs of one
 /// width.
-fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<UnionCollation>> {
+pub(super) fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<UnionCollation>> {
     let schemas: Vec<Vec<ColumnInfo>> = inputs.iter().map(|p| p.schema()).collect();
     let width = schemas.first().map_or(0, Vec::len);
     (0..width)
@@ -1016,7 +1045,7 @@ fn union_collations(inputs: &[&LogicalPlan]) -> Result<Vec<UnionCollation>> {
         .collect()
 }
 
-fn flatten_union<'q>(
+pub(super) fn flatten_union<'q>(
     body: &'q ast::SetExpr,
     out: &mut Vec<(&'q ast::SetExpr, bool)>,
 ) -> Result<()> {
