@@ -126,6 +126,10 @@ impl ScalarFunction for JsonRead {
         }))
     }
 
+    fn returns_json(&self) -> bool {
+        matches!(self.0, Op::Extract | Op::Query | Op::Compact)
+    }
+
     fn nullable(&self, any_arg_nullable: bool) -> bool {
         match self.0 {
             Op::Depth => any_arg_nullable,
