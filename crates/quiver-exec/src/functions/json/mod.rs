@@ -16,6 +16,7 @@ pub mod merge;
 pub mod modify;
 pub(crate) mod path;
 pub mod read;
+pub(crate) mod scan;
 pub(crate) mod tree;
 pub(crate) mod value;
 
