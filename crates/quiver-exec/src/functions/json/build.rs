@@ -41,7 +41,7 @@ impl ScalarFunction for JsonBuild {
     }
 
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
-        if self.0 == Op::Object && args.len() % 2 == 1 {
+        if self.0 == Op::Object && !args.len().is_multiple_of(2) {
             return Err(QuiverError::wrong_arguments("JSON_OBJECT"));
         }
         coerce_values(args)

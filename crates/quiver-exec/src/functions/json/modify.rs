@@ -62,7 +62,7 @@ impl ScalarFunction for JsonModify {
     }
 
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
-        if self.0 != Op::Remove && args.len() % 2 == 0 {
+        if self.0 != Op::Remove && args.len().is_multiple_of(2) {
             return Err(QuiverError::wrong_arguments(&self.name().to_uppercase()));
         }
         coerce_values(args)
