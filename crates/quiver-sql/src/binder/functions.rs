@@ -157,10 +157,10 @@ impl Binder<'_> {
             return self.group_concat(f, ctx, None);
         }
         if name == "json_arrayagg" {
-            return self.group_concat(f, ctx, Some(super::group_concat::JsonAgg::Array));
+            return self.json_arrayagg(f, ctx);
         }
         if name == "json_objectagg" {
-            return self.group_concat(f, ctx, Some(super::group_concat::JsonAgg::Object));
+            return self.json_objectagg(f, ctx);
         }
         // REGEXP and RLIKE are operators in MySQL's grammar (the registry
         // holds them as the REGEXP function), never called as functions.

@@ -32,6 +32,14 @@ pub(crate) enum JsonAgg {
 }
 
 impl Binder<'_> {
+    pub(crate) fn json_arrayagg(&mut self, f: &ast::Function, ctx: &Ctx) -> Result<Expr> {
+        self.group_concat(f, ctx, Some(JsonAgg::Array))
+    }
+
+    pub(crate) fn json_objectagg(&mut self, f: &ast::Function, ctx: &Ctx) -> Result<Expr> {
+        self.group_concat(f, ctx, Some(JsonAgg::Object))
+    }
+
     pub(crate) fn group_concat(
         &mut self,
         f: &ast::Function,
