@@ -7,3 +7,11 @@ SELECT COUNT(*) FROM orders WHERE JSON_VALUE(CONCAT('{"p":"', o_orderpriority, '
 -- name: json_extract_sum
 -- duckdb: SELECT SUM(CAST(json_extract('{"p":"' || o_orderpriority || '","c":' || o_custkey || ',"t":[' || o_shippriority || ',1]}', '$.c') AS BIGINT)) FROM orders
 SELECT SUM(JSON_EXTRACT(CONCAT('{"p":"', o_orderpriority, '","c":', o_custkey, ',"t":[', o_shippriority, ',1]}'), '$.c')) FROM orders;
+
+-- name: json_set_length
+-- duckdb: none
+SELECT SUM(LENGTH(JSON_SET(CONCAT('{"p":"', o_orderpriority, '"}'), '$.c', o_custkey))) FROM orders;
+
+-- name: json_arrayagg_length
+-- duckdb: SELECT SUM(LENGTH(CAST(a AS VARCHAR))) FROM (SELECT json_group_array(o_orderkey) a FROM orders GROUP BY o_custkey)
+SELECT SUM(LENGTH(a)) FROM (SELECT JSON_ARRAYAGG(o_orderkey) a FROM orders GROUP BY o_custkey) t;

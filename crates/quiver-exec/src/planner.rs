@@ -235,6 +235,7 @@ impl Planner {
                 let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
                 (n(o), n(c))
             }),
+            wrap: g.wrap.clone(),
         }))
     }
 

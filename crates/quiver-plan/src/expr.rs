@@ -770,6 +770,9 @@ pub struct GroupConcat {
     pub collation: Collation,
     /// LIMIT: (offset, count) of the rows in their order.
     pub limit: Option<(u64, u64)>,
+    /// Written before and after a result that is not NULL, after the cut
+    /// to `max_len` (JSON_ARRAYAGG's `[` `]`, JSON_OBJECTAGG's `{` `}`).
+    pub wrap: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl AggExpr {

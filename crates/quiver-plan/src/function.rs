@@ -146,6 +146,10 @@ pub struct Call<'a> {
     pub rows: usize,
     /// The collation string arguments resolved to.
     pub collation: Collation,
+    /// Bit i: argument i is JSON (a call of a function that
+    /// [`ScalarFunction::returns_json`]), which JSON builders insert as a
+    /// value rather than quote as a string, as MariaDB does.
+    pub json_args: u64,
 }
 
 /// A MySQL scalar function: name, signature, type rule and kernel.
@@ -244,6 +248,12 @@ pub trait ScalarFunction: Send + Sync + 'static {
     /// The kernel may fail with 1690 (out of range): the error then names
     /// the expression as MySQL prints it.
     fn can_overflow(&self) -> bool {
+        false
+    }
+
+    /// The result is JSON text (MariaDB's `is_json_type`): JSON_ARRAY and
+    /// the other builders insert it as a value, not as a string.
+    fn returns_json(&self) -> bool {
         false
     }
 

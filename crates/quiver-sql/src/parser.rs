@@ -630,7 +630,9 @@ fn group_concat_calls(tokens: &[TokenWithSpan]) -> Vec<GroupConcatCall> {
         let Token::Word(w) = &t.token else {
             continue;
         };
-        if w.quote_style.is_some() || !w.value.eq_ignore_ascii_case("group_concat") {
+        // JSON_ARRAYAGG takes GROUP_CONCAT's clauses (MariaDB builds it on it).
+        let clauses = ["group_concat", "json_arrayagg", "json_objectagg"];
+        if w.quote_style.is_some() || !clauses.iter().any(|c| w.value.eq_ignore_ascii_case(c)) {
             continue;
         }
         let Some(open) = next_token(tokens, i + 1).filter(|&k| tokens[k].token == Token::LParen)

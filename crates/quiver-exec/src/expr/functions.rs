@@ -66,12 +66,14 @@ pub fn call(
     t: &DataType,
     rows: usize,
     collation: Collation,
+    json_args: u64,
 ) -> Result<ColumnarValue> {
     if let ScalarFunc::Registered(f) = func {
         let call = quiver_plan::function::Call {
             data_type: t,
             rows,
             collation,
+            json_args,
         };
         return f.invoke(&args, &call);
     }

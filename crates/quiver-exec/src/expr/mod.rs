@@ -36,6 +36,7 @@ pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
 pub(crate) use compare::operand_type;
 pub(crate) use for_rows::evaluate_for;
+pub(crate) use like::compile as like_compile;
 pub use value::ColumnarValue;
 
 /// A compiled expression.
@@ -108,6 +109,28 @@ pub enum PhysicalExpr {
 /// whole batch but raising warnings only on the rows MySQL evaluates it
 /// for: a COALESCE argument where all before it are NULL, NULLIF's second
 /// where its first is not.
+/// Which arguments are JSON (calls of functions that return JSON), as a
+/// bit set for [`quiver_plan::function::Call::json_args`].
+fn json_arguments(args: &[PhysicalExpr]) -> u64 {
+    let mut bits = 0;
+    for (i, a) in args.iter().enumerate().take(64) {
+        let mut e = a;
+        while let PhysicalExpr::Checked { expr, .. } | PhysicalExpr::Collate(expr, _) = e {
+            e = expr;
+        }
+        if let PhysicalExpr::Function {
+            func: ScalarFunc::Registered(f),
+            ..
+        } = e
+        {
+            if f.returns_json() {
+                bits |= 1 << i;
+            }
+        }
+    }
+    bits
+}
+
 fn lazy_arguments(
     func: ScalarFunc,
     args: &[PhysicalExpr],
@@ -662,14 +685,15 @@ impl PhysicalExpr {
                     .map(|a| a.collation())
                     .find(|c| *c != default_collation())
                     .unwrap_or_else(default_collation);
+                let json_args = json_arguments(args);
                 if vals.iter().all(|v| matches!(v, ColumnarValue::Scalar(..))) {
                     // Once for the batch; its warnings are each row's.
                     let mark = crate::warnings::mark();
-                    let out = functions::call(*func, vals, data_type, rows, collation);
+                    let out = functions::call(*func, vals, data_type, rows, collation, json_args);
                     crate::warnings::repeat_since(mark, rows);
                     out
                 } else {
-                    functions::call(*func, vals, data_type, rows, collation)
+                    functions::call(*func, vals, data_type, rows, collation, json_args)
                 }
             }
             PhysicalExpr::Checked { expr, text } => {

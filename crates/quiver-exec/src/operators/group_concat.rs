@@ -53,6 +53,8 @@ pub struct GroupConcatSpec {
     pub collation: Collation,
     /// LIMIT: (offset, count) of the rows in their order.
     pub limit: Option<(usize, usize)>,
+    /// Written before and after a result that is not NULL (JSON_ARRAYAGG).
+    pub wrap: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl GroupConcatSpec {
@@ -376,6 +378,11 @@ impl GroupConcatAcc {
         let pieces = |r| pieces(&self.values, sep, r);
         let mut lens = Vec::with_capacity(groups);
         let mut total = 0usize;
+        let (before, after) = match &self.spec.wrap {
+            Some((b, a)) => (&b[..], &a[..]),
+            None => (&[][..], &[][..]),
+        };
+        let wrap_len = before.len() + after.len();
         for g in 0..groups {
             let r = shown(g);
             let full: usize = r
@@ -388,7 +395,7 @@ impl GroupConcatAcc {
                 false => full,
             };
             lens.push(len);
-            total += len;
+            total += len + wrap_len;
         }
         if total > i32::MAX as usize {
             return Err(QuiverError::new(
@@ -401,6 +408,10 @@ impl GroupConcatAcc {
         let mut offsets = Vec::with_capacity(groups + 1);
         offsets.push(0i32);
         for (g, &len) in lens.iter().enumerate() {
+            let has_rows = starts[g + 1] > starts[g];
+            if has_rows {
+                out.extend_from_slice(before);
+            }
             let mut left = len;
             for p in pieces(shown(g)) {
                 if left == 0 {
@@ -409,6 +420,9 @@ impl GroupConcatAcc {
                 let n = p.len().min(left);
                 out.extend_from_slice(&p[..n]);
                 left -= n;
+            }
+            if has_rows {
+                out.extend_from_slice(after);
             }
             offsets.push(out.len() as i32);
         }
@@ -614,6 +628,7 @@ mod tests {
             max_len: 1 << 20,
             collation,
             limit: None,
+            wrap: None,
         })
     }
 

@@ -36,8 +36,6 @@ const UNSUPPORTED: &[&str] = &[
     "replace",
     "left",
     "right",
-    "json_arrayagg",
-    "json_objectagg",
     "lag",
     "lead",
     "first_value",
@@ -156,7 +154,13 @@ impl Binder<'_> {
             _ => return Err(QuiverError::unknown_function(&f.name.to_string())),
         };
         if name == "group_concat" {
-            return self.group_concat(f, ctx);
+            return self.group_concat(f, ctx, None);
+        }
+        if name == "json_arrayagg" {
+            return self.json_arrayagg(f, ctx);
+        }
+        if name == "json_objectagg" {
+            return self.json_objectagg(f, ctx);
         }
         // REGEXP and RLIKE are operators in MySQL's grammar (the registry
         // holds them as the REGEXP function), never called as functions.

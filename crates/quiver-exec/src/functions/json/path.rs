@@ -19,13 +19,13 @@ pub(crate) enum PathError {
 
 /// An array position: from the start, or from the end (`last-n`, `-n-1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Index {
+pub(crate) enum Index {
     Start(usize),
     End(usize),
 }
 
 impl Index {
-    fn resolve(self, len: usize) -> Option<usize> {
+    pub(crate) fn resolve(self, len: usize) -> Option<usize> {
         match self {
             Index::Start(i) => (i < len).then_some(i),
             Index::End(k) => len.checked_sub(k + 1),
@@ -34,7 +34,7 @@ impl Index {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Step {
+pub(crate) enum Step {
     Key(Vec<u8>),
     AnyKey,
     At(Index),
@@ -50,6 +50,10 @@ pub(crate) struct Path {
 }
 
 impl Path {
+    pub(crate) fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
     /// Whether the path can match more than one value (`*`, `**`, a range):
     /// JSON_EXTRACT then wraps its matches in an array, and JSON_VALUE
     /// refuses it (4044).

@@ -126,6 +126,10 @@ impl ScalarFunction for JsonRead {
         }))
     }
 
+    fn returns_json(&self) -> bool {
+        matches!(self.0, Op::Extract | Op::Query | Op::Compact)
+    }
+
     fn nullable(&self, any_arg_nullable: bool) -> bool {
         match self.0 {
             Op::Depth => any_arg_nullable,
@@ -262,6 +266,13 @@ impl JsonRead {
             warn_wild(2, name);
             return None;
         }
+        // One plain path: scanned for, no tree built.
+        if matches!(self.0, Op::Extract | Op::Value | Op::Query)
+            && paths.len() == 1
+            && !paths[0].is_wild()
+        {
+            return self.scanned(doc, &paths[0], name, out);
+        }
         let v = match value::parse(doc) {
             Ok(v) => v,
             Err(e) => {
@@ -394,6 +405,44 @@ impl JsonRead {
             }
             Op::Unquote | Op::Quote => unreachable!("handled above"),
         }
+    }
+}
+
+impl JsonRead {
+    /// JSON_EXTRACT, JSON_VALUE or JSON_QUERY of one path without
+    /// wildcards, by the streaming scan (the same answers as the tree's).
+    fn scanned(
+        &self,
+        doc: &[u8],
+        path: &Path,
+        name: &str,
+        out: &mut Vec<u8>,
+    ) -> Option<Option<i64>> {
+        let found = match super::scan::locate(doc, path.steps()) {
+            Ok(f) => f?,
+            Err(e) => {
+                // JSON_VALUE and JSON_QUERY give NULL silently, as MariaDB's.
+                if self.0 == Op::Extract {
+                    warn_json(e, 1, name);
+                }
+                return None;
+            }
+        };
+        let t = &doc[found];
+        match (self.0, t[0]) {
+            (Op::Extract, b'{' | b'[') => {
+                let v = value::parse(t).ok()?;
+                value::write_spaced(t, &v, out);
+            }
+            (Op::Extract, _) => out.extend_from_slice(t),
+            (Op::Value, b'"') => value::unescape(&t[1..t.len() - 1], out),
+            (Op::Value, b'-' | b'0'..=b'9') => out.extend_from_slice(t),
+            (Op::Value, b't') => out.push(b'1'),
+            (Op::Value, b'f') => out.push(b'0'),
+            (Op::Query, b'{' | b'[') => out.extend_from_slice(t),
+            _ => return None,
+        }
+        Some(None)
     }
 }
 

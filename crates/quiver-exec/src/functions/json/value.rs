@@ -60,24 +60,72 @@ pub(crate) fn parse(s: &[u8]) -> Result<Value, JsonError> {
     Ok(v)
 }
 
-struct Parser<'a> {
-    s: &'a [u8],
-    pos: usize,
+pub(crate) struct Parser<'a> {
+    pub s: &'a [u8],
+    pub pos: usize,
 }
 
 impl Parser<'_> {
-    fn space(&mut self) {
+    pub(crate) fn space(&mut self) {
         while self.pos < self.s.len() && matches!(self.s[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
             self.pos += 1;
         }
     }
 
-    fn peek(&self) -> Result<u8, JsonError> {
+    pub(crate) fn peek(&self) -> Result<u8, JsonError> {
         self.s.get(self.pos).copied().ok_or(JsonError::End)
     }
 
-    fn syntax(&self) -> JsonError {
+    pub(crate) fn syntax(&self) -> JsonError {
         JsonError::Syntax(self.pos + 1)
+    }
+
+    /// Reads one value at nesting `depth` as [`Parser::value`] does (the
+    /// same checks, the same errors), building nothing.
+    pub(crate) fn skip(&mut self, depth: usize) -> Result<(), JsonError> {
+        self.space();
+        match self.peek()? {
+            b'{' | b'[' if depth >= DEPTH_LIMIT => Err(JsonError::Depth(self.pos + 1)),
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.pos += 1;
+                self.space();
+                if self.peek()? == close {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                loop {
+                    if open == b'{' {
+                        self.space();
+                        if self.peek()? != b'"' {
+                            return Err(self.syntax());
+                        }
+                        self.string()?;
+                        self.space();
+                        if self.peek()? != b':' {
+                            return Err(self.syntax());
+                        }
+                        self.pos += 1;
+                    }
+                    self.skip(depth + 1)?;
+                    self.space();
+                    match self.peek()? {
+                        b',' => self.pos += 1,
+                        c if c == close => {
+                            self.pos += 1;
+                            return Ok(());
+                        }
+                        _ => return Err(self.syntax()),
+                    }
+                }
+            }
+            b'"' => self.string(),
+            b'-' | b'0'..=b'9' => self.number().map(|_| ()),
+            b't' => self.word(b"true", Kind::True).map(|_| ()),
+            b'f' => self.word(b"false", Kind::False).map(|_| ()),
+            b'n' => self.word(b"null", Kind::Null).map(|_| ()),
+            _ => Err(self.syntax()),
+        }
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
@@ -157,7 +205,7 @@ impl Parser<'_> {
     }
 
     /// A string at `pos` (its opening quote); leaves `pos` after it.
-    fn string(&mut self) -> Result<(), JsonError> {
+    pub(crate) fn string(&mut self) -> Result<(), JsonError> {
         self.pos += 1;
         loop {
             let c = self.peek()?;

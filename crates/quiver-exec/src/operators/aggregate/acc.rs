@@ -219,6 +219,7 @@ impl Acc {
                     max_len: 1 << 20,
                     collation: quiver_plan::default_collation(),
                     limit: None,
+                    wrap: None,
                 }))))
             }
         }
