@@ -12,6 +12,7 @@ mod functions;
 mod like;
 mod logic;
 mod string_build;
+pub mod time_cast;
 mod value;
 
 use std::collections::HashMap;
