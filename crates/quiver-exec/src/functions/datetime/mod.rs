@@ -15,6 +15,7 @@ pub mod datediff;
 pub mod day_numbers;
 pub mod day_parts;
 pub mod str_to_date;
+pub mod time_fns;
 pub mod unix_time;
 pub mod week;
 
