@@ -186,12 +186,17 @@ fn store_time(
         let v = match r {
             None => None,
             Some(TimeRead::Exact(v)) => {
-                let long_fraction = strings.is_some_and(|s| {
-                    s.value(row).trim().rsplit_once('.').is_some_and(|(_, frac)| {
-                        frac.bytes().take_while(u8::is_ascii_digit).count() > 6
-                    })
+                // Text that drops a date ('2020-01-01 10:05:03') or digits
+                // past the sixth is noted as cut.
+                let cut_text = strings.is_some_and(|s| {
+                    let t = s.value(row).trim();
+                    let lead = t.bytes().take_while(u8::is_ascii_digit).count();
+                    (lead >= 2 && t.as_bytes().get(lead) == Some(&b'-'))
+                        || t.rsplit_once('.').is_some_and(|(_, frac)| {
+                            frac.bytes().take_while(u8::is_ascii_digit).count() > 6
+                        })
                 });
-                if from_date || long_fraction {
+                if from_date || cut_text {
                     misfits.note(at - 1, data_truncated(f, at));
                 }
                 Some(v)

@@ -101,7 +101,8 @@ fn time_of(neg: bool, h: u64, m: u64, s: u64, us: u64, trailing: bool) -> TimeRe
         .saturating_add(us);
     let sign = if neg { -1 } else { 1 };
     if total > MAX_TIME_MICROS as u64 {
-        return TimeRead::Clipped(sign * (838 * 3600 + 59 * 60 + 59) * MICROS_PER_SECOND);
+        // The largest TIME (of 6 digits: a TIME(n) cuts it to its own).
+        return TimeRead::Clipped(sign * MAX_TIME_MICROS);
     }
     let v = sign * total as i64;
     if trailing {
@@ -265,7 +266,7 @@ pub fn time_from_decimal(v: i128, scale: i8) -> TimeRead {
             let neg = v < 0;
             let t = t.abs() + us as i64;
             if t > MAX_TIME_MICROS {
-                return TimeRead::Clipped(if neg { -max_time(0) } else { max_time(0) });
+                return TimeRead::Clipped(if neg { -MAX_TIME_MICROS } else { MAX_TIME_MICROS });
             }
             TimeRead::Exact(if neg { -t } else { t })
         }
@@ -353,7 +354,7 @@ mod tests {
         assert_eq!(parse_time("1e3"), TimeRead::Invalid);
         assert_eq!(parse_time(" 10:00:00 "), TimeRead::Exact(t(10, 0, 0, 0)));
         assert_eq!(parse_time("2020-01-01 10:05:03"), TimeRead::Exact(t(10, 5, 3, 0)));
-        assert_eq!(parse_time("900:00:00"), TimeRead::Clipped(t(838, 59, 59, 0)));
+        assert_eq!(parse_time("900:00:00"), TimeRead::Clipped(MAX_TIME_MICROS));
         assert_eq!(parse_time("10:65:00"), TimeRead::Invalid);
         assert_eq!(parse_time("abc"), TimeRead::Invalid);
         assert_eq!(parse_time(""), TimeRead::Invalid);
@@ -364,7 +365,7 @@ mod tests {
         assert_eq!(time_from_int(100503), TimeRead::Exact(t(10, 5, 3, 0)));
         assert_eq!(time_from_int(-1), TimeRead::Exact(-1_000_000));
         assert_eq!(time_from_int(70), TimeRead::Invalid);
-        assert_eq!(time_from_int(8395959), TimeRead::Clipped(t(838, 59, 59, 0)));
+        assert_eq!(time_from_int(8395959), TimeRead::Clipped(MAX_TIME_MICROS));
         assert_eq!(time_from_decimal(5, 1), TimeRead::Exact(500_000));
         assert_eq!(format_time(-t(838, 59, 59, 0), 0), "-838:59:59");
         assert_eq!(format_time(t(1, 2, 3, 450_000), 3), "01:02:03.450");

@@ -142,7 +142,7 @@ fn clip_time(v: i64, fsp: u8) -> i64 {
             a % 60
         )
     });
-    let m = max_time(0);
+    let m = max_time(fsp);
     if v < 0 {
         -m
     } else {
@@ -554,7 +554,7 @@ impl ScalarFunction for MakeTime {
                             s / 1_000_000
                         )
                     });
-                    let l = max_time(0);
+                    let l = max_time(time_fsp(call.data_type).unwrap_or(0));
                     return Some(if neg { -l } else { l });
                 }
                 let t = total as i64;
