@@ -255,10 +255,12 @@ pub fn to_decimal256(v: &ScalarValue, scale: i8) -> Result<i256> {
             .checked_mul(m)
             .ok_or_else(overflow),
         ScalarValue::Boolean(b) => Ok(if *b { m } else { i256::ZERO }),
-        ScalarValue::Time(t, _) => {
-            rescale256(i256::from_i128(crate::types::time::time_number(*t)), 6, scale)
-                .ok_or_else(overflow)
-        }
+        ScalarValue::Time(t, _) => rescale256(
+            i256::from_i128(crate::types::time::time_number(*t)),
+            6,
+            scale,
+        )
+        .ok_or_else(overflow),
         ScalarValue::Utf8(s) => match parse_decimal256(s.trim()) {
             Some((u, s0)) => rescale256(u, s0, scale).ok_or_else(overflow),
             None => float_to_decimal256(parse_f64_prefix(s), scale).ok_or_else(overflow),

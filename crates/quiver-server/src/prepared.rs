@@ -424,7 +424,10 @@ mod tests {
         assert_eq!(tm(&[5, 0, 0, 0, 0, 1, 0, 0]), "TIME\'-01:00:00\'");
         assert_eq!(tm(&[0xFF; 8]), "TIME\'00:00:00\'");
         // Days * 24 wraps in 32 bits, as in MariaDB: -1 day is -24 hours.
-        assert_eq!(tm(&[1, 0xFF, 0xFF, 0xFF, 0xFF, 30, 0, 0]), "TIME\'-06:00:00\'");
+        assert_eq!(
+            tm(&[1, 0xFF, 0xFF, 0xFF, 0xFF, 30, 0, 0]),
+            "TIME\'-06:00:00\'"
+        );
         assert_eq!(tm(&[1, 0, 0, 0, 0, 0, 0, 0]), "TIME\'-00:00:00\'");
         assert_eq!(
             tm(&[0, 0, 0, 0, 0, 1, 1, 1, 0x80, 0x84, 0x1E, 0]),

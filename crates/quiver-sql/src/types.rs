@@ -78,9 +78,7 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
 /// MariaDB names: the column, or the CAST's operand.
 pub fn check_fsp(dt: &SqlType, name: &str) -> Result<()> {
     match dt {
-        SqlType::Datetime(Some(p))
-        | SqlType::Timestamp(Some(p), _)
-        | SqlType::Time(Some(p), _)
+        SqlType::Datetime(Some(p)) | SqlType::Timestamp(Some(p), _) | SqlType::Time(Some(p), _)
             if *p > MAX_FSP as u64 =>
         {
             Err(QuiverError::new(

@@ -349,10 +349,9 @@ impl RawStats {
                     i64_of(8)?,
                     quiver_common::types::datetime_fsp(t).unwrap_or(0),
                 ),
-                DataType::Decimal64(..) => ScalarValue::Time(
-                    i64_of(8)?,
-                    quiver_common::types::time_fsp(t).unwrap_or(0),
-                ),
+                DataType::Decimal64(..) => {
+                    ScalarValue::Time(i64_of(8)?, quiver_common::types::time_fsp(t).unwrap_or(0))
+                }
                 DataType::Decimal128(p, s) => {
                     ScalarValue::decimal(i128::from_le_bytes(b.try_into().ok()?), *p, *s)
                 }

@@ -266,7 +266,11 @@ pub fn time_from_decimal(v: i128, scale: i8) -> TimeRead {
             let neg = v < 0;
             let t = t.abs() + us as i64;
             if t > MAX_TIME_MICROS {
-                return TimeRead::Clipped(if neg { -MAX_TIME_MICROS } else { MAX_TIME_MICROS });
+                return TimeRead::Clipped(if neg {
+                    -MAX_TIME_MICROS
+                } else {
+                    MAX_TIME_MICROS
+                });
             }
             TimeRead::Exact(if neg { -t } else { t })
         }
@@ -342,18 +346,33 @@ mod tests {
     #[test]
     fn parses_mysql_forms() {
         assert_eq!(parse_time("10:05:03"), TimeRead::Exact(t(10, 5, 3, 0)));
-        assert_eq!(parse_time("-838:59:59"), TimeRead::Exact(-t(838, 59, 59, 0)));
+        assert_eq!(
+            parse_time("-838:59:59"),
+            TimeRead::Exact(-t(838, 59, 59, 0))
+        );
         assert_eq!(parse_time("1 10:00:00"), TimeRead::Exact(t(34, 0, 0, 0)));
         assert_eq!(parse_time("1 10"), TimeRead::Exact(t(34, 0, 0, 0)));
         assert_eq!(parse_time("10:05"), TimeRead::Exact(t(10, 5, 0, 0)));
         assert_eq!(parse_time("12"), TimeRead::Exact(t(0, 0, 12, 0)));
         assert_eq!(parse_time("1003"), TimeRead::Exact(t(0, 10, 3, 0)));
-        assert_eq!(parse_time("100503.5"), TimeRead::Exact(t(10, 5, 3, 500_000)));
-        assert_eq!(parse_time("10:05:03.1234567"), TimeRead::Exact(t(10, 5, 3, 123_456)));
-        assert_eq!(parse_time("10:05:03abc"), TimeRead::Trailing(t(10, 5, 3, 0)));
+        assert_eq!(
+            parse_time("100503.5"),
+            TimeRead::Exact(t(10, 5, 3, 500_000))
+        );
+        assert_eq!(
+            parse_time("10:05:03.1234567"),
+            TimeRead::Exact(t(10, 5, 3, 123_456))
+        );
+        assert_eq!(
+            parse_time("10:05:03abc"),
+            TimeRead::Trailing(t(10, 5, 3, 0))
+        );
         assert_eq!(parse_time("1e3"), TimeRead::Invalid);
         assert_eq!(parse_time(" 10:00:00 "), TimeRead::Exact(t(10, 0, 0, 0)));
-        assert_eq!(parse_time("2020-01-01 10:05:03"), TimeRead::Exact(t(10, 5, 3, 0)));
+        assert_eq!(
+            parse_time("2020-01-01 10:05:03"),
+            TimeRead::Exact(t(10, 5, 3, 0))
+        );
         assert_eq!(parse_time("900:00:00"), TimeRead::Clipped(MAX_TIME_MICROS));
         assert_eq!(parse_time("10:65:00"), TimeRead::Invalid);
         assert_eq!(parse_time("abc"), TimeRead::Invalid);
@@ -370,6 +389,9 @@ mod tests {
         assert_eq!(format_time(-t(838, 59, 59, 0), 0), "-838:59:59");
         assert_eq!(format_time(t(1, 2, 3, 450_000), 3), "01:02:03.450");
         assert_eq!(time_number(-t(10, 5, 3, 500_000)), -100_503_500_000);
-        assert_eq!(truncate_time(-t(10, 5, 3, 250_000), 1), -t(10, 5, 3, 200_000));
+        assert_eq!(
+            truncate_time(-t(10, 5, 3, 250_000), 1),
+            -t(10, 5, 3, 200_000)
+        );
     }
 }

@@ -34,10 +34,10 @@ use crate::join_key_filter::JoinKeyFilter;
 
 pub(crate) use arith::scaled_div;
 pub use cast::{cast_array, numeric_text_problem, NumericText};
-pub(crate) use functions::extract as extract_part;
 pub use compare::compare_arrays;
 pub(crate) use compare::operand_type;
 pub(crate) use for_rows::evaluate_for;
+pub(crate) use functions::extract as extract_part;
 pub use value::ColumnarValue;
 
 /// A compiled expression.

@@ -98,7 +98,10 @@ pub(crate) fn cast_to_time(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
             Some(TimeRead::Exact(v)) => Some(v),
             Some(TimeRead::Trailing(v) | TimeRead::Clipped(v)) => {
                 warnings::raise_with(Level::Warning, 1292, || {
-                    format!("Truncated incorrect time value: '{}'", value_text(a.as_ref(), i))
+                    format!(
+                        "Truncated incorrect time value: '{}'",
+                        value_text(a.as_ref(), i)
+                    )
                 });
                 Some(v)
             }

@@ -12,7 +12,8 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use arrow_array::{
-    cast::AsArray, types::*, Array, ArrayRef, Decimal64Array, StringArray, TimestampMicrosecondArray,
+    cast::AsArray, types::*, Array, ArrayRef, Decimal64Array, StringArray,
+    TimestampMicrosecondArray,
 };
 use arrow_schema::DataType;
 use quiver_common::types::{
@@ -104,7 +105,10 @@ fn temporals(a: &ArrayRef) -> Result<Vec<Option<Temporal>>> {
             }
             out
         }
-        _ => times(a)?.into_iter().map(|v| v.map(Temporal::Time)).collect(),
+        _ => times(a)?
+            .into_iter()
+            .map(|v| v.map(Temporal::Time))
+            .collect(),
     })
 }
 
@@ -220,7 +224,11 @@ impl ScalarFunction for TimeField {
     fn int_width(&self, _args: &[ArgInfo]) -> Option<IntWidth> {
         Some(IntWidth::Fixed(
             IntKind::Long,
-            if self.part == DatePart::Microsecond { 7 } else { 2 },
+            if self.part == DatePart::Microsecond {
+                7
+            } else {
+                2
+            },
         ))
     }
 
@@ -429,7 +437,11 @@ impl ScalarFunction for SecToTime {
                     .map(|(i, v)| {
                         v.map(|f| {
                             let us = (f * 1e6).trunc();
-                            let us = if us.is_nan() { 0 } else { us.clamp(-1e30, 1e30) as i128 };
+                            let us = if us.is_nan() {
+                                0
+                            } else {
+                                us.clamp(-1e30, 1e30) as i128
+                            };
                             (us, i)
                         })
                     })
@@ -638,7 +650,10 @@ fn is_datetime(t: &DataType) -> bool {
 /// The i64 values of a TIME or DATETIME column.
 fn micros_of(a: &ArrayRef) -> Vec<Option<i64>> {
     match a.data_type() {
-        DataType::Timestamp(..) => a.as_primitive::<TimestampMicrosecondType>().iter().collect(),
+        DataType::Timestamp(..) => a
+            .as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .collect(),
         _ => a.as_primitive::<Decimal64Type>().iter().collect(),
     }
 }
