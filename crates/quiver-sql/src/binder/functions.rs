@@ -61,7 +61,6 @@ const UNSUPPORTED: &[&str] = &[
     "pi",
     "timestampdiff",
     "timestampadd",
-    "time",
     "cast",
     "concat_ws",
     "any_value",
