@@ -49,9 +49,15 @@ pub fn time_reads(a: &ArrayRef) -> Result<Vec<Option<TimeRead>>> {
             .map(|v| v.map(|v| time_from_decimal(v, *s)))
             .collect(),
         DataType::Float64 | DataType::Float32 => {
-            let f = crate::expr::cast::cast_array(a, &DataType::Float64)?;
-            f.as_primitive::<Float64Type>()
-                .iter()
+            let f: Vec<Option<f64>> = match a.data_type() {
+                DataType::Float32 => a
+                    .as_primitive::<Float32Type>()
+                    .iter()
+                    .map(|v| v.map(f64::from))
+                    .collect(),
+                _ => a.as_primitive::<Float64Type>().iter().collect(),
+            };
+            f.into_iter()
                 .map(|v| {
                     v.map(|f| {
                         let u = (f * 1e6).round();
