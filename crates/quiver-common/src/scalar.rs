@@ -32,6 +32,8 @@ pub enum ScalarValue {
     /// Microseconds since 1970-01-01 00:00:00, and the DATETIME's
     /// fractional-seconds precision (0 ..= 6), which it prints with.
     DateTime(i64, u8),
+    /// A TIME: signed microseconds (±838:59:59.999999), and its fsp.
+    Time(i64, u8),
     Utf8(String),
     /// A binary string (charset `binary`): bytes, not text. X'FF', BINARY 'a',
     /// VARBINARY / BLOB cells.
@@ -59,6 +61,7 @@ impl ScalarValue {
             ScalarValue::Float64(_) => DataType::Float64,
             ScalarValue::Date(_) => DataType::Date32,
             ScalarValue::DateTime(_, fsp) => crate::types::datetime::datetime_type(*fsp),
+            ScalarValue::Time(_, fsp) => crate::types::time::time_type(*fsp),
             ScalarValue::Utf8(_) => DataType::Utf8,
             ScalarValue::Binary(_) => DataType::Binary,
         }
@@ -105,6 +108,10 @@ impl ScalarValue {
                 array.as_primitive::<TimestampMicrosecondType>().value(i),
                 crate::types::datetime::datetime_fsp(t).unwrap_or(0),
             ),
+            t @ DataType::Decimal64(..) => ScalarValue::Time(
+                array.as_primitive::<Decimal64Type>().value(i),
+                crate::types::time::time_fsp(t).unwrap_or(0),
+            ),
             DataType::Utf8 => ScalarValue::Utf8(array.as_string::<i32>().value(i).to_string()),
             DataType::LargeUtf8 => ScalarValue::Utf8(array.as_string::<i64>().value(i).to_string()),
             DataType::Utf8View => ScalarValue::Utf8(array.as_string_view().value(i).to_string()),
@@ -126,6 +133,8 @@ impl ScalarValue {
             ScalarValue::Float64(v) => Some(*v),
             ScalarValue::Date(d) => Some(*d as f64),
             ScalarValue::DateTime(t, _) => Some(*t as f64),
+            // MySQL reads a TIME as the number HHMMSS.ffffff.
+            ScalarValue::Time(t, _) => Some(crate::types::time::time_number(*t) as f64 / 1e6),
             ScalarValue::Utf8(s) => Some(crate::types::number_text::parse_f64_prefix(s)),
             ScalarValue::Binary(b) => Some(crate::types::number_text::parse_f64_prefix(
                 &String::from_utf8_lossy(b),
@@ -153,6 +162,11 @@ impl ScalarValue {
             ),
             ScalarValue::Date(d) => Some(*d as i64),
             ScalarValue::DateTime(t, _) => Some(*t),
+            ScalarValue::Time(t, _) => {
+                let n = crate::types::time::time_number(*t);
+                // CAST(TIME AS SIGNED) cuts the fraction.
+                Some((n / 1_000_000) as i64)
+            }
             ScalarValue::Null => None,
         }
     }
@@ -186,6 +200,7 @@ impl ScalarValue {
             (UInt64(a), Int64(b)) => Some((*a as i128).cmp(&(*b as i128))),
             (Date(a), Date(b)) => Some(a.cmp(b)),
             (DateTime(a, _), DateTime(b, _)) => Some(a.cmp(b)),
+            (Time(a, _), Time(b, _)) => Some(a.cmp(b)),
             (Decimal(a, _, sa), Decimal(b, _, sb)) => {
                 let s = (*sa).max(*sb);
                 let a = crate::types::decimal::rescale256(*a, *sa, s)?;
@@ -211,6 +226,7 @@ impl fmt::Display for ScalarValue {
             }
             ScalarValue::Date(d) => write!(f, "{}", format_date(*d)),
             ScalarValue::DateTime(t, fsp) => write!(f, "{}", format_datetime(*t, *fsp)),
+            ScalarValue::Time(t, fsp) => write!(f, "{}", crate::types::time::format_time(*t, *fsp)),
             ScalarValue::Utf8(s) => write!(f, "{s}"),
             // Bytes that are not UTF-8 cannot be text; shown as the
             // replacement character (HEX() shows them exactly).
@@ -239,6 +255,12 @@ pub fn to_decimal256(v: &ScalarValue, scale: i8) -> Result<i256> {
             .checked_mul(m)
             .ok_or_else(overflow),
         ScalarValue::Boolean(b) => Ok(if *b { m } else { i256::ZERO }),
+        ScalarValue::Time(t, _) => rescale256(
+            i256::from_i128(crate::types::time::time_number(*t)),
+            6,
+            scale,
+        )
+        .ok_or_else(overflow),
         ScalarValue::Utf8(s) => match parse_decimal256(s.trim()) {
             Some((u, s0)) => rescale256(u, s0, scale).ok_or_else(overflow),
             None => float_to_decimal256(parse_f64_prefix(s), scale).ok_or_else(overflow),
@@ -314,6 +336,23 @@ pub fn scalar_to_array(value: &ScalarValue, data_type: &DataType, n: usize) -> R
                 }
             };
             Arc::new(TimestampMicrosecondArray::from_value(t, n).with_timezone_opt(tz.clone()))
+        }
+        DataType::Decimal64(..) => {
+            let fsp = crate::types::time::time_fsp(data_type).unwrap_or(0);
+            let t = match v {
+                ScalarValue::Time(t, _) => *t,
+                ScalarValue::DateTime(t, _) => t.rem_euclid(86_400_000_000),
+                ScalarValue::Utf8(s) => crate::types::time::parse_time(s)
+                    .value()
+                    .ok_or_else(|| QuiverError::truncated_value("time", s))?,
+                other => {
+                    return Err(QuiverError::internal(format!(
+                        "cannot make a time of {other:?}"
+                    )))
+                }
+            };
+            let t = crate::types::time::truncate_time(t, fsp);
+            Arc::new(Decimal64Array::from_value(t, n).with_data_type(data_type.clone()))
         }
         DataType::Binary => {
             let bytes: Vec<u8> = match v {

@@ -719,7 +719,7 @@ pub(crate) struct ColumnFacts {
     pub collation: Option<Collation>,
     pub char_length: Option<usize>,
     pub precision: Option<(u64, Option<u64>)>,
-    /// A DATETIME's fraction digits (DATETIME_PRECISION).
+    /// A DATETIME's or TIME's fraction digits (DATETIME_PRECISION).
     pub fsp: Option<u8>,
 }
 
@@ -778,7 +778,8 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         default: f.metadata().get(COLUMN_DEFAULT_KEY).cloned(),
         collation,
         precision,
-        fsp: quiver_common::types::datetime_fsp(f.data_type()),
+        fsp: quiver_common::types::datetime_fsp(f.data_type())
+            .or_else(|| quiver_common::types::time_fsp(f.data_type())),
     }
 }
 

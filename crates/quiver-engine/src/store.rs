@@ -8,7 +8,7 @@ use arrow_array::{Array, ArrayRef, StringArray};
 use arrow_schema::{DataType, Field};
 use quiver_collation::Collation;
 use quiver_common::types::{
-    is_numeric, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY, COLUMN_TYPE_KEY,
+    is_numeric, is_time, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY, COLUMN_TYPE_KEY,
 };
 use quiver_common::{QuiverError, Result};
 use quiver_exec::expr::{cast_array, numeric_text_problem, NumericText};
@@ -137,6 +137,9 @@ pub(crate) fn store_cast(
         let text = bytes_as_text(a, f, first_row, table, misfits)?;
         return store_cast(&text, f, first_row, table, misfits);
     }
+    if is_time(f.data_type()) && !is_time(a.data_type()) {
+        return store_time(a, f, first_row, table, misfits);
+    }
     let out = store_cast_type(a, f, first_row)?;
     let out = check_charset(&out, f, first_row, table, misfits)?;
     match f
@@ -147,6 +150,82 @@ pub(crate) fn store_cast(
         Some(len) => store_chars(&out, f, len, first_row, misfits),
         None => Ok(out),
     }
+}
+
+/// A value stored into a TIME column, as MariaDB stores it: one that is no
+/// time or is beyond ±838:59:59 is error 1292 in strict mode; otherwise it
+/// is 00:00:00 with warning 1265 (no time, or characters after it), or the
+/// limit with 1264 (out of range). A datetime or date loses its date with
+/// note 1265, as do fraction digits beyond the sixth.
+fn store_time(
+    a: &ArrayRef,
+    f: &Field,
+    first_row: usize,
+    table: &str,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
+    use quiver_common::types::{time_fsp, truncate_time, TimeRead};
+    let fsp = time_fsp(f.data_type()).unwrap_or(0);
+    let reads = quiver_exec::expr::time_cast::time_reads(a)?;
+    let from_date = matches!(a.data_type(), DataType::Date32 | DataType::Timestamp(..));
+    let strings = a.as_any().downcast_ref::<StringArray>();
+    let mut out = Vec::with_capacity(reads.len());
+    for (row, r) in reads.into_iter().enumerate() {
+        let at = first_row + row + 1;
+        let incorrect = || {
+            QuiverError::new(
+                1292,
+                "22007",
+                format!(
+                    "Incorrect time value: '{}' for column {table}`{}` at row {at}",
+                    quiver_exec::expr::time_cast::value_text(a.as_ref(), row),
+                    f.name()
+                ),
+            )
+        };
+        let v = match r {
+            None => None,
+            Some(TimeRead::Exact(v)) => {
+                // Text that drops a date ('2020-01-01 10:05:03') or digits
+                // past the sixth is noted as cut.
+                let cut_text = strings.is_some_and(|s| {
+                    let t = s.value(row).trim();
+                    let lead = t.bytes().take_while(u8::is_ascii_digit).count();
+                    (lead >= 2 && t.as_bytes().get(lead) == Some(&b'-'))
+                        || t.rsplit_once('.').is_some_and(|(_, frac)| {
+                            frac.bytes().take_while(u8::is_ascii_digit).count() > 6
+                        })
+                });
+                if from_date || cut_text {
+                    misfits.note(at - 1, data_truncated(f, at));
+                }
+                Some(v)
+            }
+            Some(TimeRead::Trailing(v)) => {
+                misfits.misfit(at - 1, incorrect(), data_truncated(f, at))?;
+                Some(v)
+            }
+            Some(TimeRead::Clipped(v)) => {
+                let range = QuiverError::new(
+                    1264,
+                    "22003",
+                    format!("Out of range value for column '{}' at row {at}", f.name()),
+                );
+                misfits.misfit(at - 1, incorrect(), range)?;
+                Some(v)
+            }
+            Some(TimeRead::Invalid) => {
+                misfits.misfit(at - 1, incorrect(), data_truncated(f, at))?;
+                Some(0)
+            }
+        };
+        out.push(v.map(|v| truncate_time(v, fsp)));
+    }
+    Ok(Arc::new(
+        out.into_iter()
+            .collect::<arrow_array::Decimal64Array>()
+            .with_data_type(f.data_type().clone()),
+    ))
 }
 
 /// MySQL's strict-mode error 1406 for a value longer than its column.

@@ -105,6 +105,9 @@ impl KeyColumn {
                     .values()
                     .to_vec(),
             ),
+            DataType::Decimal64(..) => {
+                KeyValues::Int(a.as_primitive::<Decimal64Type>().values().to_vec())
+            }
             DataType::Decimal128(..) => {
                 KeyValues::Wide(a.as_primitive::<Decimal128Type>().values().to_vec())
             }
@@ -377,6 +380,10 @@ impl GroupKeys {
                             DataType::Timestamp(_, fsp) => Arc::new(
                                 TimestampMicrosecondArray::new(v.clone().into(), nulls)
                                     .with_timezone_opt(fsp.clone()),
+                            ),
+                            DataType::Decimal64(..) => Arc::new(
+                                arrow_array::Decimal64Array::new(v.clone().into(), nulls)
+                                    .with_data_type(t.clone()),
                             ),
                             _ => cast_array(
                                 &(Arc::new(Int64Array::new(v.clone().into(), nulls)) as ArrayRef),

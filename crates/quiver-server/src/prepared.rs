@@ -264,11 +264,11 @@ fn datetime_literal(date_only: bool, len: usize, b: &[u8]) -> String {
 /// bytes are 00:00:00; a sign byte (any non-zero is negative), days, hour,
 /// minute, second, and microseconds with more than 8 bytes. Days and hours
 /// past 838 hours are 838:59:59; a minute or second past 59 or
-/// microseconds past 999999 make the value 00:00:00. The engine has no
-/// TIME type yet: the value goes in as its text.
+/// microseconds past 999999 make the value 00:00:00. It goes in as a
+/// TIME literal (TIME(6) when the microseconds are sent).
 fn time_literal(len: usize, b: &[u8]) -> String {
     if len < 8 {
-        return "'00:00:00'".to_string();
+        return "TIME'00:00:00'".to_string();
     }
     let mut neg = byte(b, 0) != 0;
     let days = u32_at(b, 1);
@@ -288,7 +288,7 @@ fn time_literal(len: usize, b: &[u8]) -> String {
     } else {
         String::new()
     };
-    format!("'{sign}{h:02}:{mi:02}:{s:02}{frac}'")
+    format!("TIME'{sign}{h:02}:{mi:02}:{s:02}{frac}'")
 }
 
 /// `[-+]digits[.digits]`: what a DECIMAL parameter may hold to go in unquoted.
@@ -415,23 +415,26 @@ mod tests {
         );
 
         let tm = |b: &[u8]| time_literal(b.len(), b);
-        assert_eq!(tm(&[0, 1, 0, 0, 0, 2, 3, 4]), "'26:03:04'");
-        assert_eq!(tm(&[0, 0, 0, 0, 0, 99, 0, 0]), "'99:00:00'");
-        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 60, 0]), "'00:00:00'");
-        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 1, 99]), "'00:00:00'");
-        assert_eq!(tm(&[0, 40, 0, 0, 0, 0, 0, 0]), "'838:59:59'");
-        assert_eq!(tm(&[1, 0xA0, 0x86, 1, 0, 0, 0, 0]), "'-838:59:59'");
-        assert_eq!(tm(&[5, 0, 0, 0, 0, 1, 0, 0]), "'-01:00:00'");
-        assert_eq!(tm(&[0xFF; 8]), "'00:00:00'");
+        assert_eq!(tm(&[0, 1, 0, 0, 0, 2, 3, 4]), "TIME\'26:03:04\'");
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 99, 0, 0]), "TIME\'99:00:00\'");
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 60, 0]), "TIME\'00:00:00\'");
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 1, 99]), "TIME\'00:00:00\'");
+        assert_eq!(tm(&[0, 40, 0, 0, 0, 0, 0, 0]), "TIME\'838:59:59\'");
+        assert_eq!(tm(&[1, 0xA0, 0x86, 1, 0, 0, 0, 0]), "TIME\'-838:59:59\'");
+        assert_eq!(tm(&[5, 0, 0, 0, 0, 1, 0, 0]), "TIME\'-01:00:00\'");
+        assert_eq!(tm(&[0xFF; 8]), "TIME\'00:00:00\'");
         // Days * 24 wraps in 32 bits, as in MariaDB: -1 day is -24 hours.
-        assert_eq!(tm(&[1, 0xFF, 0xFF, 0xFF, 0xFF, 30, 0, 0]), "'-06:00:00'");
-        assert_eq!(tm(&[1, 0, 0, 0, 0, 0, 0, 0]), "'-00:00:00'");
+        assert_eq!(
+            tm(&[1, 0xFF, 0xFF, 0xFF, 0xFF, 30, 0, 0]),
+            "TIME\'-06:00:00\'"
+        );
+        assert_eq!(tm(&[1, 0, 0, 0, 0, 0, 0, 0]), "TIME\'-00:00:00\'");
         assert_eq!(
             tm(&[0, 0, 0, 0, 0, 1, 1, 1, 0x80, 0x84, 0x1E, 0]),
-            "'00:00:00.000000'"
+            "TIME\'00:00:00.000000\'"
         );
-        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 2]), "'00:00:00'");
-        assert_eq!(tm(&[1]), "'00:00:00'");
+        assert_eq!(tm(&[0, 0, 0, 0, 0, 1, 2]), "TIME\'00:00:00\'");
+        assert_eq!(tm(&[1]), "TIME\'00:00:00\'");
     }
 
     #[test]

@@ -139,6 +139,12 @@ pub fn column_meta(f: &Field, schema: &str, table: &str, results: Option<Collati
             (ty::NEWDECIMAL, len, 0, (*s).max(0) as u8, BINARY_COLLATION)
         }
         DataType::Date32 => (ty::DATE, 10, flag::BINARY, 0, BINARY_COLLATION),
+        // TIME(fsp): 10 characters ('-838:59:59'), and a point and fsp digits.
+        t @ DataType::Decimal64(..) => {
+            let fsp = quiver_common::types::time_fsp(t).unwrap_or(0);
+            let length = 10 + u32::from(fsp) + u32::from(fsp > 0);
+            (ty::TIME, length, flag::BINARY, fsp, BINARY_COLLATION)
+        }
         // DATETIME(fsp): 19 characters, and a point and fsp digits. A
         // TIMESTAMP column (and its MIN / MAX) is sent as MariaDB sends it:
         // type TIMESTAMP, flagged UNSIGNED as well as BINARY.
@@ -461,6 +467,9 @@ pub fn binary_row(
                 out.push(m as u8);
                 out.push(d as u8);
             }
+            DataType::Decimal64(..) => {
+                put_binary_time(out, c.as_primitive::<Decimal64Type>().value(r))
+            }
             DataType::Timestamp(..) => match ScalarValue::from_array(c, r)? {
                 ScalarValue::DateTime(micros, _) => put_binary_datetime(out, micros),
                 other => put_lenenc_bytes(out, other.to_string().as_bytes()),
@@ -489,6 +498,29 @@ fn integer_value(c: &ArrayRef, r: usize) -> Option<i128> {
         DataType::UInt64 => c.as_primitive::<UInt64Type>().value(r) as i128,
         _ => return None,
     })
+}
+
+/// TIME in the binary protocol: 0, 8 or 12 bytes after the length (sign,
+/// days, hours, minutes, seconds, then the microseconds when not 0).
+fn put_binary_time(out: &mut Vec<u8>, micros: i64) {
+    if micros == 0 {
+        out.push(0);
+        return;
+    }
+    let a = micros.unsigned_abs();
+    let secs = a / 1_000_000;
+    let frac = (a % 1_000_000) as u32;
+    out.push(if frac != 0 { 12 } else { 8 });
+    out.push(u8::from(micros < 0));
+    out.extend_from_slice(&((secs / 86_400) as u32).to_le_bytes());
+    out.extend_from_slice(&[
+        (secs / 3600 % 24) as u8,
+        (secs / 60 % 60) as u8,
+        (secs % 60) as u8,
+    ]);
+    if frac != 0 {
+        out.extend_from_slice(&frac.to_le_bytes());
+    }
 }
 
 /// DATETIME in the binary protocol: 0, 4, 7 or 11 bytes after the length.

@@ -46,6 +46,10 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         T::Datetime(p) | T::Timestamp(p, _) => {
             quiver_common::types::datetime_type(p.unwrap_or(0).min(MAX_FSP as u64) as u8)
         }
+        // TIME(n): n fraction digits, 0 without one.
+        T::Time(p, sqlparser::ast::TimezoneInfo::None) => {
+            quiver_common::types::time_type(p.unwrap_or(0).min(MAX_FSP as u64) as u8)
+        }
         T::Char(_)
         | T::Character(_)
         | T::Varchar(_)
@@ -74,7 +78,9 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
 /// MariaDB names: the column, or the CAST's operand.
 pub fn check_fsp(dt: &SqlType, name: &str) -> Result<()> {
     match dt {
-        SqlType::Datetime(Some(p)) | SqlType::Timestamp(Some(p), _) if *p > MAX_FSP as u64 => {
+        SqlType::Datetime(Some(p)) | SqlType::Timestamp(Some(p), _) | SqlType::Time(Some(p), _)
+            if *p > MAX_FSP as u64 =>
+        {
             Err(QuiverError::new(
                 1426,
                 "42000",

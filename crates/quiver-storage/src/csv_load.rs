@@ -79,7 +79,8 @@ impl ColumnBuilder {
             DataType::Utf8 => ColumnBuilder::Str(StringBuilder::new()),
             other => {
                 return Err(QuiverError::not_supported(format!(
-                    "loading a column of type {other}"
+                    "loading a column of type {}",
+                    quiver_common::types::mysql_type_name(other)
                 )))
             }
         })

@@ -204,6 +204,8 @@ pub fn type_tag(t: &DataType) -> Option<u8> {
         DataType::Binary => 16,
         DataType::Null => 17,
         DataType::Decimal256(..) => 18,
+        // TIME(fsp): microseconds (the fsp is in the manifest's type name).
+        DataType::Decimal64(..) => 19,
         _ => return None,
     })
 }
@@ -347,6 +349,9 @@ impl RawStats {
                     i64_of(8)?,
                     quiver_common::types::datetime_fsp(t).unwrap_or(0),
                 ),
+                DataType::Decimal64(..) => {
+                    ScalarValue::Time(i64_of(8)?, quiver_common::types::time_fsp(t).unwrap_or(0))
+                }
                 DataType::Decimal128(p, s) => {
                     ScalarValue::decimal(i128::from_le_bytes(b.try_into().ok()?), *p, *s)
                 }
@@ -475,6 +480,7 @@ pub fn sketch_array(array: &ArrayRef, sketch: &mut DistinctSketch) {
         array.data_type() => (integral),
         DataType::Date32 => integral!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, _) => integral!(TimestampMicrosecondType),
+        DataType::Decimal64(..) => integral!(Decimal64Type),
         DataType::Decimal128(..) => integral!(Decimal128Type),
         DataType::Decimal256(..) => {
             for (i, v) in array
@@ -609,6 +615,7 @@ pub fn encode_page_collated(
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
             integral!(TimestampMicrosecondType)
         }
+        DataType::Decimal64(..) => integral!(Decimal64Type),
         DataType::Decimal128(..) => integral!(Decimal128Type),
         // DECIMAL(39..65): plain 32-byte values, without zone-map bounds.
         DataType::Decimal256(..) => {
@@ -993,6 +1000,9 @@ pub fn decode_page(h: &PageHeader, page: &[u8], t: &DataType) -> Result<ArrayRef
         DataType::Date32 => Arc::new(integral!(Date32Type, i32)),
         DataType::Timestamp(TimeUnit::Microsecond, tz) => {
             Arc::new(integral!(TimestampMicrosecondType, i64).with_timezone_opt(tz.clone()))
+        }
+        DataType::Decimal64(..) => {
+            Arc::new(integral!(Decimal64Type, i64).with_data_type(t.clone()))
         }
         DataType::Decimal128(p, s) => Arc::new(
             integral!(Decimal128Type, i128)

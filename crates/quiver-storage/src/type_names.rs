@@ -25,6 +25,10 @@ pub fn type_to_name(t: &DataType) -> Result<String> {
                 Some(n) => format!("datetime({n})"),
             }
         }
+        t @ DataType::Decimal64(..) => match quiver_common::types::time_fsp(t) {
+            Some(0) | None => "time".into(),
+            Some(n) => format!("time({n})"),
+        },
         DataType::Utf8 => "utf8".into(),
         DataType::Binary => "binary".into(),
         DataType::Null => "null".into(),
@@ -53,6 +57,7 @@ pub fn name_to_type(s: &str) -> Result<DataType> {
         // Manifests written before DATETIME kept its precision say
         // `datetime`: MySQL's DATETIME, fraction digits 0.
         "datetime" => quiver_common::types::datetime_type(0),
+        "time" => quiver_common::types::time_type(0),
         "utf8" => DataType::Utf8,
         "binary" => DataType::Binary,
         "null" => DataType::Null,
@@ -64,6 +69,15 @@ pub fn name_to_type(s: &str) -> Result<DataType> {
                 .filter(|n| *n <= quiver_common::types::MAX_FSP)
                 .ok_or_else(|| QuiverError::io("bad datetime precision in manifest", d))?;
             quiver_common::types::datetime_type(fsp)
+        }
+        d if d.starts_with("time(") && d.ends_with(')') => {
+            let fsp: u8 = d[5..d.len() - 1]
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n <= quiver_common::types::MAX_FSP)
+                .ok_or_else(|| QuiverError::io("bad time precision in manifest", d))?;
+            quiver_common::types::time_type(fsp)
         }
         d if d.starts_with("decimal(") && d.ends_with(')') => {
             let inner = &d[8..d.len() - 1];

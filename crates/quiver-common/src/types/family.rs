@@ -65,6 +65,10 @@ pub fn mysql_type_name(t: &DataType) -> String {
             Some(n @ 1..) => format!("datetime({n})"),
             _ => "datetime".into(),
         },
+        DataType::Decimal64(..) => match super::time::time_fsp(t) {
+            Some(n @ 1..) => format!("time({n})"),
+            _ => "time".into(),
+        },
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "varchar".into(),
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => "blob".into(),
         other => other.to_string(),

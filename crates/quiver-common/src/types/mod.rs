@@ -12,6 +12,7 @@ pub(crate) mod metadata;
 pub(crate) mod number_text;
 pub(crate) mod pad_space;
 pub(crate) mod result_type;
+pub(crate) mod time;
 pub(crate) mod value;
 
 pub use datetime::*;
@@ -22,6 +23,7 @@ pub use metadata::*;
 pub use number_text::*;
 pub use pad_space::*;
 pub use result_type::*;
+pub use time::*;
 pub use value::*;
 
 /// A value as an unscaled decimal: defined with the value (scalar.rs).

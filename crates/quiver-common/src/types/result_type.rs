@@ -10,6 +10,7 @@ use super::decimal::{
     MAX_DECIMAL_SCALE, MAX_INTERNAL_PRECISION,
 };
 use super::family::{is_binary, is_decimal, is_numeric, is_string, is_temporal, is_unsigned};
+use super::time::{is_time, time_type, wider_time};
 use crate::{QuiverError, Result};
 
 /// Arithmetic operators whose result type MySQL defines.
@@ -131,6 +132,10 @@ pub fn comparison_type(l: &DataType, r: &DataType) -> DataType {
         // is compared as bytes.
         (a, b) if (is_binary(a) || is_binary(b)) && is_string(a) && is_string(b) => Binary,
         (a, b) if is_string(a) && is_string(b) => Utf8,
+        // TIMEs compare by value in the wider precision; a string or a
+        // number compared with a TIME is read as a TIME, with all its digits.
+        (a, b) if is_time(a) && is_time(b) => wider_time(a, b),
+        (t, o) | (o, t) if is_time(t) && (is_string(o) || is_numeric(o)) => time_type(MAX_FSP),
         (Date32, Date32) => Date32,
         // Datetimes compare by value: in the wider precision, which holds
         // both exactly (a date is DATETIME(0)).
@@ -179,6 +184,8 @@ pub fn common_type(types: &[DataType]) -> DataType {
             // rules said otherwise (it converts the operands first).
             (a, b) if is_binary(a) || is_binary(b) => DataType::Binary,
             (a, b) if is_string(a) || is_string(b) => DataType::Utf8,
+            (a, b) if is_time(a) && is_time(b) => wider_time(a, b),
+            (a, b) if is_time(a) || is_time(b) => DataType::Utf8,
             // The most fraction digits of the datetimes (MySQL: CASE,
             // COALESCE, UNION of DATETIME(0) and DATETIME(3) is DATETIME(3)).
             (DataType::Date32, t @ DataType::Timestamp(..))

@@ -109,6 +109,11 @@ fn floats(a: &dyn Array) -> Result<Vec<f64>> {
             .iter()
             .map(|d| date_number(*d) as f64)
             .collect(),
+        // A TIME is the number HHMMSS.ffffff.
+        DataType::Decimal64(..) => super::time_cast::time_numbers(a)
+            .into_iter()
+            .map(|n| n as f64 / 1e6)
+            .collect(),
         _ => match ints(a) {
             Some(v) => v.into_iter().map(|x| x as f64).collect(),
             None => {
@@ -199,6 +204,11 @@ where
             .iter()
             .map(|t| conv(datetime_number(*t) / 1_000_000))
             .collect(),
+        // CAST(time AS SIGNED): HHMMSS, the fraction cut (MariaDB).
+        DataType::Decimal64(..) => super::time_cast::time_numbers(a)
+            .into_iter()
+            .map(|n| conv(n / 1_000_000))
+            .collect(),
         _ => ints(a)
             .ok_or_else(|| {
                 QuiverError::not_supported(format!("cast of {} to an integer", a.data_type()))
@@ -226,6 +236,7 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
     }
     let nulls = a.logical_nulls();
     Ok(match to {
+        DataType::Decimal64(..) => super::time_cast::cast_to_time(a, to)?,
         DataType::Int8 => int_target::<Int8Type>(a, |v| v as i8)?,
         DataType::Int16 => int_target::<Int16Type>(a, |v| v as i16)?,
         DataType::Int32 => int_target::<Int32Type>(a, |v| v as i32)?,
@@ -297,6 +308,11 @@ pub fn cast_array(a: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
                         .map(|f| (f * m).round() as i128)
                         .collect()
                 }
+                // HHMMSS.ffffff, rounded to the scale.
+                DataType::Decimal64(..) => super::time_cast::time_numbers(a.as_ref())
+                    .into_iter()
+                    .map(|n| rescale(n, 6, *s).unwrap_or(0))
+                    .collect(),
                 // YYYYMMDDhhmmss.ffffff, rounded to the scale.
                 DataType::Timestamp(TimeUnit::Microsecond, _) => a
                     .as_primitive::<TimestampMicrosecondType>()

@@ -275,6 +275,10 @@ fn compare_scalar(
             ScalarValue::Date(d) => simd_scalar::<Date32Type>(op, a, *d),
             _ => return Err(QuiverError::internal("date compared with a non-date")),
         },
+        DataType::Decimal64(..) => match s {
+            ScalarValue::Time(t, _) => simd_scalar::<Decimal64Type>(op, a, *t),
+            _ => return Err(QuiverError::internal("time compared with a non-time")),
+        },
         DataType::Timestamp(TimeUnit::Microsecond, _) => match s {
             ScalarValue::DateTime(t, _) => simd_scalar::<TimestampMicrosecondType>(op, a, *t),
             _ => {
@@ -362,6 +366,7 @@ pub fn compare_arrays(op: BinaryOp, a: &ArrayRef, b: &ArrayRef) -> Result<Boolea
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
             simd_columns::<TimestampMicrosecondType>(op, a, &b)
         }
+        DataType::Decimal64(..) => simd_columns::<Decimal64Type>(op, a, &b),
         DataType::Decimal128(..) => cmp_prim_arrays::<Decimal128Type>(op, a, &b),
         DataType::Decimal256(..) => cmp_prim_arrays::<Decimal256Type>(op, a, &b),
         DataType::Utf8 => {
@@ -484,7 +489,10 @@ impl ScalarSet {
             t if t.is_integer()
                 || matches!(
                     t,
-                    DataType::Date32 | DataType::Timestamp(..) | DataType::Boolean
+                    DataType::Date32
+                        | DataType::Timestamp(..)
+                        | DataType::Decimal64(..)
+                        | DataType::Boolean
                 ) =>
             {
                 let v: Vec<i128> = values
@@ -492,6 +500,7 @@ impl ScalarSet {
                     .map(|x| match (x, t) {
                         (ScalarValue::Date(d), _) => Some(*d as i128),
                         (ScalarValue::DateTime(d, _), _) => Some(*d as i128),
+                        (ScalarValue::Time(d, _), _) => Some(*d as i128),
                         (ScalarValue::UInt64(u), _) => Some(*u as i128),
                         (ScalarValue::Utf8(s), DataType::Date32) => {
                             quiver_common::types::parse_date(s).map(|d| d as i128)
@@ -624,6 +633,10 @@ fn int_getter(a: &ArrayRef) -> Result<Box<dyn Fn(usize) -> i128 + '_>> {
         }
         DataType::Timestamp(..) => {
             let v = a.as_primitive::<TimestampMicrosecondType>();
+            Box::new(move |i| v.value(i) as i128)
+        }
+        DataType::Decimal64(..) => {
+            let v = a.as_primitive::<Decimal64Type>();
             Box::new(move |i| v.value(i) as i128)
         }
         DataType::Decimal128(..) => {

@@ -809,7 +809,10 @@ fn time_part(part: DatePart, h: i64, mi: i64, s: i64, f: i64) -> i64 {
     }
 }
 
-fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+pub(crate) fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    if quiver_common::types::is_time(a.data_type()) {
+        return extract_of_time(a, part);
+    }
     if a.data_type() == &DataType::Utf8 && part.is_time_of_day() {
         return extract_time_of_strings(a, part);
     }
@@ -848,6 +851,28 @@ fn extract(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
         })
         .collect();
     Ok(Arc::new(Int64Array::new(v.into(), a.logical_nulls())))
+}
+
+/// EXTRACT(part FROM time), as MariaDB: the fields of the magnitude with
+/// the hours below 24 (the rest are days), each signed as the time is;
+/// a date part is 0.
+fn extract_of_time(a: &ArrayRef, part: DatePart) -> Result<ArrayRef> {
+    let v = a.as_primitive::<arrow_array::types::Decimal64Type>();
+    Ok(Arc::new(v.unary::<_, Int64Type>(|t| {
+        let sign = if t < 0 { -1 } else { 1 };
+        let m = t.unsigned_abs() as i64;
+        let (h, mi, s, f) = clock(m);
+        let (day, h) = (h / 24, h % 24);
+        sign * match part {
+            DatePart::Day => day,
+            DatePart::DayHour => day * 100 + h,
+            DatePart::DayMinute => (day * 100 + h) * 100 + mi,
+            DatePart::DaySecond => ((day * 100 + h) * 100 + mi) * 100 + s,
+            DatePart::DayMicrosecond => (((day * 100 + h) * 100 + mi) * 100 + s) * 1_000_000 + f,
+            p if p.is_time_of_day() => time_part(p, h, mi, s, f),
+            _ => 0,
+        }
+    })))
 }
 
 /// EXTRACT(WEEK ...) is WEEK(d, 0) under the default default_week_format:

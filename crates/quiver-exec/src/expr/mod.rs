@@ -12,6 +12,7 @@ mod functions;
 mod like;
 mod logic;
 mod string_build;
+pub mod time_cast;
 mod value;
 
 use std::collections::HashMap;
@@ -36,6 +37,7 @@ pub use cast::{cast_array, numeric_text_problem, NumericText};
 pub use compare::compare_arrays;
 pub(crate) use compare::operand_type;
 pub(crate) use for_rows::evaluate_for;
+pub(crate) use functions::extract as extract_part;
 pub(crate) use like::compile as like_compile;
 pub use value::ColumnarValue;
 

@@ -516,6 +516,9 @@ fn nulls_as_zero(a: ArrayRef) -> Result<ArrayRef> {
         DataType::Utf8 => Arc::new(StringArray::from(vec![""])),
         DataType::Binary => Arc::new(BinaryArray::from(vec![&b""[..]])),
         DataType::Date32 => Arc::new(Date32Array::from(vec![i32::MIN])),
+        t @ DataType::Decimal64(..) => {
+            Arc::new(arrow_array::Decimal64Array::from(vec![0]).with_data_type(t.clone()))
+        }
         DataType::Timestamp(TimeUnit::Microsecond, tz) => {
             Arc::new(TimestampMicrosecondArray::from(vec![i64::MIN]).with_timezone_opt(tz.clone()))
         }

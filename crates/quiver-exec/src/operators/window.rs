@@ -398,6 +398,7 @@ fn min_max(breaks: &Walk, a: &ArrayRef, min: bool, spec: &WindowSpec) -> Result<
         DataType::Float64 => prim!(Float64Type),
         DataType::Date32 => prim!(Date32Type),
         DataType::Date64 => prim!(Date64Type),
+        DataType::Decimal64(..) => prim!(Decimal64Type),
         DataType::Timestamp(TimeUnit::Second, _) => prim!(TimestampSecondType),
         DataType::Timestamp(TimeUnit::Millisecond, _) => prim!(TimestampMillisecondType),
         DataType::Timestamp(TimeUnit::Microsecond, _) => prim!(TimestampMicrosecondType),

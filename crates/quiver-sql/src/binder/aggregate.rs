@@ -120,6 +120,11 @@ impl Binder<'_> {
                         cast(arg, &DataType::Int64)
                     }
                     DataType::Timestamp(..) => super::coerce::datetime_number(arg, true),
+                    // A TIME is summed as its number HHMMSS.ffffff.
+                    t if quiver_common::types::is_time(&t) => {
+                        let fsp = quiver_common::types::time_fsp(&t).unwrap_or(0);
+                        cast(arg, &DataType::Decimal128(7 + fsp, fsp as i8))
+                    }
                     _ => arg,
                 };
                 let t = arg.data_type();

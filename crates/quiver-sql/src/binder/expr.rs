@@ -1238,6 +1238,15 @@ fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
                 datetime_type(fsp),
             ))
         }
+        // TIME with as many fraction digits as the literal writes.
+        ast::DataType::Time(None, ast::TimezoneInfo::None) => {
+            use quiver_common::types::{parse_time, time_literal_fsp, time_type, TimeRead};
+            let TimeRead::Exact(t) = parse_time(&s) else {
+                return Err(incorrect("TIME"));
+            };
+            let fsp = time_literal_fsp(&s);
+            Ok(Expr::Literal(ScalarValue::Time(t, fsp), time_type(fsp)))
+        }
         other => Ok(cast(
             Expr::lit(ScalarValue::Utf8(s.clone())),
             &sql_type(other)?,

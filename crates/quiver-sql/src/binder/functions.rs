@@ -59,7 +59,6 @@ const UNSUPPORTED: &[&str] = &[
     "pi",
     "timestampdiff",
     "timestampadd",
-    "time",
     "cast",
     "concat_ws",
     "any_value",
@@ -294,6 +293,9 @@ impl Binder<'_> {
                 | "curdate"
                 | "current_date"
                 | "utc_date"
+                | "curtime"
+                | "current_time"
+                | "utc_time"
         ) {
             return self.clock(&name, &args);
         }
@@ -343,8 +345,12 @@ impl Binder<'_> {
         let now = self.statement_time(utc);
         // NOW(n) is DATETIME(n): the time cut to n digits.
         let t = quiver_common::types::truncate_fsp(now, digits);
+        let time = matches!(name, "curtime" | "current_time" | "utc_time");
         Ok(if date {
             Expr::lit(ScalarValue::Date(t.div_euclid(86_400_000_000) as i32))
+        } else if time {
+            // CURTIME(n) is TIME(n): the time of day.
+            Expr::lit(ScalarValue::Time(t.rem_euclid(86_400_000_000), digits))
         } else {
             Expr::lit(ScalarValue::DateTime(t, digits))
         })
@@ -1085,6 +1091,7 @@ fn timestamp_diff(part: DatePart, a: Expr, b: Expr) -> Result<Expr> {
 pub(crate) fn extract(x: Expr, part: DatePart) -> Result<Expr> {
     let x = match x.data_type() {
         DataType::Date32 | DataType::Timestamp(..) => x,
+        t if quiver_common::types::is_time(&t) => x,
         DataType::Null => return Ok(null_lit(DataType::Int64)),
         // A string is a DATETIME or else a TIME for the parts of a time
         // (HOUR('10:05:03') is 10): the executor reads it as either.

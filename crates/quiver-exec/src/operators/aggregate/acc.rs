@@ -834,6 +834,13 @@ impl Acc {
                         vals.iter().map(|x| *x as i32).collect::<Vec<_>>().into(),
                         nulls,
                     )),
+                    t @ DataType::Decimal64(..) => Arc::new(
+                        arrow_array::Decimal64Array::new(
+                            vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(),
+                            nulls,
+                        )
+                        .with_data_type(t.clone()),
+                    ),
                     DataType::Timestamp(_, fsp) => Arc::new(
                         arrow_array::TimestampMicrosecondArray::new(
                             vals.iter().map(|x| *x as i64).collect::<Vec<_>>().into(),

@@ -182,6 +182,7 @@ pub(super) fn exact_values(a: &ArrayRef) -> Option<(Cow<'_, [i128]>, i8)> {
         DataType::UInt64 => (v!(UInt64Type), 0),
         DataType::Date32 => (v!(Date32Type), 0),
         DataType::Timestamp(..) => (v!(TimestampMicrosecondType), 0),
+        DataType::Decimal64(..) => (v!(Decimal64Type), 0),
         DataType::Boolean => (
             Cow::Owned(a.as_boolean().values().iter().map(|b| b as i128).collect()),
             0,

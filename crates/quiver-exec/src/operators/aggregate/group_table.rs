@@ -551,6 +551,9 @@ pub(super) fn int_values_array(
             arrow_array::TimestampMicrosecondArray::new(v.to_vec().into(), nulls)
                 .with_timezone_opt(fsp.clone()),
         ),
+        DataType::Decimal64(..) => Arc::new(
+            arrow_array::Decimal64Array::new(v.to_vec().into(), nulls).with_data_type(t.clone()),
+        ),
         _ => cast_array(
             &(Arc::new(arrow_array::Int64Array::new(v.to_vec().into(), nulls)) as ArrayRef),
             t,

@@ -269,6 +269,7 @@ macro_rules! with_ordinals {
             DataType::Timestamp(TimeUnit::Microsecond, _) => prim!(TimestampMicrosecondType),
             DataType::Timestamp(TimeUnit::Nanosecond, _) => prim!(TimestampNanosecondType),
             DataType::Decimal128(_, _) => prim!(Decimal128Type),
+            DataType::Decimal64(_, _) => prim!(Decimal64Type),
             DataType::Float64 => {
                 let $v = a
                     .as_primitive::<Float64Type>()
