@@ -468,6 +468,7 @@ fn prepared_statements_with_every_parameter_type() {
     assert_eq!(types[8], 246, "decimal");
     assert_eq!(types[12], 10, "date");
     assert_eq!(types[13], 12, "datetime");
+    assert_eq!(types[14], 11, "time");
 
     // A statement on a table: columns known at prepare, executed twice
     // (the second time without resending types is not done by this client).

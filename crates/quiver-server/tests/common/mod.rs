@@ -712,6 +712,24 @@ fn decode_binary_row(p: &[u8], columns: &[Column]) -> Vec<Option<String>> {
                     }
                     s
                 }
+                11 => {
+                    // TIME: sign, days, hours, minutes, seconds[, microseconds].
+                    let len = r.u8() as usize;
+                    let b = r.n(len);
+                    if len < 8 {
+                        "00:00:00".to_string()
+                    } else {
+                        let days = u32::from_le_bytes([b[1], b[2], b[3], b[4]]);
+                        let hours = days * 24 + b[5] as u32;
+                        let sign = if b[0] == 1 { "-" } else { "" };
+                        let mut s = format!("{sign}{hours:02}:{:02}:{:02}", b[6], b[7]);
+                        if len == 12 {
+                            let us = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+                            s.push_str(&format!(".{us:06}"));
+                        }
+                        s
+                    }
+                }
                 6 => panic!("a NULL-typed column with its bit clear"),
                 _ => r.lenenc_value(),
             })
