@@ -48,6 +48,26 @@ pub struct ColumnOrigin {
 }
 
 impl ColumnInfo {
+    /// A computed column: no collation, origin or declared type of its own.
+    pub fn plain(
+        id: ColumnId,
+        name: impl Into<String>,
+        data_type: DataType,
+        nullable: bool,
+    ) -> Self {
+        ColumnInfo {
+            id,
+            name: name.into(),
+            data_type,
+            nullable,
+            collation: None,
+            coercibility: None,
+            origin: None,
+            column_type: None,
+            display_length: None,
+        }
+    }
+
     /// A reference to this column; under its collation (coercibility
     /// IMPLICIT, as MySQL gives columns) if it has one.
     pub fn expr(&self) -> Expr {

@@ -57,7 +57,7 @@ fn shift(plan: LogicalPlan, next_id: &Cell<u32>) -> LogicalPlan {
             None => {
                 let (s, n) = (fresh(), fresh());
                 new_aggs.push((
-                    hidden(s, "sum", agg.data_type.clone(), true),
+                    ColumnInfo::plain(s, "sum", agg.data_type.clone(), true),
                     AggExpr {
                         func: AggFunc::Sum,
                         arg: Some(base.clone()),
@@ -67,7 +67,7 @@ fn shift(plan: LogicalPlan, next_id: &Cell<u32>) -> LogicalPlan {
                     },
                 ));
                 new_aggs.push((
-                    hidden(n, "count", DataType::Int64, false),
+                    ColumnInfo::plain(n, "count", DataType::Int64, false),
                     AggExpr {
                         func: AggFunc::Count,
                         arg: Some(base.clone()),
@@ -160,18 +160,4 @@ fn narrow_widened(e: &Expr) -> bool {
                 | DataType::UInt16
                 | DataType::UInt32
         )
-}
-
-fn hidden(id: ColumnId, name: &str, data_type: DataType, nullable: bool) -> ColumnInfo {
-    ColumnInfo {
-        id,
-        name: name.to_string(),
-        data_type,
-        nullable,
-        collation: None,
-        coercibility: None,
-        origin: None,
-        column_type: None,
-        display_length: None,
-    }
 }

@@ -455,17 +455,7 @@ impl<'a> Binder<'a> {
     ) -> ColumnInfo {
         let id = ColumnId(self.next_id);
         self.next_id += 1;
-        ColumnInfo {
-            id,
-            name: name.into(),
-            data_type,
-            nullable,
-            collation: None,
-            coercibility: None,
-            origin: None,
-            column_type: None,
-            display_length: None,
-        }
+        ColumnInfo::plain(id, name, data_type, nullable)
     }
 
     /// A new column holding `e`, under `e`'s collation.
