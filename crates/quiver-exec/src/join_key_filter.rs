@@ -87,12 +87,10 @@ impl JoinKeyFilter {
         let Some((values, nulls)) = int_key(&keys) else {
             return Ok(all());
         };
-        // One loop per kind: the test inlines into it.
+        let values = &values[..rows];
         let mut found = match build {
-            BuildKeys::Exact(b) => BooleanBuffer::collect_bool(rows, |i| b.contains(values[i])),
-            BuildKeys::Approximate(b) => {
-                BooleanBuffer::collect_bool(rows, |i| b.may_contain(values[i]))
-            }
+            BuildKeys::Exact(b) => mask_of(values, |k| b.contains(k)),
+            BuildKeys::Approximate(b) => mask_of(values, |k| b.may_contain(k)),
         };
         if let Some(n) = nulls {
             found = &found & n.inner();
@@ -109,6 +107,31 @@ impl JoinKeyFilter {
     pub(crate) fn publish(&self, keys: Option<BuildKeys>) {
         let _ = self.keys.set(keys);
     }
+}
+
+/// The bits of `test` over `values`, one output word per 64 keys: an
+/// explicit loop per word, so the test inlines into a body without
+/// branches whatever the surrounding code (the same source compiled through
+/// `collect_bool` swung by 15 % between builds on TPC-H Q17's scan).
+#[inline(always)]
+fn mask_of(values: &[i64], test: impl Fn(i64) -> bool) -> BooleanBuffer {
+    let (chunks, rest) = values.as_chunks::<64>();
+    let mut words: Vec<u64> = Vec::with_capacity(values.len().div_ceil(64));
+    for chunk in chunks {
+        let mut w = 0u64;
+        for (j, &k) in chunk.iter().enumerate() {
+            w |= (test(k) as u64) << j;
+        }
+        words.push(w);
+    }
+    if !rest.is_empty() {
+        let mut w = 0u64;
+        for (j, &k) in rest.iter().enumerate() {
+            w |= (test(k) as u64) << j;
+        }
+        words.push(w);
+    }
+    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, values.len())
 }
 
 /// How one integer build key spreads: over a range small enough for a
