@@ -8,6 +8,7 @@ mod serve;
 mod shell;
 mod timing;
 mod tpch;
+mod web;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,6 +74,8 @@ enum Command {
     },
     /// TPC-H: generate data and run the 22 queries. Without a subcommand: both, into a default folder.
     Tpch(tpch::TpchArgs),
+    /// The web-analytics workload: generate the wide `hits` clickstream table, print its queries.
+    Web(web::WebArgs),
     /// Verify the page checksums of InnoDB / MariaDB tablespace files (a faster `innochecksum`).
     Innochecksum(innochecksum::InnochecksumArgs),
     /// Verify every page checksum of every table of a database folder.
@@ -241,6 +244,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             load::load(&db, &table, &file, delimiter, header).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Tpch(args)) => tpch::run(args, cli.db, cfg).map(|()| ExitCode::SUCCESS),
+        Some(Command::Web(args)) => web::run(args, cli.db, cfg).map(|()| ExitCode::SUCCESS),
         // Its own exit statuses, as MariaDB's innochecksum has them.
         Some(Command::Innochecksum(args)) => innochecksum::run(args, cli.threads),
         // Exit status 1 when any page is damaged.
