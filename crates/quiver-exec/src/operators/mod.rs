@@ -8,6 +8,7 @@ mod filter;
 mod group_concat;
 mod hash_join;
 mod int_group_map;
+mod int_tuple_group_map;
 mod limit;
 mod packed_keys;
 mod project;

@@ -16,6 +16,7 @@ use crate::context::ScanPosition;
 use crate::expr::{cast_array, PhysicalExpr};
 use crate::hash::{hash_rows, GroupKeys, KeyColumn, KeyValues};
 use crate::operators::int_group_map::IntGroupMap;
+use crate::operators::int_tuple_group_map::IntTupleGroupMap;
 use crate::operators::packed_keys::{str_key_array, PackedLayout};
 use crate::operators::str_group_map::StrGroupMap;
 
@@ -27,9 +28,10 @@ use super::spec::AggregateSpec;
 /// Groups found so far and their accumulators. With exactly one key whose
 /// values are integers (`KeyValues::Int`) the groups live in an
 /// `IntGroupMap`, as do keys that pack into one integer (`PackedLayout`: a
-/// short string, or a pair of integers and short strings); otherwise keys are
-/// hashed row-wise into `map` and stored in `keys`. Either way group ids are
-/// dense and in first-seen order.
+/// short string, or a pair of integers and short strings); two to four
+/// integer keys that do not pack, while none is NULL, live in an
+/// `IntTupleGroupMap`; otherwise keys are hashed row-wise into `map` and
+/// stored in `keys`. Either way group ids are dense and in first-seen order.
 pub(super) struct GroupTable {
     types: Vec<DataType>,
     keys: Option<GroupKeys>,
@@ -46,6 +48,8 @@ pub(super) struct GroupTable {
     packed_collations: Vec<Option<Collation>>,
     /// One string key under the default collation that does not pack.
     strs: Option<StrGroupMap>,
+    /// Two to four integer keys that do not pack, while none is NULL.
+    tuples: Option<IntTupleGroupMap>,
     groups: usize,
     pub(super) accs: Vec<Acc>,
     /// Where groups were first seen, when kept (see
@@ -88,6 +92,7 @@ impl GroupTable {
             packed: None,
             packed_collations: vec![],
             strs: None,
+            tuples: None,
             groups,
             accs,
         }
@@ -98,6 +103,9 @@ impl GroupTable {
     }
 
     fn keyed_size(&self) -> usize {
+        if let Some(m) = &self.tuples {
+            return m.memory_size() + self.groups * 16 * self.accs.len();
+        }
         if let Some(m) = &self.strs {
             return m.memory_size() + self.groups * 16 * self.accs.len();
         }
@@ -154,6 +162,33 @@ impl GroupTable {
                 // A new group with a trailing space: the groups before this
                 // batch move to the general table, which takes the batch.
                 self.groups = before;
+            }
+        }
+        if self.keys.is_none() && self.ints.is_none() && self.strs.is_none() {
+            if let Some(cols) = tuple_columns(keys, rows) {
+                if self.tuples.is_none() {
+                    self.tuples = IntTupleGroupMap::new(cols.len());
+                }
+                if let Some(m) = &mut self.tuples {
+                    let mut ids = Vec::with_capacity(rows);
+                    m.group_ids(&cols, rows, &mut ids);
+                    self.groups = m.groups();
+                    return Ok(ids);
+                }
+            }
+            if let Some(m) = self.tuples.take() {
+                // A NULL key: the groups so far move to the general table,
+                // in id order so that every group keeps its id.
+                let kept = std::mem::take(&mut self.groups);
+                let old: Vec<KeyColumn> = (0..keys.len())
+                    .map(|c| KeyColumn {
+                        values: KeyValues::Int(m.column(c)),
+                        nulls: None,
+                        collation: None,
+                    })
+                    .collect();
+                let ids = self.hashed_group_ids(&old, kept);
+                debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
             }
         }
         if let Some(layout) = self.packed.take() {
@@ -255,6 +290,15 @@ impl GroupTable {
         };
         if let Some(m) = &self.strs {
             return Ok(Some(vec![typed(m.keys()?, self.types.first())?]));
+        }
+        if let Some(m) = &self.tuples {
+            let arrays = self
+                .types
+                .iter()
+                .enumerate()
+                .map(|(c, t)| int_values_array(m.column(c), None, t))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Some(arrays));
         }
         if let (Some(layout), Some(m)) = (self.packed, &self.ints) {
             let arrays = layout
@@ -413,6 +457,17 @@ impl GroupTable {
                 }];
                 self.group_ids(&keys, other.groups)?
             }
+            (None, None) if other.tuples.is_some() => {
+                let m = other.tuples.as_ref().expect("checked");
+                let keys: Vec<KeyColumn> = (0..other.types.len())
+                    .map(|c| KeyColumn {
+                        values: KeyValues::Int(m.column(c)),
+                        nulls: None,
+                        collation: None,
+                    })
+                    .collect();
+                self.group_ids(&keys, other.groups)?
+            }
             (None, None) if other.strs.is_some() => {
                 let m = other.strs.as_ref().expect("checked");
                 let keys = m.keys()?;
@@ -537,6 +592,21 @@ pub(super) fn int_key_array(m: &IntGroupMap, t: &DataType) -> Result<ArrayRef> {
     int_values_array(m.keys().to_vec(), Some(NullBuffer::from(m.validity())), t)
 }
 
+/// The keys as integer slices, for an `IntTupleGroupMap`: two to four
+/// integer keys, none NULL in these rows.
+fn tuple_columns(keys: &[KeyColumn], rows: usize) -> Option<Vec<&[i64]>> {
+    if !(2..=4).contains(&keys.len()) {
+        return None;
+    }
+    keys.iter()
+        .map(|k| match (&k.values, &k.nulls) {
+            (KeyValues::Int(v), None) => v.get(..rows),
+            (KeyValues::Int(v), Some(n)) if n.null_count() == 0 => v.get(..rows),
+            _ => None,
+        })
+        .collect()
+}
+
 pub(super) fn int_values_array(
     v: Vec<i64>,
     nulls: Option<NullBuffer>,
@@ -603,6 +673,87 @@ mod tests {
             ),
             spec(AggFunc::Max, Some(PhysicalExpr::Column(1)), DataType::Int64),
         ]
+    }
+
+    /// Two integer keys: the tuple map (moving to the general table when
+    /// a later batch has a NULL key), merged across partitions, gives the
+    /// rows of the row-hashing path.
+    #[test]
+    fn int_tuple_keys_match_the_general_path() {
+        use arrow_array::{Int32Array, Int64Array};
+        let mut rng = Rng(0x5EED);
+        let batch = |rng: &mut Rng, nulls: bool| {
+            let a: Int64Array = (0..5000)
+                .map(|_| Some(rng.below(300) as i64 * 7_000_000_007 - 1_000_000_000_000))
+                .collect();
+            let b: Int32Array = (0..5000)
+                .map(|i| (!(nulls && i % 97 == 0)).then(|| rng.below(50) as i32 - 25))
+                .collect();
+            let schema = Arc::new(Schema::new(vec![
+                Field::new("a", DataType::Int64, true),
+                Field::new("b", DataType::Int32, true),
+            ]));
+            RecordBatch::try_new(schema, vec![Arc::new(a), Arc::new(b)]).unwrap()
+        };
+        let parts: Vec<Vec<RecordBatch>> = vec![
+            vec![batch(&mut rng, false), batch(&mut rng, false)],
+            vec![
+                batch(&mut rng, false),
+                batch(&mut rng, true),
+                batch(&mut rng, false),
+            ],
+            vec![batch(&mut rng, false)],
+        ];
+        let types = [DataType::Int64, DataType::Int32];
+        let aggs = specs();
+        let group = vec![PhysicalExpr::Column(0), PhysicalExpr::Column(1)];
+        let run = |general: bool| {
+            let mut tables = parts.iter().map(|batches| {
+                let mut table = GroupTable::new(&types, &aggs);
+                if general {
+                    let sample: Vec<KeyColumn> = (0..2)
+                        .map(|c| KeyColumn::new(batches[0].column(c)).unwrap())
+                        .collect();
+                    table.keys = Some(GroupKeys::new(&sample, types.to_vec()));
+                }
+                for b in batches {
+                    table.update(b, &group, &aggs).unwrap();
+                }
+                // The partition with a NULL key moved to the general table.
+                assert_eq!(table.tuples.is_some(), !general && batches.len() != 3);
+                table
+            });
+            let mut total = tables.next().unwrap();
+            for t in tables {
+                total.merge(t).unwrap();
+            }
+            let mut fields: Vec<Field> = vec![
+                Field::new("a", DataType::Int64, true),
+                Field::new("b", DataType::Int32, true),
+            ];
+            for (i, a) in aggs.iter().enumerate() {
+                fields.push(Field::new(format!("a{i}"), a.output_type.clone(), true));
+            }
+            let out = total.finish(&Arc::new(Schema::new(fields)), &aggs).unwrap();
+            let mut rows: Vec<String> = (0..out.num_rows())
+                .map(|r| {
+                    out.columns()
+                        .iter()
+                        .map(|c| format!("{:?}", c.slice(r, 1)))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .collect();
+            rows.sort();
+            rows
+        };
+        let tuples = run(false);
+        assert!(tuples.len() > 1000, "{} groups", tuples.len());
+        assert!(
+            tuples.iter().any(|r| r.contains("null")),
+            "a NULL key group"
+        );
+        assert_eq!(tuples, run(true));
     }
 
     /// Aggregates `parts` (one table per partition, then merged), on the
