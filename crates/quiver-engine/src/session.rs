@@ -66,6 +66,13 @@ pub struct Session {
     pub(crate) vars: std::sync::Mutex<SessionVars>,
     /// The schema chosen by `USE` (None until then, as in MySQL).
     pub(crate) current_database: std::sync::Mutex<Option<String>>,
+    /// Set when the database chosen by `USE` was dropped: unqualified names
+    /// are then MySQL's 1046. Before any USE they are the default
+    /// database's ([`SCHEMA_NAME`]), as a folder with one database was.
+    pub(crate) no_database: std::sync::atomic::AtomicBool,
+    /// The statements of SQL `PREPARE`, by lowercase name.
+    pub(crate) sql_prepared:
+        std::sync::Mutex<std::collections::HashMap<String, crate::prepared_sql::SqlPrepared>>,
     /// `USER()`: `user@host` (a server sets the client's).
     pub(crate) user: String,
     /// `CURRENT_USER()`: the account, `user@%` for a server's client (an
@@ -139,6 +146,30 @@ pub(crate) fn object_name(name: &ObjectName) -> Result<String> {
     }
 }
 
+impl Session {
+    /// A table's or view's name, `[database.]name`, as (database, name): an
+    /// unqualified one is in the current database (1046 when there is none).
+    pub(crate) fn qualified_name(&self, name: &ObjectName) -> Result<(String, String)> {
+        let parts: Vec<&str> = name
+            .0
+            .iter()
+            .map(|p| match p {
+                ObjectNamePart::Identifier(i) => Ok(i.value.as_str()),
+                _ => Err(QuiverError::syntax_msg(format!(
+                    "unsupported object name {name}"
+                ))),
+            })
+            .collect::<Result<_>>()?;
+        match parts.as_slice() {
+            [t] => Ok((self.schema_for(None)?, t.to_string())),
+            [d, t] => Ok((d.to_string(), t.to_string())),
+            _ => Err(QuiverError::syntax_msg(format!(
+                "You have an error in your SQL syntax near '{name}'"
+            ))),
+        }
+    }
+}
+
 pub(crate) fn text_result(column: &str, lines: Vec<String>) -> Result<StatementResult> {
     let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, false)]));
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from(lines))])?;
@@ -159,6 +190,8 @@ impl Session {
             config,
             vars: std::sync::Mutex::new(vars),
             current_database: Default::default(),
+            no_database: Default::default(),
+            sql_prepared: Default::default(),
             user: "root@localhost".to_string(),
             account: "root@localhost".to_string(),
             connection_id: 0,
@@ -275,24 +308,56 @@ impl Session {
             .as_deref())
     }
 
-    /// `USE name`: the database's own schema or information_schema; any
-    /// other name is MySQL's error 1049.
+    /// The database a name qualified by `database` (None: unqualified) is
+    /// in; 1046 when unqualified and the database chosen was dropped.
+    pub(crate) fn schema_for(&self, database: Option<&str>) -> Result<String> {
+        if let Some(d) = database {
+            return Ok(d.to_string());
+        }
+        if let Some(d) = self.current_database() {
+            return Ok(d);
+        }
+        if self.no_database.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(QuiverError::new(1046, "3D000", "No database selected"));
+        }
+        Ok(SCHEMA_NAME.to_string())
+    }
+
+    /// `USE name`: a database of the folder or information_schema; any
+    /// other name is MySQL's error 1049. New tables then take the
+    /// database's default collation (`@@collation_database`).
     fn use_database(&self, u: &quiver_sql::sqlparser::ast::Use) -> Result<StatementResult> {
         use quiver_sql::sqlparser::ast::Use;
         let name = match u {
             Use::Object(n) | Use::Database(n) | Use::Schema(n) => object_name(n)?,
             other => return Err(QuiverError::not_supported(other.to_string())),
         };
-        let canonical = [SCHEMA_NAME, INFORMATION_SCHEMA]
-            .into_iter()
-            .find(|s| s.eq_ignore_ascii_case(&name))
-            .ok_or_else(|| QuiverError::new(1049, "42000", format!("Unknown database '{name}'")))?;
-        self.process.set_db(Some(canonical.to_string()));
+        let canonical = match INFORMATION_SCHEMA.eq_ignore_ascii_case(&name) {
+            true => INFORMATION_SCHEMA.to_string(),
+            false => self
+                .db
+                .schema_name(&name)
+                .ok_or_else(|| crate::catalog::unknown_database(&name))?,
+        };
+        if let Some(c) = self.db.schema_collation(&canonical) {
+            self.vars
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .collation_database = c;
+        }
+        self.set_current_database(Some(canonical));
+        Ok(StatementResult::Done { affected: 0 })
+    }
+
+    /// Makes `db` the current database (None: none, after it was dropped).
+    pub(crate) fn set_current_database(&self, db: Option<String>) {
+        self.no_database
+            .store(db.is_none(), std::sync::atomic::Ordering::Relaxed);
+        self.process.set_db(db.clone());
         *self
             .current_database
             .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(canonical.to_string());
-        Ok(StatementResult::Done { affected: 0 })
+            .unwrap_or_else(|p| p.into_inner()) = db;
     }
 
     /// A query's execution context, stopped by what stops the running
@@ -426,7 +491,7 @@ impl Session {
         Ok(StatementResult::Done { affected: 0 })
     }
 
-    fn run_statement(
+    pub(crate) fn run_statement(
         &self,
         stmt: &Statement,
         source: Option<&Arc<SqlSource>>,
@@ -478,13 +543,20 @@ impl Session {
             Statement::CreateDatabase {
                 db_name,
                 if_not_exists,
+                default_charset,
+                default_collation,
                 ..
-            } => self.create_database(db_name, *if_not_exists),
+            } => self.create_database(
+                db_name,
+                *if_not_exists,
+                default_charset.as_deref(),
+                default_collation.as_deref(),
+            ),
             Statement::CreateSchema {
                 schema_name: quiver_sql::sqlparser::ast::SchemaName::Simple(db_name),
                 if_not_exists,
                 ..
-            } => self.create_database(db_name, *if_not_exists),
+            } => self.create_database(db_name, *if_not_exists, None, None),
             Statement::AlterSchema(a) => self.alter_database(a),
             Statement::Set(set) => self.set(set, source),
             Statement::Kill { modifier, id } => {
@@ -494,6 +566,27 @@ impl Session {
                 Ok(StatementResult::Done { affected: 0 })
             }
             Statement::Use(u) => self.use_database(u),
+            Statement::Prepare {
+                name,
+                data_types,
+                statement,
+            } if data_types.is_empty() => self.prepare_sql(name, statement),
+            Statement::Execute {
+                name: Some(name),
+                parameters,
+                immediate: false,
+                into,
+                using,
+                output: false,
+                default: false,
+                ..
+            } if parameters.is_empty() && into.is_empty() => {
+                self.execute_prepared(&object_name(name)?, using)
+            }
+            Statement::Deallocate {
+                name,
+                prepare: true,
+            } => self.deallocate_prepared(&name.value),
             Statement::AlterTable(a) => self.alter_table(a),
             Statement::RenameTable(r) => self.rename_tables(r),
             Statement::StartTransaction { .. }
