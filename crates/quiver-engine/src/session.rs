@@ -146,30 +146,6 @@ pub(crate) fn object_name(name: &ObjectName) -> Result<String> {
     }
 }
 
-impl Session {
-    /// A table's or view's name, `[database.]name`, as (database, name): an
-    /// unqualified one is in the current database (1046 when there is none).
-    pub(crate) fn qualified_name(&self, name: &ObjectName) -> Result<(String, String)> {
-        let parts: Vec<&str> = name
-            .0
-            .iter()
-            .map(|p| match p {
-                ObjectNamePart::Identifier(i) => Ok(i.value.as_str()),
-                _ => Err(QuiverError::syntax_msg(format!(
-                    "unsupported object name {name}"
-                ))),
-            })
-            .collect::<Result<_>>()?;
-        match parts.as_slice() {
-            [t] => Ok((self.schema_for(None)?, t.to_string())),
-            [d, t] => Ok((d.to_string(), t.to_string())),
-            _ => Err(QuiverError::syntax_msg(format!(
-                "You have an error in your SQL syntax near '{name}'"
-            ))),
-        }
-    }
-}
-
 pub(crate) fn text_result(column: &str, lines: Vec<String>) -> Result<StatementResult> {
     let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, false)]));
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from(lines))])?;
@@ -306,58 +282,6 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_deref())
-    }
-
-    /// The database a name qualified by `database` (None: unqualified) is
-    /// in; 1046 when unqualified and the database chosen was dropped.
-    pub(crate) fn schema_for(&self, database: Option<&str>) -> Result<String> {
-        if let Some(d) = database {
-            return Ok(d.to_string());
-        }
-        if let Some(d) = self.current_database() {
-            return Ok(d);
-        }
-        if self.no_database.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(QuiverError::new(1046, "3D000", "No database selected"));
-        }
-        Ok(SCHEMA_NAME.to_string())
-    }
-
-    /// `USE name`: a database of the folder or information_schema; any
-    /// other name is MySQL's error 1049. New tables then take the
-    /// database's default collation (`@@collation_database`).
-    fn use_database(&self, u: &quiver_sql::sqlparser::ast::Use) -> Result<StatementResult> {
-        use quiver_sql::sqlparser::ast::Use;
-        let name = match u {
-            Use::Object(n) | Use::Database(n) | Use::Schema(n) => object_name(n)?,
-            other => return Err(QuiverError::not_supported(other.to_string())),
-        };
-        let canonical = match INFORMATION_SCHEMA.eq_ignore_ascii_case(&name) {
-            true => INFORMATION_SCHEMA.to_string(),
-            false => self
-                .db
-                .schema_name(&name)
-                .ok_or_else(|| crate::catalog::unknown_database(&name))?,
-        };
-        if let Some(c) = self.db.schema_collation(&canonical) {
-            self.vars
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .collation_database = c;
-        }
-        self.set_current_database(Some(canonical));
-        Ok(StatementResult::Done { affected: 0 })
-    }
-
-    /// Makes `db` the current database (None: none, after it was dropped).
-    pub(crate) fn set_current_database(&self, db: Option<String>) {
-        self.no_database
-            .store(db.is_none(), std::sync::atomic::Ordering::Relaxed);
-        self.process.set_db(db.clone());
-        *self
-            .current_database
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = db;
     }
 
     /// A query's execution context, stopped by what stops the running
