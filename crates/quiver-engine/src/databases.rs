@@ -85,4 +85,15 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner()) = db;
     }
+
+    /// Table `name` of the current database (a client's COM_FIELD_LIST).
+    pub fn current_table(&self, name: &str) -> Option<std::sync::Arc<crate::Table>> {
+        self.db.table_in(&self.schema_for(None).ok()?, name)
+    }
+
+    /// The current database's name for messages: the one USE chose, else
+    /// the folder's default (empty after the chosen one was dropped).
+    pub fn current_schema(&self) -> String {
+        self.schema_for(None).unwrap_or_default()
+    }
 }
