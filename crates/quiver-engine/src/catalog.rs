@@ -802,8 +802,8 @@ impl Database {
         Ok(true)
     }
 
-    /// DROP DATABASE with its tables and views: the number of tables it
-    /// held, None when there is none and `if_exists` (1008 without). Its
+    /// DROP DATABASE with its tables and views: the number of tables and
+    /// views it held, None when there is none and `if_exists` (1008 without). Its
     /// folder leaves the database folder in one rename before its files
     /// go, so a crash leaves it whole or gone.
     pub fn drop_schema(&self, name: &str, if_exists: bool) -> Result<Option<usize>> {
@@ -846,10 +846,12 @@ impl Database {
         damaged.retain(|(s, _), _| *s != k);
         dropped += before - damaged.len();
         drop(damaged);
-        self.views
-            .write()
-            .expect("catalog lock")
-            .retain(|(s, _), _| *s != k);
+        // MariaDB counts views too (their .frm files).
+        let mut views = self.views.write().expect("catalog lock");
+        let before = views.len();
+        views.retain(|(s, _), _| *s != k);
+        dropped += before - views.len();
+        drop(views);
         self.bump();
         Ok(Some(dropped))
     }

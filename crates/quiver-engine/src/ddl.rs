@@ -179,7 +179,7 @@ impl Session {
     }
 
     /// DROP DATABASE with its tables: 1008 when there is none (a note with
-    /// IF EXISTS); the affected rows are its tables, as MariaDB counts them.
+    /// IF EXISTS); the affected rows are its tables and views, as MariaDB's.
     /// Dropping the current database leaves the session without one.
     fn drop_database(&self, names: &[ObjectName], if_exists: bool) -> Result<StatementResult> {
         let [name] = names else {
