@@ -42,3 +42,37 @@ fn databases_survive_reopening_the_folder() {
     assert_eq!(s.query("USE d2").unwrap_err().code, 1049);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_killed_create_or_drop_database_leaves_the_database_whole_or_gone() {
+    let dir = std::env::temp_dir().join(format!("quiver-dbs-killed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    {
+        let s = Session::new(Database::open(&dir).unwrap(), EngineConfig::default());
+        s.execute(
+            "CREATE DATABASE kept; CREATE TABLE kept.t (a INT); INSERT INTO kept.t VALUES (1)",
+        )
+        .unwrap();
+    }
+    // What CREATE DATABASE leaves when killed before its rename, and DROP
+    // DATABASE when killed after its rename, before its files went.
+    let databases = dir.join("databases");
+    std::fs::create_dir_all(databases.join(".new-half/tables")).unwrap();
+    std::fs::write(
+        databases.join(".new-half/db.opt"),
+        "default-collation=utf8mb4_bin\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(databases.join(".drop-gone/tables")).unwrap();
+    std::fs::write(
+        databases.join(".drop-gone/db.opt"),
+        "default-collation=utf8mb4_bin\n",
+    )
+    .unwrap();
+    let s = Session::new(Database::open(&dir).unwrap(), EngineConfig::default());
+    assert_eq!(s.database().schema_names(), vec!["kept", "quiver"]);
+    assert!(!databases.join(".new-half").exists());
+    assert!(!databases.join(".drop-gone").exists());
+    assert_eq!(rows(&s, "SELECT a FROM kept.t"), vec!["1"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
