@@ -85,6 +85,28 @@ impl Session {
         let query = quiver_sql::view_query_with_columns(&name, query.as_ref().clone(), &names);
         // Bind once so a broken view is refused when created.
         self.prepare(&query, source, Purpose::Plan)?;
+        // A view's unqualified names are read in its own database when it
+        // is used; MariaDB reads them in the creator's. Where the two
+        // differ, a view naming a table without its database is refused
+        // (bound with no database selected, such a name is 1046).
+        if !self.schema_for(None)?.eq_ignore_ascii_case(&database) {
+            let current = self.current_database();
+            self.set_current_database(None);
+            let unqualified = self.prepare(&query, source, Purpose::Plan).err();
+            match current {
+                Some(d) => self.set_current_database(Some(d)),
+                None => {
+                    self.set_current_database(None);
+                    self.no_database
+                        .store(false, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            if unqualified.is_some_and(|e| e.code == 1046) {
+                return Err(QuiverError::not_supported(
+                    "a view in another database than the current one naming a table without its database",
+                ));
+            }
+        }
         self.db
             .create_view_in(&database, &name, &query.to_string(), *or_replace)?;
         Ok(StatementResult::Done { affected: 0 })

@@ -1,5 +1,7 @@
 //! Databases made in a folder are there when it is opened again: their
-//! tables, views and default collation; a dropped one is gone, files too.
+//! tables, views and default collation; a dropped one is gone, files too,
+//! and a killed CREATE / DROP DATABASE leaves it whole or gone. A view's
+//! unqualified names whose meaning would differ from MariaDB's are refused.
 
 use quiver_engine::{Database, EngineConfig, Session, StatementResult};
 
@@ -75,4 +77,22 @@ fn a_killed_create_or_drop_database_leaves_the_database_whole_or_gone() {
     assert!(!databases.join(".drop-gone").exists());
     assert_eq!(rows(&s, "SELECT a FROM kept.t"), vec!["1"]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_view_in_another_database_must_name_its_tables_databases() {
+    let s = Session::new(Database::in_memory(), EngineConfig::default());
+    s.execute("CREATE DATABASE a; CREATE TABLE a.t (x INT); INSERT INTO a.t VALUES (1); CREATE DATABASE b; USE a")
+        .unwrap();
+    // MariaDB reads `t` in the creator's database (a); Quiver would read it
+    // in the view's (b) when used: refused.
+    let e = s.query("CREATE VIEW b.v AS SELECT x FROM t").unwrap_err();
+    assert_eq!(e.code, 1235, "{e}");
+    assert_eq!(s.query("SELECT * FROM b.v").unwrap_err().code, 1146);
+    s.query("CREATE VIEW b.v AS SELECT x FROM a.t").unwrap();
+    s.query("CREATE VIEW v AS SELECT x FROM t").unwrap();
+    assert_eq!(rows(&s, "SELECT * FROM b.v"), vec!["1"]);
+    s.query("USE b").unwrap();
+    assert_eq!(rows(&s, "SELECT * FROM a.v"), vec!["1"]);
+    assert_eq!(rows(&s, "SELECT DATABASE()"), vec!["b"]);
 }
