@@ -58,6 +58,27 @@ fn literal(v: &ScalarValue) -> String {
     }
 }
 
+/// `sql` with its `?` (at byte offsets `placeholders`) replaced by
+/// `value(i)`, each a literal.
+fn substitute(
+    sql: &str,
+    placeholders: &[usize],
+    mut value: impl FnMut(usize) -> Result<String>,
+) -> Result<String> {
+    let mut out = String::with_capacity(sql.len());
+    let mut last = 0;
+    for (i, at) in placeholders.iter().enumerate() {
+        out.push_str(&sql[last..*at]);
+        // Spaces keep a literal from joining its neighbours into one token.
+        out.push(' ');
+        out.push_str(&value(i)?);
+        out.push(' ');
+        last = at + 1;
+    }
+    out.push_str(&sql[last..]);
+    Ok(out)
+}
+
 impl Session {
     /// The value of a constant expression (a literal, `@var`).
     fn scalar_of(&self, e: &SqlExpr) -> Result<ScalarValue> {
@@ -104,6 +125,20 @@ impl Session {
             ));
         }
         let placeholders = quiver_sql::placeholders(&sql);
+        // Missing tables and columns of a query are reported at PREPARE,
+        // as MariaDB does (bound with NULL for each `?`).
+        if let Statement::Query(_) = &statements[0] {
+            let probe = substitute(&sql, &placeholders, |_| Ok("NULL".to_string()))?;
+            if let Ok(Some(Statement::Query(q))) =
+                quiver_sql::parse_sql(&probe).map(|mut v| v.pop())
+            {
+                if let Err(e) = self.physical_plan(&q) {
+                    if matches!(e.code, 1146 | 1054 | 1046) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
         self.prepared_sql()
             .insert(name.value.to_lowercase(), SqlPrepared { sql, placeholders });
         Ok(StatementResult::Done { affected: 0 })
@@ -128,17 +163,9 @@ impl Session {
                 "Incorrect arguments to EXECUTE",
             ));
         }
-        let mut sql = String::with_capacity(p.sql.len());
-        let mut last = 0;
-        for (at, e) in p.placeholders.iter().zip(using) {
-            sql.push_str(&p.sql[last..*at]);
-            // Spaces keep a literal from joining its neighbours into one token.
-            sql.push(' ');
-            sql.push_str(&literal(&self.scalar_of(&e.expr)?));
-            sql.push(' ');
-            last = at + 1;
-        }
-        sql.push_str(&p.sql[last..]);
+        let sql = substitute(&p.sql, &p.placeholders, |i| {
+            Ok(literal(&self.scalar_of(&using[i].expr)?))
+        })?;
         let mut statements = quiver_sql::parse_sql(&sql)?;
         let Some(stmt) = statements.pop() else {
             return Err(QuiverError::internal("a prepared statement without text"));
