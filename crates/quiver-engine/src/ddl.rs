@@ -189,8 +189,8 @@ impl Session {
         };
         self.db.set_schema_collation(&name, c)?;
         if self
-            .current_database()
-            .is_some_and(|d| d.eq_ignore_ascii_case(&name))
+            .schema_for(None)
+            .is_ok_and(|d| d.eq_ignore_ascii_case(&name))
         {
             self.vars
                 .lock()
