@@ -23,8 +23,7 @@ use quiver_sql::sqlparser::ast::{
     AlterTable, AlterTableOperation, MySQLColumnPosition, RenameTableNameKind,
 };
 
-use crate::catalog::SCHEMA_NAME;
-use crate::session::{first_words, object_name};
+use crate::session::first_words;
 use crate::{Session, StatementResult};
 
 /// A column of the altered table: its field and where its values come from.
@@ -36,9 +35,9 @@ struct NewColumn {
 
 impl Session {
     pub(crate) fn alter_table(&self, alter: &AlterTable) -> Result<StatementResult> {
-        let name = object_name(&alter.name)?;
-        let Some(table) = self.db.table(&name) else {
-            return Err(QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")));
+        let (database, name) = self.qualified_name(&alter.name)?;
+        let Some(table) = self.db.table_in(&database, &name) else {
+            return Err(QuiverError::unknown_table(&format!("{database}.{name}")));
         };
         let schema = table.schema();
         let mut renamed = None;
@@ -68,7 +67,7 @@ impl Session {
             match op {
                 AlterTableOperation::RenameTable { table_name } => {
                     let (RenameTableNameKind::To(n) | RenameTableNameKind::As(n)) = table_name;
-                    renamed = Some(object_name(n)?);
+                    renamed = Some(self.qualified_name(n)?);
                 }
                 AlterTableOperation::AddColumn {
                     if_not_exists,
@@ -171,7 +170,9 @@ impl Session {
                 .zip(schema.fields())
                 .enumerate()
                 .any(|(i, (c, f))| c.from != Some(i) || c.field.name() != f.name());
-        let new_name = renamed.clone().unwrap_or_else(|| name.clone());
+        let new_name = renamed
+            .clone()
+            .unwrap_or_else(|| (database.clone(), name.clone()));
         if renamed.is_some() && changed {
             return Err(QuiverError::not_supported(
                 "ALTER TABLE renaming the table and changing its columns at once",
@@ -179,7 +180,12 @@ impl Session {
         }
         if !changed {
             if renamed.is_some() {
-                self.db.alter_table(&name, &new_name, schema, None)?;
+                self.db.alter_table_in(
+                    (&database, &name),
+                    (&new_name.0, &new_name.1),
+                    schema,
+                    None,
+                )?;
             }
             return Ok(StatementResult::Done { affected: 0 });
         }
@@ -224,8 +230,12 @@ impl Session {
                 &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
             )?);
         }
-        self.db
-            .alter_table(&name, &new_name, new_schema, Some(batches))?;
+        self.db.alter_table_in(
+            (&database, &name),
+            (&new_name.0, &new_name.1),
+            new_schema,
+            Some(batches),
+        )?;
         Ok(StatementResult::Done { affected: 0 })
     }
 
@@ -253,12 +263,16 @@ impl Session {
         renames: &[quiver_sql::sqlparser::ast::RenameTable],
     ) -> Result<StatementResult> {
         for r in renames {
-            let from = object_name(&r.old_name)?;
-            let to = object_name(&r.new_name)?;
-            let Some(t) = self.db.table(&from) else {
-                return Err(QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{from}")));
+            let from = self.qualified_name(&r.old_name)?;
+            let to = self.qualified_name(&r.new_name)?;
+            let Some(t) = self.db.table_in(&from.0, &from.1) else {
+                return Err(QuiverError::unknown_table(&format!(
+                    "{}.{}",
+                    from.0, from.1
+                )));
             };
-            self.db.alter_table(&from, &to, t.schema(), None)?;
+            self.db
+                .alter_table_in((&from.0, &from.1), (&to.0, &to.1), t.schema(), None)?;
         }
         Ok(StatementResult::Done { affected: 0 })
     }

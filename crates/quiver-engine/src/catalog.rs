@@ -1,5 +1,7 @@
-//! Tables and views of a database, kept in memory and, for a database
-//! folder, on disk (`DIR/tables/<name>/`, `DIR/views/<name>.sql`).
+//! Databases (schemas), their tables and views, kept in memory and, for a
+//! database folder, on disk: the default database `quiver` in
+//! `DIR/tables/<name>/` and `DIR/views/<name>.sql`, any other database `d`
+//! in `DIR/databases/<d>/` laid out the same way.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -18,9 +20,18 @@ use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, SpaceEnds, TableSourc
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
-/// The one schema a database folder is, as clients see it (`SHOW DATABASES`,
-/// `USE`, `DATABASE()`, qualified names in error messages).
+use crate::folder_names::{
+    check_database_name, check_new_name, file_name, name_of_file, remove_schema_leftovers,
+    write_db_opt, DB_OPT,
+};
+
+/// The default database of a folder, as clients see it (`SHOW DATABASES`,
+/// `USE`, `DATABASE()`, qualified names in error messages): the one whose
+/// tables are `DIR/tables`, which holds an unqualified name before any USE.
 pub const SCHEMA_NAME: &str = "quiver";
+
+/// Where the databases other than [`SCHEMA_NAME`] live in the folder.
+const DATABASES: &str = "databases";
 
 /// The schema of the metadata views (`information_schema.TABLES`, ...).
 pub const INFORMATION_SCHEMA: &str = "information_schema";
@@ -30,6 +41,8 @@ pub const INFORMATION_SCHEMA: &str = "information_schema";
 #[derive(Debug)]
 pub struct Table {
     name: String,
+    /// The database (schema) the table is in.
+    database: String,
     schema: SchemaRef,
     rows: RwLock<usize>,
     distinct: RwLock<Vec<usize>>,
@@ -131,6 +144,11 @@ fn zone_maps(layout: &quiver_storage::table_file::Layout, schema: &SchemaRef) ->
 impl Table {
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The database (schema) the table is in.
+    pub fn database(&self) -> &str {
+        &self.database
     }
 
     pub fn schema(&self) -> SchemaRef {
@@ -356,20 +374,20 @@ impl TableSource for Table {
 #[derive(Debug)]
 pub struct Database {
     dir: Option<PathBuf>,
-    tables: RwLock<BTreeMap<String, Arc<Table>>>,
-    views: RwLock<BTreeMap<String, (String, String)>>,
+    /// The databases (schemas), by [`key`]: `quiver` always.
+    schemas: RwLock<BTreeMap<String, SchemaEntry>>,
+    /// Tables by (database key, table key).
+    tables: RwLock<BTreeMap<Qualified, Arc<Table>>>,
+    views: RwLock<BTreeMap<Qualified, (String, String)>>,
     /// Tables whose manifest could not be read when the folder was opened:
     /// name, folder and the error a statement using them gets. The other
     /// tables stay usable; DROP TABLE removes such a table's files.
-    damaged: RwLock<BTreeMap<String, (String, PathBuf, QuiverError)>>,
+    damaged: RwLock<BTreeMap<Qualified, (String, PathBuf, QuiverError)>>,
     /// Moves on whenever a table or view is created, dropped or rewritten,
     /// so that a plan made before (a session's plan cache) is known stale.
     generation: Arc<AtomicU64>,
     /// Writers of a database folder, across processes and threads.
     writer: Option<Writer>,
-    /// The collation new tables take when they name none (`ALTER DATABASE
-    /// ... COLLATE`), kept in `DIR/db.opt` as MySQL keeps it.
-    default_collation: RwLock<Collation>,
     /// What all queries over the database and the table pages read into
     /// memory may hold together (see [`Database::memory`]).
     memory: Arc<MemoryPool>,
@@ -438,20 +456,48 @@ fn write_counter(file: &fs::File, v: u64) -> std::io::Result<()> {
     file.write_all_at(&v.to_le_bytes(), 0)
 }
 
+/// A database's (schema's) name and the collation its new tables take
+/// when they name none (`CREATE` / `ALTER DATABASE ... COLLATE`), kept in
+/// its folder's `db.opt` as MySQL keeps it.
+#[derive(Debug, Clone, PartialEq)]
+struct SchemaEntry {
+    name: String,
+    collation: Collation,
+}
+
+/// A table's or view's key: its database's and its own, by [`key`].
+type Qualified = (String, String);
+
 type Scanned = (
-    BTreeMap<String, Arc<Table>>,
-    BTreeMap<String, (String, String)>,
-    BTreeMap<String, (String, PathBuf, QuiverError)>,
+    BTreeMap<String, SchemaEntry>,
+    BTreeMap<Qualified, Arc<Table>>,
+    BTreeMap<Qualified, (String, String)>,
+    BTreeMap<Qualified, (String, PathBuf, QuiverError)>,
 );
 
 fn key(name: &str) -> String {
     name.to_lowercase()
 }
 
-const MARKER: &str = "quiver.db";
+fn qualified(database: &str, name: &str) -> Qualified {
+    (key(database), key(name))
+}
 
-/// The database's default charset and collation, as MySQL's `db.opt`.
-const DB_OPT: &str = "db.opt";
+/// The folder of database `name` inside the database folder `root`.
+fn schema_dir(root: &Path, name: &str) -> PathBuf {
+    if key(name) == SCHEMA_NAME {
+        root.to_path_buf()
+    } else {
+        root.join(DATABASES).join(file_name(name))
+    }
+}
+
+/// MariaDB's 1049.
+pub fn unknown_database(name: &str) -> QuiverError {
+    QuiverError::new(1049, "42000", format!("Unknown database '{name}'"))
+}
+
+const MARKER: &str = "quiver.db";
 
 /// The default collation `DIR/db.opt` names (utf8mb4_bin without the file).
 fn read_db_opt(dir: &Path) -> Result<Collation> {
@@ -471,11 +517,48 @@ fn read_db_opt(dir: &Path) -> Result<Collation> {
         .map_err(|e| QuiverError::new(1105, "HY000", format!("{}: {}", path.display(), e.message)))
 }
 
-/// The tables (and damaged ones) and views a database folder holds.
-fn scan(dir: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Result<Scanned> {
+/// The databases, and the tables (and damaged ones) and views, a database
+/// folder holds. A database's folder is published by a rename once
+/// complete, and names beginning with `.` (not made by [`file_name`]) are
+/// ones being made or dropped.
+fn scan(root: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Result<Scanned> {
+    let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", root.display()), e);
+    let mut found = vec![(SCHEMA_NAME.to_string(), root.to_path_buf())];
+    match fs::read_dir(root.join(DATABASES)) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry = entry.map_err(io)?;
+                let file = entry.file_name().to_string_lossy().into_owned();
+                if file.starts_with('.') || !entry.path().join(DB_OPT).exists() {
+                    continue;
+                }
+                found.push((name_of_file(&file), entry.path()));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(e)),
+    }
+    let mut scanned = Scanned::default();
+    for (name, dir) in found {
+        let collation = read_db_opt(&dir)?;
+        scan_schema(&name, &dir, generation, memory, &mut scanned)?;
+        scanned
+            .0
+            .insert(key(&name), SchemaEntry { name, collation });
+    }
+    Ok(scanned)
+}
+
+/// The tables and views of database `database`, in its folder `dir`.
+fn scan_schema(
+    database: &str,
+    dir: &Path,
+    generation: &Arc<AtomicU64>,
+    memory: &Arc<MemoryPool>,
+    scanned: &mut Scanned,
+) -> Result<()> {
     let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
-    let mut tables = BTreeMap::new();
-    let mut damaged = BTreeMap::new();
+    let (_, tables, views, damaged) = scanned;
     for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
         let entry = entry.map_err(io)?;
         let path = entry.path();
@@ -491,14 +574,15 @@ fn scan(dir: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Re
                 } else {
                     QuiverError::new(e.code, e.sqlstate, format!("table '{name}': {}", e.message))
                 };
-                damaged.insert(key(&name), (name, path, e));
+                damaged.insert(qualified(database, &name), (name, path, e));
                 continue;
             }
         };
         tables.insert(
-            key(&name),
+            qualified(database, &name),
             Arc::new(Table {
                 name,
+                database: database.to_string(),
                 schema: meta.schema.clone(),
                 rows: RwLock::new(meta.rows),
                 distinct: RwLock::new(meta.distinct.clone()),
@@ -511,64 +595,13 @@ fn scan(dir: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Re
             }),
         );
     }
-    let mut views = BTreeMap::new();
     for entry in fs::read_dir(dir.join("views")).map_err(io)? {
         let path = entry.map_err(io)?.path();
         if path.extension().is_some_and(|e| e == "sql") {
             let name = name_of_file(&path.file_stem().unwrap_or_default().to_string_lossy());
             let sql = fs::read_to_string(&path).map_err(io)?;
-            views.insert(key(&name), (name, sql));
+            views.insert(qualified(database, &name), (name, sql));
         }
-    }
-    Ok((tables, views, damaged))
-}
-
-/// A table or view name as a file name. SQL names may hold any character,
-/// file names may not (`/`, `..`, NUL): every byte outside `[A-Za-z0-9_$]`
-/// becomes `@xx` (its hex), so no name can reach outside the database
-/// folder, and common names stay readable.
-fn file_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("@{b:02x}"));
-        }
-    }
-    out
-}
-
-/// The name a file name of [`file_name`] stands for; a file name that is
-/// no such encoding stands for itself.
-fn name_of_file(file: &str) -> String {
-    let mut bytes = Vec::with_capacity(file.len());
-    let mut rest = file.as_bytes();
-    while let Some((&b, tail)) = rest.split_first() {
-        let hex = tail.get(..2).and_then(|h| std::str::from_utf8(h).ok());
-        match (b, hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'@', Some(v)) => {
-                bytes.push(v);
-                rest = &tail[2..];
-            }
-            _ => {
-                bytes.push(b);
-                rest = tail;
-            }
-        }
-    }
-    String::from_utf8(bytes).unwrap_or_else(|_| file.to_string())
-}
-
-/// MySQL's rule for a new table's or view's name: not empty, no trailing
-/// space, at most 64 characters (error 1103).
-fn check_new_name(name: &str) -> Result<()> {
-    if name.is_empty() || name.ends_with(' ') || name.chars().count() > 64 {
-        return Err(QuiverError::new(
-            1103,
-            "42000",
-            format!("Incorrect table name '{name}'"),
-        ));
     }
     Ok(())
 }
@@ -585,14 +618,18 @@ impl Database {
     }
 
     pub fn in_memory() -> Arc<Database> {
+        let default = SchemaEntry {
+            name: SCHEMA_NAME.to_string(),
+            collation: quiver_plan::default_collation(),
+        };
         Arc::new(Database {
             dir: None,
+            schemas: RwLock::new(BTreeMap::from([(SCHEMA_NAME.to_string(), default)])),
             tables: Default::default(),
             views: Default::default(),
             damaged: Default::default(),
             generation: Default::default(),
             writer: None,
-            default_collation: RwLock::new(quiver_plan::default_collation()),
             memory: Arc::new(MemoryPool::shared(
                 quiver_exec::context::default_memory_limit(),
             )),
@@ -635,52 +672,188 @@ impl Database {
         if let Some(w) = &writer {
             if w.file.try_lock().is_ok() {
                 quiver_storage::leftovers::remove_leftovers(dir);
+                remove_schema_leftovers(&dir.join(DATABASES));
                 let _ = w.file.unlock();
             }
         }
         let generation = Arc::new(AtomicU64::new(0));
-        let default_collation = read_db_opt(dir)?;
         let memory = Arc::new(MemoryPool::shared(
             quiver_exec::context::default_memory_limit(),
         ));
-        let (tables, views, damaged) = scan(dir, &generation, &memory)?;
+        let (schemas, tables, views, damaged) = scan(dir, &generation, &memory)?;
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
+            schemas: RwLock::new(schemas),
             tables: RwLock::new(tables),
             views: RwLock::new(views),
             damaged: RwLock::new(damaged),
             generation,
             writer,
-            default_collation: RwLock::new(default_collation),
             memory,
         }))
     }
 
-    /// The collation of new tables that name none (and of their columns).
+    /// The collation of new tables of the default database that name none
+    /// (and of their columns).
     pub fn default_collation(&self) -> Collation {
-        *self.default_collation.read().expect("catalog lock")
+        self.schema_collation(SCHEMA_NAME)
+            .unwrap_or_else(quiver_plan::default_collation)
     }
 
-    /// `ALTER DATABASE ... COLLATE c`: kept in the folder for the sessions
-    /// that come after (a session keeps the default it began with, as a
-    /// MariaDB connection keeps its database's until USE).
+    /// `ALTER DATABASE ... COLLATE c` of the default database.
     pub fn set_default_collation(&self, c: Collation) -> Result<()> {
+        self.set_schema_collation(SCHEMA_NAME, c)
+    }
+
+    /// The databases' names, sorted.
+    pub fn schema_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .schemas
+            .read()
+            .expect("catalog lock")
+            .values()
+            .map(|s| s.name.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Database `name` as it was created (its name's case), if it exists.
+    pub fn schema_name(&self, name: &str) -> Option<String> {
+        self.schemas
+            .read()
+            .expect("catalog lock")
+            .get(&key(name))
+            .map(|s| s.name.clone())
+    }
+
+    /// The default collation of database `name`, if it exists.
+    pub fn schema_collation(&self, name: &str) -> Option<Collation> {
+        self.schemas
+            .read()
+            .expect("catalog lock")
+            .get(&key(name))
+            .map(|s| s.collation)
+    }
+
+    /// `ALTER DATABASE name ... COLLATE c`: kept in the database's folder for
+    /// the sessions that come after (a session keeps the default it began
+    /// with, as a MariaDB connection keeps its database's until USE).
+    pub fn set_schema_collation(&self, name: &str, c: Collation) -> Result<()> {
         let _writing = self.write_lock()?;
-        if let Some(dir) = &self.dir {
-            let path = dir.join(DB_OPT);
-            let tmp = path.with_extension("opt.tmp");
-            let text = format!(
-                "default-character-set={}\ndefault-collation={}\n",
-                c.charset().name(),
-                c.name()
-            );
-            fs::write(&tmp, text)
-                .and_then(|_| fs::rename(&tmp, &path))
-                .map_err(|e| QuiverError::io("writing db.opt", e))?;
+        let Some(entry) = self
+            .schemas
+            .read()
+            .expect("catalog lock")
+            .get(&key(name))
+            .cloned()
+        else {
+            return Err(unknown_database(name));
+        };
+        if let Some(root) = &self.dir {
+            write_db_opt(&schema_dir(root, &entry.name), c)?;
         }
-        *self.default_collation.write().expect("catalog lock") = c;
+        if let Some(e) = self
+            .schemas
+            .write()
+            .expect("catalog lock")
+            .get_mut(&key(name))
+        {
+            e.collation = c;
+        }
         self.bump();
         Ok(())
+    }
+
+    /// CREATE DATABASE: false when it exists and `if_not_exists` (1007
+    /// without). Its folder is made under another name and published by
+    /// one rename, so a crash leaves no half-made database.
+    pub fn create_schema(&self, name: &str, c: Collation, if_not_exists: bool) -> Result<bool> {
+        check_database_name(name)?;
+        let _writing = self.write_lock()?;
+        if self.schema_name(name).is_some() {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(QuiverError::new(
+                1007,
+                "HY000",
+                format!("Can't create database '{name}'; database exists"),
+            ));
+        }
+        if let Some(root) = &self.dir {
+            let io = |e| QuiverError::io("creating the database folder", e);
+            let parent = root.join(DATABASES);
+            let making = parent.join(format!(".new-{}", file_name(name)));
+            let _ = fs::remove_dir_all(&making);
+            fs::create_dir_all(making.join("tables")).map_err(io)?;
+            fs::create_dir_all(making.join("views")).map_err(io)?;
+            write_db_opt(&making, c)?;
+            fs::rename(&making, schema_dir(root, name)).map_err(io)?;
+        }
+        self.schemas.write().expect("catalog lock").insert(
+            key(name),
+            SchemaEntry {
+                name: name.to_string(),
+                collation: c,
+            },
+        );
+        self.bump();
+        Ok(true)
+    }
+
+    /// DROP DATABASE with its tables and views: the number of tables and
+    /// views it held, None when there is none and `if_exists` (1008 without). Its
+    /// folder leaves the database folder in one rename before its files
+    /// go, so a crash leaves it whole or gone.
+    pub fn drop_schema(&self, name: &str, if_exists: bool) -> Result<Option<usize>> {
+        let k = key(name);
+        // Its tables are the folder's own (`DIR/tables`).
+        if k == SCHEMA_NAME {
+            return Err(QuiverError::not_supported(
+                "DROP DATABASE of the folder's default database",
+            ));
+        }
+        let _writing = self.write_lock()?;
+        if self.schema_name(name).is_none() {
+            if if_exists {
+                return Ok(None);
+            }
+            return Err(QuiverError::new(
+                1008,
+                "HY000",
+                format!("Can't drop database '{name}'; database doesn't exist"),
+            ));
+        }
+        if let Some(root) = &self.dir {
+            let io = |e| QuiverError::io("dropping the database folder", e);
+            let from = schema_dir(root, name);
+            let gone = root
+                .join(DATABASES)
+                .join(format!(".drop-{}", file_name(name)));
+            let _ = fs::remove_dir_all(&gone);
+            fs::rename(&from, &gone).map_err(io)?;
+            fs::remove_dir_all(&gone).map_err(io)?;
+        }
+        self.schemas.write().expect("catalog lock").remove(&k);
+        let mut tables = self.tables.write().expect("catalog lock");
+        let before = tables.len();
+        tables.retain(|(s, _), _| *s != k);
+        let mut dropped = before - tables.len();
+        drop(tables);
+        let mut damaged = self.damaged.write().expect("catalog lock");
+        let before = damaged.len();
+        damaged.retain(|(s, _), _| *s != k);
+        dropped += before - damaged.len();
+        drop(damaged);
+        // MariaDB counts views too (their .frm files).
+        let mut views = self.views.write().expect("catalog lock");
+        let before = views.len();
+        views.retain(|(s, _), _| *s != k);
+        dropped += before - views.len();
+        drop(views);
+        self.bump();
+        Ok(Some(dropped))
     }
 
     /// Reads the catalog again if another process wrote the folder since
@@ -756,10 +929,15 @@ impl Database {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        *self.default_collation.write().expect("catalog lock") = read_db_opt(dir)?;
-        let (disk, views, damaged) = scan(dir, &self.generation, &self.memory)?;
+        let (schemas, disk, views, damaged) = scan(dir, &self.generation, &self.memory)?;
+        let mut changed = false;
+        {
+            let mut s = self.schemas.write().expect("catalog lock");
+            changed |= *s != schemas;
+            *s = schemas;
+        }
         let mut tables = self.tables.write().expect("catalog lock");
-        let mut changed = disk.len() != tables.len();
+        changed |= disk.len() != tables.len();
         let merged = disk
             .into_iter()
             .map(|(k, fresh)| {
@@ -791,60 +969,93 @@ impl Database {
         self.dir.as_deref()
     }
 
+    /// Table `name` of the default database.
     pub fn table(&self, name: &str) -> Option<Arc<Table>> {
+        self.table_in(SCHEMA_NAME, name)
+    }
+
+    /// Table `name` of database `database`.
+    pub fn table_in(&self, database: &str, name: &str) -> Option<Arc<Table>> {
         self.tables
             .read()
             .expect("catalog lock")
-            .get(&key(name))
+            .get(&qualified(database, name))
             .cloned()
     }
 
     /// The error of a table whose files could not be opened, if `name` is one.
     pub fn damaged(&self, name: &str) -> Option<QuiverError> {
+        self.damaged_in(SCHEMA_NAME, name)
+    }
+
+    /// [`Database::damaged`] of a table of database `database`.
+    pub fn damaged_in(&self, database: &str, name: &str) -> Option<QuiverError> {
         self.damaged
             .read()
             .expect("catalog lock")
-            .get(&key(name))
+            .get(&qualified(database, name))
             .map(|(_, _, e)| e.clone())
     }
 
-    /// Tables (damaged ones too) and views.
+    /// Tables (damaged ones too) and views of the default database.
     pub fn table_names(&self) -> Vec<String> {
+        self.table_names_in(SCHEMA_NAME)
+    }
+
+    /// Tables (damaged ones too) and views of database `database`.
+    pub fn table_names_in(&self, database: &str) -> Vec<String> {
+        let d = key(database);
         let mut v: Vec<String> = self
             .tables
             .read()
             .expect("catalog lock")
-            .values()
-            .map(|t| t.name.clone())
+            .iter()
+            .filter(|((s, _), _)| *s == d)
+            .map(|(_, t)| t.name.clone())
             .collect();
         v.extend(
             self.damaged
                 .read()
                 .expect("catalog lock")
-                .values()
-                .map(|(n, _, _)| n.clone()),
+                .iter()
+                .filter(|((s, _), _)| *s == d)
+                .map(|(_, (n, _, _))| n.clone()),
         );
         v.extend(
             self.views
                 .read()
                 .expect("catalog lock")
-                .values()
-                .map(|(n, _)| n.clone()),
+                .iter()
+                .filter(|((s, _), _)| *s == d)
+                .map(|(_, (n, _))| n.clone()),
         );
         v.sort();
         v
     }
 
     pub fn view_sql(&self, name: &str) -> Option<String> {
+        self.view_sql_in(SCHEMA_NAME, name)
+    }
+
+    /// The text of view `name` of database `database`.
+    pub fn view_sql_in(&self, database: &str, name: &str) -> Option<String> {
         self.views
             .read()
             .expect("catalog lock")
-            .get(&key(name))
+            .get(&qualified(database, name))
             .map(|(_, s)| s.clone())
     }
 
-    fn exists(&self, name: &str) -> bool {
-        self.table(name).is_some() || self.view_sql(name).is_some() || self.damaged(name).is_some()
+    fn exists(&self, database: &str, name: &str) -> bool {
+        self.table_in(database, name).is_some()
+            || self.view_sql_in(database, name).is_some()
+            || self.damaged_in(database, name).is_some()
+    }
+
+    /// The database's name as created, or 1049.
+    fn known_schema(&self, database: &str) -> Result<String> {
+        self.schema_name(database)
+            .ok_or_else(|| unknown_database(database))
     }
 
     /// Creates a table with `batches` as its contents.
@@ -868,21 +1079,44 @@ impl Database {
         if_not_exists: bool,
         auto_increment: u64,
     ) -> Result<bool> {
+        self.create_table_in(
+            SCHEMA_NAME,
+            name,
+            schema,
+            batches,
+            if_not_exists,
+            auto_increment,
+        )
+    }
+
+    /// [`Database::create_table_numbered`] in database `database`.
+    pub fn create_table_in(
+        &self,
+        database: &str,
+        name: &str,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+        if_not_exists: bool,
+        auto_increment: u64,
+    ) -> Result<bool> {
         check_new_name(name)?;
         let _writing = self.write_lock()?;
-        if self.exists(name) {
+        let database = self.known_schema(database)?;
+        if self.exists(&database, name) {
             return if if_not_exists {
                 Ok(false)
             } else {
                 Err(QuiverError::table_exists(name))
             };
         }
-        let dir = self
-            .dir
-            .as_ref()
-            .map(|d| d.join("tables").join(file_name(name)));
+        let dir = self.dir.as_ref().map(|d| {
+            schema_dir(d, &database)
+                .join("tables")
+                .join(file_name(name))
+        });
         let table = Arc::new(Table {
             name: name.to_string(),
+            database: database.clone(),
             schema,
             rows: RwLock::new(0),
             distinct: RwLock::new(vec![]),
@@ -897,7 +1131,7 @@ impl Database {
         self.tables
             .write()
             .expect("catalog lock")
-            .insert(key(name), table);
+            .insert(qualified(&database, name), table);
         self.bump();
         Ok(true)
     }
@@ -914,25 +1148,41 @@ impl Database {
         schema: SchemaRef,
         rows: Option<Vec<RecordBatch>>,
     ) -> Result<()> {
+        self.alter_table_in((SCHEMA_NAME, name), (SCHEMA_NAME, new_name), schema, rows)
+    }
+
+    /// [`Database::alter_table`] of table `from` (database, name), which
+    /// becomes `to`, in the same or another database.
+    pub fn alter_table_in(
+        &self,
+        from: (&str, &str),
+        to: (&str, &str),
+        schema: SchemaRef,
+        rows: Option<Vec<RecordBatch>>,
+    ) -> Result<()> {
+        let ((from_db, name), (to_db, new_name)) = (from, to);
         let _writing = self.write_lock()?;
         let old = self
-            .table(name)
-            .ok_or_else(|| QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")))?;
+            .table_in(from_db, name)
+            .ok_or_else(|| QuiverError::unknown_table(&format!("{from_db}.{name}")))?;
+        let to_db = self.known_schema(to_db)?;
         // A table in memory has no folder to read its rows again from.
         let rows = match (rows, &old.dir) {
             (None, None) => Some(old.data()?.as_ref().clone()),
             (rows, _) => rows,
         };
-        let renamed = key(new_name) != key(name);
+        let renamed = qualified(&to_db, new_name) != qualified(from_db, name);
         if renamed {
             check_new_name(new_name)?;
-            if self.exists(new_name) {
+            if self.exists(&to_db, new_name) {
                 return Err(QuiverError::table_exists(new_name));
             }
         }
         let dir = match (&self.dir, &old.dir) {
             (Some(d), Some(from)) if renamed => {
-                let to = d.join("tables").join(file_name(new_name));
+                let to = schema_dir(d, &to_db)
+                    .join("tables")
+                    .join(file_name(new_name));
                 fs::rename(from, &to).map_err(|e| QuiverError::io("renaming table files", e))?;
                 Some(to)
             }
@@ -940,6 +1190,7 @@ impl Database {
         };
         let table = Arc::new(Table {
             name: new_name.to_string(),
+            database: to_db.clone(),
             schema,
             rows: RwLock::new(*old.rows.read().expect("table lock")),
             distinct: RwLock::new(old.distinct.read().expect("table lock").clone()),
@@ -955,8 +1206,8 @@ impl Database {
             table.replace(rows)?;
         }
         let mut tables = self.tables.write().expect("catalog lock");
-        tables.remove(&key(name));
-        tables.insert(key(new_name), table);
+        tables.remove(&qualified(from_db, name));
+        tables.insert(qualified(&to_db, new_name), table);
         drop(tables);
         self.bump();
         Ok(())
@@ -964,12 +1215,17 @@ impl Database {
 
     /// Drops table `name`; false when there is none and `if_exists`.
     pub fn drop_table(&self, name: &str, if_exists: bool) -> Result<bool> {
+        self.drop_table_in(SCHEMA_NAME, name, if_exists)
+    }
+
+    /// [`Database::drop_table`] of a table of database `database`.
+    pub fn drop_table_in(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
         let _writing = self.write_lock()?;
         let removed = self
             .tables
             .write()
             .expect("catalog lock")
-            .remove(&key(name));
+            .remove(&qualified(database, name));
         match removed {
             Some(t) => {
                 self.bump();
@@ -984,7 +1240,7 @@ impl Database {
                     .damaged
                     .write()
                     .expect("catalog lock")
-                    .remove(&key(name));
+                    .remove(&qualified(database, name));
                 match damaged {
                     Some((_, dir, _)) => {
                         self.bump();
@@ -993,55 +1249,87 @@ impl Database {
                         Ok(true)
                     }
                     None if if_exists => Ok(false),
-                    None => Err(QuiverError::unknown_table_drop(&format!("quiver.{name}"))),
+                    None => Err(QuiverError::unknown_table_drop(&format!(
+                        "{database}.{name}"
+                    ))),
                 }
             }
         }
     }
 
     pub fn create_view(&self, name: &str, sql: &str, or_replace: bool) -> Result<()> {
+        self.create_view_in(SCHEMA_NAME, name, sql, or_replace)
+    }
+
+    /// [`Database::create_view`] in database `database`.
+    pub fn create_view_in(
+        &self,
+        database: &str,
+        name: &str,
+        sql: &str,
+        or_replace: bool,
+    ) -> Result<()> {
         check_new_name(name)?;
         let _writing = self.write_lock()?;
-        if self.table(name).is_some() || (self.view_sql(name).is_some() && !or_replace) {
+        let database = self.known_schema(database)?;
+        if self.table_in(&database, name).is_some()
+            || (self.view_sql_in(&database, name).is_some() && !or_replace)
+        {
             return Err(QuiverError::table_exists(name));
         }
         if let Some(dir) = &self.dir {
-            let path = dir.join("views").join(format!("{}.sql", file_name(name)));
+            let path = schema_dir(dir, &database)
+                .join("views")
+                .join(format!("{}.sql", file_name(name)));
             let tmp = path.with_extension("sql.tmp");
             fs::write(&tmp, sql)
                 .and_then(|_| fs::rename(&tmp, &path))
                 .map_err(|e| QuiverError::io("writing view", e))?;
         }
-        self.views
-            .write()
-            .expect("catalog lock")
-            .insert(key(name), (name.to_string(), sql.to_string()));
+        self.views.write().expect("catalog lock").insert(
+            qualified(&database, name),
+            (name.to_string(), sql.to_string()),
+        );
         self.bump();
         Ok(())
     }
 
     /// Drops view `name`; false when there is none and `if_exists`.
     pub fn drop_view(&self, name: &str, if_exists: bool) -> Result<bool> {
+        self.drop_view_in(SCHEMA_NAME, name, if_exists)
+    }
+
+    /// [`Database::drop_view`] of a view of database `database`.
+    pub fn drop_view_in(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
         let _writing = self.write_lock()?;
-        if self.view_sql(name).is_none() && self.table(name).is_some() {
+        if self.view_sql_in(database, name).is_none() && self.table_in(database, name).is_some() {
             return Err(QuiverError::new(
                 1347,
                 "HY000",
-                format!("'quiver.{name}' is not VIEW"),
+                format!("'{database}.{name}' is not VIEW"),
             ));
         }
-        let removed = self.views.write().expect("catalog lock").remove(&key(name));
+        let removed = self
+            .views
+            .write()
+            .expect("catalog lock")
+            .remove(&qualified(database, name));
         match removed {
             Some((n, _)) => {
                 self.bump();
                 if let Some(dir) = &self.dir {
-                    let _ =
-                        fs::remove_file(dir.join("views").join(format!("{}.sql", file_name(&n))));
+                    let _ = fs::remove_file(
+                        schema_dir(dir, database)
+                            .join("views")
+                            .join(format!("{}.sql", file_name(&n))),
+                    );
                 }
                 Ok(true)
             }
             None if if_exists => Ok(false),
-            None => Err(QuiverError::unknown_table_drop(&format!("quiver.{name}"))),
+            None => Err(QuiverError::unknown_table_drop(&format!(
+                "{database}.{name}"
+            ))),
         }
     }
 }
@@ -1051,8 +1339,17 @@ impl quiver_sql::Catalog for Database {
         Database::table(self, name).map(|t| t as Arc<dyn TableSource>)
     }
 
+    fn table_in(&self, database: Option<&str>, name: &str) -> Option<Arc<dyn TableSource>> {
+        Database::table_in(self, database.unwrap_or(SCHEMA_NAME), name)
+            .map(|t| t as Arc<dyn TableSource>)
+    }
+
     fn damaged(&self, name: &str) -> Option<QuiverError> {
         Database::damaged(self, name)
+    }
+
+    fn damaged_in(&self, database: Option<&str>, name: &str) -> Option<QuiverError> {
+        Database::damaged_in(self, database.unwrap_or(SCHEMA_NAME), name)
     }
 
     fn functions(&self) -> &dyn quiver_plan::FunctionRegistry {
@@ -1060,45 +1357,26 @@ impl quiver_sql::Catalog for Database {
     }
 
     fn view(&self, name: &str) -> Option<Query> {
-        let sql = self.view_sql(name)?;
-        let stmts = quiver_sql::parse_sql(&sql).ok()?;
-        match stmts.into_iter().next()? {
-            quiver_sql::sqlparser::ast::Statement::Query(q) => Some(*q),
-            _ => None,
-        }
+        quiver_sql::Catalog::view_in(self, None, name)
+    }
+
+    fn view_in(&self, database: Option<&str>, name: &str) -> Option<Query> {
+        parse_view(&self.view_sql_in(database.unwrap_or(SCHEMA_NAME), name)?)
+    }
+}
+
+/// A view's stored text as its query.
+pub(crate) fn parse_view(sql: &str) -> Option<Query> {
+    let stmts = quiver_sql::parse_sql(sql).ok()?;
+    match stmts.into_iter().next()? {
+        quiver_sql::sqlparser::ast::Statement::Query(q) => Some(*q),
+        _ => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn any_name_is_a_file_name_inside_the_folder_and_back() {
-        for name in [
-            "lineitem",
-            "Orders_2$",
-            "../../keep",
-            "..",
-            "a/b",
-            "x y",
-            "é€😀",
-            "@41",
-        ] {
-            let f = file_name(name);
-            assert!(
-                f.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"_$@".contains(&b)),
-                "{name} -> {f}"
-            );
-            assert_eq!(name_of_file(&f), name);
-        }
-        assert_eq!(
-            file_name("lineitem"),
-            "lineitem",
-            "plain names stay readable"
-        );
-    }
 
     #[test]
     fn tables_named_like_paths_stay_in_the_database_folder() {

@@ -18,7 +18,7 @@ use quiver_sql::sqlparser::ast::{
 };
 use quiver_sql::{column_charset_default, column_collation_by_name, sql_type, SqlSource};
 
-use crate::catalog::{INFORMATION_SCHEMA, SCHEMA_NAME};
+use crate::catalog::INFORMATION_SCHEMA;
 use crate::query::Purpose;
 use crate::session::object_name;
 use crate::store::{store_cast, Misfits};
@@ -37,14 +37,14 @@ impl Session {
         }
         let mut missing = Vec::new();
         for n in names {
-            let name = object_name(n)?;
+            let (database, name) = self.qualified_name(n)?;
             let dropped = match object_type {
-                ObjectType::Table => self.db.drop_table(&name, if_exists)?,
-                ObjectType::View => self.db.drop_view(&name, if_exists)?,
+                ObjectType::Table => self.db.drop_table_in(&database, &name, if_exists)?,
+                ObjectType::View => self.db.drop_view_in(&database, &name, if_exists)?,
                 other => return Err(QuiverError::not_supported(format!("DROP {other}"))),
             };
             if !dropped {
-                missing.push(format!("{SCHEMA_NAME}.{name}"));
+                missing.push(format!("{database}.{name}"));
             }
         }
         // IF EXISTS: one note names them all, as MySQL's does (also
@@ -68,7 +68,7 @@ impl Session {
             columns,
             ..
         } = view;
-        let name = object_name(name)?;
+        let (database, name) = self.qualified_name(name)?;
         let mut names: Vec<_> = columns.iter().map(|c| c.name.clone()).collect();
         let plan = self.prepare(query, source, Purpose::Plan)?;
         let schema = plan.plan().schema();
@@ -85,33 +85,62 @@ impl Session {
         let query = quiver_sql::view_query_with_columns(&name, query.as_ref().clone(), &names);
         // Bind once so a broken view is refused when created.
         self.prepare(&query, source, Purpose::Plan)?;
+        // A view's unqualified names are read in its own database when it
+        // is used; MariaDB reads them in the creator's. Where the two
+        // differ, a view naming a table without its database is refused
+        // (bound with no database selected, such a name is 1046).
+        if !self.schema_for(None)?.eq_ignore_ascii_case(&database) {
+            let current = self.current_database();
+            self.set_current_database(None);
+            let unqualified = self.prepare(&query, source, Purpose::Plan).err();
+            match current {
+                Some(d) => self.set_current_database(Some(d)),
+                None => {
+                    self.set_current_database(None);
+                    self.no_database
+                        .store(false, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            if unqualified.is_some_and(|e| e.code == 1046) {
+                return Err(QuiverError::not_supported(
+                    "a view in another database than the current one naming a table without its database",
+                ));
+            }
+        }
         self.db
-            .create_view(&name, &query.to_string(), *or_replace)?;
+            .create_view_in(&database, &name, &query.to_string(), *or_replace)?;
         Ok(StatementResult::Done { affected: 0 })
     }
 
-    /// CREATE DATABASE: Quiver's one database exists already (1007; a
-    /// note with IF NOT EXISTS); no other can be made.
+    /// CREATE DATABASE / SCHEMA [IF NOT EXISTS] name [CHARACTER SET cs]
+    /// [COLLATE c]: 1007 when it exists (a note with IF NOT EXISTS). Its
+    /// tables take its collation when they name none.
     pub(crate) fn create_database(
         &self,
         name: &ObjectName,
         if_not_exists: bool,
+        charset: Option<&str>,
+        collate: Option<&str>,
     ) -> Result<StatementResult> {
         let name = object_name(name)?;
         if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
             return Err(self.access_denied(&name));
         }
-        if !name.eq_ignore_ascii_case(SCHEMA_NAME) {
-            return Err(QuiverError::not_supported(
-                "CREATE DATABASE of a database other than the one Quiver has",
-            ));
+        let charset = charset.map(column_charset_default).transpose()?;
+        let mut collation = None;
+        if let Some(c) = collate {
+            add_collate(&mut collation, column_collation_by_name(c)?)?;
         }
-        let message = format!("Can't create database '{name}'; database exists");
-        if !if_not_exists {
-            return Err(QuiverError::new(1007, "HY000", message));
+        let c =
+            declared_collation(charset, collation)?.unwrap_or_else(|| self.db.default_collation());
+        if !self.db.create_schema(&name, c, if_not_exists)? {
+            self.note(
+                1007,
+                format!("Can't create database '{name}'; database exists"),
+            );
+            return Ok(StatementResult::Done { affected: 0 });
         }
-        self.note(1007, message);
-        Ok(StatementResult::Done { affected: 0 })
+        Ok(StatementResult::Done { affected: 1 })
     }
 
     /// `ALTER DATABASE [name] [DEFAULT] CHARACTER SET cs | COLLATE c ...`:
@@ -131,13 +160,10 @@ impl Session {
         if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
             return Err(self.access_denied(&name));
         }
-        if !name.eq_ignore_ascii_case(SCHEMA_NAME) {
-            return Err(QuiverError::new(
-                1049,
-                "42000",
-                format!("Unknown database '{name}'"),
-            ));
-        }
+        let name = self
+            .db
+            .schema_name(&name)
+            .ok_or_else(|| crate::catalog::unknown_database(&name))?;
         let (mut charset, mut collation) = (None, None);
         for op in &a.operations {
             let AlterSchemaOperation::SetOptionsParens { options } = op else {
@@ -161,16 +187,22 @@ impl Session {
         let Some(c) = declared_collation(charset, collation)? else {
             return Err(QuiverError::syntax_msg("ALTER DATABASE names no option"));
         };
-        self.db.set_default_collation(c)?;
-        self.vars
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .collation_database = c;
+        self.db.set_schema_collation(&name, c)?;
+        if self
+            .schema_for(None)
+            .is_ok_and(|d| d.eq_ignore_ascii_case(&name))
+        {
+            self.vars
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .collation_database = c;
+        }
         Ok(StatementResult::Done { affected: 1 })
     }
 
-    /// DROP DATABASE: of one that does not exist, 1008 (a note with IF
-    /// EXISTS); Quiver's own database cannot be dropped.
+    /// DROP DATABASE with its tables: 1008 when there is none (a note with
+    /// IF EXISTS); the affected rows are its tables and views, as MariaDB's.
+    /// Dropping the current database leaves the session without one.
     fn drop_database(&self, names: &[ObjectName], if_exists: bool) -> Result<StatementResult> {
         let [name] = names else {
             return Err(QuiverError::syntax_msg("DROP DATABASE names one database"));
@@ -179,17 +211,22 @@ impl Session {
         if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
             return Err(self.access_denied(&name));
         }
-        if name.eq_ignore_ascii_case(SCHEMA_NAME) {
-            return Err(QuiverError::not_supported(
-                "DROP DATABASE of Quiver's database",
-            ));
+        let Some(tables) = self.db.drop_schema(&name, if_exists)? else {
+            self.note(
+                1008,
+                format!("Can't drop database '{name}'; database doesn't exist"),
+            );
+            return Ok(StatementResult::Done { affected: 0 });
+        };
+        if self
+            .current_database()
+            .is_some_and(|d| d.eq_ignore_ascii_case(&name))
+        {
+            self.set_current_database(None);
         }
-        let message = format!("Can't drop database '{name}'; database doesn't exist");
-        if !if_exists {
-            return Err(QuiverError::new(1008, "HY000", message));
-        }
-        self.note(1008, message);
-        Ok(StatementResult::Done { affected: 0 })
+        Ok(StatementResult::Done {
+            affected: tables as u64,
+        })
     }
 
     /// MariaDB's 1044 for a change to information_schema.
@@ -210,10 +247,14 @@ impl Session {
         ct: &CreateTable,
         source: Option<&Arc<SqlSource>>,
     ) -> Result<StatementResult> {
-        let name = object_name(&ct.name)?;
+        let (database, name) = self.qualified_name(&ct.name)?;
+        let database = self
+            .db
+            .schema_name(&database)
+            .ok_or_else(|| crate::catalog::unknown_database(&database))?;
         refuse_unkept_meanings(ct, ct.query.is_some())?;
         if let Some(q) = &ct.query {
-            if ct.if_not_exists && self.db.table(&name).is_some() {
+            if ct.if_not_exists && self.db.table_in(&database, &name).is_some() {
                 self.note(1050, format!("Table '{name}' already exists"));
                 return Ok(StatementResult::Done { affected: 0 });
             }
@@ -275,7 +316,7 @@ impl Session {
             let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
             if !self
                 .db
-                .create_table(&name, schema, batches, ct.if_not_exists)?
+                .create_table_in(&database, &name, schema, batches, ct.if_not_exists, 0)?
             {
                 self.note(1050, format!("Table '{name}' already exists"));
                 return Ok(StatementResult::Done { affected: 0 });
@@ -287,21 +328,37 @@ impl Session {
         {
             // The source's columns as declared (types, collations, NULL,
             // defaults), without its rows.
-            let source = object_name(&like.name)?;
+            let (from_db, source) = self.qualified_name(&like.name)?;
             let schema = self
                 .db
-                .table(&source)
-                .ok_or_else(|| QuiverError::unknown_table(&format!("quiver.{source}")))?
+                .table_in(&from_db, &source)
+                .ok_or_else(|| QuiverError::unknown_table(&format!("{from_db}.{source}")))?
                 .schema();
-            if !self
-                .db
-                .create_table(&name, schema, Vec::new(), ct.if_not_exists)?
-            {
+            if !self.db.create_table_in(
+                &database,
+                &name,
+                schema,
+                Vec::new(),
+                ct.if_not_exists,
+                0,
+            )? {
                 self.note(1050, format!("Table '{name}' already exists"));
             }
             return Ok(StatementResult::Done { affected: 0 });
         }
-        let table_collation = table_default_collation(ct, self.vars().collation_database)?;
+        // The table's database's default, as MariaDB takes it (the current
+        // database's may have been SET for the session).
+        let database_collation = match self.current_database() {
+            Some(d) if d.eq_ignore_ascii_case(&database) => self.vars().collation_database,
+            None if database.eq_ignore_ascii_case(crate::SCHEMA_NAME) => {
+                self.vars().collation_database
+            }
+            _ => self
+                .db
+                .schema_collation(&database)
+                .unwrap_or(self.vars().collation_database),
+        };
+        let table_collation = table_default_collation(ct, database_collation)?;
         let mut fields = Vec::with_capacity(ct.columns.len());
         for c in &ct.columns {
             fields.push(self.column_field(c, table_collation)?);
@@ -316,7 +373,7 @@ impl Session {
         let schema = Arc::new(Schema::new(fields).with_metadata(table_meta));
         if !self
             .db
-            .create_table_numbered(&name, schema, vec![], ct.if_not_exists, start)?
+            .create_table_in(&database, &name, schema, vec![], ct.if_not_exists, start)?
         {
             self.note(1050, format!("Table '{name}' already exists"));
         }

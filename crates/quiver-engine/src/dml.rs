@@ -25,9 +25,8 @@ use quiver_sql::sqlparser::ast::{
 };
 use quiver_sql::{parse_sql, Binder, SqlSource};
 
-use crate::catalog::SCHEMA_NAME;
 use crate::query::Purpose;
-use crate::session::{first_words, object_name};
+use crate::session::first_words;
 use crate::store::{store_cast, text_as_bytes, Misfits};
 use crate::upsert::OnDuplicate;
 use crate::{Session, StatementResult};
@@ -101,19 +100,18 @@ impl Session {
                 "INSERT IGNORE ... ON DUPLICATE KEY UPDATE",
             ));
         }
-        let name = object_name(name)?;
-        let table = self
-            .db
-            .table(&name)
-            .ok_or_else(|| match self.db.view_sql(&name) {
+        let (database, name) = self.qualified_name(name)?;
+        let table = self.db.table_in(&database, &name).ok_or_else(|| {
+            match self.db.view_sql_in(&database, &name) {
                 // Quiver's views are read-only.
                 Some(_) => QuiverError::new(
                     1471,
                     "HY000",
                     format!("The target table {name} of the INSERT is not insertable-into"),
                 ),
-                None => QuiverError::unknown_table(&format!("quiver.{name}")),
-            })?;
+                None => QuiverError::unknown_table(&format!("{database}.{name}")),
+            }
+        })?;
         let schema = table.schema();
         // Without keys no row is a duplicate: REPLACE and ON DUPLICATE KEY
         // UPDATE are plain INSERTs there.
@@ -132,7 +130,7 @@ impl Session {
                 .metadata()
                 .get(quiver_common::types::TABLE_AUTO_INCREMENT_KEY),
         );
-        let table_prefix = self.column_prefix(&name);
+        let table_prefix = self.column_prefix(&database, &name);
         let query = ins
             .source
             .as_ref()
@@ -400,8 +398,8 @@ impl Session {
         if !joins.is_empty() {
             return Err(QuiverError::not_supported("multi-table DELETE"));
         }
-        let name = object_name(name)?;
-        let table = self.rewritten_table(&name, "DELETE")?;
+        let (database, name) = self.qualified_name(name)?;
+        let table = self.rewritten_table(&database, &name, "DELETE")?;
         let before: usize = table.data()?.iter().map(|b| b.num_rows()).sum();
         let Some(p) = &del.selection else {
             if before > 0 {
@@ -452,12 +450,12 @@ impl Session {
             return Err(QuiverError::not_supported("TRUNCATE ... PARTITION"));
         }
         for target in &t.table_names {
-            let name = object_name(&target.name)?;
+            let (database, name) = self.qualified_name(&target.name)?;
             // A view is no table to empty (MariaDB: 1146).
             let table = self
                 .db
-                .table(&name)
-                .ok_or_else(|| QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")))?;
+                .table_in(&database, &name)
+                .ok_or_else(|| QuiverError::unknown_table(&format!("{database}.{name}")))?;
             // AUTO_INCREMENT starts again at 1, as InnoDB's TRUNCATE does.
             table.set_auto_increment(0);
             table.replace(Vec::new())?;
@@ -466,19 +464,23 @@ impl Session {
     }
 
     /// How error 1366 names a column of table `name`: `` `db`.`name`. ``.
-    fn column_prefix(&self, name: &str) -> String {
-        let db = self.current_database();
-        format!("`{}`.`{name}`.", db.as_deref().unwrap_or(SCHEMA_NAME))
+    fn column_prefix(&self, database: &str, name: &str) -> String {
+        format!("`{database}`.`{name}`.")
     }
 
     /// The table `name` that `statement` writes anew: 1146 when there is
     /// none; a view is refused (Quiver's views are read-only).
-    fn rewritten_table(&self, name: &str, statement: &str) -> Result<Arc<crate::Table>> {
+    fn rewritten_table(
+        &self,
+        database: &str,
+        name: &str,
+        statement: &str,
+    ) -> Result<Arc<crate::Table>> {
         self.db
-            .table(name)
-            .ok_or_else(|| match self.db.view_sql(name) {
+            .table_in(database, name)
+            .ok_or_else(|| match self.db.view_sql_in(database, name) {
                 Some(_) => QuiverError::not_supported(format!("{statement} through a view")),
-                None => QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{name}")),
+                None => QuiverError::unknown_table(&format!("{database}.{name}")),
             })
     }
 }
@@ -532,8 +534,8 @@ impl Session {
         let TableFactor::Table { name, .. } = &upd.table.relation else {
             return Err(QuiverError::not_supported("UPDATE of a derived table"));
         };
-        let name = object_name(name)?;
-        let table = self.rewritten_table(&name, "UPDATE")?;
+        let (database, name) = self.qualified_name(name)?;
+        let table = self.rewritten_table(&database, &name, "UPDATE")?;
         let schema = table.schema();
         let targets =
             crate::assignments::assignment_targets(&schema, &upd.assignments, "field list")?;
@@ -590,7 +592,7 @@ impl Session {
             0 => hit,
             _ => arrow_select::filter::prep_null_mask_filter(&hit),
         };
-        let table_prefix = self.column_prefix(&name);
+        let table_prefix = self.column_prefix(&database, &name);
         let mut misfits = Misfits::new(strict);
         let mut columns = as_table_columns(&all.columns()[..n], &s, &schema)?;
         let before = columns.clone();

@@ -174,22 +174,42 @@ pub(crate) fn info_table(
 ) -> Result<Arc<MemTable>> {
     let name = format!("{PREFIX}{}", view.to_ascii_uppercase());
     match view.to_ascii_uppercase().as_str() {
-        "SCHEMATA" => MemTable::new(
-            &name,
-            vec![
-                ("CATALOG_NAME", text(["def", "def"])),
-                ("SCHEMA_NAME", text([INFORMATION_SCHEMA, SCHEMA_NAME])),
-                (
-                    "DEFAULT_CHARACTER_SET_NAME",
-                    text(["utf8mb3", db_collation(session).charset().name()]),
-                ),
-                (
-                    "DEFAULT_COLLATION_NAME",
-                    text(["utf8mb3_general_ci", db_collation(session).name()]),
-                ),
-                ("SQL_PATH", Column::Text(vec![None, None])),
-            ],
-        ),
+        "SCHEMATA" => {
+            // information_schema, then each database with its default
+            // collation (the current one's as the session has it).
+            let db = session.database();
+            let mut schemas = vec![(
+                INFORMATION_SCHEMA.to_string(),
+                Collation::from_name("utf8mb3_general_ci").expect("a built-in collation"),
+            )];
+            for d in db.schema_names() {
+                let c = match session.current_database() {
+                    Some(cur) if cur.eq_ignore_ascii_case(&d) => db_collation(session),
+                    None if d == SCHEMA_NAME => db_collation(session),
+                    _ => db
+                        .schema_collation(&d)
+                        .unwrap_or_else(quiver_plan::default_collation),
+                };
+                schemas.push((d, c));
+            }
+            let n = schemas.len();
+            MemTable::new(
+                &name,
+                vec![
+                    ("CATALOG_NAME", text(vec!["def"; n])),
+                    ("SCHEMA_NAME", text(schemas.iter().map(|s| s.0.clone()))),
+                    (
+                        "DEFAULT_CHARACTER_SET_NAME",
+                        text(schemas.iter().map(|s| s.1.charset().name())),
+                    ),
+                    (
+                        "DEFAULT_COLLATION_NAME",
+                        text(schemas.iter().map(|s| s.1.name())),
+                    ),
+                    ("SQL_PATH", Column::Text(vec![None; n])),
+                ],
+            )
+        }
         "TABLES" => tables(session, &name),
         "PROCESSLIST" => processlist(session, source, &name, PROCESSLIST_COLUMNS, None),
         "COLUMNS" => columns(session, &name),
@@ -337,29 +357,36 @@ fn db_collation(session: &Session) -> Collation {
     session.vars().collation_database
 }
 
-/// Each table and view: name, whether a view, and its schema (a view's from
-/// binding its query; None when it no longer binds).
-fn relations(session: &Session) -> Vec<(String, bool, Option<SchemaRef>)> {
+/// Each table and view of every database: its database, name, whether a
+/// view, and its schema (a view's from binding its query; None when it no
+/// longer binds).
+pub(crate) fn relations(session: &Session) -> Vec<(String, String, bool, Option<SchemaRef>)> {
     let db = session.database();
-    db.table_names()
-        .into_iter()
-        .map(|n| match db.table(&n) {
-            Some(t) => (n, false, Some(t.schema())),
-            None if db.damaged(&n).is_some() => (n, false, None),
-            None => {
-                let schema = quiver_sql::Catalog::view(db.as_ref(), &n)
-                    .and_then(|q| session.physical_plan(&q).ok())
-                    .map(|p| p.schema());
-                (n, true, schema)
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    for d in db.schema_names() {
+        for n in db.table_names_in(&d) {
+            out.push(match db.table_in(&d, &n) {
+                Some(t) => (d.clone(), n, false, Some(t.schema())),
+                None if db.damaged_in(&d, &n).is_some() => (d.clone(), n, false, None),
+                None => {
+                    let schema = quiver_sql::Catalog::view_in(db.as_ref(), Some(&d), &n)
+                        .and_then(|q| session.physical_plan(&q).ok())
+                        .map(|p| p.schema());
+                    (d.clone(), n, true, schema)
+                }
+            });
+        }
+    }
+    out
 }
 
 /// What information_schema.TABLES and SHOW TABLE STATUS say of one
 /// table or view.
 struct TableFacts {
+    database: String,
     name: String,
+    /// The table's default collation, as CREATE TABLE kept it.
+    collation: Option<String>,
     view: bool,
     rows: Option<u64>,
     /// Bytes of the table's files (None in memory).
@@ -400,8 +427,8 @@ fn table_facts(session: &Session) -> Vec<TableFacts> {
     let offset = zone_offset(session);
     relations(session)
         .into_iter()
-        .map(|(name, view, _)| {
-            let table = db.table(&name);
+        .map(|(database, name, view, _)| {
+            let table = db.table_in(&database, &name);
             let rows = table
                 .as_ref()
                 .map(|t| TableSource::row_count(t.as_ref()) as u64);
@@ -422,8 +449,16 @@ fn table_facts(session: &Session) -> Vec<TableFacts> {
                     updated = newest;
                 }
             }
+            let collation = table.as_ref().and_then(|t| {
+                t.schema()
+                    .metadata()
+                    .get(quiver_common::types::TABLE_COLLATION_KEY)
+                    .cloned()
+            });
             TableFacts {
+                database,
                 name,
+                collation,
                 view,
                 rows,
                 data_length,
@@ -480,7 +515,7 @@ fn tables_columns(session: &Session, facts: &[TableFacts]) -> Vec<(&'static str,
                 "TABLE_SCHEMA",
                 "varchar(64)",
                 true,
-                text_all(vec![SCHEMA_NAME.into(); n]),
+                text_all(facts.iter().map(|f| f.database.clone()).collect()),
             ),
         ),
         (
@@ -632,7 +667,7 @@ fn tables_columns(session: &Session, facts: &[TableFacts]) -> Vec<(&'static str,
                 "TABLE_COLLATION",
                 "varchar(64)",
                 false,
-                text_base(&|_| db_collation.clone()),
+                text_base(&|f| f.collation.clone().unwrap_or_else(|| db_collation.clone())),
             ),
         ),
         (
@@ -691,14 +726,20 @@ fn tables(session: &Session, name: &str) -> Result<Arc<MemTable>> {
 pub(crate) type ShownName = (&'static str, &'static str);
 
 /// SHOW TABLE STATUS's rows: TABLES's columns without the catalog, schema
-/// and type, tables in name order (none when `any` is false), and each
-/// column's SHOW name with its TABLES name.
+/// and type, the tables of `database` in name order (none without), and
+/// each column's SHOW name with its TABLES name.
 pub(crate) fn table_status(
     session: &Session,
     name: &str,
-    any: bool,
+    database: Option<&str>,
 ) -> Result<(Arc<MemTable>, Vec<ShownName>)> {
-    let mut facts = if any { table_facts(session) } else { vec![] };
+    let mut facts = match database {
+        Some(d) => table_facts(session)
+            .into_iter()
+            .filter(|f| f.database.eq_ignore_ascii_case(d))
+            .collect(),
+        None => vec![],
+    };
     facts.sort_by(|a, b| a.name.cmp(&b.name));
     let (names, columns): (Vec<_>, Vec<_>) = tables_columns(session, &facts)
         .into_iter()
@@ -802,12 +843,14 @@ fn binary_length(column_type: &str) -> Option<usize> {
 
 fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
     let mut rows: Vec<(String, u64, ColumnFacts)> = vec![];
+    let mut databases: Vec<String> = vec![];
     let mut keys: Vec<(&str, &str)> = vec![];
-    for (table, _, schema) in relations(session) {
+    for (database, table, _, schema) in relations(session) {
         let Some(schema) = schema else { continue };
         keys.extend(crate::keys::column_key_texts(&schema));
         for (i, f) in schema.fields().iter().enumerate() {
             rows.push((table.clone(), i as u64 + 1, column_facts(f)));
+            databases.push(database.clone());
         }
     }
     let n = rows.len();
@@ -821,7 +864,7 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
         name,
         vec![
             ("TABLE_CATALOG", text(vec!["def"; n])),
-            ("TABLE_SCHEMA", text(vec![SCHEMA_NAME; n])),
+            ("TABLE_SCHEMA", text(databases)),
             ("TABLE_NAME", text(rows.iter().map(|r| r.0.clone()))),
             ("COLUMN_NAME", text(rows.iter().map(|r| r.2.name.clone()))),
             (

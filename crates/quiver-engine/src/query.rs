@@ -143,6 +143,11 @@ pub(crate) struct SessionCatalog<'a> {
 
 impl quiver_sql::Catalog for SessionCatalog<'_> {
     fn table(&self, name: &str) -> Option<Arc<dyn TableSource>> {
+        self.table_in(None, name)
+    }
+
+    fn table_in(&self, database: Option<&str>, name: &str) -> Option<Arc<dyn TableSource>> {
+        // A SHOW statement's rows are named `quiver`.`<SHOW_TABLE>`.
         if let Some(t) = &self.extra {
             if t.name.eq_ignore_ascii_case(name) {
                 self.read_snapshot
@@ -150,19 +155,34 @@ impl quiver_sql::Catalog for SessionCatalog<'_> {
                 return Some(t.clone());
             }
         }
-        if let Some(view) = name.strip_prefix(PREFIX) {
-            self.read_snapshot
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-            // Unknown names were refused when the query was renamed.
-            return info_table(self.session, self.source, view)
-                .ok()
-                .map(|t| t as Arc<dyn TableSource>);
+        if database.is_none() {
+            if let Some(view) = name.strip_prefix(PREFIX) {
+                self.read_snapshot
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                // Unknown names were refused when the query was renamed.
+                return info_table(self.session, self.source, view)
+                    .ok()
+                    .map(|t| t as Arc<dyn TableSource>);
+            }
         }
-        quiver_sql::Catalog::table(self.session.database().as_ref(), name)
+        let database = self.session.schema_for(database).ok()?;
+        self.session
+            .database()
+            .table_in(&database, name)
+            .map(|t| t as Arc<dyn TableSource>)
     }
 
     fn damaged(&self, name: &str) -> Option<QuiverError> {
-        self.session.database().damaged(name)
+        self.damaged_in(None, name)
+    }
+
+    fn damaged_in(&self, database: Option<&str>, name: &str) -> Option<QuiverError> {
+        let database = self.session.schema_for(database).ok()?;
+        self.session.database().damaged_in(&database, name)
+    }
+
+    fn current_database(&self) -> Result<String> {
+        self.session.schema_for(None)
     }
 
     fn functions(&self) -> &dyn quiver_plan::FunctionRegistry {
@@ -170,10 +190,15 @@ impl quiver_sql::Catalog for SessionCatalog<'_> {
     }
 
     fn view(&self, name: &str) -> Option<Query> {
-        if name.starts_with(PREFIX) {
+        self.view_in(None, name)
+    }
+
+    fn view_in(&self, database: Option<&str>, name: &str) -> Option<Query> {
+        if database.is_none() && name.starts_with(PREFIX) {
             return None;
         }
-        quiver_sql::Catalog::view(self.session.database().as_ref(), name)
+        let database = self.session.schema_for(database).ok()?;
+        crate::catalog::parse_view(&self.session.database().view_sql_in(&database, name)?)
     }
 }
 

@@ -66,6 +66,13 @@ pub struct Session {
     pub(crate) vars: std::sync::Mutex<SessionVars>,
     /// The schema chosen by `USE` (None until then, as in MySQL).
     pub(crate) current_database: std::sync::Mutex<Option<String>>,
+    /// Set when the database chosen by `USE` was dropped: unqualified names
+    /// are then MySQL's 1046. Before any USE they are the default
+    /// database's ([`SCHEMA_NAME`]), as a folder with one database was.
+    pub(crate) no_database: std::sync::atomic::AtomicBool,
+    /// The statements of SQL `PREPARE`, by lowercase name.
+    pub(crate) sql_prepared:
+        std::sync::Mutex<std::collections::HashMap<String, crate::prepared_sql::SqlPrepared>>,
     /// `USER()`: `user@host` (a server sets the client's).
     pub(crate) user: String,
     /// `CURRENT_USER()`: the account, `user@%` for a server's client (an
@@ -159,6 +166,8 @@ impl Session {
             config,
             vars: std::sync::Mutex::new(vars),
             current_database: Default::default(),
+            no_database: Default::default(),
+            sql_prepared: Default::default(),
             user: "root@localhost".to_string(),
             account: "root@localhost".to_string(),
             connection_id: 0,
@@ -273,26 +282,6 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_deref())
-    }
-
-    /// `USE name`: the database's own schema or information_schema; any
-    /// other name is MySQL's error 1049.
-    fn use_database(&self, u: &quiver_sql::sqlparser::ast::Use) -> Result<StatementResult> {
-        use quiver_sql::sqlparser::ast::Use;
-        let name = match u {
-            Use::Object(n) | Use::Database(n) | Use::Schema(n) => object_name(n)?,
-            other => return Err(QuiverError::not_supported(other.to_string())),
-        };
-        let canonical = [SCHEMA_NAME, INFORMATION_SCHEMA]
-            .into_iter()
-            .find(|s| s.eq_ignore_ascii_case(&name))
-            .ok_or_else(|| QuiverError::new(1049, "42000", format!("Unknown database '{name}'")))?;
-        self.process.set_db(Some(canonical.to_string()));
-        *self
-            .current_database
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(canonical.to_string());
-        Ok(StatementResult::Done { affected: 0 })
     }
 
     /// A query's execution context, stopped by what stops the running
@@ -426,7 +415,7 @@ impl Session {
         Ok(StatementResult::Done { affected: 0 })
     }
 
-    fn run_statement(
+    pub(crate) fn run_statement(
         &self,
         stmt: &Statement,
         source: Option<&Arc<SqlSource>>,
@@ -478,13 +467,20 @@ impl Session {
             Statement::CreateDatabase {
                 db_name,
                 if_not_exists,
+                default_charset,
+                default_collation,
                 ..
-            } => self.create_database(db_name, *if_not_exists),
+            } => self.create_database(
+                db_name,
+                *if_not_exists,
+                default_charset.as_deref(),
+                default_collation.as_deref(),
+            ),
             Statement::CreateSchema {
                 schema_name: quiver_sql::sqlparser::ast::SchemaName::Simple(db_name),
                 if_not_exists,
                 ..
-            } => self.create_database(db_name, *if_not_exists),
+            } => self.create_database(db_name, *if_not_exists, None, None),
             Statement::AlterSchema(a) => self.alter_database(a),
             Statement::Set(set) => self.set(set, source),
             Statement::Kill { modifier, id } => {
@@ -494,6 +490,27 @@ impl Session {
                 Ok(StatementResult::Done { affected: 0 })
             }
             Statement::Use(u) => self.use_database(u),
+            Statement::Prepare {
+                name,
+                data_types,
+                statement,
+            } if data_types.is_empty() => self.prepare_sql(name, statement),
+            Statement::Execute {
+                name: Some(name),
+                parameters,
+                immediate: false,
+                into,
+                using,
+                output: false,
+                default: false,
+                ..
+            } if parameters.is_empty() && into.is_empty() => {
+                self.execute_prepared(&object_name(name)?, using)
+            }
+            Statement::Deallocate {
+                name,
+                prepare: true,
+            } => self.deallocate_prepared(&name.value),
             Statement::AlterTable(a) => self.alter_table(a),
             Statement::RenameTable(r) => self.rename_tables(r),
             Statement::StartTransaction { .. }

@@ -152,7 +152,13 @@ impl Session {
             | Statement::ShowSchemas { show_options, .. } => (
                 MemTable::new(
                     SHOW_TABLE,
-                    vec![("Database", texts([INFORMATION_SCHEMA, SCHEMA_NAME]))],
+                    vec![(
+                        "Database",
+                        texts(
+                            std::iter::once(INFORMATION_SCHEMA.to_string())
+                                .chain(self.database().schema_names()),
+                        ),
+                    )],
                 )?,
                 filter_of(show_options),
             ),
@@ -178,9 +184,15 @@ impl Session {
                         .is_some_and(|d| d.eq_ignore_ascii_case(INFORMATION_SCHEMA)),
                 };
                 let schema = if in_info {
-                    INFORMATION_SCHEMA
+                    INFORMATION_SCHEMA.to_string()
                 } else {
-                    SCHEMA_NAME
+                    let named = show_options
+                        .show_in
+                        .as_ref()
+                        .and_then(|i| i.parent_name.as_ref())
+                        .map(last_name);
+                    let d = self.schema_for(named.as_deref())?;
+                    self.database().schema_name(&d).unwrap_or(d)
                 };
                 let (names, kinds): (Vec<String>, Vec<&str>) = if in_info {
                     [
@@ -196,10 +208,12 @@ impl Session {
                     .unzip()
                 } else {
                     let db = self.database();
-                    db.table_names()
+                    db.table_names_in(&schema)
                         .into_iter()
                         .map(|n| {
-                            let kind = if db.table(&n).is_some() || db.damaged(&n).is_some() {
+                            let kind = if db.table_in(&schema, &n).is_some()
+                                || db.damaged_in(&schema, &n).is_some()
+                            {
                                 "BASE TABLE"
                             } else {
                                 "VIEW"
@@ -228,11 +242,13 @@ impl Session {
                     .iter()
                     .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
                     .collect();
-                if parts.len() == 2 {
-                    self.check_schema(&parts[0])?;
+                // `FROM db.t` (sqlparser makes `FROM t FROM db` one name too).
+                let from_db = (parts.len() == 2).then(|| parts[0].clone());
+                if let Some(d) = &from_db {
+                    self.check_schema(d)?;
                 }
                 (
-                    self.show_columns(&last_name(name), *full)?,
+                    self.show_columns(from_db.as_deref(), &last_name(name), *full)?,
                     filter_of(show_options),
                 )
             }
@@ -338,9 +354,15 @@ impl Session {
                 // information_schema's views have no status here (MariaDB
                 // lists them as its MEMORY / Aria tables): no rows.
                 let in_info = db
+                    .clone()
                     .or_else(|| self.current_database())
                     .is_some_and(|d| d.eq_ignore_ascii_case(INFORMATION_SCHEMA));
-                let (t, names) = table_status(self, "information_schema.TABLES", !in_info)?;
+                let target = match in_info {
+                    true => None,
+                    false => Some(self.schema_for(db.as_deref())?),
+                };
+                let (t, names) =
+                    table_status(self, "information_schema.TABLES", target.as_deref())?;
                 return self.filter_table_status(t, &names, filter).map(Some);
             }
             Statement::ShowProcessList { full } => (
@@ -484,7 +506,9 @@ impl Session {
     }
 
     fn check_schema(&self, name: &str) -> Result<()> {
-        if name.eq_ignore_ascii_case(SCHEMA_NAME) || name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+        if self.database().schema_name(name).is_some()
+            || name.eq_ignore_ascii_case(INFORMATION_SCHEMA)
+        {
             Ok(())
         } else {
             Err(QuiverError::new(
@@ -497,26 +521,30 @@ impl Session {
 
     /// DESCRIBE / DESC / EXPLAIN t: what SHOW COLUMNS FROM t shows, also for a view.
     pub(crate) fn describe(&self, name: &ObjectName) -> Result<StatementResult> {
+        let mut database = None;
         if let [schema, _] = name.0.as_slice() {
             if let Some(s) = schema.as_ident() {
                 self.check_schema(&s.value)?;
+                database = Some(s.value.as_str());
             }
         }
-        let table = self.show_columns(&last_name(name), false)?;
+        let table = self.show_columns(database, &last_name(name), false)?;
         self.filter_show(table, None)
     }
 
-    fn show_columns(&self, table: &str, full: bool) -> Result<Arc<MemTable>> {
+    fn show_columns(
+        &self,
+        database: Option<&str>,
+        table: &str,
+        full: bool,
+    ) -> Result<Arc<MemTable>> {
         let db = self.database();
-        let schema = match db.table(table) {
+        let database = self.schema_for(database)?;
+        let schema = match db.table_in(&database, table) {
             Some(t) => t.schema(),
-            None => match quiver_sql::Catalog::view(db.as_ref(), table) {
+            None => match quiver_sql::Catalog::view_in(db.as_ref(), Some(&database), table) {
                 Some(q) => self.physical_plan(&q)?.schema(),
-                None => {
-                    return Err(QuiverError::unknown_table(&format!(
-                        "{SCHEMA_NAME}.{table}"
-                    )))
-                }
+                None => return Err(QuiverError::unknown_table(&format!("{database}.{table}"))),
             },
         };
         let facts: Vec<_> = schema.fields().iter().map(|f| column_facts(f)).collect();

@@ -11,7 +11,6 @@ use quiver_sql::sqlparser::ast::ObjectName;
 
 use std::sync::Arc;
 
-use crate::catalog::SCHEMA_NAME;
 use crate::information_schema::{column_facts, Column, MemTable};
 use crate::show::SHOW_TABLE;
 use crate::Session;
@@ -19,11 +18,13 @@ use crate::Session;
 impl Session {
     /// `SHOW CREATE TABLE t`: one row, the table's name and its statement.
     pub(crate) fn show_create_table(&self, name: &ObjectName) -> Result<Arc<MemTable>> {
-        let table = crate::session::object_name(name)?;
+        let (database, table) = self.qualified_name(name)?;
         let db = self.database();
-        let t = db.table(&table).ok_or_else(|| match db.view_sql(&table) {
-            Some(_) => QuiverError::not_supported("SHOW CREATE TABLE of a view"),
-            None => QuiverError::unknown_table(&format!("{SCHEMA_NAME}.{table}")),
+        let t = db.table_in(&database, &table).ok_or_else(|| {
+            match db.view_sql_in(&database, &table) {
+                Some(_) => QuiverError::not_supported("SHOW CREATE TABLE of a view"),
+                None => QuiverError::unknown_table(&format!("{database}.{table}")),
+            }
         })?;
         let schema = t.schema();
         let next = match quiver_common::types::auto_increment_column(

@@ -919,11 +919,9 @@ impl<S: Stream> Conn<S> {
         let table = String::from_utf8_lossy(r.nul_str()).into_owned();
         // The rest: a LIKE-style wildcard for the column names (none: all).
         let wild = String::from_utf8_lossy(r.rest()).into_owned();
-        let Some(t) = self.shared.db.table(&table) else {
-            let e = QuiverError::unknown_table(&format!(
-                "{}.{table}",
-                quiver_engine::session::SCHEMA_NAME
-            ));
+        let Some(t) = self.session.current_table(&table) else {
+            let e =
+                QuiverError::unknown_table(&format!("{}.{table}", self.session.current_schema()));
             self.io.write_payload(&proto::err_packet(&e));
             return;
         };

@@ -648,6 +648,53 @@ fn connect_time_statements_of_connectors() {
 }
 
 #[test]
+fn databases_at_connect_init_db_and_field_list() {
+    let (h, _db) = default_server();
+    let mut c = Client::root(h.local_addr());
+    assert_eq!(c.query("CREATE DATABASE shop"), Outcome::Ok { affected: 1 });
+    c.query("CREATE TABLE shop.items (id INT NOT NULL, name VARCHAR(5))");
+    c.query("INSERT INTO shop.items VALUES (1, 'pen')");
+    // A connection naming the database reads its tables unqualified.
+    let mut d = Client::connect(
+        h.local_addr(),
+        Options {
+            db: Some("shop"),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        d.query("SELECT DATABASE()").scalar().as_deref(),
+        Some("shop")
+    );
+    assert_eq!(
+        d.query("SELECT name FROM items").scalar().as_deref(),
+        Some("pen")
+    );
+    // COM_INIT_DB, then COM_FIELD_LIST of a table of that database.
+    c.command(0x02, b"shop");
+    assert_eq!(c.read()[0], 0x00);
+    c.command(0x04, b"items\0");
+    let id = parse_column(&c.read());
+    assert_eq!((id.name.as_str(), id.ty), ("id", 3));
+    let _name = parse_column(&c.read());
+    assert_eq!(c.read()[0], 0xFE);
+    // SQL PREPARE / EXECUTE over the protocol.
+    c.query("PREPARE q FROM 'SELECT name FROM items WHERE id = ?'");
+    c.query("SET @k = 1");
+    assert_eq!(
+        c.query("EXECUTE q USING @k").scalar().as_deref(),
+        Some("pen")
+    );
+    assert_eq!(c.query("EXECUTE q").code(), 1210);
+    // Dropping the current database leaves none selected.
+    assert_eq!(c.query("DROP DATABASE shop"), Outcome::Ok { affected: 1 });
+    assert_eq!(c.query("SELECT DATABASE()").scalar(), None);
+    assert_eq!(c.query("SELECT * FROM items").code(), 1046);
+    assert_eq!(d.query("SELECT * FROM items").code(), 1146);
+}
+
+#[test]
 fn malformed_truncated_and_oversized_packets_end_only_their_connection() {
     let (h, _db) = start(ServerConfig {
         max_allowed_packet: 1 << 20,

@@ -20,7 +20,7 @@ pub use binder::{
     charset_default, collation_by_name, column_charset_default, column_collation_by_name,
     strict_division, strict_division_expr, Binder, SessionIdentity, SessionVars, UserVariable,
 };
-pub use catalog::Catalog;
+pub use catalog::{Catalog, DEFAULT_DATABASE};
 pub use parser::{
     clone_query, parse_sql, DATABASE_CHARSET, DATABASE_COLLATE, MAX_PARSER_DEPTH,
     SET_CHARACTER_SET, SET_NAMES,

@@ -80,6 +80,8 @@ impl Dialect for QuiverDialect {
             .or_else(|| parse_set(parser))
             .or_else(|| parse_show_table_status(parser))
             .or_else(|| parse_alter_database(parser))
+            .or_else(|| parse_create_schema(parser))
+            .or_else(|| parse_prepare(parser))
             .or_else(|| self.0.parse_statement(parser))
     }
 
@@ -213,6 +215,78 @@ fn parse_show_table_status(
         parser.parse_show_statement_filter()?;
         Ok(Statement::ShowVariable { variable })
     })())
+}
+
+/// MySQL's `CREATE SCHEMA`, which is `CREATE DATABASE` with its options
+/// (sqlparser's CREATE SCHEMA takes none): a `Statement::CreateDatabase`.
+fn parse_create_schema(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>> {
+    let is_word = |t: &Token, word: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if !(is_word(&parser.peek_nth_token_ref(0).token, "CREATE")
+        && is_word(&parser.peek_nth_token_ref(1).token, "SCHEMA"))
+    {
+        return None;
+    }
+    parser.next_token();
+    parser.next_token();
+    Some(parser.parse_create_database())
+}
+
+/// MySQL's `PREPARE name FROM {'text' | @var}` and `DROP PREPARE name`.
+/// sqlparser has PostgreSQL's `PREPARE name AS statement`; MySQL's becomes
+/// a `Statement::Prepare` without data types whose statement is
+/// `VALUES (<source>)`: the text (or variable) the statement is read from
+/// when it runs. `DROP PREPARE name` is `DEALLOCATE PREPARE name`.
+fn parse_prepare(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>> {
+    let is_word = |t: &Token, word: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if is_word(&parser.peek_nth_token_ref(0).token, "DROP")
+        && is_word(&parser.peek_nth_token_ref(1).token, "PREPARE")
+    {
+        parser.next_token();
+        parser.next_token();
+        return Some(parser.parse_identifier().map(|name| Statement::Deallocate {
+            name,
+            prepare: true,
+        }));
+    }
+    if !is_word(&parser.peek_nth_token_ref(0).token, "PREPARE") {
+        return None;
+    }
+    parser.next_token();
+    Some((|| {
+        let name = parser.parse_identifier()?;
+        parser.expect_keyword_is(Keyword::FROM)?;
+        let source = parser.parse_expr()?;
+        let select = parse_sql_select_of(source);
+        Ok(Statement::Prepare {
+            name,
+            data_types: vec![],
+            statement: Box::new(Statement::Query(Box::new(select))),
+        })
+    })())
+}
+
+/// `VALUES (e)` as a query: the one expression a PREPARE reads its text from.
+fn parse_sql_select_of(e: Expr) -> Query {
+    Query {
+        with: None,
+        body: Box::new(SetExpr::Values(sqlparser::ast::Values {
+            explicit_row: false,
+            value_keyword: false,
+            rows: vec![sqlparser::ast::Parens {
+                opening_token: sqlparser::ast::helpers::attached_token::AttachedToken::empty(),
+                content: vec![e],
+                closing_token: sqlparser::ast::helpers::attached_token::AttachedToken::empty(),
+            }],
+        })),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
+    }
 }
 
 /// The option keys of [`parse_alter_database`]'s statement.

@@ -83,6 +83,24 @@ pub fn table_dirs(db: &Path) -> Result<Vec<PathBuf>> {
             out.push(p);
         }
     }
+    // The tables of the folder's other databases (`databases/<d>/tables`;
+    // a name beginning with `.` is a database being made or dropped).
+    if let Ok(databases) = std::fs::read_dir(db.join("databases")) {
+        for d in databases.flatten() {
+            if d.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            for e in std::fs::read_dir(d.path().join("tables"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if e.path().join("table.meta").exists() {
+                    out.push(e.path());
+                }
+            }
+        }
+    }
     out.sort();
     Ok(out)
 }
@@ -190,10 +208,22 @@ pub fn check_database(
 
 /// Reads and verifies a table's manifest, tail and directory.
 fn open_for_check(dir: &Path) -> (TableReport, Option<Opened>) {
-    let table = dir
+    let mut table = dir
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
+    // A table of another database than the folder's default is `db.table`.
+    let database = dir.parent().and_then(Path::parent);
+    if let Some(d) = database.filter(|d| {
+        d.parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "databases")
+    }) {
+        table = format!(
+            "{}.{table}",
+            d.file_name().unwrap_or_default().to_string_lossy()
+        );
+    }
     let mut report = TableReport {
         table: table.clone(),
         pages: 0,

@@ -145,17 +145,28 @@ impl Binder<'_> {
                 return self.cte(&cte, qualifier, &alias_columns);
             }
         }
-        if let Some(query) = self.catalog.view(table) {
-            return self.view(table, &query, qualifier, &alias_columns);
+        // Inside a view, an unqualified name is of the view's database.
+        let db = db.or_else(|| self.views.last().map(|(d, _)| d.as_str()));
+        if let Some(query) = self.catalog.view_in(db, table) {
+            let database = match db {
+                Some(d) => d.to_string(),
+                None => self.catalog.current_database()?,
+            };
+            return self.view(&database, table, &query, qualifier, &alias_columns);
         }
-        let Some(source) = self.catalog.table(table) else {
-            if let Some(e) = self.catalog.damaged(table) {
+        let Some(source) = self.catalog.table_in(db, table) else {
+            if let Some(e) = self.catalog.damaged_in(db, table) {
                 return Err(e);
             }
-            return Err(QuiverError::unknown_table(&format!(
-                "{}.{table}",
-                db.unwrap_or(SCHEMA)
-            )));
+            let database = match db {
+                Some(d) => d.to_string(),
+                None => self.catalog.current_database()?,
+            };
+            return Err(QuiverError::unknown_table(&format!("{database}.{table}")));
+        };
+        let database = match db {
+            Some(d) => d.to_string(),
+            None => self.catalog.current_database().unwrap_or_default(),
         };
         if !alias_columns.is_empty() {
             return Err(QuiverError::syntax_msg(
@@ -183,7 +194,7 @@ impl Binder<'_> {
                     .map(|t| Arc::from(t.as_str()));
                 self.set_declared(&mut c, declared);
                 let origin = ColumnOrigin {
-                    schema: db.unwrap_or(SCHEMA).to_string(),
+                    schema: database.clone(),
                     table: qualifier.to_string(),
                     org_table: source.name().to_string(),
                     org_name: f.name().clone(),
@@ -234,21 +245,25 @@ impl Binder<'_> {
     /// A view is bound like a derived table, without the query's CTEs.
     fn view(
         &mut self,
+        database: &str,
         name: &str,
         query: &ast::Query,
         qualifier: &str,
         columns: &[String],
     ) -> Result<(LogicalPlan, Scope)> {
         if self.views.len() >= MAX_VIEW_DEPTH
-            || self.views.iter().any(|v| v.eq_ignore_ascii_case(name))
+            || self
+                .views
+                .iter()
+                .any(|(d, v)| d.eq_ignore_ascii_case(database) && v.eq_ignore_ascii_case(name))
         {
             return Err(QuiverError::new(
                 1462,
                 "HY000",
-                format!("`quiver`.`{name}` contains view recursion"),
+                format!("`{database}`.`{name}` contains view recursion"),
             ));
         }
-        self.views.push(name.to_string());
+        self.views.push((database.to_string(), name.to_string()));
         let ctes = std::mem::take(&mut self.ctes);
         let r = self.derived(query, qualifier, Some(name), columns);
         self.ctes = ctes;
@@ -259,7 +274,7 @@ impl Binder<'_> {
                 1356,
                 "HY000",
                 format!(
-                    "View '{SCHEMA}.{name}' references invalid table(s) or column(s) or \
+                    "View '{database}.{name}' references invalid table(s) or column(s) or \
                      function(s) or definer/invoker of view lack rights to use them"
                 ),
             ),

@@ -137,8 +137,8 @@ pub struct Binder<'a> {
     outer: Vec<Scope>,
     /// State of the query block being bound.
     block: BlockState,
-    /// Views being expanded, to stop recursion.
-    views: Vec<String>,
+    /// Views being expanded (database, name), to stop recursion.
+    views: Vec<(String, String)>,
     depth: usize,
     /// Query blocks being bound, one inside the other.
     query_depth: usize,

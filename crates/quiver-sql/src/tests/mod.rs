@@ -107,6 +107,14 @@ impl Catalog for MockCatalog {
     fn view(&self, name: &str) -> Option<sqlparser::ast::Query> {
         self.views.get(&name.to_lowercase()).cloned()
     }
+    // The files' databases share one namespace here (their tables are
+    // named apart), so `d.t` is `t`.
+    fn table_in(&self, _database: Option<&str>, name: &str) -> Option<Arc<dyn TableSource>> {
+        self.table(name)
+    }
+    fn view_in(&self, _database: Option<&str>, name: &str) -> Option<sqlparser::ast::Query> {
+        self.view(name)
+    }
     fn functions(&self) -> &dyn quiver_plan::FunctionRegistry {
         &quiver_exec::functions::REGISTRY
     }

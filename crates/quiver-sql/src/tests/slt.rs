@@ -36,7 +36,7 @@ fn records(path: &Path) -> Vec<Record> {
             continue;
         }
         let error = match words.as_slice() {
-            ["statement", "ok", ..] => None,
+            ["statement", "ok" | "count", ..] => None,
             ["query", "error", code, ..] | ["statement", "error", code, ..] => code.parse().ok(),
             ["query", ..] => None,
             _ => continue,
