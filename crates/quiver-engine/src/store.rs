@@ -78,6 +78,21 @@ impl Misfits {
         self.found.push((row, usize::MAX, c));
     }
 
+    /// How many conditions are kept so far (for [`Misfits::renumber_since`]).
+    pub(crate) fn mark(&self) -> usize {
+        self.found.len()
+    }
+
+    /// The conditions kept since `mark` were numbered over a subset of the
+    /// rows: row i is row `rows[i]` of the statement.
+    pub(crate) fn renumber_since(&mut self, mark: usize, rows: &[usize]) {
+        for f in &mut self.found[mark..] {
+            if let Some(&r) = rows.get(f.0) {
+                f.0 = r;
+            }
+        }
+    }
+
     /// Raises what was kept, row by row.
     pub(crate) fn raise(mut self, sink: &Warnings) {
         self.found.sort_by_key(|(row, column, _)| (*row, *column));
