@@ -15,12 +15,12 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
 use quiver_collation::Collation;
 use quiver_common::types::{
-    auto_increment_column, TableKey, COLUMN_DEFAULT_KEY, TABLE_AUTO_INCREMENT_KEY,
+    auto_increment_column, checks_of_schema, checks_text, TableCheck, TableKey, TABLE_CHECKS_KEY, COLUMN_DEFAULT_KEY, TABLE_AUTO_INCREMENT_KEY,
     TABLE_COLLATION_KEY, TABLE_KEYS_KEY,
 };
 use quiver_common::{QuiverError, Result};
 use quiver_sql::sqlparser::ast::{
-    AlterTable, AlterTableOperation, MySQLColumnPosition, RenameTableNameKind,
+    AlterTable, AlterTableOperation, MySQLColumnPosition, RenameTableNameKind, TableConstraint,
 };
 
 use crate::catalog::SCHEMA_NAME;
@@ -57,6 +57,11 @@ impl Session {
             .and_then(|c| Collation::from_name(c))
             .unwrap_or(self.vars().collation_database);
         let keys = TableKey::of_schema(schema.metadata().get(TABLE_KEYS_KEY));
+        // CHECK constraints follow renamed columns; added ones are verified
+        // over every row (`verify`), as MariaDB's copy does.
+        let old_checks = checks_of_schema(&schema);
+        let mut checks = old_checks.clone();
+        let mut verify = false;
         let auto = auto_increment_column(schema.metadata().get(TABLE_AUTO_INCREMENT_KEY));
         let keyed = |old: usize| keys.iter().any(|k| k.columns.contains(&old)) || auto == Some(old);
         let position = |columns: &[NewColumn], n: &str| {
@@ -88,6 +93,9 @@ impl Session {
                         )));
                     }
                     let field = self.column_field(column_def, table_collation)?;
+                    // A JSON column's json_valid (MariaDB does not check
+                    // the rows ADD fills either).
+                    let check = crate::checks::column_check(column_def)?;
                     if position(&columns, field.name()).is_some() {
                         if *if_not_exists {
                             self.note(1060, format!("Duplicate column name '{}'", field.name()));
@@ -105,6 +113,7 @@ impl Session {
                         }
                     };
                     columns.insert(at, NewColumn { field, from: None });
+                    checks.extend(check);
                 }
                 AlterTableOperation::DropColumn {
                     column_names,
@@ -134,7 +143,21 @@ impl Session {
                                 "ALTER TABLE dropping a column of a key or AUTO_INCREMENT",
                             ));
                         }
-                        columns.remove(at);
+                        let gone = columns.remove(at);
+                        let gone = gone.field.name();
+                        // Its column check goes, and so does a table check
+                        // that reads no other column (as in MariaDB); one
+                        // that does is refused below (1054).
+                        let reads = |text: &str, c: &str| {
+                            crate::checks::rename_column_in(text, c, "\u{1}") != text
+                        };
+                        checks.retain(|k| match &k.column {
+                            Some(c) => !c.eq_ignore_ascii_case(gone),
+                            None => {
+                                !reads(&k.text, gone)
+                                    || columns.iter().any(|c| reads(&k.text, c.field.name()))
+                            }
+                        });
                     }
                 }
                 AlterTableOperation::RenameColumn {
@@ -148,7 +171,40 @@ impl Session {
                         return Err(QuiverError::duplicate_column(new));
                     }
                     let f = &columns[at].field;
+                    let old = f.name().clone();
                     columns[at].field = f.clone().with_name(new);
+                    for k in &mut checks {
+                        k.text = crate::checks::rename_column_in(&k.text, &old, new);
+                        if k.column.as_ref().is_some_and(|c| c.eq_ignore_ascii_case(&old)) {
+                            k.column = Some(new.clone());
+                        }
+                    }
+                }
+                AlterTableOperation::AddConstraint { constraint, .. }
+                    if matches!(constraint, TableConstraint::Check(_)) =>
+                {
+                    crate::checks::add_table_checks(&mut checks, std::iter::once(constraint))?;
+                    verify = true;
+                }
+                AlterTableOperation::DropConstraint { if_exists, name: n, .. } => {
+                    let Some(at) = checks
+                        .iter()
+                        .position(|k| k.column.is_none() && k.name.eq_ignore_ascii_case(&n.value))
+                    else {
+                        if keys.iter().any(|k| k.name.eq_ignore_ascii_case(&n.value)) {
+                            return Err(QuiverError::not_supported(
+                                "ALTER TABLE DROP CONSTRAINT of a key",
+                            ));
+                        }
+                        let message =
+                            format!("Can't DROP CONSTRAINT `{}`; check that it exists", n.value);
+                        if *if_exists {
+                            self.note(1091, message);
+                            continue;
+                        }
+                        return Err(QuiverError::new(1091, "42000", message));
+                    };
+                    checks.remove(at);
                 }
                 other => {
                     return Err(QuiverError::not_supported(format!(
@@ -170,7 +226,8 @@ impl Session {
                 .iter()
                 .zip(schema.fields())
                 .enumerate()
-                .any(|(i, (c, f))| c.from != Some(i) || c.field.name() != f.name());
+                .any(|(i, (c, f))| c.from != Some(i) || c.field.name() != f.name())
+            || checks != old_checks;
         let new_name = renamed.clone().unwrap_or_else(|| name.clone());
         if renamed.is_some() && changed {
             return Err(QuiverError::not_supported(
@@ -199,6 +256,19 @@ impl Session {
         if let Some(a) = auto.and_then(new_index) {
             meta.insert(TABLE_AUTO_INCREMENT_KEY.to_string(), a.to_string());
         }
+        // Column checks in column order, then table checks as declared.
+        let column_rank = |k: &TableCheck| match &k.column {
+            Some(n) => columns
+                .iter()
+                .position(|c| c.field.name().eq_ignore_ascii_case(n))
+                .unwrap_or(usize::MAX),
+            None => usize::MAX,
+        };
+        checks.sort_by_key(|k| (k.column.is_none(), column_rank(k)));
+        match checks.is_empty() {
+            true => meta.remove(TABLE_CHECKS_KEY),
+            false => meta.insert(TABLE_CHECKS_KEY.to_string(), checks_text(&checks)),
+        };
         if !meta.contains_key(TABLE_COLLATION_KEY) {
             meta.insert(
                 TABLE_COLLATION_KEY.to_string(),
@@ -223,6 +293,12 @@ impl Session {
                 arrays,
                 &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
             )?);
+        }
+        if checks != old_checks {
+            self.bind_checks(&new_name, &new_schema)?;
+        }
+        if verify {
+            self.check_batches(&new_name, &new_schema, &batches)?;
         }
         self.db
             .alter_table(&name, &new_name, new_schema, Some(batches))?;

@@ -383,6 +383,20 @@ impl Printer<'_> {
                 out.push(')');
             }
             Expr::Function(f) => self.function(f, out)?,
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                out.push_str("substr(");
+                self.print(expr, out)?;
+                for part in [substring_from, substring_for].into_iter().flatten() {
+                    out.push(',');
+                    self.print(part, out)?;
+                }
+                out.push(')');
+            }
             Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => {
                 return Err(QuiverError::new(
                     1970,

@@ -50,14 +50,14 @@ pub(crate) fn column_check(c: &ColumnDef) -> Result<Option<TableCheck>> {
             return Err(QuiverError::syntax_msg(check.to_string()));
         }
         found = Some(TableCheck {
-            column: true,
+            column: Some(c.name.value.clone()),
             name: c.name.value.clone(),
             text: crate::check_text::mariadb_text(&check.expr, &c.name.value)?,
         });
     }
     if found.is_none() && is_json(c) {
         found = Some(TableCheck {
-            column: true,
+            column: Some(c.name.value.clone()),
             name: c.name.value.clone(),
             text: format!("json_valid(`{}`)", c.name.value.replace('`', "``")),
         });
@@ -107,7 +107,7 @@ pub(crate) fn add_table_checks<'a>(
             unnamed.push(checks.len());
         }
         checks.push(TableCheck {
-            column: false,
+            column: None,
             name: name.unwrap_or_default(),
             text: crate::check_text::mariadb_text(&check.expr, &shown)?,
         });
@@ -292,5 +292,101 @@ impl Session {
     pub(crate) fn database_name(&self) -> String {
         self.current_database()
             .unwrap_or_else(|| crate::catalog::SCHEMA_NAME.to_string())
+    }
+}
+
+/// A check's text with column `old` named `new`: backquoted names and bare
+/// words that are not function names; string literals are kept as they are.
+pub(crate) fn rename_column_in(text: &str, old: &str, new: &str) -> String {
+    let quoted_new = format!("`{}`", new.replace('`', "``"));
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + new.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\'' | '"' => {
+                // A string: to its closing quote (`\x` escapes, `''` doubles).
+                let start = i;
+                i += 1;
+                while i < chars.len() {
+                    if chars[i] == '\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if chars[i] == c {
+                        if chars.get(i + 1) == Some(&c) {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                i = (i + 1).min(chars.len());
+                out.extend(&chars[start..i]);
+            }
+            '`' => {
+                let mut name = String::new();
+                i += 1;
+                while i < chars.len() {
+                    if chars[i] == '`' {
+                        if chars.get(i + 1) == Some(&'`') {
+                            name.push('`');
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    name.push(chars[i]);
+                    i += 1;
+                }
+                i = (i + 1).min(chars.len());
+                match name.eq_ignore_ascii_case(old) {
+                    true => out.push_str(&quoted_new),
+                    false => {
+                        out.push('`');
+                        out.push_str(&name.replace('`', "``"));
+                        out.push('`');
+                    }
+                }
+            }
+            c if c.is_alphanumeric() || c == '_' || c == '$' => {
+                let start = i;
+                while i < chars.len()
+                    && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
+                {
+                    i += 1;
+                }
+                let word: String = chars[start..i].iter().collect();
+                let mut j = i;
+                while j < chars.len() && chars[j] == ' ' {
+                    j += 1;
+                }
+                let call = chars.get(j) == Some(&'(');
+                let after_dot = start > 0 && chars[start - 1] == '.';
+                let number = word.starts_with(|d: char| d.is_ascii_digit());
+                match !call && !after_dot && !number && word.eq_ignore_ascii_case(old) {
+                    true => out.push_str(&quoted_new),
+                    false => out.push_str(&word),
+                }
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn renames_names_not_strings_or_functions() {
+        assert_eq!(
+            super::rename_column_in("`a` > 0 and `s` <> '`a`' and a(`b`) and ab = a", "a", "x"),
+            "`x` > 0 and `s` <> '`a`' and a(`b`) and ab = `x`"
+        );
     }
 }

@@ -919,7 +919,7 @@ fn check_constraints(session: &Session, name: &str) -> Result<Arc<MemTable>> {
             ("CONSTRAINT_NAME", text(rows.iter().map(|r| r.1.name.clone()))),
             (
                 "LEVEL",
-                text(rows.iter().map(|r| if r.1.column { "Column" } else { "Table" })),
+                text(rows.iter().map(|r| if r.1.column.is_some() { "Column" } else { "Table" })),
             ),
             ("CHECK_CLAUSE", text(rows.iter().map(|r| r.1.text.clone()))),
         ],

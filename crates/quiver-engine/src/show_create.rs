@@ -91,7 +91,7 @@ pub(crate) fn create_table_text(
         }
         if let Some(c) = checks
             .iter()
-            .find(|c| c.column && c.name.eq_ignore_ascii_case(f.name()))
+            .find(|c| c.column.as_ref().is_some_and(|n| n.eq_ignore_ascii_case(f.name())))
         {
             line.push_str(&format!(" CHECK ({})", c.text));
         }
@@ -108,7 +108,7 @@ pub(crate) fn create_table_text(
             false => format!("  UNIQUE KEY {} ({})", quoted(&k.name), columns.join(",")),
         });
     }
-    for c in checks.iter().filter(|c| !c.column) {
+    for c in checks.iter().filter(|c| c.column.is_none()) {
         lines.push(format!("  CONSTRAINT {} CHECK ({})", quoted(&c.name), c.text));
     }
     let mut options = String::new();

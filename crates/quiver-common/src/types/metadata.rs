@@ -139,8 +139,10 @@ pub const TABLE_CHECKS_KEY: &str = "quiver.checks";
 /// One CHECK constraint of a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableCheck {
-    /// A column check (named after its column) or a table check.
-    pub column: bool,
+    /// The column of a column check (named after the column it was
+    /// declared on, a name it keeps when the column is renamed); None for
+    /// a table check.
+    pub column: Option<String>,
     pub name: String,
     /// The expression as MariaDB prints it.
     pub text: String,
@@ -150,8 +152,8 @@ impl TableCheck {
     /// MariaDB's 4025 for a row of table `table` of database `db` that fails it.
     pub fn failed(&self, db: &str, table: &str) -> crate::QuiverError {
         let name = match self.column {
-            true => format!("{table}.{}", self.name),
-            false => self.name.clone(),
+            Some(_) => format!("{table}.{}", self.name),
+            None => self.name.clone(),
         };
         crate::QuiverError::new(
             4025,
@@ -161,9 +163,9 @@ impl TableCheck {
     }
 }
 
-/// The checks as kept under [`TABLE_CHECKS_KEY`]: a line each, `C` (column)
-/// or `T` (table), a tab, the name, a tab, the text with `\`, tab and
-/// newline escaped.
+/// The checks as kept under [`TABLE_CHECKS_KEY`]: a line each, `T` (table)
+/// or `C` and the column (a column check), a tab, the name, a tab, the text
+/// with `\`, tab and newline escaped.
 pub fn checks_text(checks: &[TableCheck]) -> String {
     checks
         .iter()
@@ -173,7 +175,10 @@ pub fn checks_text(checks: &[TableCheck]) -> String {
                 .replace('\\', "\\\\")
                 .replace('\t', "\\t")
                 .replace('\n', "\\n");
-            let kind = if c.column { "C" } else { "T" };
+            let kind = match &c.column {
+                Some(col) => format!("C{col}"),
+                None => "T".to_string(),
+            };
             format!("{kind}\t{}\t{text}", c.name)
         })
         .collect::<Vec<_>>()
@@ -188,9 +193,10 @@ pub fn checks_of_schema(schema: &arrow_schema::Schema) -> Vec<TableCheck> {
     text.lines()
         .filter_map(|line| {
             let mut parts = line.splitn(3, '\t');
-            let column = match parts.next()? {
-                "C" => true,
-                "T" => false,
+            let kind = parts.next()?;
+            let column = match kind.split_at_checked(1)? {
+                ("C", col) => Some(col.to_string()),
+                ("T", _) => None,
                 _ => return None,
             };
             let name = parts.next()?.to_string();
@@ -213,8 +219,8 @@ pub fn checks_of_schema(schema: &arrow_schema::Schema) -> Vec<TableCheck> {
 }
 
 /// Sets (or, when there are none, removes) the checks of a schema's metadata.
-pub fn set_checks(
-    meta: &mut std::collections::HashMap<String, String>,
+pub fn set_checks<S: std::hash::BuildHasher>(
+    meta: &mut std::collections::HashMap<String, String, S>,
     checks: &[TableCheck],
 ) {
     match checks.is_empty() {
