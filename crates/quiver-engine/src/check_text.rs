@@ -12,8 +12,8 @@
 
 use quiver_common::{QuiverError, Result};
 use quiver_sql::sqlparser::ast::{
-    BinaryOperator as B, CastKind, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArguments, UnaryOperator, Value,
+    BinaryOperator as B, CastKind, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments,
+    UnaryOperator, Value,
 };
 
 // MariaDB's precedence ranks (item.h), lowest first.
@@ -246,7 +246,11 @@ impl Printer<'_> {
                 out.push(' ');
                 // AND and OR are flat lists in MariaDB: no parentheses
                 // within one.
-                let right_min = if matches!(op, B::And | B::Or) { p } else { p + 1 };
+                let right_min = if matches!(op, B::And | B::Or) {
+                    p
+                } else {
+                    p + 1
+                };
                 self.operand(right, right_min, out)?;
             }
             Expr::UnaryOp { op, expr } => match op {
@@ -506,11 +510,7 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn interval(
-        &self,
-        iv: &quiver_sql::sqlparser::ast::Interval,
-        out: &mut String,
-    ) -> Result<()> {
+    fn interval(&self, iv: &quiver_sql::sqlparser::ast::Interval, out: &mut String) -> Result<()> {
         match (&iv.leading_field, &iv.last_field) {
             (Some(unit), None) => {
                 out.push_str("interval ");
@@ -559,7 +559,9 @@ impl Printer<'_> {
         }
         let args = match &f.args {
             FunctionArguments::None => Vec::new(),
-            FunctionArguments::List(l) if l.duplicate_treatment.is_none() && l.clauses.is_empty() => {
+            FunctionArguments::List(l)
+                if l.duplicate_treatment.is_none() && l.clauses.is_empty() =>
+            {
                 let mut args = Vec::with_capacity(l.args.len());
                 for a in &l.args {
                     match a {
@@ -642,11 +644,20 @@ mod tests {
         assert_eq!(text("a != 3"), "`a` <> 3");
         assert_eq!(text("NOT (a > 1)"), "`a` <= 1");
         assert_eq!(text("NOT (a AND s)"), "`a` = 0 or `s` = 0");
-        assert_eq!(text("(a > 1 OR a < 0) AND a <> 7"), "(`a` > 1 or `a` < 0) and `a` <> 7");
-        assert_eq!(text("a * (a + 1) > -(a - 1)"), "`a` * (`a` + 1) > -(`a` - 1)");
+        assert_eq!(
+            text("(a > 1 OR a < 0) AND a <> 7"),
+            "(`a` > 1 or `a` < 0) and `a` <> 7"
+        );
+        assert_eq!(
+            text("a * (a + 1) > -(a - 1)"),
+            "`a` * (`a` + 1) > -(`a` - 1)"
+        );
         assert_eq!(text("a - (a - 1) > 0"), "`a` - (`a` - 1) > 0");
         assert_eq!(text("(a > 1) = (a < 5)"), "`a` > 1 = (`a` < 5)");
-        assert_eq!(text("a > 1 AND (a < 5 AND a <> 3)"), "`a` > 1 and `a` < 5 and `a` <> 3");
+        assert_eq!(
+            text("a > 1 AND (a < 5 AND a <> 3)"),
+            "`a` > 1 and `a` < 5 and `a` <> 3"
+        );
         assert_eq!(text("s NOT LIKE 'x%'"), "`s`  not like 'x%'");
         assert_eq!(text("s NOT REGEXP 'x'"), "!(`s` regexp 'x')");
         assert_eq!(text("`a` in (1)"), "`a` = 1");

@@ -117,7 +117,10 @@ pub(crate) fn add_table_checks<'a>(
         loop {
             n += 1;
             let candidate = format!("CONSTRAINT_{n}");
-            if !checks.iter().any(|c| c.name.eq_ignore_ascii_case(&candidate)) {
+            if !checks
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&candidate))
+            {
                 checks[i].name = candidate;
                 break;
             }
@@ -152,7 +155,11 @@ fn failing_query(name: &str, checks: &[TableCheck]) -> Result<quiver_sql::sqlpar
         .iter()
         .map(|c| format!("({}) IS FALSE", c.text))
         .collect();
-    let sql = format!("SELECT {} FROM `{}`", items.join(", "), name.replace('`', "``"));
+    let sql = format!(
+        "SELECT {} FROM `{}`",
+        items.join(", "),
+        name.replace('`', "``")
+    );
     match quiver_sql::parse_sql(&sql)?.pop() {
         Some(quiver_sql::sqlparser::ast::Statement::Query(q)) => Ok(*q),
         _ => Err(QuiverError::internal("a CHECK query did not parse")),
@@ -243,11 +250,7 @@ impl Session {
             })
             .collect::<Result<_>>()?;
         Ok((0..rows)
-            .map(|r| {
-                failing
-                    .iter()
-                    .position(|f| f.is_valid(r) && f.value(r))
-            })
+            .map(|r| failing.iter().position(|f| f.is_valid(r) && f.value(r)))
             .collect())
     }
 

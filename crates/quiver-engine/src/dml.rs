@@ -507,7 +507,7 @@ impl Session {
     }
 
     /// How error 1366 names a column of table `name`: `` `db`.`name`. ``.
-    fn column_prefix(&self, name: &str) -> String {
+    pub(crate) fn column_prefix(&self, name: &str) -> String {
         let db = self.current_database();
         format!("`{}`.`{name}`.", db.as_deref().unwrap_or(SCHEMA_NAME))
     }

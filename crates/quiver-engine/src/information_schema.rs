@@ -916,10 +916,19 @@ fn check_constraints(session: &Session, name: &str) -> Result<Arc<MemTable>> {
             ("CONSTRAINT_CATALOG", text(vec!["def"; n])),
             ("CONSTRAINT_SCHEMA", text(vec![SCHEMA_NAME; n])),
             ("TABLE_NAME", text(rows.iter().map(|r| r.0.clone()))),
-            ("CONSTRAINT_NAME", text(rows.iter().map(|r| r.1.name.clone()))),
+            (
+                "CONSTRAINT_NAME",
+                text(rows.iter().map(|r| r.1.name.clone())),
+            ),
             (
                 "LEVEL",
-                text(rows.iter().map(|r| if r.1.column.is_some() { "Column" } else { "Table" })),
+                text(rows.iter().map(|r| {
+                    if r.1.column.is_some() {
+                        "Column"
+                    } else {
+                        "Table"
+                    }
+                })),
             ),
             ("CHECK_CLAUSE", text(rows.iter().map(|r| r.1.text.clone()))),
         ],

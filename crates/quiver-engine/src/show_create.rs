@@ -89,10 +89,11 @@ pub(crate) fn create_table_text(
         if auto == Some(i) {
             line.push_str(" AUTO_INCREMENT");
         }
-        if let Some(c) = checks
-            .iter()
-            .find(|c| c.column.as_ref().is_some_and(|n| n.eq_ignore_ascii_case(f.name())))
-        {
+        if let Some(c) = checks.iter().find(|c| {
+            c.column
+                .as_ref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(f.name()))
+        }) {
             line.push_str(&format!(" CHECK ({})", c.text));
         }
         lines.push(line);
@@ -109,7 +110,11 @@ pub(crate) fn create_table_text(
         });
     }
     for c in checks.iter().filter(|c| c.column.is_none()) {
-        lines.push(format!("  CONSTRAINT {} CHECK ({})", quoted(&c.name), c.text));
+        lines.push(format!(
+            "  CONSTRAINT {} CHECK ({})",
+            quoted(&c.name),
+            c.text
+        ));
     }
     let mut options = String::new();
     if let Some(n) = next.filter(|n| *n > 1) {

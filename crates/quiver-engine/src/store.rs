@@ -40,6 +40,10 @@ impl Misfits {
         Misfits::new(true)
     }
 
+    pub(crate) fn is_strict(&self) -> bool {
+        self.strict
+    }
+
     pub(crate) fn at_column(&mut self, column: usize) {
         self.column = column;
     }

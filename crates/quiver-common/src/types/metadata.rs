@@ -228,4 +228,3 @@ pub fn set_checks<S: std::hash::BuildHasher>(
         false => meta.insert(TABLE_CHECKS_KEY.to_string(), checks_text(checks)),
     };
 }
-
