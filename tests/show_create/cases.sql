@@ -29,3 +29,6 @@ CREATE TABLE `odd name` (`a``b` INT, `select` VARCHAR(5) DEFAULT 'it''s', `c d` 
 
 -- table: times
 CREATE TABLE times (a DATETIME, b DATETIME(6) NOT NULL DEFAULT '2024-01-02 03:04:05.123456', c DATE NOT NULL, d DECIMAL(65,30), e VARCHAR(10) COLLATE utf8mb4_nopad_bin, f CHAR(1) CHARACTER SET ascii);
+
+-- table: checks
+CREATE TABLE checks (a INT CHECK (a > 0), b INT, s VARCHAR(10) CHECK (s <> 'x''y' AND s = upper(s)), j JSON, k JSON CHECK (json_length(k) < 3), CHECK (a < b), CONSTRAINT named CHECK (b > 1 OR NOT (a IN (1, 2))), CHECK (b BETWEEN 1 AND 100));

@@ -63,6 +63,12 @@ pub fn load(
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     match existing {
         Some(t) => {
+            // The table's CHECK constraints hold for loaded rows too.
+            quiver_engine::Session::new(db.clone(), Default::default()).check_batches(
+                table,
+                &t.schema(),
+                &batches,
+            )?;
             let mut all = t.data()?.as_ref().clone();
             all.extend(batches);
             t.replace(all)?;

@@ -365,12 +365,15 @@ impl Session {
         }
         check_unique_names(&Arc::new(Schema::new(fields.clone())))?;
         let mut table_meta = crate::keys_ddl::table_keys(ct, &mut fields)?;
+        let checks = crate::checks::declared_checks(&ct.columns, &ct.constraints)?;
+        quiver_common::types::set_checks(&mut table_meta, &checks);
         table_meta.insert(
             quiver_common::types::TABLE_COLLATION_KEY.to_string(),
             table_collation.name().to_string(),
         );
         let start = crate::keys_ddl::auto_increment_option(ct)?;
         let schema = Arc::new(Schema::new(fields).with_metadata(table_meta));
+        self.bind_checks(&name, &schema)?;
         if !self
             .db
             .create_table_in(&database, &name, schema, vec![], ct.if_not_exists, start)?
@@ -516,7 +519,7 @@ pub(crate) fn unkept_column_option(o: &ColumnOption, with_rows: bool) -> Option<
         ColumnOption::PrimaryKey(_) if with_rows => "PRIMARY KEY",
         ColumnOption::Unique(_) if with_rows => "UNIQUE",
         ColumnOption::ForeignKey(_) => "REFERENCES",
-        ColumnOption::Check(_) => "CHECK",
+        ColumnOption::Check(_) if with_rows => "CHECK",
         ColumnOption::Identity(_) => "AUTO_INCREMENT",
         ColumnOption::DialectSpecific(tokens)
             if with_rows
@@ -559,7 +562,7 @@ fn refuse_unkept_meanings(ct: &CreateTable, with_query: bool) -> Result<()> {
             TableConstraint::PrimaryKey(_) if with_query => "PRIMARY KEY",
             TableConstraint::Unique(_) if with_query => "UNIQUE",
             TableConstraint::ForeignKey(_) => "FOREIGN KEY",
-            TableConstraint::Check(_) => "CHECK",
+            TableConstraint::Check(_) if with_query => "CHECK",
             _ => continue,
         };
         return Err(QuiverError::not_supported(what));
@@ -582,7 +585,13 @@ impl Session {
             ));
         }
         quiver_sql::check_fsp(&c.data_type, n)?;
-        let mut t = sql_type(&c.data_type)?;
+        // JSON is MariaDB's alias of LONGTEXT COLLATE utf8mb4_bin (its
+        // check, json_valid, is made with the table's checks).
+        let json = crate::checks::is_json(c);
+        let mut t = match json {
+            true => DataType::Utf8,
+            false => sql_type(&c.data_type)?,
+        };
         let not_null = c.options.iter().any(|o| {
             matches!(o.option, ColumnOption::NotNull)
                 || matches!(o.option, ColumnOption::PrimaryKey(_))
@@ -591,8 +600,21 @@ impl Session {
         if let Some(text) = quiver_sql::column_type_text(&c.data_type) {
             meta.insert(COLUMN_TYPE_KEY.to_string(), text);
         }
+        if json {
+            if c.options
+                .iter()
+                .any(|o| matches!(o.option, ColumnOption::CharacterSet(_)))
+            {
+                return Err(QuiverError::syntax_msg("JSON ... CHARACTER SET"));
+            }
+            meta.insert(COLUMN_TYPE_KEY.to_string(), "longtext".to_string());
+        }
         if t == DataType::Utf8 {
-            let coll = column_collation(c, table_collation)?;
+            let default = match json {
+                true => Collation::utf8mb4_bin(),
+                false => table_collation,
+            };
+            let coll = column_collation(c, default)?;
             if coll.charset() == quiver_collation::Charset::Binary {
                 // MariaDB: VARCHAR(5) CHARACTER SET binary is VARBINARY(5).
                 t = DataType::Binary;

@@ -237,7 +237,7 @@ impl Session {
                     .collect()
             }
         };
-        let rows = columns.first().map_or(value_rows, |c| c.len());
+        let mut rows = columns.first().map_or(value_rows, |c| c.len());
         let old = table.data()?;
         let mut full: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
         let mut numbered = None;
@@ -306,7 +306,41 @@ impl Session {
             }
             full.push(a);
         }
+        // CHECK constraints, before the keys (as MariaDB checks a row
+        // before writing it): a failing row is error 4025, or with IGNORE
+        // the row is skipped with the error as a warning.
+        let failing = self.failing_checks(&name, &schema, &full, rows)?;
+        let mut kept_rows = None;
+        if let Some(first) = failing.iter().flatten().next() {
+            let checks = quiver_common::types::checks_of_schema(&schema);
+            let db = self.database_name();
+            if !ins.ignore {
+                return Err(checks[*first].failed(&db, &name));
+            }
+            let mut keep = Vec::with_capacity(rows);
+            for (r, f) in failing.iter().enumerate() {
+                match f {
+                    Some(i) => {
+                        let e = checks[*i].failed(&db, &name);
+                        misfits.warn(r, Condition::new(Level::Warning, e.code, e.message));
+                    }
+                    None => keep.push(r),
+                }
+            }
+            let mask = BooleanArray::from(failing.iter().map(|f| f.is_none()).collect::<Vec<_>>());
+            full = full
+                .iter()
+                .map(|c| Ok(arrow_select::filter::filter(c.as_ref(), &mask)?))
+                .collect::<Result<_>>()?;
+            if let Some(n) = &mut numbered {
+                n.column = full[auto.unwrap_or(0)].clone();
+            }
+            rows = keep.len();
+            kept_rows = Some(keep);
+        }
         if let Some(on) = on_duplicate {
+            let mark = misfits.mark();
+            let updates = matches!(on, OnDuplicate::Update(_));
             let written = self.insert_deciding(
                 crate::upsert::NewRows {
                     table: &table,
@@ -324,6 +358,13 @@ impl Session {
                 on,
                 &mut misfits,
             )?;
+            if let Some(keep) = &kept_rows {
+                misfits.renumber_since(mark, keep);
+            }
+            // ON DUPLICATE KEY UPDATE's updated rows are checked too.
+            if let (Some(batches), true) = (&written.batches, updates) {
+                self.check_batches(&name, &schema, batches)?;
+            }
             misfits.raise(&self.statement_warnings());
             if let Some(batches) = written.batches {
                 table.replace(batches)?;
@@ -464,7 +505,7 @@ impl Session {
     }
 
     /// How error 1366 names a column of table `name`: `` `db`.`name`. ``.
-    fn column_prefix(&self, database: &str, name: &str) -> String {
+    pub(crate) fn column_prefix(&self, database: &str, name: &str) -> String {
         format!("`{database}`.`{name}`.")
     }
 
@@ -618,6 +659,9 @@ impl Session {
                 *c |= hit.value(r) && new_rows.row(r) != old_rows.row(r);
             }
             columns[t] = arrow_select::zip::zip(&hit, &new, old)?;
+        }
+        if changed.iter().any(|c| *c) {
+            self.check_rows(&name, &schema, &columns, Some(&changed))?;
         }
         crate::keys::check_update(&schema, &before, &columns, &changed)?;
         misfits.raise(&self.statement_warnings());

@@ -157,7 +157,9 @@ fn text<I: IntoIterator<Item = S>, S: Into<String>>(v: I) -> Column {
 /// How information_schema's tables are named once a query is renamed.
 pub(crate) const PREFIX: &str = "information_schema.";
 
-const VIEWS: [&str; 6] = [
+const VIEWS: [&str; 8] = [
+    "CHECK_CONSTRAINTS",
+    "TABLE_CONSTRAINTS",
     "SCHEMATA",
     "TABLES",
     "COLUMNS",
@@ -213,6 +215,8 @@ pub(crate) fn info_table(
         "TABLES" => tables(session, &name),
         "PROCESSLIST" => processlist(session, source, &name, PROCESSLIST_COLUMNS, None),
         "COLUMNS" => columns(session, &name),
+        "CHECK_CONSTRAINTS" => check_constraints(session, &name),
+        "TABLE_CONSTRAINTS" => table_constraints(session, &name),
         "COLLATIONS" => {
             let all: Vec<Collation> = Collation::all().collect();
             MemTable::new(
@@ -812,7 +816,8 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         name: f.name().clone(),
         char_length: CharLength::of(&column_type)
             .map(|l| l.max_chars())
-            .or_else(|| binary_length(&column_type)),
+            .or_else(|| binary_length(&column_type))
+            .or_else(|| text_length(&column_type)),
         column_type,
         data_type,
         nullable: f.is_nullable(),
@@ -822,6 +827,18 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         fsp: quiver_common::types::datetime_fsp(f.data_type())
             .or_else(|| quiver_common::types::time_fsp(f.data_type())),
     }
+}
+
+/// The bytes a TEXT type holds: MariaDB shows them as both its character
+/// and its octet length.
+fn text_length(column_type: &str) -> Option<usize> {
+    Some(match column_type {
+        "tinytext" => 255,
+        "text" => 65_535,
+        "mediumtext" => 16_777_215,
+        "longtext" => 4_294_967_295,
+        _ => return None,
+    })
 }
 
 /// The bytes a binary column type holds (its characters and its octets).
@@ -894,6 +911,7 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
                 "CHARACTER_OCTET_LENGTH",
                 num(&|c| {
                     c.char_length.map(|l| match c.collation {
+                        _ if text_length(&c.column_type).is_some() => l as u64,
                         Some(co) => (l * co.charset().max_char_len()) as u64,
                         None => l as u64,
                     })
@@ -918,6 +936,77 @@ fn columns(session: &Session, name: &str) -> Result<Arc<MemTable>> {
                 text(vec!["select,insert,update,references"; n]),
             ),
             ("COLUMN_COMMENT", text(vec![""; n])),
+        ],
+    )
+}
+
+/// information_schema.CHECK_CONSTRAINTS: each table's checks, column
+/// checks first (as MariaDB lists them).
+fn check_constraints(session: &Session, name: &str) -> Result<Arc<MemTable>> {
+    let mut rows: Vec<(String, String, quiver_common::types::TableCheck)> = Vec::new();
+    for (database, table, view, schema) in relations(session) {
+        let Some(schema) = schema.filter(|_| !view) else {
+            continue;
+        };
+        for c in quiver_common::types::checks_of_schema(&schema) {
+            rows.push((database.clone(), table.clone(), c));
+        }
+    }
+    let n = rows.len();
+    MemTable::new(
+        name,
+        vec![
+            ("CONSTRAINT_CATALOG", text(vec!["def"; n])),
+            ("CONSTRAINT_SCHEMA", text(rows.iter().map(|r| r.0.clone()))),
+            ("TABLE_NAME", text(rows.iter().map(|r| r.1.clone()))),
+            (
+                "CONSTRAINT_NAME",
+                text(rows.iter().map(|r| r.2.name.clone())),
+            ),
+            (
+                "LEVEL",
+                text(rows.iter().map(|r| {
+                    if r.2.column.is_some() {
+                        "Column"
+                    } else {
+                        "Table"
+                    }
+                })),
+            ),
+            ("CHECK_CLAUSE", text(rows.iter().map(|r| r.2.text.clone()))),
+        ],
+    )
+}
+
+/// information_schema.TABLE_CONSTRAINTS: each table's PRIMARY KEY and
+/// UNIQUE keys, then its checks.
+fn table_constraints(session: &Session, name: &str) -> Result<Arc<MemTable>> {
+    let mut rows: Vec<(String, String, String, &'static str)> = Vec::new();
+    for (database, table, view, schema) in relations(session) {
+        let Some(schema) = schema.filter(|_| !view) else {
+            continue;
+        };
+        let keys = quiver_common::types::TableKey::of_schema(
+            schema.metadata().get(quiver_common::types::TABLE_KEYS_KEY),
+        );
+        for k in keys {
+            let kind = if k.primary { "PRIMARY KEY" } else { "UNIQUE" };
+            rows.push((database.clone(), table.clone(), k.name, kind));
+        }
+        for c in quiver_common::types::checks_of_schema(&schema) {
+            rows.push((database.clone(), table.clone(), c.name, "CHECK"));
+        }
+    }
+    let n = rows.len();
+    MemTable::new(
+        name,
+        vec![
+            ("CONSTRAINT_CATALOG", text(vec!["def"; n])),
+            ("CONSTRAINT_SCHEMA", text(rows.iter().map(|r| r.0.clone()))),
+            ("CONSTRAINT_NAME", text(rows.iter().map(|r| r.2.clone()))),
+            ("TABLE_SCHEMA", text(rows.iter().map(|r| r.0.clone()))),
+            ("TABLE_NAME", text(rows.iter().map(|r| r.1.clone()))),
+            ("CONSTRAINT_TYPE", text(rows.iter().map(|r| r.3))),
         ],
     )
 }

@@ -6,6 +6,8 @@ mod alter;
 mod assignments;
 mod auto_increment;
 pub mod catalog;
+mod check_text;
+mod checks;
 mod databases;
 mod ddl;
 mod diagnostics;

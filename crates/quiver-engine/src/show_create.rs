@@ -67,6 +67,7 @@ pub(crate) fn create_table_text(
             .metadata()
             .get(quiver_common::types::TABLE_AUTO_INCREMENT_KEY),
     );
+    let checks = quiver_common::types::checks_of_schema(schema);
     let mut lines = Vec::new();
     for (i, f) in schema.fields().iter().enumerate() {
         let c = column_facts(f);
@@ -89,6 +90,13 @@ pub(crate) fn create_table_text(
         if auto == Some(i) {
             line.push_str(" AUTO_INCREMENT");
         }
+        if let Some(c) = checks.iter().find(|c| {
+            c.column
+                .as_ref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(f.name()))
+        }) {
+            line.push_str(&format!(" CHECK ({})", c.text));
+        }
         lines.push(line);
     }
     for k in TableKey::of_schema(schema.metadata().get(TABLE_KEYS_KEY)) {
@@ -101,6 +109,13 @@ pub(crate) fn create_table_text(
             true => format!("  PRIMARY KEY ({})", columns.join(",")),
             false => format!("  UNIQUE KEY {} ({})", quoted(&k.name), columns.join(",")),
         });
+    }
+    for c in checks.iter().filter(|c| c.column.is_none()) {
+        lines.push(format!(
+            "  CONSTRAINT {} CHECK ({})",
+            quoted(&c.name),
+            c.text
+        ));
     }
     let mut options = String::new();
     if let Some(n) = next.filter(|n| *n > 1) {

@@ -40,6 +40,10 @@ impl Misfits {
         Misfits::new(true)
     }
 
+    pub(crate) fn is_strict(&self) -> bool {
+        self.strict
+    }
+
     pub(crate) fn at_column(&mut self, column: usize) {
         self.column = column;
     }
@@ -76,6 +80,21 @@ impl Misfits {
     /// 1062), after the row's conversions.
     pub(crate) fn warn(&mut self, row: usize, c: Condition) {
         self.found.push((row, usize::MAX, c));
+    }
+
+    /// How many conditions are kept so far (for [`Misfits::renumber_since`]).
+    pub(crate) fn mark(&self) -> usize {
+        self.found.len()
+    }
+
+    /// The conditions kept since `mark` were numbered over a subset of the
+    /// rows: row i is row `rows[i]` of the statement.
+    pub(crate) fn renumber_since(&mut self, mark: usize, rows: &[usize]) {
+        for f in &mut self.found[mark..] {
+            if let Some(&r) = rows.get(f.0) {
+                f.0 = r;
+            }
+        }
     }
 
     /// Raises what was kept, row by row.

@@ -38,11 +38,16 @@ fn tables(s: &Session) -> Vec<String> {
 fn keys_checks_and_numbering_that_would_not_be_kept_are_refused() {
     let s = session();
     for (sql, what) in [
+        // CHECK is kept (tests/sql/ddl/check_constraints.slt), but not yet
+        // for the rows of CREATE TABLE ... AS SELECT.
         (
-            "CREATE TABLE k5 (id INT, CONSTRAINT c CHECK (id > 0))",
+            "CREATE TABLE k5 (id INT, CONSTRAINT c CHECK (id > 0)) AS SELECT 1 AS id",
             "CHECK",
         ),
-        ("CREATE TABLE k6 (id INT CHECK (id > 0))", "CHECK"),
+        (
+            "CREATE TABLE k6 (id INT CHECK (id > 0)) AS SELECT 1 AS id",
+            "CHECK",
+        ),
         (
             "CREATE TABLE k7 (id INT, FOREIGN KEY (id) REFERENCES k0 (id))",
             "FOREIGN KEY",

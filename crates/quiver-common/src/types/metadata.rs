@@ -131,3 +131,100 @@ impl TableKey {
 pub fn auto_increment_column(text: Option<&String>) -> Option<usize> {
     text?.parse().ok()
 }
+
+/// Schema (table) metadata key holding the table's CHECK constraints, one
+/// a line ([`checks_text`]).
+pub const TABLE_CHECKS_KEY: &str = "quiver.checks";
+
+/// One CHECK constraint of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableCheck {
+    /// The column of a column check (named after the column it was
+    /// declared on, a name it keeps when the column is renamed); None for
+    /// a table check.
+    pub column: Option<String>,
+    pub name: String,
+    /// The expression as MariaDB prints it.
+    pub text: String,
+}
+
+impl TableCheck {
+    /// MariaDB's 4025 for a row of table `table` of database `db` that fails it.
+    pub fn failed(&self, db: &str, table: &str) -> crate::QuiverError {
+        let name = match self.column {
+            Some(_) => format!("{table}.{}", self.name),
+            None => self.name.clone(),
+        };
+        crate::QuiverError::new(
+            4025,
+            "23000",
+            format!("CONSTRAINT `{name}` failed for `{db}`.`{table}`"),
+        )
+    }
+}
+
+/// The checks as kept under [`TABLE_CHECKS_KEY`]: a line each, `T` (table)
+/// or `C` and the column (a column check), a tab, the name, a tab, the text
+/// with `\`, tab and newline escaped.
+pub fn checks_text(checks: &[TableCheck]) -> String {
+    checks
+        .iter()
+        .map(|c| {
+            let text = c
+                .text
+                .replace('\\', "\\\\")
+                .replace('\t', "\\t")
+                .replace('\n', "\\n");
+            let kind = match &c.column {
+                Some(col) => format!("C{col}"),
+                None => "T".to_string(),
+            };
+            format!("{kind}\t{}\t{text}", c.name)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The checks of a table's schema.
+pub fn checks_of_schema(schema: &arrow_schema::Schema) -> Vec<TableCheck> {
+    let Some(text) = schema.metadata().get(TABLE_CHECKS_KEY) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, '\t');
+            let kind = parts.next()?;
+            let column = match kind.split_at_checked(1)? {
+                ("C", col) => Some(col.to_string()),
+                ("T", _) => None,
+                _ => return None,
+            };
+            let name = parts.next()?.to_string();
+            let mut text = String::new();
+            let mut chars = parts.next()?.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => match chars.next() {
+                        Some('t') => text.push('\t'),
+                        Some('n') => text.push('\n'),
+                        Some(o) => text.push(o),
+                        None => {}
+                    },
+                    c => text.push(c),
+                }
+            }
+            Some(TableCheck { column, name, text })
+        })
+        .collect()
+}
+
+/// Sets (or, when there are none, removes) the checks of a schema's metadata.
+pub fn set_checks<S: std::hash::BuildHasher>(
+    meta: &mut std::collections::HashMap<String, String, S>,
+    checks: &[TableCheck],
+) {
+    match checks.is_empty() {
+        true => meta.remove(TABLE_CHECKS_KEY),
+        false => meta.insert(TABLE_CHECKS_KEY.to_string(), checks_text(checks)),
+    };
+}

@@ -186,11 +186,12 @@ fn sqllogictest_queries_bind() {
                         None => columns
                             .iter()
                             .filter_map(|c| {
-                                Some((
-                                    c.name.value.clone(),
-                                    sql_type(&c.data_type).ok()?,
-                                    column_collation(c),
-                                ))
+                                // JSON is the engine's LONGTEXT alias.
+                                let t = match c.data_type {
+                                    sqlparser::ast::DataType::JSON => arrow_schema::DataType::Utf8,
+                                    _ => sql_type(&c.data_type).ok()?,
+                                };
+                                Some((c.name.value.clone(), t, column_collation(c)))
                             })
                             .collect(),
                     };
