@@ -184,9 +184,12 @@ pub static WINDOWS: &[&dyn WindowFunction] = &[
     &window::offset::LAG,
     &window::value::LAST_VALUE,
     &window::offset::LEAD,
+    &window::percentile::MEDIAN,
     &window::value::NTH_VALUE,
     &window::ranking::NTILE,
     &window::ranking::PERCENT_RANK,
+    &window::percentile::PERCENTILE_CONT,
+    &window::percentile::PERCENTILE_DISC,
     &window::ranking::RANK,
     &window::ranking::ROW_NUMBER,
 ];

@@ -161,6 +161,12 @@ impl Binder<'_> {
         if matches!(name.as_str(), "regexp" | "rlike") {
             return Err(self.syntax_error_at(&ast::Expr::Function(f.clone())));
         }
+        if matches!(
+            name.as_str(),
+            "percentile_cont" | "percentile_disc" | "median"
+        ) {
+            return self.percentile(f, &name, ctx);
+        }
         if f.filter.is_some()
             || !f.within_group.is_empty()
             || f.null_treatment.is_some()

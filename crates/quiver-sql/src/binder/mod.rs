@@ -21,6 +21,7 @@ mod from;
 mod functions;
 mod group_concat;
 mod order;
+mod percentile;
 mod query;
 mod recursive;
 mod registry;
