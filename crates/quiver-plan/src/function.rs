@@ -265,6 +265,12 @@ pub trait ScalarFunction: Send + Sync + 'static {
         false
     }
 
+    /// A DOUBLE result's fixed decimals (MariaDB's `decimals` below 31),
+    /// which clients are shown it with: PI() is 6 (3.141593).
+    fn decimals(&self) -> Option<u8> {
+        None
+    }
+
     /// The call keeps state between the batches of a query
     /// ([`Call::state`]): RAND with a constant seed continues its sequence.
     fn keeps_state(&self) -> bool {

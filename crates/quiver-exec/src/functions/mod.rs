@@ -60,6 +60,7 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::LOG10,
     &math::real::LOG2,
     &math::conv::OCT,
+    &math::rand::PI,
     &math::real::POW,
     &math::real::RADIANS,
     &math::rand::RAND,

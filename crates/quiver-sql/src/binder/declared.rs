@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use arrow_schema::DataType;
-use quiver_common::types::{is_binary, is_string, CharLength, IntKind, IntType};
+use quiver_common::types::{is_binary, is_string, ArithOp, CharLength, IntKind, IntType};
 use quiver_common::ScalarValue;
 use quiver_plan::function::{DeclaredString, IntWidth};
 use quiver_plan::{AggFunc, BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp, WindowFunc};
@@ -235,6 +235,52 @@ impl Binder<'_> {
             // An implicit conversion to DOUBLE keeps its operand's length.
             Expr::Cast { expr, .. } => operand(expr).unwrap_or(COMPUTED),
             _ => COMPUTED,
+        }
+    }
+
+    /// The fixed decimals MariaDB gives DOUBLE expression `e` (its
+    /// `decimals` below 31), None when they are not fixed (a DOUBLE column
+    /// or literal; see the literal case below). PI() has 6; +, -, * and unary minus keep the most of
+    /// their operands', `/` adds 4; an integer operand has 0, a DECIMAL its
+    /// scale.
+    pub(crate) fn fixed_decimals(&self, e: &Expr) -> Option<u8> {
+        let operand = |v: &Expr| -> Option<u8> {
+            match v.data_type() {
+                DataType::Float64 => self.fixed_decimals(v),
+                DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => Some(s.max(0) as u8),
+                t if t.is_integer() || t == DataType::Boolean => Some(0),
+                _ => None,
+            }
+        };
+        match e {
+            Expr::Column(id, _) => self.double_decimals.get(id).copied(),
+            // The binder folds a number converted to DOUBLE (`PI() * 2`) to a
+            // DOUBLE literal: its digits as written. (A literal written as
+            // DOUBLE, `2e0`, has no fixed decimals in MariaDB; it cannot be
+            // told apart here.)
+            Expr::Literal(ScalarValue::Float64(v), _) if v.is_finite() => {
+                let t = v.to_string();
+                let frac = t.find('.').map_or(0, |p| t.len() - p - 1);
+                (frac < 31 && !t.contains('e')).then_some(frac as u8)
+            }
+            Expr::Function {
+                func: ScalarFunc::Registered(f),
+                ..
+            } => f.decimals(),
+            Expr::Binary { op, left, right } => {
+                let (l, r) = (operand(left)?, operand(right)?);
+                match op.arith()? {
+                    ArithOp::Add | ArithOp::Sub | ArithOp::Mul => Some(l.max(r)),
+                    ArithOp::Div => Some((l.max(r) + 4).min(30)),
+                    _ => None,
+                }
+            }
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                expr,
+            } => operand(expr),
+            Expr::Cast { expr, .. } => operand(expr),
+            _ => None,
         }
     }
 

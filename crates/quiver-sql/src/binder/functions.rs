@@ -48,10 +48,6 @@ const UNSUPPORTED: &[&str] = &[
     "ord",
     "char",
     "space",
-    // PI() is a DOUBLE MariaDB shows with 6 decimals, and so are sums and
-    // products of it (PI() * 2 is 6.283185): Quiver's DOUBLE carries no
-    // decimals yet, so it would print 3.141592653589793.
-    "pi",
     "timestampdiff",
     "timestampadd",
     "cast",

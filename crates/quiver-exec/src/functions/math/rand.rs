@@ -10,9 +10,8 @@
 //! starts a new sequence on each row and takes its first value. RAND()
 //! with no seed is a generator seeded from the clock, per row.
 //!
-//! PI() is the DOUBLE pi; MariaDB shows it with 6 decimals (3.141593), a
-//! display rule Quiver's DOUBLE does not carry: the binder refuses PI
-//! until it does (see `binder/functions.rs`).
+//! PI() is the DOUBLE pi, which MariaDB shows with 6 decimals (3.141593),
+//! and so expressions of it (PI() * 2 is 6.283185): its `decimals`.
 
 use std::cell::Cell;
 use std::ops::RangeInclusive;
@@ -109,8 +108,10 @@ impl ScalarFunction for Rand {
                 t if t.is_integer() => Ok(DataType::Int64),
                 DataType::Null => Ok(DataType::Null),
                 DataType::Boolean => Ok(DataType::Int64),
-                // Read as val_int: rounded to a whole number.
-                t if t.is_numeric() || is_string(t) => Ok(DataType::Decimal128(38, 0)),
+                // Read as val_int: a string as an integer (warning 1292
+                // "INTEGER"), a number rounded to a whole one.
+                t if is_string(t) => Ok(DataType::Utf8),
+                t if t.is_numeric() => Ok(DataType::Decimal128(38, 0)),
                 other => Err(QuiverError::not_supported(format!("RAND of {other}"))),
             })
             .collect()
@@ -169,9 +170,31 @@ impl ScalarFunction for Rand {
     }
 }
 
+/// A string's integer value as MariaDB's `val_int` reads it: its integer
+/// prefix (saturated to BIGINT), with warning 1292 when more follows.
+pub(crate) fn string_int(s: &str) -> i64 {
+    let b = s.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let (_, end) = quiver_common::types::number_prefix(b, true, space);
+    let text = s[..end].trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let v = match text.parse::<i64>() {
+        Ok(v) => v,
+        Err(_) if text.starts_with('-') && text.len() > 1 => i64::MIN,
+        Err(_) if text.bytes().any(|c| c.is_ascii_digit()) => i64::MAX,
+        Err(_) => 0,
+    };
+    if b[end..].iter().any(|c| !space(*c)) || !b.iter().any(|c| c.is_ascii_digit()) {
+        crate::warnings::raise_with(crate::warnings::Level::Warning, 1292, || {
+            format!("Truncated incorrect INTEGER value: '{s}'")
+        });
+    }
+    v
+}
+
 /// A seed as MariaDB's `(uint32) val_int()`: NULL is 0.
 fn seed_of_scalar(v: &ScalarValue) -> u32 {
     match v {
+        ScalarValue::Utf8(s) => string_int(s) as u32,
         ScalarValue::UInt64(n) => *n as u32,
         ScalarValue::Decimal(n, _, 0) => n.as_i128() as u32,
         v => v.as_i64().unwrap_or(0) as u32,
@@ -192,6 +215,18 @@ fn seeds_of(a: &arrow_array::ArrayRef) -> Result<Vec<u32>> {
             let v = a.as_primitive::<Decimal128Type>();
             (0..v.len())
                 .map(|i| if valid(i) { v.value(i) as u32 } else { 0 })
+                .collect()
+        }
+        DataType::Utf8 => {
+            let v = a.as_string::<i32>();
+            (0..v.len())
+                .map(|i| {
+                    if valid(i) {
+                        string_int(v.value(i)) as u32
+                    } else {
+                        0
+                    }
+                })
                 .collect()
         }
         _ => {
@@ -225,11 +260,12 @@ impl ScalarFunction for Pi {
         Ok(vec![])
     }
 
+    fn decimals(&self) -> Option<u8> {
+        Some(6)
+    }
+
     fn return_type(&self, _args: &[ArgInfo]) -> Result<Bound> {
-        Ok(Bound::Constant(
-            ScalarValue::Float64(std::f64::consts::PI),
-            DataType::Float64,
-        ))
+        Ok(Bound::Call(DataType::Float64))
     }
 
     fn nullable(&self, _any_arg_nullable: bool) -> bool {

@@ -139,8 +139,9 @@ impl ScalarFunction for Uuid {
         Ok(Bound::Call(DataType::Utf8))
     }
 
+    /// MariaDB declares both nullable (CREATE TABLE ... AS).
     fn nullable(&self, _any_arg_nullable: bool) -> bool {
-        false
+        true
     }
 
     fn max_chars(&self, _args: &[ArgInfo], _chars: &[Option<u64>]) -> Option<u64> {

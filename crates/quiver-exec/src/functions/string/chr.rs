@@ -50,8 +50,10 @@ impl ScalarFunction for Chr {
             t if t.is_integer() => DataType::Int64,
             DataType::Null => DataType::Null,
             DataType::Boolean => DataType::Int64,
-            // Read as val_int: rounded to a whole number.
-            t if t.is_numeric() || is_string(t) => DataType::Decimal128(38, 0),
+            // Read as val_int: a string as an integer (warning 1292
+            // "INTEGER"), a number rounded to a whole one.
+            t if is_string(t) => DataType::Utf8,
+            t if t.is_numeric() => DataType::Decimal128(38, 0),
             other => return Err(QuiverError::not_supported(format!("CHR of {other}"))),
         }])
     }
@@ -114,6 +116,15 @@ fn codes_of(x: &arrow_array::ArrayRef) -> Result<Vec<Option<u32>>> {
                 .collect()
         }
         DataType::Null => vec![None; n],
+        DataType::Utf8 => {
+            let v = x.as_string::<i32>();
+            (0..n)
+                .map(|i| {
+                    v.is_valid(i)
+                        .then(|| crate::functions::math::rand::string_int(v.value(i)) as u32)
+                })
+                .collect()
+        }
         _ => {
             let c = cast_array(x, &DataType::Int64)?;
             let v = c.as_primitive::<Int64Type>();

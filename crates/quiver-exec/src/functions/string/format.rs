@@ -217,16 +217,17 @@ impl ScalarFunction for Format {
         let mut plain = String::new();
         let mut out = Vec::new();
         for i in 0..a.rows {
-            if x.is_null(i) || decimals.is_null(i) {
-                b.append_null();
-                continue;
-            }
-            let d = decimals.value(i).clamp(0, MAX_DECIMALS) as usize;
+            // MariaDB reads the locale before it looks at x.
             let rule = match (constant_rule, locales) {
                 (Some(r), _) => r,
                 (None, Some(l)) => locale(l.is_valid(i).then(|| l.value(i))),
                 (None, None) => EN,
             };
+            if x.is_null(i) || decimals.is_null(i) {
+                b.append_null();
+                continue;
+            }
+            let d = decimals.value(i).clamp(0, MAX_DECIMALS) as usize;
             plain.clear();
             plain_text(x, i, d, &mut plain);
             out.clear();

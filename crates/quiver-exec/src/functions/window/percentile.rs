@@ -121,7 +121,12 @@ impl WindowFunction for Percentile {
     }
 
     fn declared_type(&self) -> Option<&'static str> {
-        self.continuous.then_some("double(18,10)")
+        self.continuous.then_some("double")
+    }
+
+    /// MariaDB shows PERCENTILE_CONT with 10 decimals (`double(18,10)`).
+    fn decimals(&self) -> Option<u8> {
+        self.continuous.then_some(10)
     }
 
     fn evaluate(&self, rows: &WindowRows) -> Result<ArrayRef> {
@@ -214,9 +219,7 @@ fn sorted_positions(
     let mut order = Vec::with_capacity(values.len());
     for part in parts {
         let from = order.len();
-        order.extend(
-            (part.start as u32..part.end as u32).filter(|i| values.is_valid(*i as usize)),
-        );
+        order.extend((part.start as u32..part.end as u32).filter(|i| values.is_valid(*i as usize)));
         order[from..].sort_by(|a, b| keys.row(*a as usize).cmp(&keys.row(*b as usize)));
     }
     Ok(order)
