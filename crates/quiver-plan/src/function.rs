@@ -277,12 +277,6 @@ pub trait ScalarFunction: Send + Sync + 'static {
         false
     }
 
-    /// The result differs from row to row whatever the arguments (RAND,
-    /// UUID): the call is never computed once for constant arguments.
-    fn per_row(&self) -> bool {
-        false
-    }
-
     /// The kernel over the arguments, converted as
     /// [`ScalarFunction::coerce_types`] said. All scalars give a scalar; warnings go to the executor's sink.
     fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue>;

@@ -239,39 +239,51 @@ impl Binder<'_> {
     }
 
     /// The fixed decimals MariaDB gives DOUBLE expression `e` (its
-    /// `decimals` below 31), None when they are not fixed (a DOUBLE column
-    /// or literal; see the literal case below). PI() has 6; +, -, * and unary minus keep the most of
-    /// their operands', `/` adds 4; an integer operand has 0, a DECIMAL its
-    /// scale.
+    /// `decimals` below 31), None when they are not fixed. Only a function
+    /// that declares them starts them (PI() has 6, PERCENTILE_CONT 10);
+    /// +, -, * and unary minus keep the most of their operands', `/` adds
+    /// 4, where every operand's are fixed: an integer's are 0, a DECIMAL's
+    /// its scale, a number folded to a DOUBLE literal its digits as written
+    /// (`PI() * 2`). A DOUBLE column or literal alone has none.
     pub(crate) fn fixed_decimals(&self, e: &Expr) -> Option<u8> {
-        let operand = |v: &Expr| -> Option<u8> {
+        match self.decimals_of(e)? {
+            (d, true) => Some(d),
+            (_, false) => None,
+        }
+    }
+
+    /// `e`'s decimals if fixed, and whether a function declared them.
+    fn decimals_of(&self, e: &Expr) -> Option<(u8, bool)> {
+        let operand = |v: &Expr| -> Option<(u8, bool)> {
             match v.data_type() {
-                DataType::Float64 => self.fixed_decimals(v),
-                DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => Some(s.max(0) as u8),
-                t if t.is_integer() || t == DataType::Boolean => Some(0),
+                DataType::Float64 => self.decimals_of(v),
+                DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => {
+                    Some((s.max(0) as u8, false))
+                }
+                t if t.is_integer() || t == DataType::Boolean => Some((0, false)),
                 _ => None,
             }
         };
         match e {
-            Expr::Column(id, _) => self.double_decimals.get(id).copied(),
-            // The binder folds a number converted to DOUBLE (`PI() * 2`) to a
-            // DOUBLE literal: its digits as written. (A literal written as
-            // DOUBLE, `2e0`, has no fixed decimals in MariaDB; it cannot be
-            // told apart here.)
+            Expr::Column(id, _) => self.double_decimals.get(id).map(|d| (*d, true)),
+            // A DOUBLE literal here is a number the binder converted (`2` of
+            // `PI() * 2`): its digits. (MariaDB gives one written as DOUBLE,
+            // `2e0`, no fixed decimals; the two cannot be told apart here.)
             Expr::Literal(ScalarValue::Float64(v), _) if v.is_finite() => {
                 let t = v.to_string();
                 let frac = t.find('.').map_or(0, |p| t.len() - p - 1);
-                (frac < 31 && !t.contains('e')).then_some(frac as u8)
+                (frac < 31 && !t.contains('e')).then_some((frac as u8, false))
             }
             Expr::Function {
                 func: ScalarFunc::Registered(f),
                 ..
-            } => f.decimals(),
+            } => f.decimals().map(|d| (d, true)),
             Expr::Binary { op, left, right } => {
-                let (l, r) = (operand(left)?, operand(right)?);
+                let ((l, ls), (r, rs)) = (operand(left)?, operand(right)?);
+                let source = ls || rs;
                 match op.arith()? {
-                    ArithOp::Add | ArithOp::Sub | ArithOp::Mul => Some(l.max(r)),
-                    ArithOp::Div => Some((l.max(r) + 4).min(30)),
+                    ArithOp::Add | ArithOp::Sub | ArithOp::Mul => Some((l.max(r), source)),
+                    ArithOp::Div => Some(((l.max(r) + 4).min(30), source)),
                     _ => None,
                 }
             }

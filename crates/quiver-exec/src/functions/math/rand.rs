@@ -129,10 +129,6 @@ impl ScalarFunction for Rand {
         true
     }
 
-    fn per_row(&self) -> bool {
-        true
-    }
-
     fn invoke(&self, args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
         let rows = call.rows;
         let mut out = Vec::with_capacity(rows);

@@ -152,10 +152,6 @@ impl ScalarFunction for Uuid {
         StringResult::AsciiDigits
     }
 
-    fn per_row(&self) -> bool {
-        true
-    }
-
     fn invoke(&self, _args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
         let mut b = uuids(call.rows, self.dashes);
         Ok(ColumnarValue::Array(Arc::new(b.finish())))
@@ -204,10 +200,6 @@ impl ScalarFunction for UuidShort {
 
     fn int_width(&self, _args: &[ArgInfo]) -> Option<IntWidth> {
         Some(IntWidth::Fixed(IntKind::LongLong, 21))
-    }
-
-    fn per_row(&self) -> bool {
-        true
     }
 
     fn invoke(&self, _args: &[ColumnarValue], call: &Call) -> Result<ColumnarValue> {
