@@ -158,8 +158,8 @@ impl WindowFunction for Percentile {
         if self.continuous {
             let v = values.as_primitive::<Float64Type>();
             let mut out: Vec<Option<f64>> = Vec::with_capacity(rows.len());
-            for part in parts.iter().cloned() {
-                let sorted = &order[start..start + count_in(&order[start..], &part)];
+            for part in &parts {
+                let sorted = &order[start..start + count_in(&order[start..], part)];
                 start += sorted.len();
                 let at = |k: usize| v.value(sorted[k] as usize);
                 let r = match sorted.len() {
@@ -179,8 +179,8 @@ impl WindowFunction for Percentile {
             Ok(Arc::new(Float64Array::from(out)))
         } else {
             let mut at = Vec::with_capacity(rows.len());
-            for part in parts.iter().cloned() {
-                let sorted = &order[start..start + count_in(&order[start..], &part)];
+            for part in &parts {
+                let sorted = &order[start..start + count_in(&order[start..], part)];
                 start += sorted.len();
                 let n = sorted.len();
                 let pick = (0..n)
