@@ -277,6 +277,7 @@ impl Session {
                         meta.remove(COLUMN_ORIGIN_KEY);
                         meta.remove(COLUMN_NO_DEFAULT_KEY);
                         meta.remove(COLUMN_DISPLAY_LENGTH_KEY);
+                        meta.remove(quiver_common::types::COLUMN_DECIMALS_KEY);
                         let mut t = f.data_type().clone();
                         // An integer column takes the type MySQL derives for
                         // its expression (`SELECT 1` makes an INT(1) column).

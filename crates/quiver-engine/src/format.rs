@@ -31,11 +31,20 @@ pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>>
         // Logical nulls: a NULL literal's column (NullArray) has no null
         // bitmap, yet every value is NULL.
         let nulls: Vec<_> = b.columns().iter().map(|c| c.logical_nulls()).collect();
+        let decimals: Vec<Option<usize>> = b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| quiver_common::types::field_decimals(f))
+            .collect();
         for r in 0..b.num_rows() {
             let mut row = Vec::with_capacity(b.num_columns());
-            for (c, n) in b.columns().iter().zip(&nulls) {
+            for ((c, n), d) in b.columns().iter().zip(&nulls).zip(&decimals) {
                 row.push(if n.as_ref().is_some_and(|n| n.is_null(r)) {
                     None
+                } else if let Some(d) = d {
+                    let v = c.as_primitive::<arrow_array::types::Float64Type>().value(r);
+                    Some(quiver_common::types::format_double_fixed(v, *d))
                 } else if let Some(bytes) = c.as_binary_opt::<i32>() {
                     // Bytes: shown as text where they are UTF-8, as the mysql
                     // client does, else as 0x.. hex (MySQL 8's client shows

@@ -53,6 +53,15 @@ fn schema_with(columns: &[ColumnInfo], width: &DecimalWidth) -> SchemaRef {
                         n.to_string(),
                     );
                 }
+                if let Some(d) = c
+                    .decimals
+                    .filter(|_| c.data_type == arrow_schema::DataType::Float64)
+                {
+                    meta.insert(
+                        quiver_common::types::COLUMN_DECIMALS_KEY.to_string(),
+                        d.to_string(),
+                    );
+                }
                 if let Some(t) = &c.column_type {
                     meta.insert(
                         quiver_common::types::COLUMN_TYPE_KEY.to_string(),

@@ -150,7 +150,15 @@ pub struct Call<'a> {
     /// [`ScalarFunction::returns_json`]), which JSON builders insert as a
     /// value rather than quote as a string, as MariaDB does.
     pub json_args: u64,
+    /// State the call keeps from one batch to the next within a query (RAND
+    /// with a constant seed continues its sequence), None where the caller
+    /// keeps none.
+    pub state: Option<&'a CallState>,
 }
+
+/// What a call of a function keeps between batches of one query: a
+/// generator's position (see [`Call::state`]).
+pub type CallState = std::sync::Mutex<Option<u64>>;
 
 /// A MySQL scalar function: name, signature, type rule and kernel.
 pub trait ScalarFunction: Send + Sync + 'static {
@@ -254,6 +262,24 @@ pub trait ScalarFunction: Send + Sync + 'static {
     /// The result is JSON text (MariaDB's `is_json_type`): JSON_ARRAY and
     /// the other builders insert it as a value, not as a string.
     fn returns_json(&self) -> bool {
+        false
+    }
+
+    /// A DOUBLE result's fixed decimals (MariaDB's `decimals` below 31),
+    /// which clients are shown it with: PI() is 6 (3.141593).
+    fn decimals(&self) -> Option<u8> {
+        None
+    }
+
+    /// Equal arguments give equal results. RAND() and UUID() do not: a
+    /// fuzzer comparing two runs, or a CHECK, must not call them.
+    fn deterministic(&self) -> bool {
+        true
+    }
+
+    /// The call keeps state between the batches of a query
+    /// ([`Call::state`]): RAND with a constant seed continues its sequence.
+    fn keeps_state(&self) -> bool {
         false
     }
 

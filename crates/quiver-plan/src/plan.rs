@@ -32,6 +32,9 @@ pub struct ColumnInfo {
     /// A computed DOUBLE's display length as MySQL derives it (a client
     /// reads it in the column definition), where it is not the usual 23.
     pub display_length: Option<u32>,
+    /// A computed DOUBLE's fixed decimals (MariaDB's `decimals` below 31:
+    /// PI() is 6, PERCENTILE_CONT 10), which clients are shown it with.
+    pub decimals: Option<u8>,
 }
 
 /// A result column read straight from a table or derived table: the names a
@@ -65,6 +68,7 @@ impl ColumnInfo {
             origin: None,
             column_type: None,
             display_length: None,
+            decimals: None,
         }
     }
 
@@ -199,6 +203,7 @@ pub fn mark_column(mark: ColumnId, null_aware: usize) -> ColumnInfo {
         origin: None,
         column_type: None,
         display_length: None,
+        decimals: None,
     }
 }
 

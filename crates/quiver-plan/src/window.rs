@@ -92,6 +92,12 @@ pub trait WindowFunction: Send + Sync + 'static {
         None
     }
 
+    /// A DOUBLE result's fixed decimals, which clients are shown it with
+    /// (PERCENTILE_CONT: 10).
+    fn decimals(&self) -> Option<u8> {
+        None
+    }
+
     /// Whether the result may be NULL.
     fn nullable(&self) -> bool {
         true

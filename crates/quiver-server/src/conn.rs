@@ -852,6 +852,11 @@ impl<S: Stream> Conn<S> {
         self.io
             .write_payload(&resultset::column_count(schema.fields().len()));
         let mut types = Vec::with_capacity(schema.fields().len());
+        let decimals: Vec<Option<usize>> = schema
+            .fields()
+            .iter()
+            .map(|f| quiver_common::types::field_decimals(f))
+            .collect();
         let n = schema.fields().len();
         for (i, f) in schema.fields().iter().enumerate() {
             let mut meta = column_meta(f, "", "", self.session.results_collation());
@@ -881,7 +886,7 @@ impl<S: Stream> Conn<S> {
                 let encoded = if binary {
                     resultset::binary_row(b.columns(), &types, r, results, &mut row)
                 } else {
-                    resultset::text_row(b.columns(), r, results, &mut row)
+                    resultset::text_row_fixed(b.columns(), &decimals, r, results, &mut row)
                 };
                 if let Err(e) = encoded {
                     self.session.add_error(&e);

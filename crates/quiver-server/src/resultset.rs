@@ -7,9 +7,9 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field};
 use quiver_collation::{text, Charset, Collation};
 use quiver_common::types::{
-    civil_from_days, split_origin, CharLength, IntKind, IntType, COLUMN_COLLATION_KEY,
-    COLUMN_DISPLAY_LENGTH_KEY, COLUMN_NOT_NULL_KEY, COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY,
-    COLUMN_TYPE_KEY,
+    civil_from_days, field_decimals, format_double_fixed, split_origin, CharLength, IntKind,
+    IntType, COLUMN_COLLATION_KEY, COLUMN_DISPLAY_LENGTH_KEY, COLUMN_NOT_NULL_KEY,
+    COLUMN_NO_DEFAULT_KEY, COLUMN_ORIGIN_KEY, COLUMN_TYPE_KEY,
 };
 use quiver_common::{Result, ScalarValue};
 
@@ -131,7 +131,8 @@ pub fn column_meta(f: &Field, schema: &str, table: &str, results: Option<Collati
                 None if table_column => 22,
                 None => 23,
             };
-            (ty::DOUBLE, length, 0, NOT_FIXED_DEC, BINARY_COLLATION)
+            let decimals = field_decimals(f).map_or(NOT_FIXED_DEC, |d| d as u8);
+            (ty::DOUBLE, length, 0, decimals, BINARY_COLLATION)
         }
         DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => {
             // Digits, a sign, and a point when there is a fraction.
@@ -343,10 +344,27 @@ fn put_text(out: &mut Vec<u8>, s: &str, results: Charset) {
 /// Each cell of row `r` as the text protocol sends it, appended to `out`;
 /// strings in the `results` charset.
 pub fn text_row(columns: &[ArrayRef], r: usize, results: Charset, out: &mut Vec<u8>) -> Result<()> {
-    for c in columns {
+    text_row_fixed(columns, &[], r, results, out)
+}
+
+/// [`text_row`] where `decimals[i]` is column i's fixed decimals, if it is
+/// a DOUBLE that has them ([`field_decimals`]).
+pub fn text_row_fixed(
+    columns: &[ArrayRef],
+    decimals: &[Option<usize>],
+    r: usize,
+    results: Charset,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    for (i, c) in columns.iter().enumerate() {
         // A NULL-typed column has no validity bitmap: every value is NULL.
         if c.is_null(r) || c.data_type() == &DataType::Null {
             out.push(0xFB);
+            continue;
+        }
+        if let Some(Some(d)) = decimals.get(i) {
+            let v = c.as_primitive::<Float64Type>().value(r);
+            put_lenenc_bytes(out, format_double_fixed(v, *d).as_bytes());
             continue;
         }
         match c.data_type() {

@@ -11,6 +11,19 @@ pub const COLUMN_TYPE_KEY: &str = "quiver.column_type";
 /// Field metadata of a result column: a computed DOUBLE's display length.
 pub const COLUMN_DISPLAY_LENGTH_KEY: &str = "quiver.display_length";
 
+/// Field metadata of a result column: a computed DOUBLE's fixed decimals
+/// (MariaDB's `decimals` below 31: PI() shows 3.141593), which the text
+/// protocol shows it with.
+pub const COLUMN_DECIMALS_KEY: &str = "quiver.decimals";
+
+/// The fixed decimals of a DOUBLE result field, if it has them.
+pub fn field_decimals(f: &arrow_schema::Field) -> Option<usize> {
+    if f.data_type() != &arrow_schema::DataType::Float64 {
+        return None;
+    }
+    f.metadata().get(COLUMN_DECIMALS_KEY)?.parse().ok()
+}
+
 /// Field metadata key holding a string column's collation name.
 pub const COLUMN_COLLATION_KEY: &str = "quiver.collation";
 /// Field metadata of a query result column that can never be NULL (the

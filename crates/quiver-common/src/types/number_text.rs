@@ -18,6 +18,20 @@ pub fn format_double(v: f64) -> String {
     format!("{v}")
 }
 
+/// A DOUBLE with fixed decimals as MariaDB shows it (`%.*f`: rounded at
+/// `decimals`, zeros kept).
+pub fn format_double_fixed(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return format_double(v);
+    }
+    let s = format!("{v:.decimals$}");
+    // MariaDB prints no negative zero.
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|c| c == b'0' || c == b'.') => rest.to_string(),
+        _ => s,
+    }
+}
+
 /// How much of a string MySQL reads as a number (its warning 1292 when not
 /// all: a Note when only spaces follow the number, else a Warning).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -67,6 +67,7 @@ pub fn call(
     rows: usize,
     collation: Collation,
     json_args: u64,
+    state: Option<&quiver_plan::function::CallState>,
 ) -> Result<ColumnarValue> {
     if let ScalarFunc::Registered(f) = func {
         let call = quiver_plan::function::Call {
@@ -74,6 +75,7 @@ pub fn call(
             rows,
             collation,
             json_args,
+            state,
         };
         return f.invoke(&args, &call);
     }
@@ -1084,6 +1086,7 @@ mod tests {
             func: ScalarFunc::Hex,
             args: vec![PhysicalExpr::Column(0)],
             data_type: DataType::Utf8,
+            state: None,
         };
         let h = hex.evaluate_array(&batch).unwrap();
         let h: Vec<Option<&str>> = h.as_string::<i32>().iter().collect();
@@ -1094,6 +1097,7 @@ mod tests {
             func: ScalarFunc::Coalesce,
             args: vec![PhysicalExpr::Column(0), lit(b"\0")],
             data_type: DataType::Binary,
+            state: None,
         };
         let c = coalesce.evaluate_array(&batch).unwrap();
         assert_eq!(c.as_binary::<i32>().value(1), b"\0");

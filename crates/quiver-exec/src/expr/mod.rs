@@ -87,6 +87,9 @@ pub enum PhysicalExpr {
         func: ScalarFunc,
         args: Vec<PhysicalExpr>,
         data_type: DataType,
+        /// What the call keeps between batches, for a registered function
+        /// that asks for it (`ScalarFunction::keeps_state`: RAND(seed)).
+        state: Option<Arc<quiver_plan::function::CallState>>,
     },
     /// An operation that can overflow (arithmetic, `-x`, ABS), with its text
     /// as MySQL prints it: the name error 1690 gives.
@@ -519,6 +522,10 @@ impl PhysicalExpr {
                 func: *func,
                 args: args.iter().map(compile).collect::<Result<_>>()?,
                 data_type: width.physical(data_type),
+                state: match func {
+                    ScalarFunc::Registered(f) if f.keeps_state() => Some(Arc::default()),
+                    _ => None,
+                },
             },
             Expr::Collate {
                 expr, collation, ..
@@ -671,7 +678,9 @@ impl PhysicalExpr {
                 func,
                 args,
                 data_type,
+                state,
             } => {
+                let state = state.as_deref();
                 let vals = match func {
                     ScalarFunc::Coalesce | ScalarFunc::NullIf => {
                         lazy_arguments(*func, args, batch)?
@@ -691,11 +700,12 @@ impl PhysicalExpr {
                 if vals.iter().all(|v| matches!(v, ColumnarValue::Scalar(..))) {
                     // Once for the batch; its warnings are each row's.
                     let mark = crate::warnings::mark();
-                    let out = functions::call(*func, vals, data_type, rows, collation, json_args);
+                    let out =
+                        functions::call(*func, vals, data_type, rows, collation, json_args, state);
                     crate::warnings::repeat_since(mark, rows);
                     out
                 } else {
-                    functions::call(*func, vals, data_type, rows, collation, json_args)
+                    functions::call(*func, vals, data_type, rows, collation, json_args, state)
                 }
             }
             PhysicalExpr::Checked { expr, text } => {

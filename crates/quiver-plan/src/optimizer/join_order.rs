@@ -449,6 +449,7 @@ mod tests {
                     origin: None,
                     column_type: None,
                     display_length: None,
+                    decimals: None,
                 };
                 (i, info)
             })

@@ -476,6 +476,12 @@ impl Binder<'_> {
             WindowFunc::Agg(f) => !matches!(f, AggFunc::Count | AggFunc::CountStar),
         };
         let mut c = self.new_column(display, w.data_type.clone(), nullable);
+        if let WindowFunc::Registered(f) = w.func {
+            c.decimals = f.decimals();
+            if let Some(d) = c.decimals {
+                self.double_decimals.insert(c.id, d);
+            }
+        }
         if let WindowFunc::Registered(_) | WindowFunc::Agg(AggFunc::Min | AggFunc::Max) = w.func {
             // A value function's strings keep their argument's collation.
             c.collation = w.args.first().and_then(super::collation::column_collation);

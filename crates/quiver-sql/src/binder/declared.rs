@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use arrow_schema::DataType;
-use quiver_common::types::{is_binary, is_string, CharLength, IntKind, IntType};
+use quiver_common::types::{is_binary, is_string, ArithOp, CharLength, IntKind, IntType};
 use quiver_common::ScalarValue;
 use quiver_plan::function::{DeclaredString, IntWidth};
 use quiver_plan::{AggFunc, BinaryOp, DatePart, Expr, ScalarFunc, UnaryOp, WindowFunc};
@@ -235,6 +235,64 @@ impl Binder<'_> {
             // An implicit conversion to DOUBLE keeps its operand's length.
             Expr::Cast { expr, .. } => operand(expr).unwrap_or(COMPUTED),
             _ => COMPUTED,
+        }
+    }
+
+    /// The fixed decimals MariaDB gives DOUBLE expression `e` (its
+    /// `decimals` below 31), None when they are not fixed. Only a function
+    /// that declares them starts them (PI() has 6, PERCENTILE_CONT 10);
+    /// +, -, * and unary minus keep the most of their operands', `/` adds
+    /// 4, where every operand's are fixed: an integer's are 0, a DECIMAL's
+    /// its scale, a number folded to a DOUBLE literal its digits as written
+    /// (`PI() * 2`). A DOUBLE column or literal alone has none.
+    pub(crate) fn fixed_decimals(&self, e: &Expr) -> Option<u8> {
+        match self.decimals_of(e)? {
+            (d, true) => Some(d),
+            (_, false) => None,
+        }
+    }
+
+    /// `e`'s decimals if fixed, and whether a function declared them.
+    fn decimals_of(&self, e: &Expr) -> Option<(u8, bool)> {
+        let operand = |v: &Expr| -> Option<(u8, bool)> {
+            match v.data_type() {
+                DataType::Float64 => self.decimals_of(v),
+                DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => {
+                    Some((s.max(0) as u8, false))
+                }
+                t if t.is_integer() || t == DataType::Boolean => Some((0, false)),
+                _ => None,
+            }
+        };
+        match e {
+            Expr::Column(id, _) => self.double_decimals.get(id).map(|d| (*d, true)),
+            // A DOUBLE literal here is a number the binder converted (`2` of
+            // `PI() * 2`): its digits. (MariaDB gives one written as DOUBLE,
+            // `2e0`, no fixed decimals; the two cannot be told apart here.)
+            Expr::Literal(ScalarValue::Float64(v), _) if v.is_finite() => {
+                let t = v.to_string();
+                let frac = t.find('.').map_or(0, |p| t.len() - p - 1);
+                (frac < 31 && !t.contains('e')).then_some((frac as u8, false))
+            }
+            Expr::Function {
+                func: ScalarFunc::Registered(f),
+                ..
+            } => f.decimals().map(|d| (d, true)),
+            Expr::Binary { op, left, right } => {
+                let ((l, ls), (r, rs)) = (operand(left)?, operand(right)?);
+                let source = ls || rs;
+                match op.arith()? {
+                    ArithOp::Add | ArithOp::Sub | ArithOp::Mul => Some((l.max(r), source)),
+                    ArithOp::Div => Some(((l.max(r) + 4).min(30), source)),
+                    _ => None,
+                }
+            }
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                expr,
+            } => operand(expr),
+            Expr::Cast { expr, .. } => operand(expr),
+            _ => None,
         }
     }
 

@@ -48,15 +48,9 @@ const UNSUPPORTED: &[&str] = &[
     "ord",
     "char",
     "space",
-    "format",
-    "uuid",
-    // RAND(seed) would have to follow MariaDB's generator row by row in
-    // its row order, which parallel partitions do not keep.
-    "rand",
-    // PI() is a DOUBLE MariaDB shows with 6 decimals, and so are sums and
-    // products of it (PI() * 2 is 6.283185): Quiver's DOUBLE carries no
-    // decimals yet, so it would print 3.141592653589793.
-    "pi",
+    // The session keeps no count of found or affected rows yet.
+    "found_rows",
+    "row_count",
     "timestampdiff",
     "timestampadd",
     "cast",
@@ -165,6 +159,12 @@ impl Binder<'_> {
         // holds them as the REGEXP function), never called as functions.
         if matches!(name.as_str(), "regexp" | "rlike") {
             return Err(self.syntax_error_at(&ast::Expr::Function(f.clone())));
+        }
+        if matches!(
+            name.as_str(),
+            "percentile_cont" | "percentile_disc" | "median"
+        ) {
+            return self.percentile(f, &name, ctx);
         }
         if f.filter.is_some()
             || !f.within_group.is_empty()

@@ -21,6 +21,7 @@ mod from;
 mod functions;
 mod group_concat;
 mod order;
+mod percentile;
 mod query;
 mod recursive;
 mod registry;
@@ -151,6 +152,9 @@ pub struct Binder<'a> {
     declared: HashMap<ColumnId, std::sync::Arc<str>>,
     /// Display lengths of DOUBLE columns computed in this query.
     double_lengths: HashMap<ColumnId, u32>,
+    /// Fixed decimals of DOUBLE columns computed in this query (see
+    /// [`ColumnInfo::decimals`]).
+    double_decimals: HashMap<ColumnId, u8>,
     /// Strings MariaDB sends with decimals 0 (CAST AS CHAR, GROUP_CONCAT),
     /// by their length in bytes (see [`ColumnInfo::display_length`]).
     fixed_strings: HashMap<ColumnId, u32>,
@@ -329,6 +333,7 @@ impl<'a> Binder<'a> {
             origins: HashMap::new(),
             declared: HashMap::new(),
             double_lengths: HashMap::new(),
+            double_decimals: HashMap::new(),
             fixed_strings: HashMap::new(),
             char_casts: Vec::new(),
             now: Default::default(),
@@ -443,6 +448,7 @@ impl<'a> Binder<'a> {
         self.origins.clear();
         self.declared.clear();
         self.double_lengths.clear();
+        self.double_decimals.clear();
         self.fixed_strings.clear();
         self.char_casts.clear();
     }
@@ -474,6 +480,10 @@ impl<'a> Binder<'a> {
             let n = self.double_length(e);
             self.double_lengths.insert(c.id, n);
             c.display_length = Some(n);
+            c.decimals = self.fixed_decimals(e);
+            if let Some(d) = c.decimals {
+                self.double_decimals.insert(c.id, d);
+            }
         }
         if let Some(n) = self.fixed_string(e) {
             self.fixed_strings.insert(c.id, n);

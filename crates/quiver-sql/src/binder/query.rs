@@ -801,6 +801,13 @@ impl Binder<'_> {
                 .iter()
                 .map(|h| ("correlation".to_string(), h.clone())),
         );
+        // FOUND_ROWS() has no count to give yet: SQL_CALC_FOUND_ROWS is refused.
+        if s.select_modifiers
+            .as_ref()
+            .is_some_and(|m| m.sql_calc_found_rows)
+        {
+            return Err(QuiverError::not_supported("SQL_CALC_FOUND_ROWS"));
+        }
         let distinct = match &s.distinct {
             None | Some(ast::Distinct::All) => false,
             Some(ast::Distinct::Distinct) => true,

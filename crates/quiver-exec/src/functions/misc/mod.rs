@@ -2,3 +2,4 @@
 //! Functions": network addresses, unique ids).
 
 pub mod inet;
+pub mod uuid;

@@ -3,8 +3,10 @@
 //! functions that take strings.
 
 pub mod base64;
+pub mod chr;
 pub mod elt;
 pub mod find_in_set;
+pub mod format;
 pub mod quote;
 pub mod soundex;
 

@@ -20,6 +20,7 @@ macro_rules! bigint_not_null {
 }
 
 pub mod offset;
+pub mod percentile;
 pub mod ranking;
 pub mod value;
 

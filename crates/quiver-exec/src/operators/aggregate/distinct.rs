@@ -217,6 +217,7 @@ mod tuple_tests {
                 func: ScalarFunc::CharLength,
                 args: vec![p.clone()],
                 data_type: DataType::Int64,
+                state: None,
             }),
             to: DataType::Utf8,
         };
@@ -244,6 +245,7 @@ mod tuple_tests {
                     b.clone(),
                 ],
                 data_type: DataType::Utf8,
+                state: None,
             })),
             data_type: DataType::Utf8,
         };

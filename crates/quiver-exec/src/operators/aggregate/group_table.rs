@@ -138,7 +138,10 @@ impl GroupTable {
             }
             let layout = match (self.packed, &self.ints) {
                 (Some(l), _) => Some(l),
-                (None, None) if self.strs.is_none() => PackedLayout::of(keys, &self.types),
+                // Once groups are in the tuple map, later batches stay there.
+                (None, None) if self.strs.is_none() && self.tuples.is_none() => {
+                    PackedLayout::of(keys, &self.types)
+                }
                 (None, None) => None,
                 (None, Some(_)) => None,
             };
@@ -754,6 +757,40 @@ mod tests {
             "a NULL key group"
         );
         assert_eq!(tuples, run(true));
+    }
+
+    /// Keys that would pack arriving after groups went to the tuple map
+    /// (a negative key first) join those groups, not a second map.
+    #[test]
+    fn packable_batches_after_the_tuple_map_stay_in_it() {
+        use arrow_array::Int64Array;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("b", DataType::Int64, true),
+        ]));
+        let batch = |a: Vec<i64>, b: Vec<i64>| {
+            RecordBatch::try_new(
+                schema.clone(),
+                vec![Arc::new(Int64Array::from(a)), Arc::new(Int64Array::from(b))],
+            )
+            .unwrap()
+        };
+        let types = [DataType::Int64, DataType::Int64];
+        let aggs = specs();
+        let group = vec![PhysicalExpr::Column(0), PhysicalExpr::Column(1)];
+        let mut table = GroupTable::new(&types, &aggs);
+        table
+            .update(&batch(vec![-3], vec![0]), &group, &aggs)
+            .unwrap();
+        table
+            .update(&batch(vec![3, -3, 3], vec![0, 0, 1]), &group, &aggs)
+            .unwrap();
+        assert!(table.tuples.is_some() && table.ints.is_none());
+        assert_eq!(table.groups, 3);
+        let Acc::Count { counts, .. } = &table.accs[0] else {
+            panic!("COUNT(*) state");
+        };
+        assert_eq!(counts[..3], [2, 1, 1]);
     }
 
     /// Aggregates `parts` (one table per partition, then merged), on the
