@@ -41,54 +41,13 @@ fn golden(name: &str) -> PathBuf {
         .join(format!("{name}.csv"))
 }
 
-/// RFC 4180 lines into fields (quoted fields may hold commas, quotes, newlines).
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    field.push('"');
-                    chars.next();
-                }
-                '"' => quoted = false,
-                c => field.push(c),
-            }
-        } else {
-            match c {
-                '"' => quoted = true,
-                ',' => row.push(std::mem::take(&mut field)),
-                '\n' => {
-                    row.push(std::mem::take(&mut field));
-                    rows.push(std::mem::take(&mut row));
-                }
-                '\r' => {}
-                c => field.push(c),
-            }
-        }
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
+#[path = "../../quiver-tpch/tests/common/golden_csv.rs"]
+mod golden_csv;
+
+use golden_csv::parse_csv;
 
 fn cells_match(ours: &str, theirs: &str, folded: bool) -> bool {
-    if ours == theirs {
-        return true;
-    }
-    if let (Ok(a), Ok(b)) = (ours.parse::<f64>(), theirs.parse::<f64>()) {
-        let scale = ours.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
-        let half_unit = 0.5 * 10f64.powi(-scale);
-        // The 1e-12 absorbs the binary representation of both sides.
-        return (a - b).abs() <= half_unit * (1.0 + 1e-12) || (a - b).abs() <= 1e-9 * b.abs();
-    }
-    folded && fold(ours) == fold(theirs)
+    golden_csv::cells_match(ours, theirs) || (folded && fold(ours) == fold(theirs))
 }
 
 fn fold(s: &str) -> String {

@@ -19,7 +19,7 @@ pub mod information_schema;
 mod keys;
 mod keys_ddl;
 mod plan_cache;
-mod prepared_sql;
+pub mod prepared_sql;
 pub mod process;
 pub mod query;
 pub mod session;

@@ -27,6 +27,24 @@ fn unknown(name: &str, statement: &str) -> QuiverError {
     )
 }
 
+/// `s` as a quoted SQL string literal that reads back as `s` (quotes
+/// doubled, backslashes and NULs escaped): how a bound value enters
+/// statement text here and in the server's COM_STMT_EXECUTE.
+pub fn string_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' => out.push_str("\\\\"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// A value as a SQL literal that reads back as the same value.
 fn literal(v: &ScalarValue) -> String {
     match v {
@@ -36,20 +54,7 @@ fn literal(v: &ScalarValue) -> String {
         ScalarValue::Date(_) => format!("DATE'{v}'"),
         ScalarValue::DateTime(..) => format!("TIMESTAMP'{v}'"),
         ScalarValue::Time(..) => format!("TIME'{v}'"),
-        ScalarValue::Utf8(s) => {
-            let mut out = String::with_capacity(s.len() + 2);
-            out.push('\'');
-            for c in s.chars() {
-                match c {
-                    '\'' => out.push_str("''"),
-                    '\\' => out.push_str("\\\\"),
-                    '\0' => out.push_str("\\0"),
-                    c => out.push(c),
-                }
-            }
-            out.push('\'');
-            out
-        }
+        ScalarValue::Utf8(s) => string_literal(s),
         ScalarValue::Binary(b) => {
             let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
             format!("X'{hex}'")

@@ -316,20 +316,7 @@ fn text_literal(client: Charset, b: &[u8]) -> Result<String> {
 /// bytes, DataType::Binary), as MariaDB takes such a parameter as binary.
 pub fn bytes_literal(b: &[u8]) -> Result<String> {
     Ok(match std::str::from_utf8(b) {
-        Ok(s) => {
-            let mut out = String::with_capacity(s.len() + 2);
-            out.push('\'');
-            for c in s.chars() {
-                match c {
-                    '\'' => out.push_str("''"),
-                    '\\' => out.push_str("\\\\"),
-                    '\0' => out.push_str("\\0"),
-                    c => out.push(c),
-                }
-            }
-            out.push('\'');
-            out
-        }
+        Ok(s) => quiver_engine::prepared_sql::string_literal(s),
         Err(_) => {
             let mut out = String::with_capacity(b.len() * 2 + 3);
             out.push_str("X'");

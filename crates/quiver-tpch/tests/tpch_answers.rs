@@ -18,57 +18,10 @@ fn golden_dir(sf: &str) -> PathBuf {
         .join(sf)
 }
 
-/// RFC 4180 lines into fields (quoted fields may hold commas, quotes, newlines).
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    field.push('"');
-                    chars.next();
-                }
-                '"' => quoted = false,
-                c => field.push(c),
-            }
-        } else {
-            match c {
-                '"' => quoted = true,
-                ',' => row.push(std::mem::take(&mut field)),
-                '\n' => {
-                    row.push(std::mem::take(&mut field));
-                    rows.push(std::mem::take(&mut row));
-                }
-                '\r' => {}
-                c => field.push(c),
-            }
-        }
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
+#[path = "common/golden_csv.rs"]
+mod golden_csv;
 
-fn cells_match(ours: &str, theirs: &str) -> bool {
-    if ours == theirs {
-        return true;
-    }
-    match (ours.parse::<f64>(), theirs.parse::<f64>()) {
-        (Ok(a), Ok(b)) => {
-            let scale = ours.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
-            let half_unit = 0.5 * 10f64.powi(-scale);
-            // The 1e-12 absorbs the binary representation of both sides.
-            (a - b).abs() <= half_unit * (1.0 + 1e-12) || (a - b).abs() <= 1e-9 * b.abs()
-        }
-        _ => false,
-    }
-}
+use golden_csv::{cells_match, parse_csv};
 
 fn session_for(sf: f64) -> Arc<Session> {
     let db = Database::in_memory();
