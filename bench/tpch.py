@@ -202,12 +202,21 @@ def worker(args):
 
 def run_peer(engine, args, data, queries):
     """Run ENGINE's worker; a query past --timeout is killed and the worker restarted after it."""
+    def command(pending):
+        return [python_for_workers(), str(Path(__file__).resolve()), "--worker", engine, "--data", str(data),
+                "--threads", str(args.threads), "--runs", str(args.runs), "--query-dir", str(args.query_dir),
+                "--queries", ",".join(q[1:] for q in pending)]
+    return run_workers(engine, args, [f"q{n}" for n in queries], command)
+
+
+def run_workers(engine, args, names, command):
+    """Run `command(pending)`, a worker printing the JSON events of `worker()` (loaded, start, result)
+    for the queries `pending`; a query past --timeout is killed and the worker restarted after it.
+    Returns ({query: {"median_s", "rows", "status", "error", ...}}, {"load_s"})."""
     results, info = {}, {}
-    pending = [f"q{n}" for n in queries]
+    pending = list(names)
     while pending:
-        cmd = [python_for_workers(), str(Path(__file__).resolve()), "--worker", engine, "--data", str(data),
-               "--threads", str(args.threads), "--runs", str(args.runs), "--query-dir", str(args.query_dir),
-               "--queries", ",".join(q[1:] for q in pending)]
+        cmd = command(pending)
         err = tempfile.TemporaryFile(mode="w+")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=thread_env(args.threads))
         lines = queue.Queue()

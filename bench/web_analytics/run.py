@@ -28,12 +28,10 @@ import csv
 import json
 import math
 import os
-import queue
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -152,55 +150,12 @@ def worker(args):
 # ---------------------------------------------------------------- runners (parent side)
 
 def run_peer(engine, args, data, names):
-    """The engine's worker; a query past --timeout is killed and the worker restarted after it."""
-    results, pending = {}, list(names)
-    while pending:
-        cmd = [tpch.python_for_workers(), str(Path(__file__).resolve()), "--worker", engine, "--data", str(data),
-               "--threads", str(args.threads), "--runs", str(args.runs), "--only", ",".join(pending),
-               "--quiver-bin", args.quiver_bin]
-        err = tempfile.TemporaryFile(mode="w+")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=tpch.thread_env(args.threads))
-        lines = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout] + [lines.put(None)], daemon=True).start()
-        current, deadline = None, time.monotonic() + args.load_timeout
-        while True:
-            try:
-                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                proc.kill()
-                proc.wait()
-                print(f"  {engine} {current or 'load'}: timeout", flush=True)
-                for q in ([current] if current else list(pending)):
-                    results[q] = dict(status="timeout")
-                    pending.remove(q)
-                break
-            if line is None:
-                proc.wait()
-                if pending:
-                    err.seek(0)
-                    tail = " ".join(err.read().split()[-60:])[-300:]
-                    print(f"  {engine} {current or 'load'}: worker died (rc {proc.returncode}): {tail}", flush=True)
-                    for q in ([current] if current else list(pending)):
-                        results[q] = dict(status="failed", error=tail)
-                        pending.remove(q)
-                break
-            if not line.startswith("{"):
-                continue
-            ev = json.loads(line)
-            if ev["event"] == "loaded":
-                print(f"  {engine}: hits loaded in {ev['load_s']:.1f}s, {ev['threads']} threads", flush=True)
-                if ev["threads"] != args.threads:
-                    print(f"  WARNING: {engine} reports {ev['threads']} threads, not {args.threads}", flush=True)
-            elif ev["event"] == "start":
-                current, deadline = ev["query"], time.monotonic() + args.timeout
-            elif ev["event"] == "result":
-                q = ev.pop("query")
-                results[q] = ev
-                pending.remove(q)
-                current = None
-                show = f"{ev['median_s']:.4f}s rows={ev['rows']}" if ev["status"] == "ok" else ev["error"][:200]
-                print(f"  {engine} {q}: {show}", flush=True)
-        err.close()
+    """The engine's worker, through the TPC-H runner's loop (timeouts, restarts, crashes)."""
+    def command(pending):
+        return [tpch.python_for_workers(), str(Path(__file__).resolve()), "--worker", engine, "--data", str(data),
+                "--threads", str(args.threads), "--runs", str(args.runs), "--only", ",".join(pending),
+                "--quiver-bin", args.quiver_bin]
+    results, _ = tpch.run_workers(engine, args, names, command)
     return results
 
 

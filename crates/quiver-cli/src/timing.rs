@@ -18,6 +18,7 @@
 use std::time::Instant;
 
 use quiver_common::{QuiverError, Result};
+use quiver_engine::format::json_string;
 use quiver_engine::{OutputFormat, Session};
 use quiver_sql::sqlparser::ast::Statement;
 
@@ -347,24 +348,6 @@ fn format_json(timings: &[Timing]) -> String {
     } else {
         format!("[\n{}\n]\n", items.join(",\n"))
     }
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn format_table(timings: &[Timing], runs: usize, threads: usize) -> String {

@@ -12,6 +12,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use quiver_clickstream::Engine;
 use quiver_common::{QuiverError, Result};
+use quiver_engine::format::json_string;
 use quiver_engine::{Database, EngineConfig};
 
 #[derive(Args)]
@@ -137,21 +138,4 @@ fn write_parquet(path: &Path, batches: &[RecordBatch]) -> Result<()> {
     }
     w.close().map_err(pq)?;
     Ok(())
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

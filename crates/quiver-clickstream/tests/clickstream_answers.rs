@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use quiver_clickstream::{Engine, Query};
-use quiver_engine::{format::rows_as_text, Database, EngineConfig, Session, StatementResult};
+use quiver_engine::{Database, EngineConfig, Session};
 
 const ROWS: u64 = 100_000;
 
@@ -44,7 +44,7 @@ fn golden(name: &str) -> PathBuf {
 #[path = "../../quiver-tpch/tests/common/golden_csv.rs"]
 mod golden_csv;
 
-use golden_csv::parse_csv;
+use golden_csv::check_result;
 
 fn cells_match(ours: &str, theirs: &str, folded: bool) -> bool {
     golden_csv::cells_match(ours, theirs) || (folded && fold(ours) == fold(theirs))
@@ -77,41 +77,14 @@ fn check(query: &Query, threads: usize) -> Result<(), Failed> {
     let name = &query.name;
     let path = golden(name);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let golden = parse_csv(&text);
-    let expected = &golden[1..];
     let sql = query.sql(Engine::Quiver)?;
     let result = session(threads)
         .query(&sql)
         .map_err(|e| format!("{name}: {e}"))?;
-    let StatementResult::Rows { schema, batches } = result else {
-        return Err("not a query".into());
-    };
-    if schema.fields().len() != golden[0].len() {
-        return Err(format!(
-            "{name}: {} columns, expected {}",
-            schema.fields().len(),
-            golden[0].len()
-        )
-        .into());
-    }
-    let ours = rows_as_text(&batches)?;
-    if ours.len() != expected.len() {
-        return Err(format!("{name}: {} rows, expected {}", ours.len(), expected.len()).into());
-    }
-    for (i, (a, b)) in ours.iter().zip(expected).enumerate() {
-        for (c, (x, y)) in a.iter().zip(b).enumerate() {
-            let x = x.as_deref().unwrap_or("NULL");
-            if !cells_match(x, y, query.folded) {
-                return Err(format!(
-                    "{name} at {threads} threads, row {} column {}: got '{x}', expected '{y}'",
-                    i + 1,
-                    golden[0][c]
-                )
-                .into());
-            }
-        }
-    }
-    Ok(())
+    let label = format!("{name} at {threads} threads");
+    Ok(check_result(&label, result, &text, |x, y| {
+        cells_match(x, y, query.folded)
+    })?)
 }
 
 fn main() {

@@ -21,7 +21,7 @@ fn golden_dir(sf: &str) -> PathBuf {
 #[path = "common/golden_csv.rs"]
 mod golden_csv;
 
-use golden_csv::{cells_match, parse_csv};
+use golden_csv::{cells_match, check_result};
 
 fn session_for(sf: f64) -> Arc<Session> {
     let db = Database::in_memory();
@@ -38,39 +38,9 @@ fn session_for(sf: f64) -> Arc<Session> {
 fn check(session: &Session, sf: &str, q: usize) -> Result<(), Failed> {
     let path = golden_dir(sf).join(format!("q{q:02}.csv"));
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let golden = parse_csv(&text);
-    let expected = &golden[1..];
     let sql = quiver_tpch::query(q).expect("query");
     let result = session.query(sql).map_err(|e| format!("q{q}: {e}"))?;
-    let StatementResult::Rows { schema, batches } = result else {
-        return Err("not a query".into());
-    };
-    if schema.fields().len() != golden[0].len() {
-        return Err(format!(
-            "q{q}: {} columns, expected {}",
-            schema.fields().len(),
-            golden[0].len()
-        )
-        .into());
-    }
-    let ours = rows_as_text(&batches)?;
-    if ours.len() != expected.len() {
-        return Err(format!("q{q}: {} rows, expected {}", ours.len(), expected.len()).into());
-    }
-    for (i, (a, b)) in ours.iter().zip(expected).enumerate() {
-        for (c, (x, y)) in a.iter().zip(b).enumerate() {
-            let x = x.as_deref().unwrap_or("NULL");
-            if !cells_match(x, y) {
-                return Err(format!(
-                    "q{q} row {} column {}: got '{x}', expected '{y}'",
-                    i + 1,
-                    golden[0][c]
-                )
-                .into());
-            }
-        }
-    }
-    Ok(())
+    Ok(check_result(&format!("q{q}"), result, &text, cells_match)?)
 }
 
 fn main() {

@@ -2,6 +2,8 @@
 //! scripts/web_analytics_golden.py write them) and how a cell of ours
 //! matches one of theirs; shared by the TPC-H and web-analytics answer tests.
 
+use quiver_engine::{format::rows_as_text, StatementResult};
+
 /// RFC 4180 lines into fields (quoted fields may hold commas, quotes, newlines).
 pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
@@ -57,4 +59,48 @@ pub fn cells_match(ours: &str, theirs: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// Compares a query's result with the golden CSV `text` (a header line,
+/// then rows in order), cell by cell with `matches`; `label` names the
+/// query in the error.
+pub fn check_result(
+    label: &str,
+    result: StatementResult,
+    text: &str,
+    matches: impl Fn(&str, &str) -> bool,
+) -> Result<(), String> {
+    let golden = parse_csv(text);
+    let expected = &golden[1..];
+    let StatementResult::Rows { schema, batches } = result else {
+        return Err(format!("{label}: not a query"));
+    };
+    if schema.fields().len() != golden[0].len() {
+        return Err(format!(
+            "{label}: {} columns, expected {}",
+            schema.fields().len(),
+            golden[0].len()
+        ));
+    }
+    let ours = rows_as_text(&batches).map_err(|e| e.to_string())?;
+    if ours.len() != expected.len() {
+        return Err(format!(
+            "{label}: {} rows, expected {}",
+            ours.len(),
+            expected.len()
+        ));
+    }
+    for (i, (a, b)) in ours.iter().zip(expected).enumerate() {
+        for (c, (x, y)) in a.iter().zip(b).enumerate() {
+            let x = x.as_deref().unwrap_or("NULL");
+            if !matches(x, y) {
+                return Err(format!(
+                    "{label} row {} column {}: got '{x}', expected '{y}'",
+                    i + 1,
+                    golden[0][c]
+                ));
+            }
+        }
+    }
+    Ok(())
 }
