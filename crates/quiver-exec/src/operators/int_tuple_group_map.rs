@@ -11,7 +11,7 @@
 //! Group ids are dense and in first-seen order. A batch with a NULL key
 //! does not come here (the caller moves the groups to its general table).
 
-use crate::hash::mix;
+use crate::hash::{mix, KeyColumn, KeyValues};
 
 /// Group id of a free slot.
 const EMPTY: u32 = u32::MAX;
@@ -26,8 +26,9 @@ struct Slot<const N: usize> {
     id: u32,
 }
 
+/// The table for tuples of `N` keys.
 #[derive(Debug)]
-struct TupleMap<const N: usize> {
+pub struct TupleMap<const N: usize> {
     slots: Vec<Slot<N>>,
     /// Group g's key tuple, in first-seen order.
     keys: Vec<[i64; N]>,
@@ -142,24 +143,17 @@ impl<const N: usize> TupleMap<N> {
 /// The map for one GROUP BY of 2, 3 or 4 integer keys.
 #[derive(Debug)]
 pub enum IntTupleGroupMap {
-    Two(TupleMap2),
-    Three(TupleMap3),
-    Four(TupleMap4),
+    Two(TupleMap<2>),
+    Three(TupleMap<3>),
+    Four(TupleMap<4>),
 }
-
-#[derive(Debug)]
-pub struct TupleMap2(TupleMap<2>);
-#[derive(Debug)]
-pub struct TupleMap3(TupleMap<3>);
-#[derive(Debug)]
-pub struct TupleMap4(TupleMap<4>);
 
 macro_rules! each {
     ($self:expr, $m:ident => $e:expr) => {
         match $self {
-            IntTupleGroupMap::Two(TupleMap2($m)) => $e,
-            IntTupleGroupMap::Three(TupleMap3($m)) => $e,
-            IntTupleGroupMap::Four(TupleMap4($m)) => $e,
+            IntTupleGroupMap::Two($m) => $e,
+            IntTupleGroupMap::Three($m) => $e,
+            IntTupleGroupMap::Four($m) => $e,
         }
     };
 }
@@ -168,9 +162,9 @@ impl IntTupleGroupMap {
     /// A map for `width` keys, if it takes that many.
     pub fn new(width: usize) -> Option<IntTupleGroupMap> {
         Some(match width {
-            2 => IntTupleGroupMap::Two(TupleMap2(TupleMap::new())),
-            3 => IntTupleGroupMap::Three(TupleMap3(TupleMap::new())),
-            4 => IntTupleGroupMap::Four(TupleMap4(TupleMap::new())),
+            2 => IntTupleGroupMap::Two(TupleMap::new()),
+            3 => IntTupleGroupMap::Three(TupleMap::new()),
+            4 => IntTupleGroupMap::Four(TupleMap::new()),
             _ => return None,
         })
     }
@@ -193,6 +187,23 @@ impl IntTupleGroupMap {
 
     pub fn memory_size(&self) -> usize {
         each!(self, m => m.memory_size())
+    }
+
+    /// The groups' keys as key columns (no NULLs, no collation), in group
+    /// id order: what the general table takes them back as.
+    pub fn key_columns(&self) -> Vec<KeyColumn> {
+        let width = match self {
+            IntTupleGroupMap::Two(_) => 2,
+            IntTupleGroupMap::Three(_) => 3,
+            IntTupleGroupMap::Four(_) => 4,
+        };
+        (0..width)
+            .map(|c| KeyColumn {
+                values: KeyValues::Int(self.column(c)),
+                nulls: None,
+                collation: None,
+            })
+            .collect()
     }
 }
 

@@ -183,14 +183,7 @@ impl GroupTable {
                 // A NULL key: the groups so far move to the general table,
                 // in id order so that every group keeps its id.
                 let kept = std::mem::take(&mut self.groups);
-                let old: Vec<KeyColumn> = (0..keys.len())
-                    .map(|c| KeyColumn {
-                        values: KeyValues::Int(m.column(c)),
-                        nulls: None,
-                        collation: None,
-                    })
-                    .collect();
-                let ids = self.hashed_group_ids(&old, kept);
+                let ids = self.hashed_group_ids(&m.key_columns(), kept);
                 debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
             }
         }
@@ -461,14 +454,7 @@ impl GroupTable {
                 self.group_ids(&keys, other.groups)?
             }
             (None, None) if other.tuples.is_some() => {
-                let m = other.tuples.as_ref().expect("checked");
-                let keys: Vec<KeyColumn> = (0..other.types.len())
-                    .map(|c| KeyColumn {
-                        values: KeyValues::Int(m.column(c)),
-                        nulls: None,
-                        collation: None,
-                    })
-                    .collect();
+                let keys = other.tuples.as_ref().expect("checked").key_columns();
                 self.group_ids(&keys, other.groups)?
             }
             (None, None) if other.strs.is_some() => {
