@@ -289,8 +289,8 @@ impl IntGroupMap {
         index + self.keys.capacity() * 8
     }
 
-    #[cfg(test)]
-    fn is_direct(&self) -> bool {
+    /// Whether groups are found by indexing with the key (dense keys).
+    pub fn is_direct(&self) -> bool {
         matches!(self.index, Index::Direct { .. })
     }
 

@@ -20,6 +20,7 @@ use crate::operators::group_concat::{GroupConcatAcc, GroupConcatSpec};
 use super::distinct::{
     distinct_value_bytes, exact_values, string_bytes, tuple_parts, DistinctValue,
 };
+use super::distinct_pairs::{int_values, DistinctPairs};
 use super::first_seen::is_exact;
 use super::first_seen::{Position, UNSEEN};
 use super::kernels::{
@@ -96,6 +97,9 @@ pub(super) enum Acc {
         /// string bytes.
         bytes: usize,
     },
+    /// COUNT(DISTINCT x) of an integer-like `x`: what `Distinct` of COUNT
+    /// becomes at its first batch of such values (see [`DistinctPairs`]).
+    DistinctCount(DistinctPairs),
     GroupConcat(Box<GroupConcatAcc>),
     /// An aggregate of the registry: its own grouped state, told the
     /// table's group count.
@@ -270,6 +274,7 @@ impl Acc {
                 }
             }
             Acc::Distinct { sets, .. } => sets.resize_with(n, HashSet::new),
+            Acc::DistinctCount(p) => p.resize(n),
             Acc::GroupConcat(c) => c.resize(n),
             Acc::Registered { groups, .. } => *groups = n,
         }
@@ -297,7 +302,21 @@ impl Acc {
     ) -> Result<()> {
         let nulls = arg.and_then(valid);
         let is_valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+        if let (Some(a), true) = (arg, self.counts_distinct_nothing_yet()) {
+            if int_values(a).is_some() {
+                let mut pairs = DistinctPairs::default();
+                pairs.resize(self.groups_held());
+                *self = Acc::DistinctCount(pairs);
+            }
+        }
         match self {
+            Acc::DistinctCount(pairs) => {
+                let a = arg
+                    .ok_or_else(|| QuiverError::internal("DISTINCT aggregate without argument"))?;
+                let values = int_values(a)
+                    .ok_or_else(|| QuiverError::internal("COUNT(DISTINCT) values changed type"))?;
+                pairs.insert(ids, &values, is_valid);
+            }
             Acc::GroupConcat(_) => {
                 return Err(QuiverError::internal("GROUP_CONCAT reads its batch"))
             }
@@ -507,10 +526,35 @@ impl Acc {
         Ok(())
     }
 
+    /// A COUNT(DISTINCT) state that has seen no value yet (it may still
+    /// become a `DistinctCount`).
+    fn counts_distinct_nothing_yet(&self) -> bool {
+        matches!(self, Acc::Distinct { func: AggFunc::Count, tuple: None, sets, bytes: 0, .. }
+            if sets.iter().all(HashSet::is_empty))
+    }
+
+    /// Groups a `Distinct` state has room for.
+    fn groups_held(&self) -> usize {
+        match self {
+            Acc::Distinct { sets, .. } => sets.len(),
+            _ => 0,
+        }
+    }
+
     /// Folds `other`'s groups into ours; `ids[k]` is our id of its group k,
     /// `class` the class of its positions (it is of a later partition).
     pub(super) fn merge(&mut self, other: Acc, ids: &[u32], class: Position) -> Result<()> {
+        // A partial table that saw no value keeps the general state.
+        if other.counts_distinct_nothing_yet() && matches!(self, Acc::DistinctCount(_)) {
+            return Ok(());
+        }
+        if matches!(other, Acc::DistinctCount(_)) && self.counts_distinct_nothing_yet() {
+            let mut pairs = DistinctPairs::default();
+            pairs.resize(self.groups_held());
+            *self = Acc::DistinctCount(pairs);
+        }
         match (self, other) {
+            (Acc::DistinctCount(p), Acc::DistinctCount(o)) => p.merge(o, ids),
             (Acc::GroupConcat(c), Acc::GroupConcat(o)) => c.merge(*o, ids, class)?,
             (Acc::Count { counts, .. }, Acc::Count { counts: o, .. }) => {
                 for (k, g) in ids.iter().enumerate() {
@@ -679,12 +723,22 @@ impl Acc {
         Ok(())
     }
 
+    /// Values kept by a DISTINCT aggregate, over all groups.
+    pub(super) fn distinct_entries(&self) -> usize {
+        match self {
+            Acc::Distinct { sets, .. } => sets.iter().map(HashSet::len).sum(),
+            Acc::DistinctCount(p) => p.pairs(),
+            _ => 0,
+        }
+    }
+
     /// Bytes held beyond the fixed per-group slots (DISTINCT sets).
     pub(super) fn held_bytes(&self) -> usize {
         match self {
             Acc::Distinct { sets, bytes, .. } => {
                 bytes + sets.len() * std::mem::size_of::<HashSet<DistinctValue>>()
             }
+            Acc::DistinctCount(p) => p.memory_size(),
             Acc::GroupConcat(c) => c.held_bytes(),
             Acc::Registered { acc, .. } => acc.memory_size(),
             _ => 0,
@@ -887,6 +941,11 @@ impl Acc {
                     .map_err(|e| QuiverError::internal(format!("MIN/MAX of text: {e}")))?;
                 let a: ArrayRef = Arc::new(arrow_array::StringArray::from(vals));
                 cast_array(&a, t)?
+            }
+            Acc::DistinctCount(p) => {
+                let mut counts = p.counts;
+                counts.resize(groups, 0);
+                Arc::new(arrow_array::Int64Array::from(counts))
             }
             Acc::Distinct {
                 func, sets, input, ..

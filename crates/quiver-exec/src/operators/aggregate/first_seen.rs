@@ -8,6 +8,7 @@ use arrow_array::{cast::AsArray, Array, ArrayRef};
 use quiver_collation::Collation;
 use quiver_common::{QuiverError, Result};
 
+use crate::context::ScanPosition;
 use crate::operators::str_group_map::splice;
 
 /// Whether strings equal under `c` are the same bytes.
@@ -62,11 +63,48 @@ pub(super) const UNSEEN: Position = Position::MAX;
 pub(super) const OWN_KEY: u32 = u32::MAX;
 
 impl FirstSeen {
+    /// The position of the first row of the next batch (its class bits
+    /// 0), from where its scan says it is.
+    pub(super) fn batch_position(&mut self, p: Option<ScanPosition>) -> Position {
+        self.batches += 1;
+        let at = match (p, self.scan) {
+            (Some(p), SeenIn::Nothing) => {
+                self.scan = SeenIn::Scan(p.scan);
+                p.morsel
+            }
+            (Some(p), SeenIn::Scan(id)) if p.scan == id => p.morsel,
+            _ => {
+                self.scan = SeenIn::Unknown;
+                self.batches
+            }
+        };
+        at.min(MORSEL_MAX) as Position
+    }
+
     /// Notes the position of the groups a batch at `at` made (ids from
     /// `first.len()` up to `groups`).
     pub(super) fn record(&mut self, groups: usize, at: Position) {
         if self.first.len() < groups {
             self.first.resize(groups, at);
+        }
+    }
+
+    /// Notes the position of the groups a batch made, each at the position
+    /// of the row that made it: row `i` (group `ids[i]`) is at the position
+    /// of the last of `runs` ((first row, position), in row order) that
+    /// starts at or before it. New ids first appear in increasing order.
+    pub(super) fn record_rows(&mut self, ids: &[u32], runs: &[(u32, Position)]) {
+        let mut run = 0;
+        for (i, &g) in ids.iter().enumerate() {
+            let g = g as usize;
+            if g < self.first.len() {
+                continue;
+            }
+            while run + 1 < runs.len() && runs[run + 1].0 as usize <= i {
+                run += 1;
+            }
+            let at = runs.get(run).map_or(0, |r| r.1);
+            self.first.resize(g + 1, at);
         }
     }
 

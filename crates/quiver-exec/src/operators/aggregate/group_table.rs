@@ -22,7 +22,7 @@ use crate::operators::str_group_map::StrGroupMap;
 
 use super::acc::Acc;
 use super::distinct::update_tuples;
-use super::first_seen::{FirstSeen, Position, SeenIn, MORSEL_MAX, OWN_KEY, UNSEEN};
+use super::first_seen::{FirstSeen, Position, OWN_KEY, UNSEEN};
 use super::spec::AggregateSpec;
 
 /// Groups found so far and their accumulators. With exactly one key whose
@@ -96,6 +96,31 @@ impl GroupTable {
             groups,
             accs,
         }
+    }
+
+    /// A table without groups that goes on numbering batches where this
+    /// one was (see [`FirstSeen::batch_position`]).
+    pub(super) fn emptied(&self, types: &[DataType], aggs: &[AggregateSpec]) -> GroupTable {
+        let mut t = GroupTable::tracking(types, aggs, self.seen.on, false);
+        t.seen.scan = self.seen.scan;
+        t.seen.batches = self.seen.batches;
+        t
+    }
+
+    /// Groups so far.
+    pub(super) fn groups(&self) -> usize {
+        self.groups
+    }
+
+    /// Values the DISTINCT aggregates keep, over all groups.
+    pub(super) fn distinct_entries(&self) -> usize {
+        self.accs.iter().map(Acc::distinct_entries).sum()
+    }
+
+    /// Whether the key indexes the groups directly (see `IntGroupMap`):
+    /// in-order probes, whatever the number of groups.
+    pub(super) fn has_direct_index(&self) -> bool {
+        self.ints.as_ref().is_some_and(IntGroupMap::is_direct)
     }
 
     pub(super) fn memory_size(&self) -> usize {
@@ -323,23 +348,10 @@ impl GroupTable {
         self.keys.as_ref().map(|k| k.to_arrays()).transpose()
     }
 
-    /// The position of the first row of the next batch (its class bits
-    /// 0), from where its scan says it is.
+    /// The position of the first row of the next batch (see
+    /// [`FirstSeen::batch_position`]).
     pub(super) fn batch_position(&mut self, p: Option<ScanPosition>) -> Position {
-        let f = &mut self.seen;
-        f.batches += 1;
-        let at = match (p, f.scan) {
-            (Some(p), SeenIn::Nothing) => {
-                f.scan = SeenIn::Scan(p.scan);
-                p.morsel
-            }
-            (Some(p), SeenIn::Scan(id)) if p.scan == id => p.morsel,
-            _ => {
-                f.scan = SeenIn::Unknown;
-                f.batches
-            }
-        };
-        at.min(MORSEL_MAX) as Position
+        self.seen.batch_position(p)
     }
 
     /// Puts the table's positions in `class` (see
@@ -371,13 +383,40 @@ impl GroupTable {
         aggs: &[AggregateSpec],
         at: Position,
     ) -> Result<()> {
+        self.update_with(batch, group, aggs, at, None)
+    }
+
+    /// Adds a batch whose rows are at the positions of `runs` ((first row,
+    /// position) in row order, positions not decreasing), as rows scattered
+    /// into buckets come: accumulators take no positions here.
+    pub(super) fn update_runs(
+        &mut self,
+        batch: &RecordBatch,
+        group: &[PhysicalExpr],
+        aggs: &[AggregateSpec],
+        runs: &[(u32, Position)],
+    ) -> Result<()> {
+        self.update_with(batch, group, aggs, 0, Some(runs))
+    }
+
+    fn update_with(
+        &mut self,
+        batch: &RecordBatch,
+        group: &[PhysicalExpr],
+        aggs: &[AggregateSpec],
+        at: Position,
+        runs: Option<&[(u32, Position)]>,
+    ) -> Result<()> {
         let keys = group
             .iter()
             .map(|g| KeyColumn::collated(&g.evaluate_array(batch)?, g.collation()))
             .collect::<Result<Vec<_>>>()?;
         let ids = self.group_ids(&keys, batch.num_rows())?;
         if self.seen.on {
-            self.seen.record(self.groups, at);
+            match runs {
+                Some(runs) => self.seen.record_rows(&ids, runs),
+                None => self.seen.record(self.groups, at),
+            }
         }
         for (acc, spec) in self.accs.iter_mut().zip(aggs) {
             acc.resize(self.groups);

@@ -5,10 +5,14 @@
 
 mod acc;
 mod distinct;
+mod distinct_pairs;
 mod first_seen;
 mod group_table;
 mod kernels;
 mod min_max_str;
+mod radix;
+#[cfg(test)]
+mod radix_tests;
 mod spec;
 
 use std::sync::Arc;
@@ -30,6 +34,10 @@ use crate::ExecContext;
 use first_seen::is_exact;
 use first_seen::order_classes;
 use group_table::GroupTable;
+pub use radix::Partitioning;
+use radix::{
+    aggregate_buckets, bucket_exprs, scatterable, Decider, Mode, Sample, Scatter, BUCKETS,
+};
 pub use spec::AggregateSpec;
 
 #[derive(Debug)]
@@ -40,6 +48,9 @@ pub struct AggregateExec {
     aggs: Vec<AggregateSpec>,
     schema: SchemaRef,
     text: String,
+    partitioning: Partitioning,
+    /// How the partitions ran, once they have (for EXPLAIN ANALYZE).
+    decider: Decider,
     output: RunOnce,
     metrics: Arc<Metrics>,
 }
@@ -60,9 +71,17 @@ impl AggregateExec {
             aggs,
             schema,
             text,
+            partitioning: Partitioning::default(),
+            decider: Decider::default(),
             output: RunOnce::default(),
             metrics: Default::default(),
         }
+    }
+
+    /// The same aggregate, scattering its rows into buckets as `p` says.
+    pub fn with_partitioning(mut self, p: Partitioning) -> Self {
+        self.partitioning = p;
+        self
     }
 
     fn run(&self, ctx: &Arc<ExecContext>) -> Result<Arc<Vec<RecordBatch>>> {
@@ -76,10 +95,17 @@ impl AggregateExec {
         // GROUP_CONCAT shows rows in input order (or ties of its ORDER BY).
         let ordered = several && self.aggs.iter().any(|a| a.concat.is_some());
         let track = keys || values || ordered;
-        let tables = for_each_partition_positioned(&self.input, ctx, |stream, position| {
+        // Rows scatter into buckets where the order they come in decides
+        // no more than the spelling of keys (see `radix`).
+        let may_scatter =
+            several && !values && !ordered && !self.group.is_empty() && scatterable(&self.aggs);
+        let decider = &self.decider;
+        let parts = for_each_partition_positioned(&self.input, ctx, |stream, position| {
             let mut table = GroupTable::tracking(&self.group_types, &self.aggs, keys, values);
             let mut memory = OwnedReservation::new(ctx);
             let mut reserved = 0;
+            let mut sample = may_scatter.then(Sample::default);
+            let mut scatter: Option<Scatter> = None;
             for batch in stream {
                 let batch = batch?;
                 ctx.check_cancelled()?;
@@ -88,15 +114,75 @@ impl AggregateExec {
                 } else {
                     0
                 };
+                if let Some(s) = &mut scatter {
+                    s.push(&batch, at, &self.group, &self.aggs)?;
+                    if s.bytes() > reserved + (1 << 20) {
+                        memory.grow(s.bytes() - reserved)?;
+                        reserved = s.bytes();
+                    }
+                    continue;
+                }
                 table.update_at(&batch, &self.group, &self.aggs, at)?;
+                if let Some(s) = &mut sample {
+                    // Noted first: the batch is in the sample whatever is decided.
+                    let mine = s.note(&batch, at, &table, &self.partitioning);
+                    let mode = decider
+                        .decided()
+                        .or_else(|| mine.map(|m| decider.decide(m)));
+                    match mode {
+                        Some(Mode::Scattered) => {
+                            scatter = Some(self.scatter_sample(std::mem::take(s))?);
+                            sample = None;
+                            table = table.emptied(&self.group_types, &self.aggs);
+                            continue;
+                        }
+                        Some(Mode::Own) => sample = None,
+                        None => {}
+                    }
+                }
                 let size = table.memory_size();
                 if size > reserved + (1 << 20) {
                     memory.grow(size - reserved)?;
                     reserved = size;
                 }
             }
-            Ok((table, memory))
+            if let Some(s) = &mut scatter {
+                s.finish()?;
+            }
+            // A sample still open (the stream ended first) waits for the
+            // other partitions' decision.
+            Ok((table, scatter, sample, memory))
         })?;
+        if decider.decide(Mode::Own) == Mode::Scattered {
+            let (group, aggs) = bucket_exprs(&self.group, &self.aggs);
+            let classes = keys.then(|| order_classes(parts.iter().map(|(t, ..)| t.seen.scan)));
+            let mut scatters = vec![];
+            let mut keep = vec![];
+            for (_, scatter, sample, m) in parts {
+                scatters.push(match (scatter, sample) {
+                    (Some(s), _) => s,
+                    (None, Some(sample)) => {
+                        let mut s = self.scatter_sample(sample)?;
+                        s.finish()?;
+                        s
+                    }
+                    (None, None) => Scatter::default(),
+                });
+                keep.push(m);
+            }
+            let batches = aggregate_buckets(
+                scatters,
+                classes.as_deref(),
+                &self.group_types,
+                &group,
+                &aggs,
+                &self.schema,
+                ctx,
+            )?;
+            return Ok(Arc::new(batches));
+        }
+        let tables: Vec<(GroupTable, OwnedReservation)> =
+            parts.into_iter().map(|(t, _, _, m)| (t, m)).collect();
         let classes = order_classes(tables.iter().map(|(t, _)| t.seen.scan));
         let mut it = tables.into_iter().zip(classes);
         let ((mut total, _m), class) = it
@@ -111,6 +197,15 @@ impl AggregateExec {
         }
         let batch = total.finish(&self.schema, &self.aggs)?;
         Ok(Arc::new(vec![batch]))
+    }
+
+    /// The sampled batches of a partition, scattered into buckets.
+    fn scatter_sample(&self, sample: Sample) -> Result<Scatter> {
+        let mut s = Scatter::default();
+        for (b, at) in &sample.batches {
+            s.push(b, *at, &self.group, &self.aggs)?;
+        }
+        Ok(s)
     }
 
     /// Whether two rows of one group can show different keys: some key is
@@ -147,7 +242,11 @@ fn is_string_type(t: &DataType) -> bool {
 
 impl ExecutionPlan for AggregateExec {
     fn describe(&self) -> String {
-        format!("HashAggregate {}", self.text)
+        let scattered = match self.decider.decided() {
+            Some(Mode::Scattered) => format!(" scattered={BUCKETS}"),
+            _ => String::new(),
+        };
+        format!("HashAggregate {}{scattered}", self.text)
     }
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
