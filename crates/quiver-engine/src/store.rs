@@ -149,6 +149,9 @@ pub(crate) fn store_cast(
     table: &str,
     misfits: &mut Misfits,
 ) -> Result<ArrayRef> {
+    if let Some(m) = quiver_common::types::member_type(f) {
+        return store_members(a, f, &m, first_row, misfits);
+    }
     if f.data_type() == &DataType::Binary {
         return store_bytes(a, f, first_row, misfits);
     }
@@ -169,6 +172,88 @@ pub(crate) fn store_cast(
         Some(len) => store_chars(&out, f, len, first_row, misfits),
         None => Ok(out),
     }
+}
+
+/// Values stored into an ENUM / SET column as their codes: text names
+/// members (under the column's collation, trailing spaces dropped) or is
+/// read as a number; a number is an ENUM's index or a SET's bitmask. What
+/// names no member is 1265, in strict mode an error, else stored as ''
+/// (a SET: its valid members) with the warning, as MariaDB's.
+fn store_members(
+    a: &ArrayRef,
+    f: &Field,
+    m: &quiver_common::types::MemberType,
+    first_row: usize,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
+    use arrow_array::cast::AsArray;
+    use quiver_exec::expr::members::{code_of_number, code_of_text, MemberCode};
+    if a.data_type() == &DataType::Null {
+        return Ok(arrow_array::new_null_array(f.data_type(), a.len()));
+    }
+    // Codes already (a second pass over stored values): kept where they
+    // name members.
+    if a.data_type() == f.data_type() {
+        let wide = cast_array(a, &DataType::UInt64)?;
+        let wide = wide.as_primitive::<arrow_array::types::UInt64Type>();
+        let valid = |c: u64| match m.kind {
+            quiver_common::types::MemberKind::Enum => c <= m.members.len() as u64,
+            quiver_common::types::MemberKind::Set => {
+                matches!(code_of_number(m, i128::from(c)), MemberCode::Exact(_))
+            }
+        };
+        if wide.iter().flatten().all(valid) {
+            return Ok(a.clone());
+        }
+    }
+    let collation = f
+        .metadata()
+        .get(COLUMN_COLLATION_KEY)
+        .and_then(|n| Collation::from_name(n))
+        .unwrap_or_else(Collation::utf8mb4_bin);
+    let numeric = is_numeric(a.data_type());
+    let (texts, numbers) = if numeric {
+        (None, Some(cast_array(a, &DataType::Float64)?))
+    } else {
+        let text = match a.data_type() {
+            DataType::Binary => a.clone(),
+            _ => cast_array(a, &DataType::Utf8)?,
+        };
+        (Some(text), None)
+    };
+    let mut codes = Vec::with_capacity(a.len());
+    for row in 0..a.len() {
+        if a.is_null(row) {
+            codes.push(None);
+            continue;
+        }
+        let code = match (&texts, &numbers) {
+            (Some(t), _) if t.data_type() == &DataType::Binary => {
+                let v = String::from_utf8_lossy(t.as_binary::<i32>().value(row));
+                code_of_text(m, &v, collation)
+            }
+            (Some(t), _) => code_of_text(m, t.as_string::<i32>().value(row), collation),
+            (_, Some(n)) => {
+                let v = n.as_primitive::<arrow_array::types::Float64Type>().value(row);
+                match v.is_finite() && v.abs() < 1e30 {
+                    true => code_of_number(m, v.trunc() as i128),
+                    false => MemberCode::Invalid(0),
+                }
+            }
+            _ => MemberCode::Invalid(0),
+        };
+        let code = match code {
+            MemberCode::Exact(c) => c,
+            MemberCode::Invalid(c) => {
+                let at = first_row + row + 1;
+                misfits.misfit(at - 1, data_truncated(f, at), data_truncated(f, at))?;
+                c
+            }
+        };
+        codes.push(Some(code));
+    }
+    let codes: ArrayRef = Arc::new(arrow_array::UInt64Array::from(codes));
+    cast_array(&codes, f.data_type())
 }
 
 /// A value stored into a TIME column, as MariaDB stores it: one that is no
