@@ -766,3 +766,50 @@ pub(crate) fn zero_values(f: &Field, rows: usize) -> Result<Option<ArrayRef>> {
         _ => return Ok(None),
     }))
 }
+
+/// The schema a CSV / Parquet file is read in before its rows are stored
+/// into a table of `schema`: ENUM / SET columns as text (their members).
+pub fn file_read_schema(schema: &arrow_schema::SchemaRef) -> arrow_schema::SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match quiver_common::types::member_type(f) {
+            Some(_) => Field::new(f.name(), DataType::Utf8, f.is_nullable()),
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(arrow_schema::Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    ))
+}
+
+/// Batches read from a file in [`file_read_schema`] as batches of the
+/// table's `schema`: member text stored as codes, with strict mode's 1265
+/// for a value that names no member.
+pub fn stored_from_file(
+    schema: &arrow_schema::SchemaRef,
+    batches: Vec<arrow_array::RecordBatch>,
+) -> Result<Vec<arrow_array::RecordBatch>> {
+    let mut first_row = 0;
+    batches
+        .into_iter()
+        .map(|b| {
+            let columns = b
+                .columns()
+                .iter()
+                .zip(schema.fields())
+                .map(|(c, f)| match quiver_common::types::member_type(f) {
+                    Some(m) => store_members(c, f, &m, first_row, &mut Misfits::strict()),
+                    None => Ok(c.clone()),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            first_row += b.num_rows();
+            Ok(arrow_array::RecordBatch::try_new_with_options(
+                schema.clone(),
+                columns,
+                &arrow_array::RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+            )?)
+        })
+        .collect()
+}

@@ -82,3 +82,37 @@ pub(crate) fn code_key(e: Expr) -> Expr {
         None => e,
     }
 }
+
+/// FIND_IN_SET(constant, set_column) as MariaDB computes it: the
+/// constant's position among the SET's members when its bit is set, else
+/// 0 (not its place in the row's text). None for any other call.
+pub(crate) fn find_in_set(args: &[Expr]) -> quiver_common::Result<Option<Expr>> {
+    let [needle, set] = args else {
+        return Ok(None);
+    };
+    let (Some(codes), Some(text), Some(needle)) = (
+        set.member_codes(),
+        set.member_type_text(),
+        needle.as_str_literal(),
+    ) else {
+        return Ok(None);
+    };
+    let Some(m) = MemberType::parse(text).filter(|m| m.kind == MemberKind::Set) else {
+        return Ok(None);
+    };
+    let collation = match set {
+        Expr::Collate { collation, .. } => *collation,
+        _ => quiver_plan::default_collation(),
+    };
+    let codes = super::coerce::cast(codes.clone(), &arrow_schema::DataType::UInt64);
+    let int = |n: u64| Expr::lit(ScalarValue::UInt64(n));
+    let k = match member_positions(&m, needle, collation).first() {
+        Some(&k) if !needle.contains(',') => k as u64,
+        // No member: 0, NULL for a NULL set.
+        _ => return super::coerce::arith(BinaryOp::Mul, codes, int(0)).map(Some),
+    };
+    // (codes DIV 2^k) % 2 * (k + 1)
+    let bit = super::coerce::arith(BinaryOp::IntDiv, codes, int(1 << k))?;
+    let bit = super::coerce::arith(BinaryOp::Mod, bit, int(2))?;
+    super::coerce::arith(BinaryOp::Mul, bit, int(k + 1)).map(Some)
+}
