@@ -293,9 +293,9 @@ impl Session {
                         }
                         // An ENUM / SET read unchanged (or its MIN / MAX)
                         // stays one: stored as its codes.
-                        let members = meta.get(COLUMN_TYPE_KEY).and_then(|c| {
-                            quiver_common::types::MemberType::parse(c)
-                        });
+                        let members = meta
+                            .get(COLUMN_TYPE_KEY)
+                            .and_then(|c| quiver_common::types::MemberType::parse(c));
                         if let Some(m) = members.filter(|_| t == DataType::Utf8) {
                             t = m.code_type();
                         }
@@ -426,7 +426,10 @@ fn default_text(def: &SqlExpr, stored: &ArrayRef, field: &Field) -> Result<Strin
         let text = arrow_array::cast::AsArray::as_string::<i32>(&text);
         return Ok(match text.is_null(0) {
             true => "NULL".to_string(),
-            false => format!("'{}'", text.value(0).replace('\\', "\\\\").replace('\'', "''")),
+            false => format!(
+                "'{}'",
+                text.value(0).replace('\\', "\\\\").replace('\'', "''")
+            ),
         });
     }
     let schema = Arc::new(Schema::new(vec![field.clone().with_nullable(true)]));
@@ -681,7 +684,8 @@ impl Session {
             // Checked now so that a bad DEFAULT is refused at CREATE time.
             let value = self.constant_value(def)?;
             // An ENUM / SET default names members: a number is refused.
-            if quiver_common::types::member_type(&field).is_some() && is_numeric(value.data_type()) {
+            if quiver_common::types::member_type(&field).is_some() && is_numeric(value.data_type())
+            {
                 return Err(QuiverError::new(
                     1067,
                     "42000",

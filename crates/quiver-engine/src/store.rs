@@ -234,7 +234,9 @@ fn store_members(
             }
             (Some(t), _) => code_of_text(m, t.as_string::<i32>().value(row), collation),
             (_, Some(n)) => {
-                let v = n.as_primitive::<arrow_array::types::Float64Type>().value(row);
+                let v = n
+                    .as_primitive::<arrow_array::types::Float64Type>()
+                    .value(row);
                 match v.is_finite() && v.abs() < 1e30 {
                     true => code_of_number(m, v.trunc() as i128),
                     false => MemberCode::Invalid(0),

@@ -59,7 +59,10 @@ impl MemberType {
                 _ => return None,
             }
         }
-        chars.next().is_none().then_some(MemberType { kind, members })
+        chars
+            .next()
+            .is_none()
+            .then_some(MemberType { kind, members })
     }
 
     /// The declared type text, as SHOW COLUMNS prints it.

@@ -297,7 +297,9 @@ pub fn call(
         }
         // Taken before the arguments became arrays.
         ScalarFunc::MemberText => {
-            return Err(QuiverError::internal("MemberText reached the enum's kernels"))
+            return Err(QuiverError::internal(
+                "MemberText reached the enum's kernels",
+            ))
         }
         ScalarFunc::Registered(f) => {
             return Err(QuiverError::internal(format!(

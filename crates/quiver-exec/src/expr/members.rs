@@ -26,7 +26,10 @@ pub(crate) fn member_text(args: Vec<ColumnarValue>, rows: usize) -> Result<Colum
     let m = MemberType::parse(&text)
         .ok_or_else(|| QuiverError::internal(format!("not an ENUM / SET type: {text}")))?;
     let scalar = matches!(codes, ColumnarValue::Scalar(..));
-    let codes = cast_array(&codes.into_array(if scalar { 1 } else { rows })?, &DataType::UInt64)?;
+    let codes = cast_array(
+        &codes.into_array(if scalar { 1 } else { rows })?,
+        &DataType::UInt64,
+    )?;
     let codes = codes.as_primitive::<UInt64Type>();
     let out = text_of_codes(codes, &m);
     Ok(match scalar {
@@ -137,7 +140,11 @@ pub fn code_of_number(m: &MemberType, n: i128) -> MemberCode {
         MemberKind::Enum if (1..=count).contains(&n) => MemberCode::Exact(n as u64),
         MemberKind::Enum => MemberCode::Invalid(0),
         MemberKind::Set => {
-            let all = if count >= 64 { u64::MAX } else { (1u64 << count) - 1 };
+            let all = if count >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << count) - 1
+            };
             match u64::try_from(n) {
                 Ok(b) if b & !all == 0 => MemberCode::Exact(b),
                 Ok(b) => MemberCode::Invalid(b & all),
@@ -175,11 +182,17 @@ mod tests {
         assert_eq!(code_of_text(&m, "3", ci), MemberCode::Exact(3));
         assert_eq!(code_of_text(&m, "4", ci), MemberCode::Invalid(0));
         assert_eq!(code_of_text(&m, "zz", ci), MemberCode::Invalid(0));
-        assert_eq!(code_of_text(&m, "B", Collation::utf8mb4_bin()), MemberCode::Invalid(0));
+        assert_eq!(
+            code_of_text(&m, "B", Collation::utf8mb4_bin()),
+            MemberCode::Invalid(0)
+        );
         let codes = arrow_array::UInt64Array::from(vec![Some(0), Some(3), None, Some(9)]);
         let t = text_of_codes(&codes, &m);
         let t = t.as_string::<i32>();
-        assert_eq!(t.iter().collect::<Vec<_>>(), [Some(""), Some("A"), None, Some("")]);
+        assert_eq!(
+            t.iter().collect::<Vec<_>>(),
+            [Some(""), Some("A"), None, Some("")]
+        );
     }
 
     #[test]

@@ -874,7 +874,9 @@ impl Binder<'_> {
                 .collect();
             for (((_, e), g), text) in outputs.iter_mut().zip(&grouped).zip(&texts) {
                 *e = match text.member_codes() {
-                    Some(codes) => replace_exprs(text, std::slice::from_ref(codes), std::slice::from_ref(g)),
+                    Some(codes) => {
+                        replace_exprs(text, std::slice::from_ref(codes), std::slice::from_ref(g))
+                    }
                     None => g.clone(),
                 };
             }
