@@ -45,15 +45,19 @@ pub fn load(
             None => parquet_schema(file)?,
         };
         bar.set_length(0);
-        let batches = read_parquet(file, &schema, |rows| {
+        // ENUM / SET columns are read as their text, then stored as codes.
+        let batches = read_parquet(file, &quiver_engine::file_read_schema(&schema), |rows| {
             bar.set_message(format!("loading {table}: {rows} rows"))
         })?;
+        let batches = quiver_engine::stored_from_file(&schema, batches)?;
         (schema, batches)
     } else {
         match &existing {
             Some(t) => {
                 let schema = t.schema();
-                let batches = read_csv(file, &schema, &opts, |b| bar.set_position(b))?;
+                let read = quiver_engine::file_read_schema(&schema);
+                let batches = read_csv(file, &read, &opts, |b| bar.set_position(b))?;
+                let batches = quiver_engine::stored_from_file(&schema, batches)?;
                 (schema, batches)
             }
             None => read_csv_inferring(file, &opts, |b| bar.set_position(b))?,

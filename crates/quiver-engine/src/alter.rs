@@ -348,7 +348,8 @@ impl Session {
                 .map(|(at, c)| match c.from {
                     Some(i) if c.convert => {
                         misfits.at_column(at);
-                        converted(b.column(i), &c.field, first_row, &prefix, &mut misfits)
+                        let values = member_values(b.column(i), b.schema().field(i), &c.field)?;
+                        converted(&values, &c.field, first_row, &prefix, &mut misfits)
                     }
                     Some(i) => Ok(b.column(i).clone()),
                     None => self.added_values(&c.field, b.num_rows()),
@@ -523,6 +524,25 @@ impl Session {
         columns.insert(to, moved);
         Ok(())
     }
+}
+
+/// An ENUM / SET column's codes as what they are when the column changes
+/// type: numbers for a numeric column (MariaDB's val_int), else their
+/// text. Other columns' values as they are.
+fn member_values(values: &ArrayRef, old: &Field, new: &Field) -> Result<ArrayRef> {
+    let Some(m) = quiver_common::types::member_type(old) else {
+        return Ok(values.clone());
+    };
+    if quiver_common::types::is_numeric(new.data_type())
+        && quiver_common::types::member_type(new).is_none()
+    {
+        return Ok(values.clone());
+    }
+    let codes = quiver_exec::expr::cast_array(values, &arrow_schema::DataType::UInt64)?;
+    Ok(quiver_exec::expr::members::text_of_codes(
+        arrow_array::cast::AsArray::as_primitive::<arrow_array::types::UInt64Type>(&codes),
+        &m,
+    ))
 }
 
 /// A column's values stored anew in `field`, with INSERT's conversions and

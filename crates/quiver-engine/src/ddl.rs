@@ -291,6 +291,14 @@ impl Session {
                             t = DataType::Int32;
                             meta.insert(COLUMN_TYPE_KEY.to_string(), "int(1)".to_string());
                         }
+                        // An ENUM / SET read unchanged (or its MIN / MAX)
+                        // stays one: stored as its codes.
+                        let members = meta
+                            .get(COLUMN_TYPE_KEY)
+                            .and_then(|c| quiver_common::types::MemberType::parse(c));
+                        if let Some(m) = members.filter(|_| t == DataType::Utf8) {
+                            t = m.code_type();
+                        }
                         Field::new(f.name(), t, nullable).with_metadata(meta)
                     })
                     .collect::<Vec<_>>(),
@@ -304,6 +312,10 @@ impl Session {
                         .zip(schema.fields())
                         .map(|(c, f)| match c.data_type() == f.data_type() {
                             true => Ok(c.clone()),
+                            // Member text back to its codes ('' is 0).
+                            false if quiver_common::types::member_type(f).is_some() => {
+                                store_cast(c, f, 0, "", &mut Misfits::new(false))
+                            }
                             false => cast_array(c, f.data_type()),
                         })
                         .collect::<Result<Vec<_>>>()?;
@@ -403,6 +415,22 @@ fn default_text(def: &SqlExpr, stored: &ArrayRef, field: &Field) -> Result<Strin
     };
     if !constant || field.data_type() == &DataType::Binary {
         return Ok(def.to_string());
+    }
+    // An ENUM / SET default is its member text.
+    if let Some(m) = quiver_common::types::member_type(field) {
+        let codes = quiver_exec::expr::cast_array(stored, &DataType::UInt64)?;
+        let text = quiver_exec::expr::members::text_of_codes(
+            arrow_array::cast::AsArray::as_primitive::<arrow_array::types::UInt64Type>(&codes),
+            &m,
+        );
+        let text = arrow_array::cast::AsArray::as_string::<i32>(&text);
+        return Ok(match text.is_null(0) {
+            true => "NULL".to_string(),
+            false => format!(
+                "'{}'",
+                text.value(0).replace('\\', "\\\\").replace('\'', "''")
+            ),
+        });
     }
     let schema = Arc::new(Schema::new(vec![field.clone().with_nullable(true)]));
     let batch = RecordBatch::try_new(schema, vec![stored.clone()])?;
@@ -610,6 +638,28 @@ impl Session {
             }
             meta.insert(COLUMN_TYPE_KEY.to_string(), "longtext".to_string());
         }
+        if let Some(m) = quiver_sql::member_type(&c.data_type)? {
+            // Members are matched under the column's collation: two equal
+            // under it are one (MariaDB's 1291).
+            let coll = column_collation(c, table_collation)?;
+            for (k, a) in m.members.iter().enumerate() {
+                if let Some(b) = m.members[..k]
+                    .iter()
+                    .find(|b| coll.eq(b.as_bytes(), a.as_bytes()))
+                {
+                    let what = match m.kind {
+                        quiver_common::types::MemberKind::Enum => "ENUM",
+                        quiver_common::types::MemberKind::Set => "SET",
+                    };
+                    return Err(QuiverError::new(
+                        1291,
+                        "HY000",
+                        format!("Column '{n}' has duplicated value '{b}' in {what}"),
+                    ));
+                }
+            }
+            meta.insert(COLUMN_COLLATION_KEY.to_string(), coll.name().to_string());
+        }
         if t == DataType::Utf8 {
             let default = match json {
                 true => Collation::utf8mb4_bin(),
@@ -633,6 +683,15 @@ impl Session {
         }) {
             // Checked now so that a bad DEFAULT is refused at CREATE time.
             let value = self.constant_value(def)?;
+            // An ENUM / SET default names members: a number is refused.
+            if quiver_common::types::member_type(&field).is_some() && is_numeric(value.data_type())
+            {
+                return Err(QuiverError::new(
+                    1067,
+                    "42000",
+                    format!("Invalid default value for '{}'", c.name.value),
+                ));
+            }
             let mut strict = Misfits::strict();
             let stored = store_cast(&value, &field, 0, "", &mut strict).map_err(|_| {
                 QuiverError::new(

@@ -63,6 +63,15 @@ impl Session {
             if f.is_nullable() {
                 return Ok(arrow_array::new_null_array(f.data_type(), rows));
             }
+            // A NOT NULL ENUM without DEFAULT takes its first member (MariaDB).
+            if let Some(quiver_common::types::MemberType {
+                kind: quiver_common::types::MemberKind::Enum,
+                ..
+            }) = quiver_common::types::member_type(f)
+            {
+                let one: ArrayRef = Arc::new(arrow_array::UInt64Array::from(vec![1u64; rows]));
+                return quiver_exec::expr::cast_array(&one, f.data_type());
+            }
             return Err(QuiverError::new(
                 1364,
                 "HY000",
@@ -551,6 +560,10 @@ fn as_table_columns(
             let c = text_as_bytes(c, from, to);
             match c.data_type() == to.data_type() {
                 true => Ok(c),
+                // ENUM / SET text back to the codes it was read from.
+                false if quiver_common::types::member_type(to).is_some() => {
+                    store_cast(&c, to, 0, "", &mut Misfits::new(false))
+                }
                 false => cast_array(&c, to.data_type()),
             }
         })

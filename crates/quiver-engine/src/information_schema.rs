@@ -789,7 +789,12 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         .unwrap_or("")
         .to_string();
     // Binary strings have no charset or collation (NULL, as MariaDB shows).
-    let is_text = quiver_common::types::is_text(f.data_type());
+    let members = quiver_common::types::member_type(f);
+    if members.is_some() {
+        // Codes, not a number: ENUM / SET read as text.
+        numeric_type = DataType::Utf8;
+    }
+    let is_text = quiver_common::types::is_text(f.data_type()) || members.is_some();
     let collation = is_text.then(|| {
         f.metadata()
             .get(COLUMN_COLLATION_KEY)
@@ -816,6 +821,7 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         name: f.name().clone(),
         char_length: CharLength::of(&column_type)
             .map(|l| l.max_chars())
+            .or_else(|| members.as_ref().map(|m| m.max_chars()))
             .or_else(|| binary_length(&column_type))
             .or_else(|| text_length(&column_type)),
         column_type,

@@ -149,6 +149,9 @@ pub(crate) fn store_cast(
     table: &str,
     misfits: &mut Misfits,
 ) -> Result<ArrayRef> {
+    if let Some(m) = quiver_common::types::member_type(f) {
+        return store_members(a, f, &m, first_row, misfits);
+    }
     if f.data_type() == &DataType::Binary {
         return store_bytes(a, f, first_row, misfits);
     }
@@ -169,6 +172,90 @@ pub(crate) fn store_cast(
         Some(len) => store_chars(&out, f, len, first_row, misfits),
         None => Ok(out),
     }
+}
+
+/// Values stored into an ENUM / SET column as their codes: text names
+/// members (under the column's collation, trailing spaces dropped) or is
+/// read as a number; a number is an ENUM's index or a SET's bitmask. What
+/// names no member is 1265, in strict mode an error, else stored as ''
+/// (a SET: its valid members) with the warning, as MariaDB's.
+fn store_members(
+    a: &ArrayRef,
+    f: &Field,
+    m: &quiver_common::types::MemberType,
+    first_row: usize,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
+    use arrow_array::cast::AsArray;
+    use quiver_exec::expr::members::{code_of_number, code_of_text, MemberCode};
+    if a.data_type() == &DataType::Null {
+        return Ok(arrow_array::new_null_array(f.data_type(), a.len()));
+    }
+    // Codes already (a second pass over stored values): kept where they
+    // name members.
+    if a.data_type() == f.data_type() {
+        let wide = cast_array(a, &DataType::UInt64)?;
+        let wide = wide.as_primitive::<arrow_array::types::UInt64Type>();
+        let valid = |c: u64| match m.kind {
+            quiver_common::types::MemberKind::Enum => c <= m.members.len() as u64,
+            quiver_common::types::MemberKind::Set => {
+                matches!(code_of_number(m, i128::from(c)), MemberCode::Exact(_))
+            }
+        };
+        if wide.iter().flatten().all(valid) {
+            return Ok(a.clone());
+        }
+    }
+    let collation = f
+        .metadata()
+        .get(COLUMN_COLLATION_KEY)
+        .and_then(|n| Collation::from_name(n))
+        .unwrap_or_else(Collation::utf8mb4_bin);
+    let numeric = is_numeric(a.data_type());
+    let (texts, numbers) = if numeric {
+        (None, Some(cast_array(a, &DataType::Float64)?))
+    } else {
+        let text = match a.data_type() {
+            DataType::Binary => a.clone(),
+            _ => cast_array(a, &DataType::Utf8)?,
+        };
+        (Some(text), None)
+    };
+    let mut codes = Vec::with_capacity(a.len());
+    for row in 0..a.len() {
+        if a.is_null(row) {
+            codes.push(None);
+            continue;
+        }
+        let code = match (&texts, &numbers) {
+            (Some(t), _) if t.data_type() == &DataType::Binary => {
+                let v = String::from_utf8_lossy(t.as_binary::<i32>().value(row));
+                code_of_text(m, &v, collation)
+            }
+            (Some(t), _) => code_of_text(m, t.as_string::<i32>().value(row), collation),
+            (_, Some(n)) => {
+                let v = n
+                    .as_primitive::<arrow_array::types::Float64Type>()
+                    .value(row);
+                match v.is_finite() && v.abs() < 1e30 {
+                    true => code_of_number(m, v.trunc() as i128),
+                    false => MemberCode::Invalid(0),
+                }
+            }
+            _ => MemberCode::Invalid(0),
+        };
+        let code = match code {
+            MemberCode::Exact(c) => c,
+            MemberCode::Invalid(c) => {
+                let at = first_row + row + 1;
+                misfits.misfit(at - 1, data_truncated(f, at), data_truncated(f, at))?;
+                c
+            }
+        };
+        codes.push(Some(code));
+    }
+    let codes: ArrayRef = Arc::new(arrow_array::UInt64Array::from(codes));
+    cast_array(&codes, f.data_type())
 }
 
 /// A value stored into a TIME column, as MariaDB stores it: one that is no
@@ -680,4 +767,51 @@ pub(crate) fn zero_values(f: &Field, rows: usize) -> Result<Option<ArrayRef>> {
         )?,
         _ => return Ok(None),
     }))
+}
+
+/// The schema a CSV / Parquet file is read in before its rows are stored
+/// into a table of `schema`: ENUM / SET columns as text (their members).
+pub fn file_read_schema(schema: &arrow_schema::SchemaRef) -> arrow_schema::SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match quiver_common::types::member_type(f) {
+            Some(_) => Field::new(f.name(), DataType::Utf8, f.is_nullable()),
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(arrow_schema::Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    ))
+}
+
+/// Batches read from a file in [`file_read_schema`] as batches of the
+/// table's `schema`: member text stored as codes, with strict mode's 1265
+/// for a value that names no member.
+pub fn stored_from_file(
+    schema: &arrow_schema::SchemaRef,
+    batches: Vec<arrow_array::RecordBatch>,
+) -> Result<Vec<arrow_array::RecordBatch>> {
+    let mut first_row = 0;
+    batches
+        .into_iter()
+        .map(|b| {
+            let columns = b
+                .columns()
+                .iter()
+                .zip(schema.fields())
+                .map(|(c, f)| match quiver_common::types::member_type(f) {
+                    Some(m) => store_members(c, f, &m, first_row, &mut Misfits::strict()),
+                    None => Ok(c.clone()),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            first_row += b.num_rows();
+            Ok(arrow_array::RecordBatch::try_new_with_options(
+                schema.clone(),
+                columns,
+                &arrow_array::RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+            )?)
+        })
+        .collect()
 }

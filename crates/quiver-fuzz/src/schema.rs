@@ -154,6 +154,16 @@ const TYPES: &[ColumnType] = &[
         ],
     },
     ColumnType {
+        sql: "ENUM('b','a','C','') COLLATE utf8mb4_general_ci",
+        kind: Kind::Text,
+        values: &["'a'", "'B'", "'c'", "''", "'A '", "1"],
+    },
+    ColumnType {
+        sql: "SET('x','y','z') COLLATE utf8mb4_bin",
+        kind: Kind::Text,
+        values: &["''", "'x'", "'y,x'", "'z,y,x'", "'z'", "3"],
+    },
+    ColumnType {
         sql: "DATE",
         kind: Kind::Date,
         values: &[

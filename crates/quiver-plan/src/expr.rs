@@ -216,6 +216,11 @@ pub enum ScalarFunc {
     /// table: division by zero is error 1365 (MySQL's strict mode with
     /// ERROR_FOR_DIVISION_BY_ZERO) instead of NULL.
     StrictDivision(BinaryOp),
+    /// The text of an ENUM / SET column's codes: args [codes, the column's
+    /// declared type text (`enum('a','b')`) as a literal]. A column reference
+    /// is bound as this; numeric contexts, ORDER BY and GROUP BY read the
+    /// codes underneath ([`Expr::member_codes`]).
+    MemberText,
     /// A function of the registry ([`crate::function`]): its type rule and
     /// kernel are the object's.
     Registered(crate::function::FunctionRef),
@@ -316,6 +321,36 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// The codes under an ENUM / SET column's text (`MemberText`, bare or
+    /// under its collation), None for any other expression.
+    pub fn member_codes(&self) -> Option<&Expr> {
+        match self {
+            Expr::Collate { expr, .. } => expr.member_codes(),
+            Expr::Function {
+                func: ScalarFunc::MemberText,
+                args,
+                ..
+            } => args.first(),
+            _ => None,
+        }
+    }
+
+    /// The declared type text of an ENUM / SET column's text expression.
+    pub fn member_type_text(&self) -> Option<&str> {
+        match self {
+            Expr::Collate { expr, .. } => expr.member_type_text(),
+            Expr::Function {
+                func: ScalarFunc::MemberText,
+                args,
+                ..
+            } => match args.get(1) {
+                Some(Expr::Literal(ScalarValue::Utf8(t), _)) => Some(t),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub fn col(id: ColumnId, t: DataType) -> Expr {
         Expr::Column(id, t)
     }

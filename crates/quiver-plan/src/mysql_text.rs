@@ -41,6 +41,10 @@ fn precedence(e: &Expr) -> u8 {
             args,
             ..
         } if args.len() == 1 => precedence(&args[0]),
+        Expr::Function {
+            func: ScalarFunc::MemberText,
+            ..
+        } => 90,
         _ => 90,
     }
 }
@@ -102,7 +106,10 @@ fn function_name(f: ScalarFunc) -> &'static str {
         ScalarFunc::TimestampDiff(_) => "timestampdiff",
         ScalarFunc::ToCharset(_) => "convert",
         ScalarFunc::Registered(f) => f.get().name(),
-        ScalarFunc::DeclaredScale | ScalarFunc::SqlCast | ScalarFunc::StrictDivision(_) => "",
+        ScalarFunc::DeclaredScale
+        | ScalarFunc::SqlCast
+        | ScalarFunc::StrictDivision(_)
+        | ScalarFunc::MemberText => "",
     }
 }
 
@@ -141,6 +148,12 @@ impl Printer<'_> {
                 args,
                 ..
             } if args.len() == 2 => self.infix(e, &args[0], op.symbol(), &args[1], out),
+            // An ENUM / SET column prints as the column.
+            Expr::Function {
+                func: ScalarFunc::MemberText,
+                args,
+                ..
+            } if !args.is_empty() => self.print(&args[0], out),
             // Operators of the registry (`|`, `~`): written as operators.
             Expr::Function {
                 func: ScalarFunc::Registered(f),

@@ -51,6 +51,8 @@ pub mod flag {
     pub const BLOB: u16 = 16;
     pub const UNSIGNED: u16 = 32;
     pub const BINARY: u16 = 128;
+    pub const ENUM: u16 = 256;
+    pub const SET: u16 = 2048;
     pub const NO_DEFAULT_VALUE: u16 = 4096;
 }
 
@@ -194,7 +196,18 @@ pub fn column_meta(f: &Field, schema: &str, table: &str, results: Option<Collati
                     .get(COLUMN_DISPLAY_LENGTH_KEY)
                     .and_then(|n| n.parse::<u64>().ok()),
             };
+            let members = declared.and_then(quiver_common::types::MemberType::parse);
             let (ty, length, flags) = match (declared.and_then(DeclaredString::of), fixed) {
+                // ENUM / SET: a STRING flagged as MariaDB sends it.
+                _ if members.is_some() => {
+                    let m = members.as_ref().expect("matched above");
+                    let chars = u32::try_from(m.max_chars()).unwrap_or(u32::MAX);
+                    let kind = match m.kind {
+                        quiver_common::types::MemberKind::Enum => flag::ENUM,
+                        quiver_common::types::MemberKind::Set => flag::SET,
+                    };
+                    (ty::STRING, chars.saturating_mul(per_char), kind)
+                }
                 (Some(DeclaredString::Char(n)), _) => (ty::STRING, n.saturating_mul(per_char), 0),
                 (Some(DeclaredString::Varchar(n)), _) => {
                     (ty::VAR_STRING, n.saturating_mul(per_char), 0)

@@ -28,7 +28,9 @@ pub use parser::{
 pub use script::{placeholders, split_statements};
 pub use source::SqlSource;
 pub use sqlparser;
-pub use types::{binary_column_type, cast_type, check_fsp, column_type_text, sql_type};
+pub use types::{
+    binary_column_type, cast_type, check_fsp, column_type_text, member_type, sql_type,
+};
 
 /// Wraps a view's query so that its output columns get the names of a
 /// `CREATE VIEW v (a, b, ...)` column list: `WITH v (a, b) AS (query) SELECT * FROM v`.

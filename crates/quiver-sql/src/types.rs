@@ -1,7 +1,10 @@
 //! SQL column types (CREATE TABLE, CAST) mapped to Arrow types.
 
 use arrow_schema::DataType;
-use quiver_common::types::{MAX_DECIMAL_PRECISION, MAX_DECIMAL_SCALE, MAX_FSP};
+use quiver_common::types::{
+    MemberKind, MemberType, MAX_DECIMAL_PRECISION, MAX_DECIMAL_SCALE, MAX_ENUM_MEMBERS, MAX_FSP,
+    MAX_SET_MEMBERS,
+};
 use quiver_common::{QuiverError, Result};
 use sqlparser::ast::{DataType as SqlType, ExactNumberInfo};
 
@@ -70,6 +73,10 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         | T::Bytea => DataType::Binary,
         // MySQL: BOOLEAN is TINYINT(1); it stores any small integer.
         T::Boolean | T::Bool => DataType::Int8,
+        T::Enum(..) | T::Set(_) => match member_type(dt)? {
+            Some(m) => m.code_type(),
+            None => return Err(QuiverError::not_supported(format!("data type {dt}"))),
+        },
         other => return Err(QuiverError::not_supported(format!("data type {other}"))),
     })
 }
@@ -113,7 +120,56 @@ pub fn cast_type(dt: &SqlType) -> Result<DataType> {
     {
         check_decimal_precision(*p)?;
     }
+    if matches!(dt, T::Enum(..) | T::Set(_)) {
+        return Err(QuiverError::syntax_msg(format!(
+            "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{dt}'"
+        )));
+    }
     sql_type(dt)
+}
+
+/// The members of an ENUM / SET column type as MariaDB keeps them
+/// (trailing spaces removed); None for other types. ClickHouse's
+/// `ENUM8` / `'a' = 1` forms are not MySQL's.
+pub fn member_type(dt: &SqlType) -> Result<Option<MemberType>> {
+    use sqlparser::ast::EnumMember;
+    let (kind, names): (MemberKind, Vec<&String>) = match dt {
+        SqlType::Enum(members, None) => {
+            let names = members
+                .iter()
+                .map(|m| match m {
+                    EnumMember::Name(n) => Ok(n),
+                    EnumMember::NamedValue(..) => {
+                        Err(QuiverError::not_supported(format!("data type {dt}")))
+                    }
+                })
+                .collect::<Result<_>>()?;
+            (MemberKind::Enum, names)
+        }
+        SqlType::Set(members) => (MemberKind::Set, members.iter().collect()),
+        SqlType::Enum(..) => return Err(QuiverError::not_supported(format!("data type {dt}"))),
+        _ => return Ok(None),
+    };
+    let members: Vec<String> = names
+        .into_iter()
+        .map(|n| n.trim_end_matches(' ').to_string())
+        .collect();
+    let limit = match kind {
+        MemberKind::Enum => MAX_ENUM_MEMBERS,
+        MemberKind::Set => MAX_SET_MEMBERS,
+    };
+    if members.len() > limit {
+        let what = match kind {
+            MemberKind::Enum => "ENUM",
+            MemberKind::Set => "SET",
+        };
+        return Err(QuiverError::new(
+            1097,
+            "HY000",
+            format!("Too many strings for column and {what}"),
+        ));
+    }
+    Ok(Some(MemberType { kind, members }))
 }
 
 /// The declared type as SHOW COLUMNS prints it, for the types whose Arrow
@@ -164,6 +220,7 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         T::Timestamp(..) => Some("timestamp".into()),
         T::MediumInt(_) => Some("mediumint".into()),
         T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),
+        T::Enum(..) | T::Set(_) => member_type(dt).ok().flatten().map(|m| m.text()),
         _ => None,
     }
 }

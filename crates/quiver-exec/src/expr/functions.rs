@@ -79,6 +79,10 @@ pub fn call(
         };
         return f.invoke(&args, &call);
     }
+    if func == ScalarFunc::MemberText {
+        // The type text stays one scalar, parsed once per batch.
+        return super::members::member_text(args, rows);
+    }
     let all_scalar = args.iter().all(|a| matches!(a, ColumnarValue::Scalar(..)));
     let n = if all_scalar { 1 } else { rows };
     let arrays: Vec<ArrayRef> = args
@@ -292,6 +296,11 @@ pub fn call(
             super::arith::strict_division(op, arg(0)?.clone(), arg(1)?.clone(), t, n)?
         }
         // Taken before the arguments became arrays.
+        ScalarFunc::MemberText => {
+            return Err(QuiverError::internal(
+                "MemberText reached the enum's kernels",
+            ))
+        }
         ScalarFunc::Registered(f) => {
             return Err(QuiverError::internal(format!(
                 "{f:?} reached the enum's kernels"

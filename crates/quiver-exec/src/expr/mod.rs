@@ -11,6 +11,7 @@ mod for_rows;
 mod functions;
 mod like;
 mod logic;
+pub mod members;
 mod string_build;
 pub mod time_cast;
 mod value;

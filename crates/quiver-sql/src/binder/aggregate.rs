@@ -113,7 +113,9 @@ impl Binder<'_> {
         let (arg, arg_declared) = super::coerce::declared_parts(exprs.pop().expect("one"));
         Ok(match name {
             "sum" | "avg" => {
-                // SUM / AVG read strings as doubles and booleans and dates as numbers.
+                // SUM / AVG read strings as doubles and booleans and dates
+                // as numbers; an ENUM / SET its codes.
+                let arg = super::members::code_key(arg);
                 let arg = match arg.data_type() {
                     t if is_string(&t) => cast(arg, &DataType::Float64),
                     DataType::Boolean | DataType::Date32 | DataType::Null => {

@@ -253,6 +253,10 @@ pub(crate) fn cast(e: Expr, to: &DataType) -> Expr {
     if &from == to {
         return e;
     }
+    // An ENUM / SET read as a number is its code (MariaDB's val_int).
+    if let (Some(codes), true) = (e.member_codes(), quiver_common::types::is_numeric(to)) {
+        return cast(codes.clone(), to);
+    }
     if let Some(n) = hex_number(&e).filter(|_| !is_string(to)) {
         return cast(Expr::lit(ScalarValue::UInt64(n)), to);
     }
@@ -327,6 +331,9 @@ pub(crate) fn sql_cast(e: Expr, to: &DataType) -> Expr {
     let from = e.data_type();
     if &from == to {
         return e;
+    }
+    if let (Some(codes), true) = (e.member_codes(), quiver_common::types::is_numeric(to)) {
+        return sql_cast(codes.clone(), to);
     }
     if let Some(n) = hex_number(&e).filter(|_| !is_string(to)) {
         return sql_cast(Expr::lit(ScalarValue::UInt64(n)), to);
@@ -410,6 +417,9 @@ fn test(op: BinaryOp, o: Ordering) -> bool {
 /// and dates as their YYYYMMDD number, datetimes as YYYYMMDDhhmmss[.f], as
 /// MySQL does.
 fn numeric_operand(e: Expr) -> Result<Expr> {
+    if let Some(codes) = e.member_codes() {
+        return Ok(codes.clone());
+    }
     let t = e.data_type();
     Ok(match t {
         t if is_string(&t) => cast(e, &DataType::Float64),

@@ -101,6 +101,11 @@ impl Binder<'_> {
             // A column keeps its own type, TEXT included.
             Expr::Column(id, _) => self.declared.get(id).cloned(),
             Expr::Collate { expr, .. } => self.declared_type(expr),
+            // An ENUM / SET column read unchanged keeps its type.
+            Expr::Function {
+                func: ScalarFunc::MemberText,
+                ..
+            } => e.member_type_text().map(Arc::from),
             Expr::Function {
                 func: ScalarFunc::Registered(f),
                 ..
@@ -298,6 +303,10 @@ impl Binder<'_> {
 
     fn declared_string(&self, e: &Expr) -> Option<Declared> {
         let varchar = Declared::Varchar;
+        if let Some(t) = e.member_type_text() {
+            let m = quiver_common::types::MemberType::parse(t)?;
+            return Some(varchar(m.max_chars() as u64));
+        }
         match e {
             Expr::Column(id, _) => Declared::parse(self.declared.get(id)?),
             Expr::Collate { expr, .. } => self.declared_string(expr),

@@ -640,6 +640,7 @@ impl Binder<'_> {
         let l = self.expr(left, ctx)?;
         let r = self.expr(right, ctx)?;
         if let Some(cmp) = cmp {
+            let (l, r) = super::members::compare_operands(cmp, l, r);
             return compare(cmp, l, r);
         }
         Ok(match op {

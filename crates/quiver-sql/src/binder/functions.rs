@@ -306,6 +306,11 @@ impl Binder<'_> {
                 return Ok(Expr::lit(ScalarValue::Int64(now)));
             }
         }
+        if name == "find_in_set" {
+            if let Some(e) = super::members::find_in_set(&args)? {
+                return Ok(e);
+            }
+        }
         if let Some(f) = self.catalog.functions().scalar(&name) {
             return super::registry::call(f, &name, args);
         }

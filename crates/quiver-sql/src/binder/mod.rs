@@ -20,6 +20,7 @@ mod expr;
 mod from;
 mod functions;
 mod group_concat;
+mod members;
 mod order;
 mod percentile;
 mod query;
@@ -495,6 +496,8 @@ impl<'a> Binder<'a> {
             Expr::Collate { expr, .. } => expr.as_ref(),
             e => e,
         };
+        // An ENUM / SET column's text is the column too.
+        let bare = bare.member_codes().unwrap_or(bare);
         // CAST(v AS CHAR) of a string column is a computed string, as in MariaDB.
         let cast = self.char_casts.contains(e);
         if let (Expr::Column(id, _), false) = (bare, cast) {
@@ -741,7 +744,7 @@ pub(crate) fn nullable(e: &Expr, input: &[ColumnInfo]) -> bool {
         } => false,
         // NULL exactly when an argument is.
         Expr::Function {
-            func: ScalarFunc::Greatest | ScalarFunc::Least,
+            func: ScalarFunc::Greatest | ScalarFunc::Least | ScalarFunc::MemberText,
             args,
             ..
         } => args.iter().any(|a| nullable(a, input)),

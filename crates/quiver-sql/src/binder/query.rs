@@ -567,6 +567,8 @@ impl Binder<'_> {
                 }
                 e => self.expr(e, &ctx)?,
             };
+            // An ENUM / SET sorts by its code.
+            let expr = super::members::code_key(expr);
             // A constant does not order anything.
             if !matches!(expr, Expr::Literal(..)) {
                 keys.push(SortExpr {
@@ -632,9 +634,10 @@ impl Binder<'_> {
         }
         let (group_exprs, mut group_names) = self.group_by(group_asts, &scope, &items)?;
         // Group keys carry their collation (rows equal under it are one group).
+        // ENUM / SET keys group by their codes.
         let mut group_exprs: Vec<Expr> = group_exprs
             .into_iter()
-            .map(super::collation::collated)
+            .map(|e| super::collation::collated(super::members::code_key(e)))
             .collect();
         let mut having = match &s.having {
             Some(h) => {
@@ -818,6 +821,12 @@ impl Binder<'_> {
             // use what is selected.
             let below = plan_ids(&plan);
             let schema = plan.schema();
+            // ENUM / SET outputs are made distinct as their codes, their
+            // text put back above.
+            let texts: Vec<Expr> = outputs.iter().map(|(_, e)| e.clone()).collect();
+            for (_, e) in outputs.iter_mut() {
+                *e = super::members::code_key(e.clone());
+            }
             let proj: Vec<(ColumnInfo, Expr)> = outputs
                 .iter()
                 .map(|(n, e)| {
@@ -863,8 +872,13 @@ impl Binder<'_> {
                 .iter()
                 .map(|p| replace_exprs(p, &to, &grouped))
                 .collect();
-            for ((_, e), g) in outputs.iter_mut().zip(&grouped) {
-                *e = g.clone();
+            for (((_, e), g), text) in outputs.iter_mut().zip(&grouped).zip(&texts) {
+                *e = match text.member_codes() {
+                    Some(codes) => {
+                        replace_exprs(text, std::slice::from_ref(codes), std::slice::from_ref(g))
+                    }
+                    None => g.clone(),
+                };
             }
             plan = distinct_plan;
         }

@@ -19,6 +19,9 @@ pub(crate) struct ScopeColumn {
     /// The right-hand copy of a USING / NATURAL join column: only reachable qualified,
     /// and not part of `SELECT *`.
     pub merged_away: bool,
+    /// An ENUM / SET column's declared type text: the column holds codes,
+    /// its references read as their text ([`ScopeColumn::expr`]).
+    pub member_type: Option<std::sync::Arc<str>>,
 }
 
 impl ScopeColumn {
@@ -32,12 +35,40 @@ impl ScopeColumn {
             collation: c.collation,
             coercibility: c.coercibility,
             merged_away: false,
+            member_type: c.column_type.clone().filter(|t| {
+                c.data_type.is_unsigned_integer()
+                    && quiver_common::types::MemberType::parse(t).is_some()
+            }),
         }
     }
 
-    /// A reference to the column, under its collation and coercibility.
+    /// A reference to the column, under its collation and coercibility (an
+    /// ENUM / SET column's: the text of its codes).
     pub fn expr(&self) -> Expr {
-        quiver_plan::column_ref(self.id, &self.data_type, self.collation, self.coercibility)
+        let Some(t) = &self.member_type else {
+            return quiver_plan::column_ref(
+                self.id,
+                &self.data_type,
+                self.collation,
+                self.coercibility,
+            );
+        };
+        let text = Expr::Function {
+            func: quiver_plan::ScalarFunc::MemberText,
+            args: vec![
+                Expr::Column(self.id, self.data_type.clone()),
+                Expr::lit(quiver_common::ScalarValue::Utf8(t.to_string())),
+            ],
+            data_type: DataType::Utf8,
+        };
+        match self.collation {
+            Some(c) => text.with_collation(
+                c,
+                self.coercibility
+                    .unwrap_or(quiver_plan::Coercibility::Implicit),
+            ),
+            None => text,
+        }
     }
 
     /// `t.c` as MySQL prints it in messages.
