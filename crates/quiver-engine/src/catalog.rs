@@ -20,6 +20,9 @@ use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, SpaceEnds, TableSourc
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
+mod commit;
+pub(crate) use commit::{deadlock, TableWrite};
+
 use crate::folder_names::{
     check_database_name, check_new_name, file_name, name_of_file, remove_schema_leftovers,
     write_db_opt, DB_OPT,
@@ -59,6 +62,9 @@ pub struct Table {
     /// is then one past the column's largest). Written with every
     /// generation, so it switches with the rows it numbered.
     auto_increment: AtomicU64,
+    /// How many times the contents were replaced: a transaction that
+    /// started from this table conflicts when it moved (`commit.rs`).
+    version: AtomicU64,
 }
 
 /// What of a table is in memory.
@@ -340,6 +346,7 @@ impl Table {
         *self.stored.write().expect("table lock") = stored;
         *self.rows.write().expect("table lock") = rows;
         *self.distinct.write().expect("table lock") = distinct;
+        self.version.fetch_add(1, Ordering::Release);
         self.generation.fetch_add(1, Ordering::Release);
         Ok(())
     }
@@ -386,6 +393,8 @@ pub struct Database {
     /// Moves on whenever a table or view is created, dropped or rewritten,
     /// so that a plan made before (a session's plan cache) is known stale.
     generation: Arc<AtomicU64>,
+    /// COMMITs that published tables (see [`Database::commits`]).
+    commits: AtomicU64,
     /// Writers of a database folder, across processes and threads.
     writer: Option<Writer>,
     /// What all queries over the database and the table pages read into
@@ -475,6 +484,24 @@ type Scanned = (
     BTreeMap<Qualified, (String, PathBuf, QuiverError)>,
 );
 
+/// [`scan`] until no write ended while it read (the writers' counter, which
+/// a multi-table commit also moves before it removes its record, is the
+/// same before and after): a reader never takes half of a commit.
+fn scan_steady(
+    root: &Path,
+    counter: &fs::File,
+    generation: &Arc<AtomicU64>,
+    memory: &Arc<MemoryPool>,
+) -> Result<Scanned> {
+    loop {
+        let before = read_counter(counter);
+        let scanned = scan(root, generation, memory)?;
+        if read_counter(counter) == before {
+            return Ok(scanned);
+        }
+    }
+}
+
 fn key(name: &str) -> String {
     name.to_lowercase()
 }
@@ -523,6 +550,10 @@ fn read_db_opt(dir: &Path) -> Result<Collation> {
 /// ones being made or dropped.
 fn scan(root: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Result<Scanned> {
     let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", root.display()), e);
+    // A multi-table commit in progress (or cut by a crash) is taken whole:
+    // its record is read after the manifests, so that a table switched
+    // while they were read is taken at its new state with the others.
+    let mut listed = Vec::new();
     let mut found = vec![(SCHEMA_NAME.to_string(), root.to_path_buf())];
     match fs::read_dir(root.join(DATABASES)) {
         Ok(entries) => {
@@ -541,12 +572,48 @@ fn scan(root: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> R
     let mut scanned = Scanned::default();
     for (name, dir) in found {
         let collation = read_db_opt(&dir)?;
-        scan_schema(&name, &dir, generation, memory, &mut scanned)?;
+        scan_schema(&name, &dir, generation, memory, &mut scanned, &mut listed)?;
         scanned
             .0
             .insert(key(&name), SchemaEntry { name, collation });
     }
+    let pending = quiver_storage::commit::pending_manifests(root)?;
+    if !pending.is_empty() {
+        for (qualified, name, path) in listed {
+            if let Some(bytes) = pending.get(&path) {
+                let meta = quiver_storage::table_file::parse_meta(&path, bytes.clone())?;
+                let table = stored_table(name, &qualified.0, path, meta, generation, memory);
+                scanned.1.insert(qualified.clone(), Arc::new(table));
+                scanned.3.remove(&qualified);
+            }
+        }
+    }
     Ok(scanned)
+}
+
+/// A table of a folder as its manifest `meta` describes it, not yet read.
+fn stored_table(
+    name: String,
+    database: &str,
+    dir: PathBuf,
+    meta: quiver_storage::TableMeta,
+    generation: &Arc<AtomicU64>,
+    memory: &Arc<MemoryPool>,
+) -> Table {
+    Table {
+        name,
+        database: database.to_string(),
+        schema: meta.schema.clone(),
+        rows: RwLock::new(meta.rows),
+        distinct: RwLock::new(meta.distinct.clone()),
+        stored: RwLock::new(Stored::default()),
+        dir: Some(dir),
+        generation: generation.clone(),
+        disk_generation: AtomicU64::new(meta.generation),
+        memory: memory.clone(),
+        auto_increment: AtomicU64::new(meta.auto_increment),
+        version: AtomicU64::new(0),
+    }
 }
 
 /// The tables and views of database `database`, in its folder `dir`.
@@ -556,6 +623,7 @@ fn scan_schema(
     generation: &Arc<AtomicU64>,
     memory: &Arc<MemoryPool>,
     scanned: &mut Scanned,
+    listed: &mut Vec<(Qualified, String, PathBuf)>,
 ) -> Result<()> {
     let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
     let (_, tables, views, damaged) = scanned;
@@ -566,6 +634,7 @@ fn scan_schema(
             continue;
         }
         let name = name_of_file(&entry.file_name().to_string_lossy());
+        listed.push((qualified(database, &name), name.clone(), path.clone()));
         let meta = match quiver_storage::table_file::read_meta(&path) {
             Ok(m) => m,
             Err(e) => {
@@ -578,22 +647,8 @@ fn scan_schema(
                 continue;
             }
         };
-        tables.insert(
-            qualified(database, &name),
-            Arc::new(Table {
-                name,
-                database: database.to_string(),
-                schema: meta.schema.clone(),
-                rows: RwLock::new(meta.rows),
-                distinct: RwLock::new(meta.distinct.clone()),
-                stored: RwLock::new(Stored::default()),
-                dir: Some(path),
-                generation: generation.clone(),
-                disk_generation: AtomicU64::new(meta.generation),
-                memory: memory.clone(),
-                auto_increment: AtomicU64::new(meta.auto_increment),
-            }),
-        );
+        let table = stored_table(name, database, path, meta, generation, memory);
+        tables.insert(qualified(database, &table.name), Arc::new(table));
     }
     for entry in fs::read_dir(dir.join("views")).map_err(io)? {
         let path = entry.map_err(io)?.path();
@@ -629,6 +684,7 @@ impl Database {
             views: Default::default(),
             damaged: Default::default(),
             generation: Default::default(),
+            commits: Default::default(),
             writer: None,
             memory: Arc::new(MemoryPool::shared(
                 quiver_exec::context::default_memory_limit(),
@@ -671,6 +727,13 @@ impl Database {
         // that writes now looks the same, and removes its own when done).
         if let Some(w) = &writer {
             if w.file.try_lock().is_ok() {
+                // A commit cut after its switch is finished first: its new
+                // data files are no leftovers.
+                let recovered = quiver_storage::commit::recover(dir);
+                if recovered.is_err() {
+                    let _ = w.file.unlock();
+                }
+                recovered?;
                 quiver_storage::leftovers::remove_leftovers(dir);
                 remove_schema_leftovers(&dir.join(DATABASES));
                 let _ = w.file.unlock();
@@ -680,7 +743,10 @@ impl Database {
         let memory = Arc::new(MemoryPool::shared(
             quiver_exec::context::default_memory_limit(),
         ));
-        let (schemas, tables, views, damaged) = scan(dir, &generation, &memory)?;
+        let (schemas, tables, views, damaged) = match &writer {
+            Some(w) => scan_steady(dir, &w.file, &generation, &memory)?,
+            None => scan(dir, &generation, &memory)?,
+        };
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
             schemas: RwLock::new(schemas),
@@ -688,6 +754,7 @@ impl Database {
             views: RwLock::new(views),
             damaged: RwLock::new(damaged),
             generation,
+            commits: Default::default(),
             writer,
             memory,
         }))
@@ -917,6 +984,9 @@ impl Database {
                 }
             }
         }
+        if let Some(dir) = &self.dir {
+            quiver_storage::commit::recover(dir)?;
+        }
         self.refresh()?;
         w.seen.store(read_counter(&w.file), Ordering::Release);
         Ok(guard)
@@ -929,7 +999,10 @@ impl Database {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        let (schemas, disk, views, damaged) = scan(dir, &self.generation, &self.memory)?;
+        let (schemas, disk, views, damaged) = match &self.writer {
+            Some(w) => scan_steady(dir, &w.file, &self.generation, &self.memory)?,
+            None => scan(dir, &self.generation, &self.memory)?,
+        };
         let mut changed = false;
         {
             let mut s = self.schemas.write().expect("catalog lock");
@@ -1126,6 +1199,7 @@ impl Database {
             disk_generation: AtomicU64::new(0),
             memory: self.memory.clone(),
             auto_increment: AtomicU64::new(auto_increment),
+            version: AtomicU64::new(0),
         });
         table.replace(batches)?;
         self.tables
@@ -1201,6 +1275,7 @@ impl Database {
             disk_generation: AtomicU64::new(old.disk_generation.load(Ordering::Acquire)),
             memory: self.memory.clone(),
             auto_increment: AtomicU64::new(old.auto_increment()),
+            version: AtomicU64::new(0),
         });
         if let Some(rows) = rows {
             table.replace(rows)?;
