@@ -21,7 +21,9 @@ use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
 mod commit;
+mod scan;
 pub(crate) use commit::{deadlock, TableWrite};
+use scan::{scan, scan_steady, Held};
 
 use crate::folder_names::{
     check_database_name, check_new_name, file_name, name_of_file, remove_schema_leftovers,
@@ -188,12 +190,9 @@ impl Table {
                 .as_ref()
                 .ok_or_else(|| QuiverError::internal("in-memory table without data"))?;
             let file = quiver_storage::open_table(dir).map_err(|e| self.storage_error(e))?;
-            match file.group_rows() {
-                Some(rows) => {
-                    stored.zones = file.layout.as_ref().map(|l| zone_maps(l, &self.schema));
-                    stored.group_rows = Some(rows);
-                    stored.columns = vec![None; ncols];
-                    stored.ends_in_space = vec![None; ncols];
+            match Stored::opened(&file, &self.schema) {
+                Some(opened) => {
+                    *stored = opened;
                     stored.file = Some(Arc::new(file));
                 }
                 None => {
@@ -484,24 +483,6 @@ type Scanned = (
     BTreeMap<Qualified, (String, PathBuf, QuiverError)>,
 );
 
-/// [`scan`] until no write ended while it read (the writers' counter, which
-/// a multi-table commit also moves before it removes its record, is the
-/// same before and after): a reader never takes half of a commit.
-fn scan_steady(
-    root: &Path,
-    counter: &fs::File,
-    generation: &Arc<AtomicU64>,
-    memory: &Arc<MemoryPool>,
-) -> Result<Scanned> {
-    loop {
-        let before = read_counter(counter);
-        let scanned = scan(root, generation, memory)?;
-        if read_counter(counter) == before {
-            return Ok(scanned);
-        }
-    }
-}
-
 fn key(name: &str) -> String {
     name.to_lowercase()
 }
@@ -525,141 +506,6 @@ pub fn unknown_database(name: &str) -> QuiverError {
 }
 
 const MARKER: &str = "quiver.db";
-
-/// The default collation `DIR/db.opt` names (utf8mb4_bin without the file).
-fn read_db_opt(dir: &Path) -> Result<Collation> {
-    let path = dir.join(DB_OPT);
-    let text = match fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(quiver_plan::default_collation())
-        }
-        Err(e) => return Err(QuiverError::io(&path.display().to_string(), e)),
-    };
-    let name = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("default-collation="))
-        .unwrap_or_default();
-    quiver_sql::column_collation_by_name(name)
-        .map_err(|e| QuiverError::new(1105, "HY000", format!("{}: {}", path.display(), e.message)))
-}
-
-/// The databases, and the tables (and damaged ones) and views, a database
-/// folder holds. A database's folder is published by a rename once
-/// complete, and names beginning with `.` (not made by [`file_name`]) are
-/// ones being made or dropped.
-fn scan(root: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Result<Scanned> {
-    let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", root.display()), e);
-    // A multi-table commit in progress (or cut by a crash) is taken whole:
-    // its record is read after the manifests, so that a table switched
-    // while they were read is taken at its new state with the others.
-    let mut listed = Vec::new();
-    let mut found = vec![(SCHEMA_NAME.to_string(), root.to_path_buf())];
-    match fs::read_dir(root.join(DATABASES)) {
-        Ok(entries) => {
-            for entry in entries {
-                let entry = entry.map_err(io)?;
-                let file = entry.file_name().to_string_lossy().into_owned();
-                if file.starts_with('.') || !entry.path().join(DB_OPT).exists() {
-                    continue;
-                }
-                found.push((name_of_file(&file), entry.path()));
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io(e)),
-    }
-    let mut scanned = Scanned::default();
-    for (name, dir) in found {
-        let collation = read_db_opt(&dir)?;
-        scan_schema(&name, &dir, generation, memory, &mut scanned, &mut listed)?;
-        scanned
-            .0
-            .insert(key(&name), SchemaEntry { name, collation });
-    }
-    let pending = quiver_storage::commit::pending_manifests(root)?;
-    if !pending.is_empty() {
-        for (qualified, name, path) in listed {
-            if let Some(bytes) = pending.get(&path) {
-                let meta = quiver_storage::table_file::parse_meta(&path, bytes.clone())?;
-                let table = stored_table(name, &qualified.0, path, meta, generation, memory);
-                scanned.1.insert(qualified.clone(), Arc::new(table));
-                scanned.3.remove(&qualified);
-            }
-        }
-    }
-    Ok(scanned)
-}
-
-/// A table of a folder as its manifest `meta` describes it, not yet read.
-fn stored_table(
-    name: String,
-    database: &str,
-    dir: PathBuf,
-    meta: quiver_storage::TableMeta,
-    generation: &Arc<AtomicU64>,
-    memory: &Arc<MemoryPool>,
-) -> Table {
-    Table {
-        name,
-        database: database.to_string(),
-        schema: meta.schema.clone(),
-        rows: RwLock::new(meta.rows),
-        distinct: RwLock::new(meta.distinct.clone()),
-        stored: RwLock::new(Stored::default()),
-        dir: Some(dir),
-        generation: generation.clone(),
-        disk_generation: AtomicU64::new(meta.generation),
-        memory: memory.clone(),
-        auto_increment: AtomicU64::new(meta.auto_increment),
-        version: AtomicU64::new(0),
-    }
-}
-
-/// The tables and views of database `database`, in its folder `dir`.
-fn scan_schema(
-    database: &str,
-    dir: &Path,
-    generation: &Arc<AtomicU64>,
-    memory: &Arc<MemoryPool>,
-    scanned: &mut Scanned,
-    listed: &mut Vec<(Qualified, String, PathBuf)>,
-) -> Result<()> {
-    let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
-    let (_, tables, views, damaged) = scanned;
-    for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let path = entry.path();
-        if !path.join("table.meta").exists() {
-            continue;
-        }
-        let name = name_of_file(&entry.file_name().to_string_lossy());
-        listed.push((qualified(database, &name), name.clone(), path.clone()));
-        let meta = match quiver_storage::table_file::read_meta(&path) {
-            Ok(m) => m,
-            Err(e) => {
-                let e = if e.code == 1877 || e.code == 1812 {
-                    e
-                } else {
-                    QuiverError::new(e.code, e.sqlstate, format!("table '{name}': {}", e.message))
-                };
-                damaged.insert(qualified(database, &name), (name, path, e));
-                continue;
-            }
-        };
-        let table = stored_table(name, database, path, meta, generation, memory);
-        tables.insert(qualified(database, &table.name), Arc::new(table));
-    }
-    for entry in fs::read_dir(dir.join("views")).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.extension().is_some_and(|e| e == "sql") {
-            let name = name_of_file(&path.file_stem().unwrap_or_default().to_string_lossy());
-            let sql = fs::read_to_string(&path).map_err(io)?;
-            views.insert(qualified(database, &name), (name, sql));
-        }
-    }
-    Ok(())
-}
 
 impl Database {
     /// The catalog generation: equal values mean no table or view was
@@ -743,9 +589,11 @@ impl Database {
         let memory = Arc::new(MemoryPool::shared(
             quiver_exec::context::default_memory_limit(),
         ));
+        let none = |_: &Qualified| None;
+        let none: Held = &none;
         let (schemas, tables, views, damaged) = match &writer {
-            Some(w) => scan_steady(dir, &w.file, &generation, &memory)?,
-            None => scan(dir, &generation, &memory)?,
+            Some(w) => scan_steady(dir, &w.file, &generation, &memory, none)?,
+            None => scan(dir, &generation, &memory, none)?,
         };
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
@@ -999,9 +847,15 @@ impl Database {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
+        // Tables whose generation is held already are not opened again.
+        let held = |q: &Qualified| match self.tables.read().expect("catalog lock").get(q) {
+            Some(t) => Some(Some(t.disk_generation.load(Ordering::Acquire))),
+            None => None,
+        };
+        let held: Held = &held;
         let (schemas, disk, views, damaged) = match &self.writer {
-            Some(w) => scan_steady(dir, &w.file, &self.generation, &self.memory)?,
-            None => scan(dir, &self.generation, &self.memory)?,
+            Some(w) => scan_steady(dir, &w.file, &self.generation, &self.memory, held)?,
+            None => scan(dir, &self.generation, &self.memory, held)?,
         };
         let mut changed = false;
         {

@@ -517,11 +517,12 @@ impl Session {
         name: &str,
         statement: &str,
     ) -> Result<Arc<crate::Table>> {
-        self.table_to_write(database, name)?
-            .ok_or_else(|| match self.db.view_sql_in(database, name) {
+        self.table_to_write(database, name)?.ok_or_else(|| {
+            match self.db.view_sql_in(database, name) {
                 Some(_) => QuiverError::not_supported(format!("{statement} through a view")),
                 None => QuiverError::unknown_table(&format!("{database}.{name}")),
-            })
+            }
+        })
     }
 }
 

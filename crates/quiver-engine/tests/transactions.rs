@@ -67,11 +67,17 @@ fn readers_see_committed_states_only() {
     assert_eq!(one(&c, "SELECT COUNT(*) FROM t"), "1");
     run(&a, "COMMIT");
     assert_eq!(
-        one(&b, "SELECT (SELECT COUNT(*) FROM t) * 10 + (SELECT COUNT(*) FROM u)"),
+        one(
+            &b,
+            "SELECT (SELECT COUNT(*) FROM t) * 10 + (SELECT COUNT(*) FROM u)"
+        ),
         "21"
     );
     assert_eq!(
-        one(&c, "SELECT (SELECT COUNT(*) FROM t) * 10 + (SELECT COUNT(*) FROM u)"),
+        one(
+            &c,
+            "SELECT (SELECT COUNT(*) FROM t) * 10 + (SELECT COUNT(*) FROM u)"
+        ),
         "21"
     );
     // A folder opened afresh reads the commit's files.
@@ -140,7 +146,10 @@ fn transfers_keep_the_sum_for_every_reader() {
     run(&setup, "CREATE TABLE stats (n INT, moved INT)");
     run(&setup, "INSERT INTO stats VALUES (0, NULL)");
     let values: Vec<String> = (0..ACCOUNTS).map(|i| format!("({i}, 100)")).collect();
-    run(&setup, &format!("INSERT INTO acct VALUES {}", values.join(",")));
+    run(
+        &setup,
+        &format!("INSERT INTO acct VALUES {}", values.join(",")),
+    );
     let total = (ACCOUNTS * 100).to_string();
     let deadline = Instant::now() + Duration::from_secs(60);
     let done = Arc::new(AtomicBool::new(false));
@@ -154,8 +163,14 @@ fn transfers_keep_the_sum_for_every_reader() {
                 let mut made = 0;
                 let mut k = w as u64 + 1;
                 while made < TRANSFERS && Instant::now() < deadline {
-                    k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    let (from, to, amount) = ((k >> 33) as i64 % ACCOUNTS, (k >> 40) as i64 % ACCOUNTS, (k >> 50) % 20);
+                    k = k
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let (from, to, amount) = (
+                        (k >> 33) as i64 % ACCOUNTS,
+                        (k >> 40) as i64 % ACCOUNTS,
+                        (k >> 50) % 20,
+                    );
                     let steps = [
                         "START TRANSACTION".to_string(),
                         format!("UPDATE acct SET bal = bal - {amount} WHERE id = {from}"),
@@ -198,7 +213,8 @@ fn transfers_keep_the_sum_for_every_reader() {
                             "SELECT (SELECT COUNT(*) FROM log) = (SELECT n FROM stats) \
                              AND (SELECT SUM(amount) FROM log) <=> (SELECT moved FROM stats)",
                         ),
-                        "1"
+                        "1",
+                        "reader {r}"
                     );
                     reads += 1;
                 }

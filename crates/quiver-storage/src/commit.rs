@@ -46,7 +46,10 @@ pub fn publish_together(root: &Path, staged: &[StagedTable], between: impl FnOnc
     let mut text = String::from("quiver-commit 1\n");
     for s in staged {
         let rel = s.dir.strip_prefix(root).map_err(|_| {
-            QuiverError::internal(format!("table folder {} outside the database", s.dir.display()))
+            QuiverError::internal(format!(
+                "table folder {} outside the database",
+                s.dir.display()
+            ))
         })?;
         text.push_str(&format!(
             "table\t{}\t{}\t{}\n",
@@ -116,7 +119,11 @@ fn read_record(root: &Path) -> Result<Option<Vec<Entry>>> {
         let [_, dir, generation, manifest] = line.split('\t').collect::<Vec<_>>()[..] else {
             return Err(bad());
         };
-        let text = |h: &str| unhex(h).and_then(|b| String::from_utf8(b).ok()).ok_or_else(bad);
+        let text = |h: &str| {
+            unhex(h)
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(bad)
+        };
         entries.push(Entry {
             dir: root.join(text(dir)?),
             generation: generation.parse().map_err(|_| bad())?,

@@ -25,6 +25,7 @@ pub mod type_names;
 pub use page::Compression;
 pub use table_file::CollatedZone;
 pub use table_file::{
-    estimate_distinct, open_table, read_table, stage_table, write_table, write_table_with,
-    ColumnPage, StagedTable, TableFile, TableMeta, WriteOptions, WrittenTable, ZoneStats,
+    estimate_distinct, open_table, open_table_as, read_table, stage_table, write_table,
+    write_table_with, ColumnPage, StagedTable, TableFile, TableMeta, WriteOptions, WrittenTable,
+    ZoneStats,
 };

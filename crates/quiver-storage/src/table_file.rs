@@ -708,6 +708,9 @@ pub struct TableFile {
     pub path: PathBuf,
     /// None for a format 1 table.
     pub layout: Option<Layout>,
+    /// The data file, kept open: its pages stay readable after a newer
+    /// generation replaced (and removed) it, so a reader holds one state.
+    file: File,
 }
 
 /// Reads the tail of a format 2 data file and its directory page.
@@ -772,8 +775,13 @@ pub fn read_layout(table: &str, path: &Path, file: &File, ncols: usize) -> Resul
 /// Opens a table: reads the manifest, and for format 2 the data file's
 /// directory (verified).
 pub fn open_table(dir: &Path) -> Result<TableFile> {
+    open_table_as(dir, read_meta(dir)?)
+}
+
+/// Opens the generation of the table in `dir` that `meta` (its manifest,
+/// read before) names.
+pub fn open_table_as(dir: &Path, meta: TableMeta) -> Result<TableFile> {
     let name = table_name(dir);
-    let meta = read_meta(dir)?;
     let path = data_path(dir, &meta);
     let file = match File::open(&path) {
         Ok(f) => f,
@@ -802,6 +810,7 @@ pub fn open_table(dir: &Path) -> Result<TableFile> {
         meta,
         path,
         layout,
+        file,
     })
 }
 
@@ -899,10 +908,7 @@ impl TableFile {
                 })
                 .collect());
         };
-        let file = File::open(&self.path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => missing(&self.name, &self.path),
-            _ => err(&self.path, e),
-        })?;
+        let file = &self.file;
         let ngroups = layout.row_groups.len();
         let jobs: Vec<(usize, usize)> = columns
             .iter()
@@ -910,7 +916,7 @@ impl TableFile {
             .collect();
         let arrays = jobs
             .par_iter()
-            .map(|&(c, g)| self.read_page(&file, g, c))
+            .map(|&(c, g)| self.read_page(file, g, c))
             .collect::<Result<Vec<_>>>()?;
         let mut it = arrays.into_iter();
         Ok(columns

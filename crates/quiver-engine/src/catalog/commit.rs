@@ -32,6 +32,41 @@ pub(crate) fn deadlock() -> QuiverError {
     )
 }
 
+impl Stored {
+    /// A table opened from `file`, its columns not read yet (None for a
+    /// format 1 file, read whole on first use).
+    pub(super) fn opened(file: &quiver_storage::TableFile, schema: &SchemaRef) -> Option<Stored> {
+        let ncols = schema.fields().len();
+        Some(Stored {
+            group_rows: Some(file.group_rows()?),
+            zones: file.layout.as_ref().map(|l| zone_maps(l, schema)),
+            columns: vec![None; ncols],
+            ends_in_space: vec![None; ncols],
+            ..Stored::default()
+        })
+    }
+
+    /// The generation of the table in `dir` that `meta` names, opened now:
+    /// the open file keeps that state readable when a later commit (of
+    /// another process) removes it, so the tables of one scan of the folder
+    /// are read as of one moment. A missing file is 1812 (a newer commit
+    /// removed it: the scan is made again); damage is left to the first
+    /// use, which reports it.
+    pub(super) fn of_generation(dir: &Path, meta: &quiver_storage::TableMeta) -> Result<Stored> {
+        match quiver_storage::open_table_as(dir, meta.clone()) {
+            Ok(file) => Ok(match Stored::opened(&file, &meta.schema) {
+                Some(mut s) => {
+                    s.file = Some(Arc::new(file));
+                    s
+                }
+                None => Stored::default(),
+            }),
+            Err(e) if e.code == 1812 => Err(e),
+            Err(_) => Ok(Stored::default()),
+        }
+    }
+}
+
 impl Table {
     /// How many times the contents were replaced.
     pub(crate) fn version(&self) -> u64 {
@@ -148,8 +183,10 @@ impl Database {
         for t in fresh {
             tables.insert(qualified(&t.database, &t.name), t);
         }
-        drop(tables);
+        // Moved before the lock is let go: a statement that looked a table
+        // up after the switch finds it moved when it is done binding.
         self.commits.fetch_add(1, Ordering::Release);
+        drop(tables);
         self.bump();
         Ok(())
     }
