@@ -19,7 +19,15 @@ fn temp_dir(name: &str) -> PathBuf {
 
 fn run(db: &Path, statements: &[&str], env: Option<&str>) -> Output {
     let mut cmd = Command::new(QUIVER);
-    cmd.args(["--db", db.to_str().unwrap(), "--threads", "2", "sql", "--format", "csv"]);
+    cmd.args([
+        "--db",
+        db.to_str().unwrap(),
+        "--threads",
+        "2",
+        "sql",
+        "--format",
+        "csv",
+    ]);
     for s in statements {
         cmd.args(["-e", s]);
     }

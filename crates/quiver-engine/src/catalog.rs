@@ -848,9 +848,12 @@ impl Database {
             return Ok(());
         };
         // Tables whose generation is held already are not opened again.
-        let held = |q: &Qualified| match self.tables.read().expect("catalog lock").get(q) {
-            Some(t) => Some(Some(t.disk_generation.load(Ordering::Acquire))),
-            None => None,
+        let held = |q: &Qualified| {
+            self.tables
+                .read()
+                .expect("catalog lock")
+                .get(q)
+                .map(|t| Some(t.disk_generation.load(Ordering::Acquire)))
         };
         let held: Held = &held;
         let (schemas, disk, views, damaged) = match &self.writer {

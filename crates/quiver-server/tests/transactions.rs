@@ -14,7 +14,10 @@ fn connections_see_committed_rows_and_a_disconnect_rolls_back() {
     let mut b = Client::root(addr);
     a.query("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
     a.query("BEGIN");
-    assert_eq!(a.query("INSERT INTO t VALUES (1, 10), (2, 20)"), Outcome::Ok { affected: 2 });
+    assert_eq!(
+        a.query("INSERT INTO t VALUES (1, 10), (2, 20)"),
+        Outcome::Ok { affected: 2 }
+    );
     assert_eq!(a.query("SELECT COUNT(*) FROM t").scalar(), Some("2".into()));
     assert_eq!(b.query("SELECT COUNT(*) FROM t").scalar(), Some("0".into()));
     a.query("COMMIT");
@@ -33,10 +36,7 @@ fn connections_see_committed_rows_and_a_disconnect_rolls_back() {
     b.query("UPDATE t SET v = v + 1 WHERE id = 2");
     a.query("COMMIT");
     assert_eq!(b.query("COMMIT").code(), 1213);
-    assert_eq!(
-        b.query("SELECT SUM(v) FROM t").scalar(),
-        Some("31".into())
-    );
+    assert_eq!(b.query("SELECT SUM(v) FROM t").scalar(), Some("31".into()));
     drop((a, b));
     wait_for_connections(&h, 0);
 }
