@@ -289,9 +289,14 @@ impl Session {
                 }
                 done
             }
-            other => Err(QuiverError::not_supported(crate::session::first_words(
-                &other.to_string(),
-            ))),
+            other => Err(QuiverError::not_supported(
+                other
+                    .to_string()
+                    .split_whitespace()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )),
         }
     }
 
