@@ -20,6 +20,11 @@ use quiver_plan::{CollatedBounds, ColumnZone, ScanBatches, SpaceEnds, TableSourc
 use quiver_sql::sqlparser::ast::Query;
 use quiver_storage::WriteOptions;
 
+mod commit;
+mod scan;
+pub(crate) use commit::{deadlock, TableWrite};
+use scan::{scan, scan_steady, Held};
+
 use crate::folder_names::{
     check_database_name, check_new_name, file_name, name_of_file, remove_schema_leftovers,
     write_db_opt, DB_OPT,
@@ -59,6 +64,9 @@ pub struct Table {
     /// is then one past the column's largest). Written with every
     /// generation, so it switches with the rows it numbered.
     auto_increment: AtomicU64,
+    /// How many times the contents were replaced: a transaction that
+    /// started from this table conflicts when it moved (`commit.rs`).
+    version: AtomicU64,
 }
 
 /// What of a table is in memory.
@@ -182,12 +190,9 @@ impl Table {
                 .as_ref()
                 .ok_or_else(|| QuiverError::internal("in-memory table without data"))?;
             let file = quiver_storage::open_table(dir).map_err(|e| self.storage_error(e))?;
-            match file.group_rows() {
-                Some(rows) => {
-                    stored.zones = file.layout.as_ref().map(|l| zone_maps(l, &self.schema));
-                    stored.group_rows = Some(rows);
-                    stored.columns = vec![None; ncols];
-                    stored.ends_in_space = vec![None; ncols];
+            match Stored::opened(&file, &self.schema) {
+                Some(opened) => {
+                    *stored = opened;
                     stored.file = Some(Arc::new(file));
                 }
                 None => {
@@ -340,6 +345,7 @@ impl Table {
         *self.stored.write().expect("table lock") = stored;
         *self.rows.write().expect("table lock") = rows;
         *self.distinct.write().expect("table lock") = distinct;
+        self.version.fetch_add(1, Ordering::Release);
         self.generation.fetch_add(1, Ordering::Release);
         Ok(())
     }
@@ -386,6 +392,8 @@ pub struct Database {
     /// Moves on whenever a table or view is created, dropped or rewritten,
     /// so that a plan made before (a session's plan cache) is known stale.
     generation: Arc<AtomicU64>,
+    /// COMMITs that published tables (see [`Database::commits`]).
+    commits: AtomicU64,
     /// Writers of a database folder, across processes and threads.
     writer: Option<Writer>,
     /// What all queries over the database and the table pages read into
@@ -499,113 +507,6 @@ pub fn unknown_database(name: &str) -> QuiverError {
 
 const MARKER: &str = "quiver.db";
 
-/// The default collation `DIR/db.opt` names (utf8mb4_bin without the file).
-fn read_db_opt(dir: &Path) -> Result<Collation> {
-    let path = dir.join(DB_OPT);
-    let text = match fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(quiver_plan::default_collation())
-        }
-        Err(e) => return Err(QuiverError::io(&path.display().to_string(), e)),
-    };
-    let name = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("default-collation="))
-        .unwrap_or_default();
-    quiver_sql::column_collation_by_name(name)
-        .map_err(|e| QuiverError::new(1105, "HY000", format!("{}: {}", path.display(), e.message)))
-}
-
-/// The databases, and the tables (and damaged ones) and views, a database
-/// folder holds. A database's folder is published by a rename once
-/// complete, and names beginning with `.` (not made by [`file_name`]) are
-/// ones being made or dropped.
-fn scan(root: &Path, generation: &Arc<AtomicU64>, memory: &Arc<MemoryPool>) -> Result<Scanned> {
-    let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", root.display()), e);
-    let mut found = vec![(SCHEMA_NAME.to_string(), root.to_path_buf())];
-    match fs::read_dir(root.join(DATABASES)) {
-        Ok(entries) => {
-            for entry in entries {
-                let entry = entry.map_err(io)?;
-                let file = entry.file_name().to_string_lossy().into_owned();
-                if file.starts_with('.') || !entry.path().join(DB_OPT).exists() {
-                    continue;
-                }
-                found.push((name_of_file(&file), entry.path()));
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io(e)),
-    }
-    let mut scanned = Scanned::default();
-    for (name, dir) in found {
-        let collation = read_db_opt(&dir)?;
-        scan_schema(&name, &dir, generation, memory, &mut scanned)?;
-        scanned
-            .0
-            .insert(key(&name), SchemaEntry { name, collation });
-    }
-    Ok(scanned)
-}
-
-/// The tables and views of database `database`, in its folder `dir`.
-fn scan_schema(
-    database: &str,
-    dir: &Path,
-    generation: &Arc<AtomicU64>,
-    memory: &Arc<MemoryPool>,
-    scanned: &mut Scanned,
-) -> Result<()> {
-    let io = |e: std::io::Error| QuiverError::io(&format!("database folder {}", dir.display()), e);
-    let (_, tables, views, damaged) = scanned;
-    for entry in fs::read_dir(dir.join("tables")).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let path = entry.path();
-        if !path.join("table.meta").exists() {
-            continue;
-        }
-        let name = name_of_file(&entry.file_name().to_string_lossy());
-        let meta = match quiver_storage::table_file::read_meta(&path) {
-            Ok(m) => m,
-            Err(e) => {
-                let e = if e.code == 1877 || e.code == 1812 {
-                    e
-                } else {
-                    QuiverError::new(e.code, e.sqlstate, format!("table '{name}': {}", e.message))
-                };
-                damaged.insert(qualified(database, &name), (name, path, e));
-                continue;
-            }
-        };
-        tables.insert(
-            qualified(database, &name),
-            Arc::new(Table {
-                name,
-                database: database.to_string(),
-                schema: meta.schema.clone(),
-                rows: RwLock::new(meta.rows),
-                distinct: RwLock::new(meta.distinct.clone()),
-                stored: RwLock::new(Stored::default()),
-                dir: Some(path),
-                generation: generation.clone(),
-                disk_generation: AtomicU64::new(meta.generation),
-                memory: memory.clone(),
-                auto_increment: AtomicU64::new(meta.auto_increment),
-            }),
-        );
-    }
-    for entry in fs::read_dir(dir.join("views")).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.extension().is_some_and(|e| e == "sql") {
-            let name = name_of_file(&path.file_stem().unwrap_or_default().to_string_lossy());
-            let sql = fs::read_to_string(&path).map_err(io)?;
-            views.insert(qualified(database, &name), (name, sql));
-        }
-    }
-    Ok(())
-}
-
 impl Database {
     /// The catalog generation: equal values mean no table or view was
     /// created, dropped or written in between.
@@ -629,6 +530,7 @@ impl Database {
             views: Default::default(),
             damaged: Default::default(),
             generation: Default::default(),
+            commits: Default::default(),
             writer: None,
             memory: Arc::new(MemoryPool::shared(
                 quiver_exec::context::default_memory_limit(),
@@ -671,6 +573,13 @@ impl Database {
         // that writes now looks the same, and removes its own when done).
         if let Some(w) = &writer {
             if w.file.try_lock().is_ok() {
+                // A commit cut after its switch is finished first: its new
+                // data files are no leftovers.
+                let recovered = quiver_storage::commit::recover(dir);
+                if recovered.is_err() {
+                    let _ = w.file.unlock();
+                }
+                recovered?;
                 quiver_storage::leftovers::remove_leftovers(dir);
                 remove_schema_leftovers(&dir.join(DATABASES));
                 let _ = w.file.unlock();
@@ -680,7 +589,12 @@ impl Database {
         let memory = Arc::new(MemoryPool::shared(
             quiver_exec::context::default_memory_limit(),
         ));
-        let (schemas, tables, views, damaged) = scan(dir, &generation, &memory)?;
+        let none = |_: &Qualified| None;
+        let none: Held = &none;
+        let (schemas, tables, views, damaged) = match &writer {
+            Some(w) => scan_steady(dir, &w.file, &generation, &memory, none)?,
+            None => scan(dir, &generation, &memory, none)?,
+        };
         Ok(Arc::new(Database {
             dir: Some(dir.to_path_buf()),
             schemas: RwLock::new(schemas),
@@ -688,6 +602,7 @@ impl Database {
             views: RwLock::new(views),
             damaged: RwLock::new(damaged),
             generation,
+            commits: Default::default(),
             writer,
             memory,
         }))
@@ -917,6 +832,9 @@ impl Database {
                 }
             }
         }
+        if let Some(dir) = &self.dir {
+            quiver_storage::commit::recover(dir)?;
+        }
         self.refresh()?;
         w.seen.store(read_counter(&w.file), Ordering::Release);
         Ok(guard)
@@ -929,7 +847,19 @@ impl Database {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        let (schemas, disk, views, damaged) = scan(dir, &self.generation, &self.memory)?;
+        // Tables whose generation is held already are not opened again.
+        let held = |q: &Qualified| {
+            self.tables
+                .read()
+                .expect("catalog lock")
+                .get(q)
+                .map(|t| Some(t.disk_generation.load(Ordering::Acquire)))
+        };
+        let held: Held = &held;
+        let (schemas, disk, views, damaged) = match &self.writer {
+            Some(w) => scan_steady(dir, &w.file, &self.generation, &self.memory, held)?,
+            None => scan(dir, &self.generation, &self.memory, held)?,
+        };
         let mut changed = false;
         {
             let mut s = self.schemas.write().expect("catalog lock");
@@ -1126,6 +1056,7 @@ impl Database {
             disk_generation: AtomicU64::new(0),
             memory: self.memory.clone(),
             auto_increment: AtomicU64::new(auto_increment),
+            version: AtomicU64::new(0),
         });
         table.replace(batches)?;
         self.tables
@@ -1201,6 +1132,7 @@ impl Database {
             disk_generation: AtomicU64::new(old.disk_generation.load(Ordering::Acquire)),
             memory: self.memory.clone(),
             auto_increment: AtomicU64::new(old.auto_increment()),
+            version: AtomicU64::new(0),
         });
         if let Some(rows) = rows {
             table.replace(rows)?;

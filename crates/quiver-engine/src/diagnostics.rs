@@ -135,6 +135,11 @@ impl Session {
         }
     }
 
+    /// Whether the running statement read a table (as binding found).
+    pub(crate) fn statement_used_tables(&self) -> bool {
+        self.diagnostics().clears
+    }
+
     /// The sink of the running statement, for its execution context.
     pub(crate) fn statement_warnings(&self) -> Arc<Warnings> {
         self.diagnostics().current.clone()

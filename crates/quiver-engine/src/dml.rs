@@ -110,7 +110,7 @@ impl Session {
             ));
         }
         let (database, name) = self.qualified_name(name)?;
-        let table = self.db.table_in(&database, &name).ok_or_else(|| {
+        let table = self.table_to_write(&database, &name)?.ok_or_else(|| {
             match self.db.view_sql_in(&database, &name) {
                 // Quiver's views are read-only.
                 Some(_) => QuiverError::new(
@@ -526,12 +526,12 @@ impl Session {
         name: &str,
         statement: &str,
     ) -> Result<Arc<crate::Table>> {
-        self.db
-            .table_in(database, name)
-            .ok_or_else(|| match self.db.view_sql_in(database, name) {
+        self.table_to_write(database, name)?.ok_or_else(|| {
+            match self.db.view_sql_in(database, name) {
                 Some(_) => QuiverError::not_supported(format!("{statement} through a view")),
                 None => QuiverError::unknown_table(&format!("{database}.{name}")),
-            })
+            }
+        })
     }
 }
 

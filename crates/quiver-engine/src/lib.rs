@@ -28,6 +28,7 @@ mod show;
 mod show_create;
 mod store;
 pub mod stream;
+mod transaction;
 mod upsert;
 mod variables;
 

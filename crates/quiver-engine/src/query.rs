@@ -166,6 +166,10 @@ impl quiver_sql::Catalog for SessionCatalog<'_> {
             }
         }
         let database = self.session.schema_for(database).ok()?;
+        // A transaction reads the tables it wrote as it left them.
+        if let Some(copy) = self.session.copy_of(&database, name) {
+            return Some(copy as Arc<dyn TableSource>);
+        }
         self.session
             .database()
             .table_in(&database, name)
@@ -247,7 +251,10 @@ impl Session {
                 let conditions = self.plan_conditions();
                 let (plan, snapshot) = self.bind(query, Some(source), None)?;
                 let plan = Arc::new(self.select_limit(plan, query));
-                if !snapshot && !NOT_KEPT.iter().any(|w| source.mentions(w)) {
+                if !snapshot
+                    && !NOT_KEPT.iter().any(|w| source.mentions(w))
+                    && !self.has_copies.load(std::sync::atomic::Ordering::Relaxed)
+                {
                     self.plan_cache.put(source.text(), conditions, plan.clone());
                 }
                 Ok(self.prepared(plan))
@@ -302,6 +309,23 @@ impl Session {
         source: Option<&Arc<SqlSource>>,
         extra: Option<Arc<MemTable>>,
     ) -> Result<(LogicalPlan, bool)> {
+        // A COMMIT that published while the tables were looked up may have
+        // given some of them before it and some after: bind again.
+        loop {
+            let commits = self.database().commits();
+            let bound = self.bind_once(query, source, extra.clone())?;
+            if self.database().commits() == commits {
+                return Ok(bound);
+            }
+        }
+    }
+
+    fn bind_once(
+        &self,
+        query: &Query,
+        source: Option<&Arc<SqlSource>>,
+        extra: Option<Arc<MemTable>>,
+    ) -> Result<(LogicalPlan, bool)> {
         let database = self.current_database();
         let info = SessionInfo {
             database: database.as_deref(),
@@ -349,7 +373,10 @@ impl Session {
 
     /// The kept plan of the query whose text is `sql`, if it is still valid.
     fn kept_plan(&self, sql: &str) -> Option<Arc<LogicalPlan>> {
-        if sql.len() > crate::plan_cache::MAX_TEXT {
+        // Kept plans read the committed tables, not a transaction's copies.
+        if sql.len() > crate::plan_cache::MAX_TEXT
+            || self.has_copies.load(std::sync::atomic::Ordering::Relaxed)
+        {
             return None;
         }
         // Compared in place: a kept plan serves repeated statements, which

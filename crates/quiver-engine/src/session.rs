@@ -94,10 +94,13 @@ pub struct Session {
     /// The first AUTO_INCREMENT value the running statement generated (0:
     /// none): the OK packet's last insert id.
     pub(crate) insert_id: std::sync::atomic::AtomicU64,
-    /// Transaction state (see [`Session::end_transaction`]): inside BEGIN
-    /// ... COMMIT, and whether a statement changed rows since it began.
+    /// Inside a transaction (`@@in_transaction`; see `transaction.rs`).
     pub(crate) in_transaction: std::sync::atomic::AtomicBool,
-    pub(crate) transaction_wrote: std::sync::atomic::AtomicBool,
+    /// The open transaction, with the copies of the tables it wrote.
+    pub(crate) transaction: std::sync::Mutex<Option<crate::transaction::Transaction>>,
+    /// Whether the transaction holds copies: a statement outside one asks
+    /// nothing more.
+    pub(crate) has_copies: std::sync::atomic::AtomicBool,
 }
 
 /// Whether MariaDB counts `stmt` as using tables, which resets the list of
@@ -157,10 +160,13 @@ pub(crate) fn text_result(column: &str, lines: Vec<String>) -> Result<StatementR
 impl Session {
     pub fn new(db: Arc<Database>, config: EngineConfig) -> Session {
         // New tables take the database's default collation (ALTER DATABASE).
-        let vars = SessionVars {
+        let mut vars = SessionVars {
             collation_database: db.default_collation(),
             ..SessionVars::default()
         };
+        let mut system = (*vars.system).clone();
+        system.insert("in_transaction".into(), ScalarValue::Int64(0));
+        vars.system = Arc::new(system);
         Session {
             db,
             config,
@@ -178,7 +184,8 @@ impl Session {
             statement_started: std::sync::Mutex::new(Instant::now()),
             insert_id: Default::default(),
             in_transaction: Default::default(),
-            transaction_wrote: Default::default(),
+            transaction: Default::default(),
+            has_copies: Default::default(),
         }
     }
 
@@ -191,13 +198,12 @@ impl Session {
         host: &str,
         connection_id: u64,
     ) -> Session {
-        Session {
-            user: format!("{user}@{host}"),
-            account: format!("{user}@%"),
-            connection_id,
-            process: Arc::new(Process::new(connection_id, user, host)),
-            ..Session::new(db, config)
-        }
+        let mut s = Session::new(db, config);
+        s.user = format!("{user}@{host}");
+        s.account = format!("{user}@%");
+        s.connection_id = connection_id;
+        s.process = Arc::new(Process::new(connection_id, user, host));
+        s
     }
 
     /// The session of a server's connection `process`, listed with the
@@ -370,49 +376,18 @@ impl Session {
         if let Err(e) = &result {
             self.statement_failed(e);
         }
-        if let (
-            Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_),
-            Ok(StatementResult::Done { affected }),
-        ) = (stmt, &result)
-        {
-            let open = self
-                .in_transaction
-                .load(std::sync::atomic::Ordering::Relaxed)
-                || !self.autocommit();
-            if *affected > 0 && open {
-                self.transaction_wrote
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-            }
+        if result.is_ok() && matches!(stmt, Statement::Query(_) | Statement::Set(_)) {
+            self.read_tables_in_transaction(self.statement_used_tables());
         }
         result
     }
 
     /// Whether `@@autocommit` is on (MariaDB's default).
-    fn autocommit(&self) -> bool {
+    pub(crate) fn autocommit(&self) -> bool {
         !matches!(
             self.with_vars(|v| v.system.get("autocommit").cloned()),
             Some(ScalarValue::Int64(0) | ScalarValue::Boolean(false))
         )
-    }
-
-    /// BEGIN, COMMIT or ROLLBACK. Every statement commits when it ends, as
-    /// MySQL's non-transactional tables (MyISAM, Aria) do, so these change
-    /// nothing; but a ROLLBACK of a transaction that changed rows says that
-    /// it could not undo them, with MySQL's warning 1196 for such tables.
-    fn end_transaction(&self, stmt: &Statement) -> Result<StatementResult> {
-        use std::sync::atomic::Ordering::Relaxed;
-        if matches!(stmt, Statement::Rollback { .. }) && self.transaction_wrote.load(Relaxed) {
-            self.statement_warnings()
-                .push(quiver_exec::warnings::Condition::new(
-                    quiver_exec::warnings::Level::Warning,
-                    1196,
-                    "Some non-transactional changed tables couldn't be rolled back",
-                ));
-        }
-        self.in_transaction
-            .store(matches!(stmt, Statement::StartTransaction { .. }), Relaxed);
-        self.transaction_wrote.store(false, Relaxed);
-        Ok(StatementResult::Done { affected: 0 })
     }
 
     pub(crate) fn run_statement(
@@ -420,6 +395,10 @@ impl Session {
         stmt: &Statement,
         source: Option<&Arc<SqlSource>>,
     ) -> Result<StatementResult> {
+        // DDL and the like commit the open transaction first, as in MariaDB.
+        if Session::commits_implicitly(stmt) {
+            self.commit_open()?;
+        }
         // A statement that writes holds the folder's write lock from before
         // it binds until its data is stored; any other sees what the last
         // write, of any process, left.
@@ -482,7 +461,15 @@ impl Session {
                 ..
             } => self.create_database(db_name, *if_not_exists, None, None),
             Statement::AlterSchema(a) => self.alter_database(a),
-            Statement::Set(set) => self.set(set, source),
+            Statement::Set(set) => {
+                let was_on = self.autocommit();
+                let r = self.set(set, source)?;
+                // autocommit turned on commits the open transaction.
+                if !was_on && self.autocommit() {
+                    self.commit_open()?;
+                }
+                Ok(r)
+            }
             Statement::Kill { modifier, id } => {
                 use quiver_sql::sqlparser::ast::KillType;
                 let connection = !matches!(modifier, Some(KillType::Query));
@@ -515,7 +502,9 @@ impl Session {
             Statement::RenameTable(r) => self.rename_tables(r),
             Statement::StartTransaction { .. }
             | Statement::Commit { .. }
-            | Statement::Rollback { .. } => self.end_transaction(stmt),
+            | Statement::Rollback { .. }
+            | Statement::Savepoint { .. }
+            | Statement::ReleaseSavepoint { .. } => self.transaction_statement(stmt),
             other => Err(QuiverError::not_supported(first_words(&other.to_string()))),
         }
     }

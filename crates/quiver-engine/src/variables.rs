@@ -44,8 +44,7 @@ const TIMEOUT: Kind = Kind::Int {
 
 /// The session variables SET may change.
 const SETTABLE: &[(&str, Kind)] = &[
-    // Each statement commits when it ends whatever autocommit says (as
-    // MySQL's non-transactional tables do): the value is kept and reported.
+    // Off: writes go to a transaction until COMMIT (transaction.rs).
     ("autocommit", Kind::Bool),
     (
         "auto_increment_increment",

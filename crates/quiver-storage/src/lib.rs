@@ -10,6 +10,7 @@
 //! still read; the next write of such a table converts it.
 
 pub mod check;
+pub mod commit;
 pub mod csv_load;
 mod errors;
 pub mod leftovers;
@@ -24,6 +25,7 @@ pub mod type_names;
 pub use page::Compression;
 pub use table_file::CollatedZone;
 pub use table_file::{
-    estimate_distinct, open_table, read_table, write_table, write_table_with, ColumnPage,
-    TableFile, TableMeta, WriteOptions, WrittenTable, ZoneStats,
+    estimate_distinct, open_table, open_table_as, read_table, stage_table, write_table,
+    write_table_with, ColumnPage, StagedTable, TableFile, TableMeta, WriteOptions, WrittenTable,
+    ZoneStats,
 };

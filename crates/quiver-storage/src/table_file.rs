@@ -199,7 +199,7 @@ pub fn write_table(dir: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> R
     write_table_with(dir, schema, batches, &WriteOptions::default()).map(|w| w.meta)
 }
 
-fn fsync_dir(dir: &Path) -> Result<()> {
+pub(crate) fn fsync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| err(dir, e))
@@ -293,6 +293,29 @@ pub fn write_table_with(
     batches: &[RecordBatch],
     options: &WriteOptions,
 ) -> Result<WrittenTable> {
+    let staged = stage_table(dir, schema, batches, options)?;
+    publish_table(&staged)?;
+    Ok(staged.written)
+}
+
+/// A new generation whose data file is written and fsynced but not yet
+/// named by the manifest: [`publish_table`] switches to it (or
+/// [`crate::commit::publish_together`], with other tables' in one switch).
+pub struct StagedTable {
+    pub dir: PathBuf,
+    pub written: WrittenTable,
+    /// The manifest text that names the new generation.
+    pub manifest: String,
+}
+
+/// Steps 1 and 2 of a write (docs/STORAGE.md): the new generation's data
+/// file, fsynced, and its manifest's text.
+pub fn stage_table(
+    dir: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    options: &WriteOptions,
+) -> Result<StagedTable> {
     let created = !dir.exists();
     fs::create_dir_all(dir).map_err(|e| err(dir, e))?;
     if created {
@@ -412,7 +435,32 @@ pub fn write_table_with(
         format: 2,
         auto_increment: options.auto_increment,
     };
-    let text = manifest_text(&meta)?;
+    let manifest = manifest_text(&meta)?;
+    Ok(StagedTable {
+        dir: dir.to_path_buf(),
+        written: WrittenTable {
+            meta,
+            row_groups,
+            layout,
+        },
+        manifest,
+    })
+}
+
+/// Step 3 and 4 of a write: the manifest switched to the staged generation
+/// by one rename, then the older data files removed.
+pub fn publish_table(staged: &StagedTable) -> Result<()> {
+    switch_manifest(
+        &staged.dir,
+        &staged.manifest,
+        staged.written.meta.generation,
+    )
+}
+
+/// Writes `text` as the manifest of the table in `dir` (a temporary file,
+/// fsynced, renamed over `table.meta`: the switch), then removes the data
+/// files of every generation but `generation`.
+pub(crate) fn switch_manifest(dir: &Path, text: &str, generation: u64) -> Result<()> {
     let tmp = dir.join("table.meta.tmp");
     {
         let mut f = File::create(&tmp).map_err(|e| err(&tmp, e))?;
@@ -428,11 +476,7 @@ pub fn write_table_with(
             let _ = fs::remove_file(path);
         }
     }
-    Ok(WrittenTable {
-        meta,
-        row_groups,
-        layout,
-    })
+    Ok(())
 }
 
 /// Directory page body: `columns u32 | row groups u32 | rows u64`, then per
@@ -569,8 +613,13 @@ fn unhex(s: &str) -> Option<String> {
 /// Reads and checks a table's manifest.
 pub fn read_meta(dir: &Path) -> Result<TableMeta> {
     let path = dir.join("table.meta");
-    let table = table_name(dir);
     let bytes = fs::read(&path).map_err(|e| err(&path, e))?;
+    parse_meta(dir, bytes)
+}
+
+/// A manifest's text (of the table in `dir`), checked.
+pub fn parse_meta(dir: &Path, bytes: Vec<u8>) -> Result<TableMeta> {
+    let table = table_name(dir);
     let bad = |what: &str| corrupt(&table, None, None, &format!("manifest table.meta: {what}"));
     let text = String::from_utf8(bytes).map_err(|_| bad("not text"))?;
     let format = match text.lines().next() {
@@ -659,6 +708,9 @@ pub struct TableFile {
     pub path: PathBuf,
     /// None for a format 1 table.
     pub layout: Option<Layout>,
+    /// The data file, kept open: its pages stay readable after a newer
+    /// generation replaced (and removed) it, so a reader holds one state.
+    file: File,
 }
 
 /// Reads the tail of a format 2 data file and its directory page.
@@ -723,8 +775,13 @@ pub fn read_layout(table: &str, path: &Path, file: &File, ncols: usize) -> Resul
 /// Opens a table: reads the manifest, and for format 2 the data file's
 /// directory (verified).
 pub fn open_table(dir: &Path) -> Result<TableFile> {
+    open_table_as(dir, read_meta(dir)?)
+}
+
+/// Opens the generation of the table in `dir` that `meta` (its manifest,
+/// read before) names.
+pub fn open_table_as(dir: &Path, meta: TableMeta) -> Result<TableFile> {
     let name = table_name(dir);
-    let meta = read_meta(dir)?;
     let path = data_path(dir, &meta);
     let file = match File::open(&path) {
         Ok(f) => f,
@@ -753,6 +810,7 @@ pub fn open_table(dir: &Path) -> Result<TableFile> {
         meta,
         path,
         layout,
+        file,
     })
 }
 
@@ -850,10 +908,7 @@ impl TableFile {
                 })
                 .collect());
         };
-        let file = File::open(&self.path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => missing(&self.name, &self.path),
-            _ => err(&self.path, e),
-        })?;
+        let file = &self.file;
         let ngroups = layout.row_groups.len();
         let jobs: Vec<(usize, usize)> = columns
             .iter()
@@ -861,7 +916,7 @@ impl TableFile {
             .collect();
         let arrays = jobs
             .par_iter()
-            .map(|&(c, g)| self.read_page(&file, g, c))
+            .map(|&(c, g)| self.read_page(file, g, c))
             .collect::<Result<Vec<_>>>()?;
         let mut it = arrays.into_iter();
         Ok(columns

@@ -511,9 +511,10 @@ impl Binder<'_> {
             "license" => text("Apache-2.0"),
             "protocol_version" => int(10),
             "character_set_system" => text("utf8mb3"),
-            // Statements run one at a time and each commits: autocommit,
-            // and isolation is moot; the values are MySQL's defaults.
+            // MySQL's defaults; a session keeps its own values (SET, and
+            // `in_transaction` while a transaction is open).
             "autocommit" => int(1),
+            "in_transaction" => int(0),
             "transaction_isolation" | "tx_isolation" => text("REPEATABLE-READ"),
             "transaction_read_only" | "tx_read_only" => int(0),
             "auto_increment_increment" | "auto_increment_offset" => int(1),
