@@ -145,6 +145,17 @@ impl GroupTable {
 
     /// Group ids of the rows of `keys`, creating groups as needed.
     fn group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Result<Vec<u32>> {
+        self.group_ids_hashed(keys, rows, None)
+    }
+
+    /// [`GroupTable::group_ids`], given the rows' `hash_rows` of `keys`
+    /// where already known (rows scattered by it).
+    fn group_ids_hashed(
+        &mut self,
+        keys: &[KeyColumn],
+        rows: usize,
+        hashes: Option<&[u64]>,
+    ) -> Result<Vec<u32>> {
         if self.types.is_empty() {
             return Ok(vec![0; rows]);
         }
@@ -208,7 +219,7 @@ impl GroupTable {
                 // A NULL key: the groups so far move to the general table,
                 // in id order so that every group keeps its id.
                 let kept = std::mem::take(&mut self.groups);
-                let ids = self.hashed_group_ids(&m.key_columns(), kept);
+                let ids = self.hashed_group_ids(&m.key_columns(), kept, None);
                 debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
             }
         }
@@ -223,7 +234,7 @@ impl GroupTable {
             for (o, k) in old.iter_mut().zip(keys) {
                 o.collation = k.collation;
             }
-            let ids = self.hashed_group_ids(&old, kept);
+            let ids = self.hashed_group_ids(&old, kept, None);
             debug_assert!(ids.iter().enumerate().all(|(i, g)| i == *g as usize));
         }
         if self.ints.is_some() {
@@ -231,12 +242,17 @@ impl GroupTable {
                 "GROUP BY key changed its physical shape between batches",
             ));
         }
-        Ok(self.hashed_group_ids(keys, rows))
+        Ok(self.hashed_group_ids(keys, rows, hashes))
     }
 
     /// Keys that do not go to `ints`: one string key into `strs` (under
     /// its collation), anything else into the general table.
-    fn hashed_group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Vec<u32> {
+    fn hashed_group_ids(
+        &mut self,
+        keys: &[KeyColumn],
+        rows: usize,
+        hashes: Option<&[u64]>,
+    ) -> Vec<u32> {
         if let (
             None,
             [KeyColumn {
@@ -254,12 +270,24 @@ impl GroupTable {
             self.groups = m.len();
             return ids;
         }
-        self.general_group_ids(keys, rows)
+        self.general_group_ids(keys, rows, hashes)
     }
 
     /// Any keys: row hashes into `map`, keys kept in `keys`.
-    fn general_group_ids(&mut self, keys: &[KeyColumn], rows: usize) -> Vec<u32> {
-        let hashes = hash_rows(keys, rows);
+    fn general_group_ids(
+        &mut self,
+        keys: &[KeyColumn],
+        rows: usize,
+        known: Option<&[u64]>,
+    ) -> Vec<u32> {
+        let computed;
+        let hashes = match known {
+            Some(h) if h.len() == rows => h,
+            _ => {
+                computed = hash_rows(keys, rows);
+                &computed[..]
+            }
+        };
         let store = self
             .keys
             .get_or_insert_with(|| GroupKeys::new(keys, self.types.clone()));
@@ -383,20 +411,21 @@ impl GroupTable {
         aggs: &[AggregateSpec],
         at: Position,
     ) -> Result<()> {
-        self.update_with(batch, group, aggs, at, None)
+        self.update_with(batch, group, aggs, at, None, None)
     }
 
-    /// Adds a batch whose rows are at the positions of `runs` ((first row,
-    /// position) in row order, positions not decreasing), as rows scattered
-    /// into buckets come: accumulators take no positions here.
-    pub(super) fn update_runs(
+    /// Adds rows scattered into a bucket, `hashes` their keys' `hash_rows`;
+    /// with `runs`, at the positions of `runs` ((first row, position) in row
+    /// order, positions not decreasing). Accumulators take no positions here.
+    pub(super) fn update_scattered(
         &mut self,
         batch: &RecordBatch,
         group: &[PhysicalExpr],
         aggs: &[AggregateSpec],
-        runs: &[(u32, Position)],
+        runs: Option<&[(u32, Position)]>,
+        hashes: &[u64],
     ) -> Result<()> {
-        self.update_with(batch, group, aggs, 0, Some(runs))
+        self.update_with(batch, group, aggs, 0, runs, Some(hashes))
     }
 
     fn update_with(
@@ -406,12 +435,13 @@ impl GroupTable {
         aggs: &[AggregateSpec],
         at: Position,
         runs: Option<&[(u32, Position)]>,
+        hashes: Option<&[u64]>,
     ) -> Result<()> {
         let keys = group
             .iter()
             .map(|g| KeyColumn::collated(&g.evaluate_array(batch)?, g.collation()))
             .collect::<Result<Vec<_>>>()?;
-        let ids = self.group_ids(&keys, batch.num_rows())?;
+        let ids = self.group_ids_hashed(&keys, batch.num_rows(), hashes)?;
         if self.seen.on {
             match runs {
                 Some(runs) => self.seen.record_rows(&ids, runs),

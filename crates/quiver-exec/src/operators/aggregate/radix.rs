@@ -224,8 +224,9 @@ pub(super) struct Scatter {
 
 #[derive(Default)]
 struct Bucket {
-    /// Slices of batches not copied together yet, with their positions.
-    pieces: Vec<(RecordBatch, Position)>,
+    /// Slices of batches not copied together yet, with their positions
+    /// and their rows' key hashes.
+    pieces: Vec<(RecordBatch, Position, Vec<u64>)>,
     rows: usize,
     chunks: Vec<Chunk>,
 }
@@ -236,6 +237,8 @@ struct Bucket {
 struct Chunk {
     rows: RecordBatch,
     runs: Vec<(u32, Position)>,
+    /// The rows' `hash_rows` of their keys: not computed again.
+    hashes: Vec<u64>,
 }
 
 impl Scatter {
@@ -314,7 +317,13 @@ impl Scatter {
             if from == to {
                 continue;
             }
-            bucket.pieces.push((sorted.slice(from, to - from), at));
+            let hashes = order.values()[from..to]
+                .iter()
+                .map(|&i| hashes[i as usize])
+                .collect();
+            bucket
+                .pieces
+                .push((sorted.slice(from, to - from), at, hashes));
             bucket.rows += to - from;
             if bucket.rows >= CHUNK_ROWS {
                 self.bytes += bucket.flush()?;
@@ -340,18 +349,20 @@ impl Bucket {
         }
         let mut runs: Vec<(u32, Position)> = vec![];
         let mut row = 0u32;
-        for (p, at) in &self.pieces {
+        let mut hashes = Vec::with_capacity(self.rows);
+        for (p, at, h) in &self.pieces {
             if runs.last().is_none_or(|r| r.1 != *at) {
                 runs.push((row, *at));
             }
             row += p.num_rows() as u32;
+            hashes.extend_from_slice(h);
         }
         let rows = concat_batches(&self.pieces[0].0.schema(), self.pieces.iter().map(|p| &p.0))
             .map_err(QuiverError::from)?;
         self.pieces.clear();
         self.rows = 0;
-        let bytes = rows.get_array_memory_size();
-        self.chunks.push(Chunk { rows, runs });
+        let bytes = rows.get_array_memory_size() + hashes.len() * 8;
+        self.chunks.push(Chunk { rows, runs, hashes });
         Ok(bytes)
     }
 }
@@ -386,7 +397,7 @@ pub(super) fn aggregate_buckets(
             None => {
                 let mut table = GroupTable::tracking(types, aggs, false, false);
                 for chunk in parts.iter().flat_map(|p| &p.1) {
-                    table.update_at(&chunk.rows, group, aggs, 0)?;
+                    table.update_scattered(&chunk.rows, group, aggs, None, &chunk.hashes)?;
                 }
                 total = Some(table);
             }
@@ -394,7 +405,13 @@ pub(super) fn aggregate_buckets(
                 for (i, (p, chunks)) in parts.iter().enumerate() {
                     let mut table = GroupTable::tracking(types, aggs, true, false);
                     for chunk in chunks {
-                        table.update_runs(&chunk.rows, group, aggs, &chunk.runs)?;
+                        table.update_scattered(
+                            &chunk.rows,
+                            group,
+                            aggs,
+                            Some(&chunk.runs),
+                            &chunk.hashes,
+                        )?;
                     }
                     let class = classes[*p];
                     match &mut total {
