@@ -30,11 +30,11 @@ pub static CONVERT_TZ: ConvertTz = ConvertTz;
 /// One row's conversion of `micros` (local time of `from`).
 fn convert(micros: i64, from: &Zone, to: &Zone) -> i64 {
     let (secs, frac) = (micros.div_euclid(MICROS), micros.rem_euclid(MICROS));
-    let utc = from.to_utc(secs);
+    let utc = from.utc_of_local(secs);
     if !(1..=i32::MAX as i64).contains(&utc) {
         return micros;
     }
-    to.from_utc(utc) * MICROS + frac
+    to.local_of_utc(utc) * MICROS + frac
 }
 
 impl ScalarFunction for ConvertTz {

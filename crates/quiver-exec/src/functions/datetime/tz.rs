@@ -43,7 +43,7 @@ impl Zone {
     /// UTC seconds of local time `local` (seconds of the local calendar):
     /// the earlier of two readings in a fall-back overlap, the transition
     /// itself for a time in a spring-forward gap (MariaDB's answers).
-    pub(crate) fn to_utc(&self, local: i64) -> i64 {
+    pub(crate) fn utc_of_local(&self, local: i64) -> i64 {
         let (transitions, offsets, initial) = match self {
             Zone::Offset(o) => return local - o,
             Zone::Rules {
@@ -78,7 +78,7 @@ impl Zone {
     }
 
     /// Local seconds of UTC second `t`.
-    pub(crate) fn from_utc(&self, t: i64) -> i64 {
+    pub(crate) fn local_of_utc(&self, t: i64) -> i64 {
         t + self.offset_at(t)
     }
 }

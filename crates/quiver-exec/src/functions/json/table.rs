@@ -599,7 +599,7 @@ impl Sink {
                     _ => match scaled(&b[..end], 0) {
                         Some((v, _)) => v,
                         // Past i128: clamped below.
-                        None if b.iter().any(|c| *c == b'-') => i128::MIN,
+                        None if b.contains(&b'-') => i128::MIN,
                         None => i128::MAX,
                     },
                 };
