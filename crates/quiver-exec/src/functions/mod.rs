@@ -121,6 +121,11 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &string::soundex::SOUNDEX,
     &string::base64::TO_BASE64,
     // Miscellaneous.
+    &misc::aes::AES_DECRYPT,
+    &misc::aes::AES_ENCRYPT,
+    &misc::compress::COMPRESS,
+    &misc::compress::UNCOMPRESS,
+    &misc::compress::UNCOMPRESSED_LENGTH,
     &misc::inet::INET6_ATON,
     &misc::inet::INET6_NTOA,
     &misc::inet::INET_ATON,
