@@ -59,7 +59,7 @@ fn encrypt_into(cipher: &Aes128, plain: &[u8], out: &mut [u8]) {
 /// Decrypts `crypt` into `out` (of its length); the plaintext's length, or
 /// None for a length or padding MariaDB refuses.
 fn decrypt_into(cipher: &Aes128, crypt: &[u8], out: &mut [u8]) -> Option<usize> {
-    if crypt.is_empty() || crypt.len() % BLOCK != 0 {
+    if crypt.is_empty() || !crypt.len().is_multiple_of(BLOCK) {
         return None;
     }
     out.copy_from_slice(crypt);
@@ -107,11 +107,6 @@ impl ScalarFunction for Aes {
 
     fn return_type(&self, _args: &[ArgInfo]) -> Result<Bound> {
         Ok(Bound::Call(DataType::Binary))
-    }
-
-    fn nullable(&self, any_arg_nullable: bool) -> bool {
-        let _ = any_arg_nullable;
-        true
     }
 
     /// MariaDB's `max_length` in bytes: a text argument's characters at
@@ -203,11 +198,7 @@ impl ScalarFunction for Aes {
         values.truncate(end);
         let nulls = NullBuffer::from(nulls);
         let nulls = (nulls.null_count() > 0).then_some(nulls);
-        let out = BinaryArray::new(
-            OffsetBuffer::new(offsets.into()),
-            values.into(),
-            nulls,
-        );
+        let out = BinaryArray::new(OffsetBuffer::new(offsets.into()), values.into(), nulls);
         a.finish(std::sync::Arc::new(out), call.data_type)
     }
 }

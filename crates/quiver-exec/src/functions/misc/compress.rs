@@ -148,11 +148,6 @@ impl ScalarFunction for Zlib {
         }))
     }
 
-    fn nullable(&self, any_arg_nullable: bool) -> bool {
-        let _ = any_arg_nullable;
-        true
-    }
-
     fn int_width(&self, _args: &[ArgInfo]) -> Option<IntWidth> {
         (self.0 == Op::UncompressedLength).then_some(IntWidth::Fixed(IntKind::Long, 10))
     }
@@ -243,7 +238,10 @@ mod tests {
         let mut out = Vec::new();
         compress_into(&mut z, b"a", &mut out).unwrap();
         // MariaDB 10.11: HEX(COMPRESS('a')).
-        assert_eq!(out, [1, 0, 0, 0, 0x78, 0x9C, 0x4B, 0x04, 0, 0, 0x62, 0, 0x62]);
+        assert_eq!(
+            out,
+            [1, 0, 0, 0, 0x78, 0x9C, 0x4B, 0x04, 0, 0, 0x62, 0, 0x62]
+        );
         let mut d = Decompress::new(true);
         let mut back = Vec::new();
         assert!(uncompress_into(&mut d, &out, &mut back));
