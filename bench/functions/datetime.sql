@@ -37,3 +37,15 @@ SELECT COUNT(DISTINCT LAST_DAY(l_shipdate)) FROM lineitem;
 -- name: str_to_date_count
 -- duckdb: SELECT COUNT(strptime(o_orderdate::VARCHAR, '%Y-%m-%d')) FROM orders;
 SELECT COUNT(STR_TO_DATE(CAST(o_orderdate AS CHAR), '%Y-%m-%d')) FROM orders;
+
+-- name: convert_tz_named
+-- duckdb: none
+SELECT MAX(CONVERT_TZ(CAST(o_orderdate AS DATETIME), 'UTC', 'Europe/Berlin')) FROM orders;
+
+-- name: convert_tz_offset
+-- duckdb: SELECT MAX(CAST(o_orderdate AS TIMESTAMP) + INTERVAL 330 MINUTE) FROM orders
+SELECT MAX(CONVERT_TZ(CAST(o_orderdate AS DATETIME), '+00:00', '+05:30')) FROM orders;
+
+-- name: time_format_distinct
+-- duckdb: SELECT COUNT(DISTINCT strftime(TIMESTAMP '2000-01-01' + to_seconds(o_orderkey % 86400), '%H:%M')) FROM orders
+SELECT COUNT(DISTINCT TIME_FORMAT(SEC_TO_TIME(o_orderkey % 86400), '%H:%i')) FROM orders;

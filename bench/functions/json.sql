@@ -15,3 +15,7 @@ SELECT SUM(LENGTH(JSON_SET(CONCAT('{"p":"', o_orderpriority, '"}'), '$.c', o_cus
 -- name: json_arrayagg_length
 -- duckdb: SELECT SUM(LENGTH(CAST(a AS VARCHAR))) FROM (SELECT json_group_array(o_orderkey) a FROM orders GROUP BY o_custkey)
 SELECT SUM(LENGTH(a)) FROM (SELECT JSON_ARRAYAGG(o_orderkey) a FROM orders GROUP BY o_custkey) t;
+
+-- name: json_table_lateral
+-- duckdb: SELECT SUM(CAST(v AS BIGINT)) FROM orders, unnest(CAST(json_extract(('[' || o_custkey || ',' || o_shippriority || ']')::JSON, '$[*]') AS VARCHAR[])) AS t(v)
+SELECT SUM(j.v) FROM orders, JSON_TABLE(CONCAT('[', o_custkey, ',', o_shippriority, ']'), '$[*]' COLUMNS(v INT PATH '$')) AS j;

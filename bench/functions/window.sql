@@ -27,3 +27,7 @@ SELECT SUM(t), SUM(c) FROM (SELECT NTILE(10) OVER (ORDER BY o_totalprice) AS t, 
 -- name: first_value_by_customer
 -- duckdb: SELECT SUM(f) FROM (SELECT FIRST_VALUE(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderdate, o_orderkey) AS f FROM orders)
 SELECT SUM(f) FROM (SELECT FIRST_VALUE(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderdate, o_orderkey) AS f FROM orders) t;
+
+-- name: stddev_sliding_rows
+-- duckdb: SELECT SUM(s) FROM (SELECT STDDEV_POP(o_totalprice) OVER (ORDER BY o_orderkey ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS s FROM orders)
+SELECT SUM(s) FROM (SELECT STDDEV_POP(o_totalprice) OVER (ORDER BY o_orderkey ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS s FROM orders) t;

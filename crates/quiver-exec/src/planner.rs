@@ -308,6 +308,25 @@ impl Planner {
                     .collect::<Result<Vec<_>>>()?;
                 Arc::new(ValuesExec::new(rows, schema))
             }
+            LogicalPlan::JsonTable {
+                input,
+                doc,
+                def,
+                columns,
+            } => {
+                let child = self.plan(input)?;
+                let d = self.compile(doc, &layout(&input.schema()))?;
+                let schema = arrow_schema(&plan.schema());
+                let fields = schema.fields()[schema.fields().len() - columns.len()..]
+                    .iter()
+                    .map(|f| f.as_ref().clone())
+                    .collect();
+                let declared = columns.iter().map(|c| c.column_type.clone()).collect();
+                let spec =
+                    crate::functions::json::table::JsonTableSpec::new(def, fields, declared)?;
+                let text = format!("{} doc={doc} path={}", def.alias, def.path);
+                Arc::new(JsonTableExec::new(child, d, spec, text, schema))
+            }
             LogicalPlan::Filter { input, predicate } => {
                 let child = self.plan(input)?;
                 let p = self.compile(predicate, &layout(&input.schema()))?;

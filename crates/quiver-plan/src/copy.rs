@@ -198,6 +198,20 @@ impl Copier<'_> {
                 input: Box::new(self.copy(input)),
                 kind: *kind,
             },
+            LogicalPlan::JsonTable {
+                input,
+                doc,
+                def,
+                columns,
+            } => {
+                let input = self.copy(input);
+                LogicalPlan::JsonTable {
+                    input: Box::new(input),
+                    doc: self.expr(doc),
+                    def: def.clone(),
+                    columns: columns.iter().map(|c| self.column(c)).collect(),
+                }
+            }
             LogicalPlan::RecursiveCte {
                 anchor,
                 recursive,

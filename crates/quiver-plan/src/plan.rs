@@ -316,6 +316,16 @@ pub enum LogicalPlan {
         work: ColumnId,
         columns: Vec<ColumnInfo>,
     },
+    /// JSON_TABLE over each input row's `doc` (lateral): the input row's
+    /// columns then `columns` (the definition's leaves), once per row the
+    /// document makes; an input row whose document is NULL or makes no
+    /// row is dropped. Not lateral, the input is DUAL.
+    JsonTable {
+        input: Box<LogicalPlan>,
+        doc: Expr,
+        def: Arc<crate::json_table::JsonTableDef>,
+        columns: Vec<ColumnInfo>,
+    },
 }
 
 /// EXCEPT or INTERSECT, ALL (with duplicates) or DISTINCT.
@@ -392,6 +402,11 @@ impl LogicalPlan {
                 s.extend(exprs.iter().map(|(c, _)| c.clone()));
                 s
             }
+            LogicalPlan::JsonTable { input, columns, .. } => {
+                let mut s = input.schema();
+                s.extend(columns.iter().cloned());
+                s
+            }
         }
     }
 
@@ -411,7 +426,8 @@ impl LogicalPlan {
             | LogicalPlan::Window { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
-            | LogicalPlan::SetOp { input, .. } => vec![input],
+            | LogicalPlan::SetOp { input, .. }
+            | LogicalPlan::JsonTable { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } => vec![left, right],
             LogicalPlan::Union { inputs, .. } => inputs.iter().collect(),
         }
@@ -473,6 +489,17 @@ impl LogicalPlan {
             LogicalPlan::SetOp { input, kind } => LogicalPlan::SetOp {
                 input: Box::new(f(*input)),
                 kind,
+            },
+            LogicalPlan::JsonTable {
+                input,
+                doc,
+                def,
+                columns,
+            } => LogicalPlan::JsonTable {
+                input: Box::new(f(*input)),
+                doc,
+                def,
+                columns,
             },
             LogicalPlan::RecursiveCte {
                 anchor,
@@ -600,6 +627,9 @@ impl LogicalPlan {
                 if *distinct { "Distinct" } else { "All" }
             ),
             LogicalPlan::WorkTable { work, .. } => format!("WorkTable #{}", work.0),
+            LogicalPlan::JsonTable { doc, def, .. } => {
+                format!("JsonTable {} doc={doc} path={}", def.alias, def.path)
+            }
         }
     }
 

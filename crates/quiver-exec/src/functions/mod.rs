@@ -71,6 +71,7 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &math::real::TAN,
     &math::rounding::TRUNCATE,
     // Date and time.
+    &datetime::convert_tz::CONVERT_TZ,
     &datetime::date_format::DATE_FORMAT,
     &datetime::datediff::DATEDIFF,
     &datetime::day_parts::DAYNAME,
@@ -101,6 +102,7 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &datetime::time_fns::SUBTIME,
     &datetime::time_fns::TIME,
     &datetime::time_fns::TIMEDIFF,
+    &datetime::time_format::TIME_FORMAT,
     &datetime::time_fns::TIME_TO_SEC,
     // String.
     &string::chr::CHR,
@@ -119,6 +121,11 @@ pub static SCALARS: &[&dyn ScalarFunction] = &[
     &string::soundex::SOUNDEX,
     &string::base64::TO_BASE64,
     // Miscellaneous.
+    &misc::aes::AES_DECRYPT,
+    &misc::aes::AES_ENCRYPT,
+    &misc::compress::COMPRESS,
+    &misc::compress::UNCOMPRESS,
+    &misc::compress::UNCOMPRESSED_LENGTH,
     &misc::inet::INET6_ATON,
     &misc::inet::INET6_NTOA,
     &misc::inet::INET_ATON,

@@ -9,6 +9,7 @@ mod group_concat;
 mod hash_join;
 mod int_group_map;
 mod int_tuple_group_map;
+mod json_table;
 mod limit;
 mod packed_keys;
 mod project;
@@ -31,6 +32,7 @@ pub use exec_plan::{
 pub use filter::FilterExec;
 pub use group_concat::GroupConcatSpec;
 pub use hash_join::HashJoinExec;
+pub use json_table::JsonTableExec;
 pub use limit::LimitExec;
 pub use project::ProjectExec;
 pub use recursive_cte::{RecursiveCteExec, WorkTableExec};

@@ -279,13 +279,10 @@ fn kernel(
     let arg = args.first();
     let a = arg.ok_or_else(|| QuiverError::internal("window aggregate without argument"))?;
     if let AggFunc::Registered(r) = f {
-        let Walk::Running(breaks) = walk else {
-            return Err(QuiverError::not_supported(format!(
-                "{}() over a sliding window frame",
-                r.name().to_uppercase()
-            )));
+        return match walk {
+            Walk::Running(breaks) => registered(r, breaks, a, &spec.output_type),
+            Walk::Frames(frames) => registered_sliding(r, frames, a, &spec.output_type),
         };
-        return registered(r, breaks, a, &spec.output_type);
     }
     match f {
         AggFunc::Count => Ok(Arc::new(kernels::count(breaks, a.logical_nulls().as_ref()))),
@@ -360,6 +357,63 @@ fn registered(
         &UInt32Array::from(ids),
         None,
     )?)
+}
+
+/// A registered aggregate over sliding frames, through its grouped
+/// accumulator as a segment tree: group `n + k` (k in 1..n) holds node k
+/// of a bottom-up tree over the rows (leaf i is group i, node k the fold
+/// of its children 2k and 2k+1, leaves at k = n + i); each row's result is
+/// group `2n + i`, the fold of the O(log n) nodes covering its frame. Any
+/// aggregate that merges works, with no removal: O(n log n) merges.
+fn registered_sliding(
+    r: quiver_plan::AggregateRef,
+    frames: &[std::ops::Range<u32>],
+    a: &ArrayRef,
+    output: &DataType,
+) -> Result<ArrayRef> {
+    let n = frames.len();
+    if n == 0 {
+        return Ok(arrow_array::new_empty_array(output));
+    }
+    // Node k of the tree is group `node(k)`: leaves (k >= n) are the rows.
+    let node = |k: usize| -> u32 {
+        if k >= n {
+            (k - n) as u32
+        } else {
+            (n + k) as u32
+        }
+    };
+    let groups = 3 * n;
+    let ids: Vec<u32> = (0..n as u32).collect();
+    let mut acc = r.accumulator(output);
+    acc.update(std::slice::from_ref(a), &ids, groups)?;
+    let mut pairs = Vec::with_capacity(2 * n);
+    for k in (1..n).rev() {
+        pairs.push((node(2 * k), node(k)));
+        pairs.push((node(2 * k + 1), node(k)));
+    }
+    for (i, f) in frames.iter().enumerate() {
+        let into = (2 * n + i) as u32;
+        let (mut lo, mut hi) = (
+            f.start as usize + n,
+            (f.end as usize).max(f.start as usize) + n,
+        );
+        while lo < hi {
+            if lo & 1 == 1 {
+                pairs.push((node(lo), into));
+                lo += 1;
+            }
+            if hi & 1 == 1 {
+                hi -= 1;
+                pairs.push((node(hi), into));
+            }
+            lo >>= 1;
+            hi >>= 1;
+        }
+    }
+    acc.merge_groups(&pairs)?;
+    let values = acc.evaluate(groups)?;
+    Ok(values.slice(2 * n, n))
 }
 
 /// Exact SUM / AVG into decimal(`p`, `s`), over integers and decimals at

@@ -173,6 +173,8 @@ pub(crate) fn estimate(plan: &LogicalPlan) -> (f64, DistinctMap) {
             (estimate_rows(anchor) * 10.0, DistinctMap::new())
         }
         LogicalPlan::WorkTable { .. } => (100.0, DistinctMap::new()),
+        // A guess: ten rows per document.
+        LogicalPlan::JsonTable { input, .. } => (estimate_rows(input) * 10.0, DistinctMap::new()),
     }
 }
 

@@ -152,6 +152,22 @@ fn prune(plan: LogicalPlan, required: &HashSet<ColumnId>) -> LogicalPlan {
                 .collect(),
             columns,
         },
+        // Every JSON_TABLE column stays (they are made together).
+        LogicalPlan::JsonTable {
+            input,
+            doc,
+            def,
+            columns,
+        } => {
+            let mut need = required.clone();
+            doc.collect_columns(&mut need);
+            LogicalPlan::JsonTable {
+                input: Box::new(prune(*input, &need)),
+                doc,
+                def,
+                columns,
+            }
+        }
         // The counts and every column decide which rows are kept.
         LogicalPlan::SetOp { input, kind } => {
             let all = input.schema().iter().map(|c| c.id).collect();

@@ -269,6 +269,27 @@ fn push(plan: LogicalPlan, mut preds: Vec<Expr>) -> LogicalPlan {
                 .collect();
             LogicalPlan::Union { inputs, columns }
         }
+        // A test of the input's columns alone holds for an input row
+        // before JSON_TABLE makes its rows as after.
+        LogicalPlan::JsonTable {
+            input,
+            doc,
+            def,
+            columns,
+        } => {
+            let below = ids(&input);
+            let (down, keep): (Vec<Expr>, Vec<Expr>) =
+                preds.into_iter().partition(|p| covered(p, &below));
+            with_filter(
+                LogicalPlan::JsonTable {
+                    input: Box::new(push(*input, down)),
+                    doc,
+                    def,
+                    columns,
+                },
+                keep,
+            )
+        }
         LogicalPlan::Window { input, exprs } => with_filter(
             LogicalPlan::Window {
                 input: Box::new(push(*input, Vec::new())),

@@ -427,14 +427,6 @@ impl Binder<'_> {
                 super::window_frame::window_frame(frame, key.as_ref())?
             }
         };
-        if let WindowFunc::Agg(AggFunc::Registered(r)) = func {
-            if !frame.is_running() {
-                return Err(QuiverError::not_supported(format!(
-                    "{}() over a sliding window frame",
-                    r.name().to_uppercase()
-                )));
-            }
-        }
         let ignores_order = match func {
             // An aggregate over the whole partition does not depend on the order.
             WindowFunc::Agg(_) => frame == WindowFrame::WHOLE,

@@ -54,10 +54,21 @@ impl Binder<'_> {
         }
         let mut acc: Option<(LogicalPlan, Scope)> = None;
         for twj in from {
-            let (plan, scope) = self.table_with_joins(twj)?;
             acc = Some(match acc {
-                None => (plan, scope),
-                Some((lp, ls)) => cross(lp, ls, plan, scope)?,
+                // `t, JSON_TABLE(t.doc, ...)`: the document may read the
+                // tables before it, so its joins come after.
+                Some((lp, ls)) if matches!(twj.relation, ast::TableFactor::JsonTable { .. }) => {
+                    let (mut plan, mut scope) = self.json_table_after(lp, ls, &twj.relation)?;
+                    for j in &twj.joins {
+                        (plan, scope) = self.join(plan, scope, j)?;
+                    }
+                    (plan, scope)
+                }
+                None => self.table_with_joins(twj)?,
+                Some((lp, ls)) => {
+                    let (plan, scope) = self.table_with_joins(twj)?;
+                    cross(lp, ls, plan, scope)?
+                }
             });
         }
         Ok(acc.unwrap_or_else(|| (dual(), Scope::default())))
@@ -101,10 +112,37 @@ impl Binder<'_> {
                 table_with_joins,
                 alias: None,
             } => self.table_with_joins(table_with_joins),
+            ast::TableFactor::JsonTable { .. } => {
+                let jt = self.json_table(tf, None)?;
+                Ok((
+                    json_table_node(dual(), jt.doc, jt.def, jt.columns),
+                    jt.scope,
+                ))
+            }
             other => Err(QuiverError::not_supported(format!(
                 "the table reference {other}"
             ))),
         }
+    }
+
+    /// JSON_TABLE after the tables `left`: over each of their rows when
+    /// its document reads them, else joined to them.
+    fn json_table_after(
+        &mut self,
+        left: LogicalPlan,
+        lscope: Scope,
+        tf: &ast::TableFactor,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let jt = self.json_table(tf, Some(&lscope))?;
+        if !jt.lateral {
+            let right = json_table_node(dual(), jt.doc, jt.def, jt.columns);
+            return cross(left, lscope, right, jt.scope);
+        }
+        check_unique_qualifiers(&lscope, &jt.scope)?;
+        let scope = Scope {
+            columns: lscope.columns.into_iter().chain(jt.scope.columns).collect(),
+        };
+        Ok((json_table_node(left, jt.doc, jt.def, jt.columns), scope))
     }
 
     fn named_table(
@@ -356,6 +394,28 @@ impl Binder<'_> {
         j: &ast::Join,
     ) -> Result<(LogicalPlan, Scope)> {
         use ast::JoinOperator as O;
+        if let ast::TableFactor::JsonTable { .. } = &j.relation {
+            if let Some(r) = self.join_json_table(&left, &lscope, j)? {
+                let (plan, scope) = self.json_table_after(left, lscope, &j.relation)?;
+                return match r {
+                    Some(on) => {
+                        let ctx = Ctx {
+                            subqueries: false,
+                            ..Ctx::new(&scope, Clause::On)
+                        };
+                        let predicate = to_bool(self.expr(on, &ctx)?);
+                        Ok((
+                            LogicalPlan::Filter {
+                                input: Box::new(plan),
+                                predicate,
+                            },
+                            scope,
+                        ))
+                    }
+                    None => Ok((plan, scope)),
+                };
+            }
+        }
         let (right, rscope) = self.table_factor(&j.relation)?;
         check_unique_qualifiers(&lscope, &rscope)?;
         let (side, constraint) = match &j.join_operator {
@@ -418,6 +478,54 @@ impl Binder<'_> {
             Side::Right => join_node(right, left, JoinKind::Left, filter),
         };
         Ok((plan, scope))
+    }
+}
+
+impl Binder<'_> {
+    /// How `left JOIN JSON_TABLE(...)` is bound: `Some(on)` over the rows
+    /// of `left` (an inner join, or any join whose JSON_TABLE reads no
+    /// column of `left` is bound as usual: None).
+    #[allow(clippy::type_complexity)]
+    fn join_json_table<'j>(
+        &mut self,
+        _left: &LogicalPlan,
+        lscope: &Scope,
+        j: &'j ast::Join,
+    ) -> Result<Option<Option<&'j ast::Expr>>> {
+        use ast::JoinOperator as O;
+        match &j.join_operator {
+            O::Join(c) | O::Inner(c) | O::CrossJoin(c) | O::StraightJoin(c) => match c {
+                ast::JoinConstraint::On(e) => Ok(Some(Some(e))),
+                ast::JoinConstraint::None => Ok(Some(None)),
+                _ => Err(QuiverError::not_supported(
+                    "JSON_TABLE joined with USING or NATURAL",
+                )),
+            },
+            O::Left(_) | O::LeftOuter(_) => {
+                if self.json_table(&j.relation, Some(lscope))?.lateral {
+                    Err(QuiverError::not_supported(
+                        "LEFT JOIN of a JSON_TABLE reading the columns of the tables before it",
+                    ))
+                } else {
+                    Ok(None)
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+fn json_table_node(
+    input: LogicalPlan,
+    doc: Expr,
+    def: Arc<quiver_plan::JsonTableDef>,
+    columns: Vec<quiver_plan::ColumnInfo>,
+) -> LogicalPlan {
+    LogicalPlan::JsonTable {
+        input: Box::new(input),
+        doc,
+        def,
+        columns,
     }
 }
 

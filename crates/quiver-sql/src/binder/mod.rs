@@ -20,6 +20,7 @@ mod expr;
 mod from;
 mod functions;
 mod group_concat;
+mod json_table;
 mod members;
 mod order;
 mod percentile;
@@ -220,6 +221,7 @@ pub(crate) enum Clause {
     Group,
     Having,
     From,
+    JsonTable,
 }
 
 impl Clause {
@@ -232,6 +234,7 @@ impl Clause {
             Clause::Group => "group statement",
             Clause::Having => "having clause",
             Clause::From => "from clause",
+            Clause::JsonTable => "JSON_TABLE",
         }
     }
 }
@@ -610,6 +613,7 @@ fn collect_ids(plan: &LogicalPlan, produced: &mut HashSet<ColumnId>, read: &mut 
             }
         }
         LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| reads(&k.expr)),
+        LogicalPlan::JsonTable { doc, .. } => reads(doc),
         LogicalPlan::Limit { .. }
         | LogicalPlan::Union { .. }
         | LogicalPlan::SetOp { .. }

@@ -188,6 +188,57 @@ impl Format {
         true
     }
 
+    /// Appends a TIME printed to `out` (TIME_FORMAT): hours in full (`%H`
+    /// of 100:00:00 is 100), the 12-hour specifiers of the hour of the day,
+    /// a `-` first for a negative time; false (NULL) when the format has a
+    /// date specifier.
+    pub fn write_time(&self, micros: i64, out: &mut Vec<u8>) -> bool {
+        let m = micros.unsigned_abs();
+        let hours = (m / 3_600_000_000) as u32;
+        let (minute, second) = ((m / 60_000_000 % 60) as u32, (m / 1_000_000 % 60) as u32);
+        let day_hour = hours % 24;
+        let hour12 = if day_hour.is_multiple_of(12) {
+            12
+        } else {
+            day_hour % 12
+        };
+        let pm: &[u8] = if day_hour < 12 { b"AM" } else { b"PM" };
+        if micros < 0 {
+            out.push(b'-');
+        }
+        for step in &self.steps {
+            match step {
+                Step::Text(t) => out.extend_from_slice(t.as_bytes()),
+                Step::Spec(b'f') => push_num(out, (m % 1_000_000) as u32, 6),
+                Step::Spec(b'H') => push_num(out, hours, 2),
+                Step::Spec(b'k') => push_num(out, hours, 1),
+                Step::Spec(b'h' | b'I') => push_num(out, hour12, 2),
+                Step::Spec(b'l') => push_num(out, hour12, 1),
+                Step::Spec(b'i') => push_num(out, minute, 2),
+                Step::Spec(b'S' | b's') => push_num(out, second, 2),
+                Step::Spec(b'p') => out.extend_from_slice(pm),
+                Step::Spec(b'r') => {
+                    push_num(out, hour12, 2);
+                    out.push(b':');
+                    push_num(out, minute, 2);
+                    out.push(b':');
+                    push_num(out, second, 2);
+                    out.push(b' ');
+                    out.extend_from_slice(pm);
+                }
+                Step::Spec(b'T') => {
+                    push_num(out, hours, 2);
+                    out.push(b':');
+                    push_num(out, minute, 2);
+                    out.push(b':');
+                    push_num(out, second, 2);
+                }
+                Step::Spec(_) => return false,
+            }
+        }
+        true
+    }
+
     /// MariaDB's `format_length`: the characters the format can print.
     pub fn max_chars(f: &str) -> u64 {
         let b = f.as_bytes();

@@ -10,12 +10,15 @@
 //! as unsigned C integers do). From 0001-01-01 on both agree, so a DATE
 //! column (days since 1970) takes the fast path `days + 719528`.
 
+pub mod convert_tz;
 pub mod date_format;
 pub mod datediff;
 pub mod day_numbers;
 pub mod day_parts;
 pub mod str_to_date;
 pub mod time_fns;
+pub mod time_format;
+pub(crate) mod tz;
 pub mod unix_time;
 pub mod week;
 

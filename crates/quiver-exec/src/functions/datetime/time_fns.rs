@@ -32,7 +32,7 @@ use crate::warnings::{raise_with, Level};
 
 /// The argument types a TIME argument keeps: TIME, DATETIME, text (read by
 /// the kernel), numbers (read as [-]HHMMSS[.f]); a DATE is a DATETIME.
-fn time_arg_type(t: &DataType) -> Result<DataType> {
+pub(super) fn time_arg_type(t: &DataType) -> Result<DataType> {
     Ok(match t {
         t if is_time(t) => t.clone(),
         DataType::Timestamp(..) | DataType::Null => t.clone(),
@@ -76,14 +76,14 @@ fn time_arg_fsp(a: &ArgInfo) -> u8 {
 /// A value read as a DATETIME or a TIME (MariaDB's `get_time` of a string
 /// keeps whichever it is).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Temporal {
+pub(super) enum Temporal {
     Time(i64),
     DateTime(i64),
 }
 
 /// Each row of `a` as a DATETIME or TIME; text that is neither is NULL with
 /// warning 1292, a TIME past the range clipped with 1292.
-fn temporals(a: &ArrayRef) -> Result<Vec<Option<Temporal>>> {
+pub(super) fn temporals(a: &ArrayRef) -> Result<Vec<Option<Temporal>>> {
     Ok(match a.data_type() {
         DataType::Timestamp(..) => a
             .as_primitive::<TimestampMicrosecondType>()

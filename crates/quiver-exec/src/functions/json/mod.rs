@@ -17,6 +17,7 @@ pub mod modify;
 pub(crate) mod path;
 pub mod read;
 pub(crate) mod scan;
+pub(crate) mod table;
 pub(crate) mod tree;
 pub(crate) mod value;
 

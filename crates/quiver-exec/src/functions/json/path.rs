@@ -68,7 +68,13 @@ impl Path {
 
     /// The values the path names in `v` (of source `src`), in document order.
     pub(crate) fn matches<'v>(&self, src: &[u8], v: &'v Value, out: &mut Vec<&'v Value>) {
-        walk(src, &self.steps, v, out);
+        walk::<true>(src, &self.steps, v, out);
+    }
+
+    /// As [`Path::matches`], but `[*]` matches only in arrays (JSON_TABLE:
+    /// `'$[*]'` over an object or a scalar makes no row).
+    pub(crate) fn matches_strict<'v>(&self, src: &[u8], v: &'v Value, out: &mut Vec<&'v Value>) {
+        walk::<false>(src, &self.steps, v, out);
     }
 
     /// Whether the path names anything in `v`.
@@ -229,7 +235,7 @@ fn key_is(src: &[u8], key: &std::ops::Range<usize>, name: &[u8]) -> bool {
     text == name
 }
 
-fn walk<'v>(src: &[u8], steps: &[Step], v: &'v Value, out: &mut Vec<&'v Value>) {
+fn walk<'v, const LAX: bool>(src: &[u8], steps: &[Step], v: &'v Value, out: &mut Vec<&'v Value>) {
     let Some((step, rest)) = steps.split_first() else {
         out.push(v);
         return;
@@ -238,26 +244,26 @@ fn walk<'v>(src: &[u8], steps: &[Step], v: &'v Value, out: &mut Vec<&'v Value>) 
         Step::Key(name) => {
             if let Kind::Object(members) = &v.kind {
                 if let Some((_, m)) = members.iter().find(|(k, _)| key_is(src, k, name)) {
-                    walk(src, rest, m, out);
+                    walk::<LAX>(src, rest, m, out);
                 }
             }
         }
         Step::AnyKey => {
             if let Kind::Object(members) = &v.kind {
                 for (_, m) in members {
-                    walk(src, rest, m, out);
+                    walk::<LAX>(src, rest, m, out);
                 }
             }
         }
         Step::At(i) => match &v.kind {
             Kind::Array(items) => {
                 if let Some(k) = i.resolve(items.len()) {
-                    walk(src, rest, &items[k], out);
+                    walk::<LAX>(src, rest, &items[k], out);
                 }
             }
             _ => {
                 if i.resolve(1) == Some(0) {
-                    walk(src, rest, v, out);
+                    walk::<LAX>(src, rest, v, out);
                 }
             }
         },
@@ -280,29 +286,30 @@ fn walk<'v>(src: &[u8], steps: &[Step], v: &'v Value, out: &mut Vec<&'v Value>) 
                 },
             };
             for item in items.iter().take(end + 1).skip(start) {
-                walk(src, rest, item, out);
+                walk::<LAX>(src, rest, item, out);
             }
         }
         Step::AnyIndex => match &v.kind {
             Kind::Array(items) => {
                 for item in items {
-                    walk(src, rest, item, out);
+                    walk::<LAX>(src, rest, item, out);
                 }
             }
-            _ => walk(src, rest, v, out),
+            _ if LAX => walk::<LAX>(src, rest, v, out),
+            _ => {}
         },
         Step::Descend => {
             // The next step here, then in every descendant, in order.
-            walk(src, rest, v, out);
+            walk::<LAX>(src, rest, v, out);
             match &v.kind {
                 Kind::Array(items) => {
                     for item in items {
-                        walk(src, steps, item, out);
+                        walk::<LAX>(src, steps, item, out);
                     }
                 }
                 Kind::Object(members) => {
                     for (_, m) in members {
-                        walk(src, steps, m, out);
+                        walk::<LAX>(src, steps, m, out);
                     }
                 }
                 _ => {}
