@@ -241,6 +241,22 @@ impl KeyColumn {
     }
 }
 
+/// Hints the CPU to bring the cache line of `p` in: the hash tables'
+/// probes ask for the slot of a row a little ahead while resolving this one.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of the x86_64 baseline, so the target feature
+        // `_mm_prefetch` needs is always present; a prefetch only hints the
+        // cache, never faults, and `p` comes from a live reference anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 pub fn hash_rows(keys: &[KeyColumn], rows: usize) -> Vec<u64> {
     let mut h = vec![0u64; rows];
     for k in keys {

@@ -18,7 +18,7 @@
 
 use arrow_buffer::NullBuffer;
 
-use crate::hash::mix;
+use crate::hash::{mix, prefetch};
 
 /// Group id of a free slot or of a key without a group.
 const EMPTY: u32 = u32::MAX;
@@ -51,21 +51,6 @@ const FREE: Slot = Slot { key: 0, id: EMPTY };
 #[inline(always)]
 fn hash(key: i64) -> u64 {
     mix(key as u64)
-}
-
-/// Hints the CPU to bring the cache line of `p` in.
-#[inline(always)]
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE is part of the x86_64 baseline, so the target feature
-        // `_mm_prefetch` needs is always present; a prefetch only hints the
-        // cache, never faults, and `p` comes from a live reference anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Appends the key of a new group and returns its id.

@@ -11,7 +11,7 @@
 //! Group ids are dense and in first-seen order. A batch with a NULL key
 //! does not come here (the caller moves the groups to its general table).
 
-use crate::hash::{mix, KeyColumn, KeyValues};
+use crate::hash::{mix, prefetch, KeyColumn, KeyValues};
 
 /// Group id of a free slot.
 const EMPTY: u32 = u32::MAX;
@@ -41,21 +41,6 @@ fn hash<const N: usize>(key: &[i64; N]) -> u64 {
         h = mix(h ^ *k as u64);
     }
     h
-}
-
-/// Hints the CPU to bring the cache line of `p` in.
-#[inline(always)]
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE is part of the x86_64 baseline, so the target feature
-        // `_mm_prefetch` needs is always present; a prefetch only hints the
-        // cache, never faults, and `p` comes from a live reference anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 impl<const N: usize> TupleMap<N> {

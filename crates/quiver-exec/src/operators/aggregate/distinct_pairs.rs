@@ -13,7 +13,7 @@
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
 use arrow_schema::{DataType, TimeUnit};
 
-use crate::hash::mix;
+use crate::hash::{mix, prefetch};
 
 /// The values of an integer-like array (integers to 32 unsigned bits,
 /// dates, datetimes, short decimals of one scale, booleans) as `i64`s,
@@ -75,21 +75,6 @@ fn slot_hash(h: u64, group: u32) -> usize {
 #[inline(always)]
 fn part_of(h: u64) -> usize {
     (h >> (64 - PART_BITS)) as usize
-}
-
-/// Hints the CPU to bring the cache line of `p` in.
-#[inline(always)]
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE is part of the x86_64 baseline, so `_mm_prefetch`'s
-        // target feature is present; a prefetch only hints the cache and
-        // never faults, and `p` comes from a live reference.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// One part: open addressing, linear probing, at most half full.
