@@ -32,3 +32,6 @@ CREATE TABLE times (a DATETIME, b DATETIME(6) NOT NULL DEFAULT '2024-01-02 03:04
 
 -- table: checks
 CREATE TABLE checks (a INT CHECK (a > 0), b INT, s VARCHAR(10) CHECK (s <> 'x''y' AND s = upper(s)), j JSON, k JSON CHECK (json_length(k) < 3), CHECK (a < b), CONSTRAINT named CHECK (b > 1 OR NOT (a IN (1, 2))), CHECK (b BETWEEN 1 AND 100));
+
+-- table: years
+CREATE TABLE years (a YEAR DEFAULT 0, b YEAR(4) NOT NULL DEFAULT 70, c YEAR DEFAULT '0', d YEAR);

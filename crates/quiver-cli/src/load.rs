@@ -55,7 +55,7 @@ pub fn load(
         match &existing {
             Some(t) => {
                 let schema = t.schema();
-                let read = quiver_engine::file_read_schema(&schema);
+                let read = quiver_engine::csv_read_schema(&schema);
                 let batches = read_csv(file, &read, &opts, |b| bar.set_position(b))?;
                 let batches = quiver_engine::stored_from_file(&schema, batches)?;
                 (schema, batches)

@@ -851,3 +851,67 @@ fn binary_values_show_as_text_or_hex() {
     let out = stdout(&o);
     assert!(out.contains("| 0x41FF |") && out.contains("| ok "), "{out}");
 }
+
+/// A YEAR column loads CSV values as text ('0' and '00' are 2000, '0000'
+/// is 0000, as MariaDB's LOAD DATA reads them) and Parquet integers as
+/// numbers (0 is 0000); a value that is no year fails the load with 1366.
+#[test]
+fn load_year_columns_from_csv_text_and_parquet_numbers() {
+    use std::sync::Arc;
+
+    let dir = temp_dir("load-year");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db");
+    let db = db.to_str().unwrap();
+    let o = quiver(&["sql", "--db", db, "-e", "CREATE TABLE yc (id INT, y YEAR)"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = quiver(&[
+        "sql",
+        "--db",
+        db,
+        "-e",
+        "CREATE TABLE yp (id INT, y YEAR(4))",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = dir.join("y.csv");
+    std::fs::write(&csv, "id,y\n1,0\n2,00\n3,69\n4,1999\n5,0000\n").unwrap();
+    let o = quiver(&["load", "--db", db, "yc", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "id,y\n6,abc\n").unwrap();
+    let o = quiver(&["load", "--db", db, "yc", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("1366"), "{}", stderr(&o));
+
+    let file = dir.join("y.parquet");
+    let batch = arrow_array::RecordBatch::try_from_iter(vec![
+        (
+            "id",
+            Arc::new(arrow_array::Int64Array::from(vec![1, 2, 3])) as arrow_array::ArrayRef,
+        ),
+        (
+            "y",
+            Arc::new(arrow_array::Int64Array::from(vec![0, 69, 2001])) as arrow_array::ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&file).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let o = quiver(&["load", "--db", db, "yp", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let sql = "SELECT id, y FROM yc ORDER BY id";
+    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", sql]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "id,y\n1,2000\n2,2000\n3,2069\n4,1999\n5,0000\n");
+    let sql = "SELECT id, y FROM yp ORDER BY id";
+    let o = quiver(&["sql", "--db", db, "--format", "csv", "-e", sql]);
+    assert_eq!(stdout(&o), "id,y\n1,0000\n2,2069\n3,2001\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -299,6 +299,12 @@ impl Session {
                         if let Some(m) = members.filter(|_| t == DataType::Utf8) {
                             t = m.code_type();
                         }
+                        // A YEAR read unchanged (or its MIN / MAX) stays one.
+                        if quiver_common::types::is_year(f) && t.is_integer() {
+                            t = DataType::Int16;
+                        } else if quiver_common::types::is_year(f) {
+                            meta.remove(COLUMN_TYPE_KEY);
+                        }
                         Field::new(f.name(), t, nullable).with_metadata(meta)
                     })
                     .collect::<Vec<_>>(),
@@ -312,8 +318,12 @@ impl Session {
                         .zip(schema.fields())
                         .map(|(c, f)| match c.data_type() == f.data_type() {
                             true => Ok(c.clone()),
-                            // Member text back to its codes ('' is 0).
-                            false if quiver_common::types::member_type(f).is_some() => {
+                            // Member text back to its codes ('' is 0); YEAR
+                            // values by YEAR's rules.
+                            false
+                                if quiver_common::types::member_type(f).is_some()
+                                    || quiver_common::types::is_year(f) =>
+                            {
                                 store_cast(c, f, 0, "", &mut Misfits::new(false))
                             }
                             false => cast_array(c, f.data_type()),
@@ -430,6 +440,15 @@ fn default_text(def: &SqlExpr, stored: &ArrayRef, field: &Field) -> Result<Strin
                 "'{}'",
                 text.value(0).replace('\\', "\\\\").replace('\'', "''")
             ),
+        });
+    }
+    // A YEAR default is four digits (0000), as MariaDB shows it.
+    if quiver_common::types::is_year(field) {
+        let wide = quiver_exec::expr::cast_array(stored, &DataType::Int64)?;
+        let wide = arrow_array::cast::AsArray::as_primitive::<arrow_array::types::Int64Type>(&wide);
+        return Ok(match wide.is_null(0) {
+            true => "NULL".to_string(),
+            false => quiver_common::types::year_text(wide.value(0)),
         });
     }
     let schema = Arc::new(Schema::new(vec![field.clone().with_nullable(true)]));

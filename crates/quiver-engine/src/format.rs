@@ -37,11 +37,21 @@ pub fn rows_as_text(batches: &[RecordBatch]) -> Result<Vec<Vec<Option<String>>>>
             .iter()
             .map(|f| quiver_common::types::field_decimals(f))
             .collect();
+        let years: Vec<bool> = b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| quiver_common::types::prints_year_digits(f))
+            .collect();
         for r in 0..b.num_rows() {
             let mut row = Vec::with_capacity(b.num_columns());
-            for ((c, n), d) in b.columns().iter().zip(&nulls).zip(&decimals) {
+            for (((c, n), d), year) in b.columns().iter().zip(&nulls).zip(&decimals).zip(&years) {
                 row.push(if n.as_ref().is_some_and(|n| n.is_null(r)) {
                     None
+                } else if *year {
+                    // YEAR: four digits (0000).
+                    let v = ScalarValue::from_array(c, r)?.to_string();
+                    Some(quiver_common::types::year_text(v.parse().unwrap_or(0)))
                 } else if let Some(d) = d {
                     let v = c.as_primitive::<arrow_array::types::Float64Type>().value(r);
                     Some(quiver_common::types::format_double_fixed(v, *d))

@@ -794,6 +794,10 @@ pub(crate) fn column_facts(f: &Field) -> ColumnFacts {
         // Codes, not a number: ENUM / SET read as text.
         numeric_type = DataType::Utf8;
     }
+    if quiver_common::types::is_year(f) {
+        // YEAR has no numeric precision in MariaDB's COLUMNS.
+        numeric_type = DataType::Null;
+    }
     let is_text = quiver_common::types::is_text(f.data_type()) || members.is_some();
     let collation = is_text.then(|| {
         f.metadata()

@@ -37,5 +37,5 @@ pub use format::{format_csv, format_json, format_table, OutputFormat};
 pub use process::{Process, ProcessList};
 pub use query::PreparedQuery;
 pub use session::{EngineConfig, Session, StatementResult};
-pub use store::{file_read_schema, stored_from_file};
+pub use store::{csv_read_schema, file_read_schema, stored_from_file};
 pub use stream::{RowStream, StreamedResult};

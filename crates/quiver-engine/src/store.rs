@@ -152,6 +152,9 @@ pub(crate) fn store_cast(
     if let Some(m) = quiver_common::types::member_type(f) {
         return store_members(a, f, &m, first_row, misfits);
     }
+    if quiver_common::types::is_year(f) {
+        return store_year(a, f, first_row, table, misfits);
+    }
     if f.data_type() == &DataType::Binary {
         return store_bytes(a, f, first_row, misfits);
     }
@@ -256,6 +259,102 @@ fn store_members(
     }
     let codes: ArrayRef = Arc::new(arrow_array::UInt64Array::from(codes));
     cast_array(&codes, f.data_type())
+}
+
+/// Values stored into a YEAR column, as MariaDB stores them: numbers are
+/// rounded, 0 is 0000, 1..69 and 70..99 are 2001..2069 and 1970..1999,
+/// text of one or two digits 2000..2069 / 1970..1999 ('0' is 2000). Out of
+/// 1901..2155 is 1264; text that is no number 1366, with other characters
+/// after it 1265 (errors in strict mode, else warnings and 0000); trailing
+/// spaces a note.
+fn store_year(
+    a: &ArrayRef,
+    f: &Field,
+    first_row: usize,
+    table: &str,
+    misfits: &mut Misfits,
+) -> Result<ArrayRef> {
+    use arrow_array::cast::AsArray;
+    use quiver_common::types::{year_of_number, year_of_text, YearRead};
+    if a.data_type() == &DataType::Null {
+        return Ok(arrow_array::new_null_array(f.data_type(), a.len()));
+    }
+    let numbers = match is_numeric(a.data_type()) || a.data_type() == &DataType::Boolean {
+        true => Some(cast_array(a, &DataType::Float64)?),
+        false => None,
+    };
+    let texts = match (&numbers, a.data_type()) {
+        (Some(_), _) => None,
+        (None, DataType::Binary) => Some(a.clone()),
+        (None, _) => Some(cast_array(a, &DataType::Utf8)?),
+    };
+    let mut out = Vec::with_capacity(a.len());
+    for row in 0..a.len() {
+        if a.is_null(row) {
+            out.push(None);
+            continue;
+        }
+        let at = first_row + row + 1;
+        let (read, shown) = match (&numbers, &texts) {
+            (Some(n), _) => {
+                let v = n
+                    .as_primitive::<arrow_array::types::Float64Type>()
+                    .value(row);
+                let read = match v.is_finite() && v.abs() < 1e9 {
+                    true => year_of_number(v.round() as i128),
+                    false => YearRead::OutOfRange,
+                };
+                (read, String::new())
+            }
+            (_, Some(t)) if t.data_type() == &DataType::Binary => {
+                let v = String::from_utf8_lossy(t.as_binary::<i32>().value(row)).into_owned();
+                (year_of_text(&v), v)
+            }
+            (_, Some(t)) => {
+                let v = t.as_string::<i32>().value(row);
+                (year_of_text(v), v.to_string())
+            }
+            _ => (YearRead::NotANumber, String::new()),
+        };
+        let range = || {
+            QuiverError::new(
+                1264,
+                "22003",
+                format!("Out of range value for column '{}' at row {at}", f.name()),
+            )
+        };
+        let y = match read {
+            YearRead::Exact(y) => y,
+            YearRead::Spaces(y) => {
+                misfits.note(at - 1, data_truncated(f, at));
+                y
+            }
+            YearRead::Trailing(y) => {
+                misfits.misfit(at - 1, data_truncated(f, at), data_truncated(f, at))?;
+                y
+            }
+            YearRead::OutOfRange => {
+                misfits.misfit(at - 1, range(), range())?;
+                0
+            }
+            YearRead::NotANumber => {
+                let bad = || {
+                    QuiverError::new(
+                        1366,
+                        "22007",
+                        format!(
+                            "Incorrect integer value: '{shown}' for column {table}`{}` at row {at}",
+                            f.name()
+                        ),
+                    )
+                };
+                misfits.misfit(at - 1, bad(), bad())?;
+                0
+            }
+        };
+        out.push(Some(y));
+    }
+    Ok(Arc::new(arrow_array::Int16Array::from(out)))
 }
 
 /// A value stored into a TIME column, as MariaDB stores it: one that is no
@@ -786,9 +885,29 @@ pub fn file_read_schema(schema: &arrow_schema::SchemaRef) -> arrow_schema::Schem
     ))
 }
 
+/// [`file_read_schema`] for a CSV file, whose YEAR values are text: '0'
+/// and '00' are 2000 as MariaDB's LOAD DATA reads them (a Parquet file's
+/// integer 0 is 0000).
+pub fn csv_read_schema(schema: &arrow_schema::SchemaRef) -> arrow_schema::SchemaRef {
+    let read = file_read_schema(schema);
+    let fields: Vec<Field> = read
+        .fields()
+        .iter()
+        .zip(schema.fields())
+        .map(|(r, f)| match quiver_common::types::is_year(f) {
+            true => Field::new(f.name(), DataType::Utf8, f.is_nullable()),
+            false => r.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(arrow_schema::Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    ))
+}
+
 /// Batches read from a file in [`file_read_schema`] as batches of the
 /// table's `schema`: member text stored as codes, with strict mode's 1265
-/// for a value that names no member.
+/// for a value that names no member; YEAR values by YEAR's rules (strict).
 pub fn stored_from_file(
     schema: &arrow_schema::SchemaRef,
     batches: Vec<arrow_array::RecordBatch>,
@@ -803,6 +922,9 @@ pub fn stored_from_file(
                 .zip(schema.fields())
                 .map(|(c, f)| match quiver_common::types::member_type(f) {
                     Some(m) => store_members(c, f, &m, first_row, &mut Misfits::strict()),
+                    None if quiver_common::types::is_year(f) => {
+                        store_year(c, f, first_row, "", &mut Misfits::strict())
+                    }
                     None => Ok(c.clone()),
                 })
                 .collect::<Result<Vec<_>>>()?;

@@ -857,6 +857,12 @@ impl<S: Stream> Conn<S> {
             .iter()
             .map(|f| quiver_common::types::field_decimals(f))
             .collect();
+        let years: Vec<bool> = schema
+            .fields()
+            .iter()
+            .map(|f| quiver_common::types::prints_year_digits(f))
+            .collect();
+        let any_year = years.iter().any(|&y| y);
         let n = schema.fields().len();
         for (i, f) in schema.fields().iter().enumerate() {
             let mut meta = column_meta(f, "", "", self.session.results_collation());
@@ -881,12 +887,24 @@ impl<S: Stream> Conn<S> {
                     return Ok(false);
                 }
             };
+            // YEAR's text is four digits (0000).
+            let text_columns = match any_year && !binary {
+                true => match resultset::years_as_text(b.columns(), &years) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        self.session.add_error(&e);
+                        self.io.write_payload(&proto::err_packet(&e));
+                        return Ok(false);
+                    }
+                },
+                false => b.columns().to_vec(),
+            };
             for r in 0..b.num_rows() {
                 row.clear();
                 let encoded = if binary {
                     resultset::binary_row(b.columns(), &types, r, results, &mut row)
                 } else {
-                    resultset::text_row_fixed(b.columns(), &decimals, r, results, &mut row)
+                    resultset::text_row_fixed(&text_columns, &decimals, r, results, &mut row)
                 };
                 if let Err(e) = encoded {
                     self.session.add_error(&e);

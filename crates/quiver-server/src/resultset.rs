@@ -50,6 +50,7 @@ pub mod flag {
     pub const NOT_NULL: u16 = 1;
     pub const BLOB: u16 = 16;
     pub const UNSIGNED: u16 = 32;
+    pub const ZEROFILL: u16 = 64;
     pub const BINARY: u16 = 128;
     pub const ENUM: u16 = 256;
     pub const SET: u16 = 2048;
@@ -104,6 +105,14 @@ pub fn column_meta(f: &Field, schema: &str, table: &str, results: Option<Collati
         DataType::Null => (ty::NULL, 0, flag::BINARY, 0, BINARY_COLLATION),
         // A comparison's or logical operator's result: INT(1) in MariaDB.
         DataType::Boolean => (ty::LONG, 1, 0, 0, BINARY_COLLATION),
+        // YEAR: a column is ZEROFILL UNSIGNED, as MariaDB sends it.
+        t if t.is_integer() && declared == Some(quiver_common::types::YEAR_TYPE_TEXT) => {
+            let flags = match table_column {
+                true => flag::UNSIGNED | flag::ZEROFILL,
+                false => flag::UNSIGNED | flag::BINARY,
+            };
+            (ty::YEAR, 4, flags, 0, BINARY_COLLATION)
+        }
         t if t.is_integer() && declared.and_then(IntType::parse).is_some() => {
             let i = declared.and_then(IntType::parse).expect("parsed above");
             let ty = match i.kind {
@@ -354,6 +363,27 @@ fn put_text(out: &mut Vec<u8>, s: &str, results: Charset) {
     }
 }
 
+/// YEAR columns (where `years[i]`) as the four digits MariaDB sends
+/// (0000); other columns unchanged.
+pub fn years_as_text(columns: &[ArrayRef], years: &[bool]) -> Result<Vec<ArrayRef>> {
+    columns
+        .iter()
+        .zip(years.iter().chain(std::iter::repeat(&false)))
+        .map(|(c, &year)| {
+            if !year || !c.data_type().is_integer() {
+                return Ok(c.clone());
+            }
+            let wide = quiver_exec::expr::cast_array(c, &DataType::Int64)?;
+            let wide = wide.as_primitive::<Int64Type>();
+            let text: arrow_array::StringArray = wide
+                .iter()
+                .map(|v| v.map(quiver_common::types::year_text))
+                .collect();
+            Ok(std::sync::Arc::new(text) as ArrayRef)
+        })
+        .collect()
+}
+
 /// Each cell of row `r` as the text protocol sends it, appended to `out`;
 /// strings in the `results` charset.
 pub fn text_row(columns: &[ArrayRef], r: usize, results: Charset, out: &mut Vec<u8>) -> Result<()> {
@@ -477,7 +507,7 @@ pub fn binary_row(
             let bytes = v.to_le_bytes();
             let width = match types.get(i) {
                 Some(&ty::TINY) => 1,
-                Some(&ty::SHORT) => 2,
+                Some(&ty::SHORT | &ty::YEAR) => 2,
                 Some(&ty::LONG | &ty::INT24) => 4,
                 _ => 8,
             };

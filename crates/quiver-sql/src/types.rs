@@ -73,12 +73,29 @@ pub fn sql_type(dt: &SqlType) -> Result<DataType> {
         | T::Bytea => DataType::Binary,
         // MySQL: BOOLEAN is TINYINT(1); it stores any small integer.
         T::Boolean | T::Bool => DataType::Int8,
+        // YEAR: a small integer (0 is 0000); the type text says YEAR.
+        T::Custom(..) if is_year_type(dt)? => DataType::Int16,
         T::Enum(..) | T::Set(_) => match member_type(dt)? {
             Some(m) => m.code_type(),
             None => return Err(QuiverError::not_supported(format!("data type {dt}"))),
         },
         other => return Err(QuiverError::not_supported(format!("data type {other}"))),
     })
+}
+
+/// Whether `dt` is YEAR or YEAR(4); YEAR(2) and other widths are not
+/// built (1235).
+pub fn is_year_type(dt: &SqlType) -> Result<bool> {
+    match dt {
+        SqlType::Custom(name, args) if name.to_string().eq_ignore_ascii_case("year") => {
+            match args.as_slice() {
+                [] => Ok(true),
+                [w] if w == "4" => Ok(true),
+                _ => Err(QuiverError::not_supported(format!("data type {dt}"))),
+            }
+        }
+        _ => Ok(false),
+    }
 }
 
 /// Error 1426 for DATETIME(n) / TIMESTAMP(n) with n beyond 6, naming what
@@ -120,7 +137,7 @@ pub fn cast_type(dt: &SqlType) -> Result<DataType> {
     {
         check_decimal_precision(*p)?;
     }
-    if matches!(dt, T::Enum(..) | T::Set(_)) {
+    if matches!(dt, T::Enum(..) | T::Set(_)) || is_year_type(dt).unwrap_or(false) {
         return Err(QuiverError::syntax_msg(format!(
             "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{dt}'"
         )));
@@ -221,6 +238,9 @@ pub fn column_type_text(dt: &SqlType) -> Option<String> {
         T::MediumInt(_) => Some("mediumint".into()),
         T::MediumIntUnsigned(_) => Some("mediumint unsigned".into()),
         T::Enum(..) | T::Set(_) => member_type(dt).ok().flatten().map(|m| m.text()),
+        T::Custom(..) if is_year_type(dt).unwrap_or(false) => {
+            Some(quiver_common::types::YEAR_TYPE_TEXT.into())
+        }
         _ => None,
     }
 }

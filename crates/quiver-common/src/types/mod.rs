@@ -15,6 +15,7 @@ pub(crate) mod pad_space;
 pub(crate) mod result_type;
 pub(crate) mod time;
 pub(crate) mod value;
+pub(crate) mod year;
 
 pub use datetime::*;
 pub use decimal::*;
@@ -27,6 +28,7 @@ pub use pad_space::*;
 pub use result_type::*;
 pub use time::*;
 pub use value::*;
+pub use year::*;
 
 /// A value as an unscaled decimal: defined with the value (scalar.rs).
 pub use crate::scalar::{to_decimal, to_decimal256};
