@@ -45,6 +45,7 @@ the oracle venv's python ($ORACLE_VENV, default ${TMPDIR:-/tmp}/mariadb-oracle/v
 """
 
 import argparse
+import subprocess
 import hashlib
 import os
 import re
@@ -176,6 +177,29 @@ def connect(database=None):
     if database:
         kw["database"] = database
     return pymysql.connect(**kw)
+
+
+def ensure_time_zones(conn):
+    """Loads the system tz database into the server's time zone tables when
+    they are empty (a fresh server has none, and CONVERT_TZ of a named zone
+    is then NULL): `mariadb-tzinfo-to-sql /usr/share/zoneinfo`, run by the
+    `mariadb` client on the same connection settings."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM mysql.time_zone_name")
+        if int(cur.fetchone()[0]) > 0:
+            return
+    script = subprocess.run(["mariadb-tzinfo-to-sql", "/usr/share/zoneinfo"],
+                            check=True, capture_output=True).stdout
+    client = ["mariadb", "-u", os.environ.get("SLT_MARIADB_USER", "root")]
+    if os.environ.get("SLT_MARIADB_PASSWORD"):
+        client.append("-p" + os.environ["SLT_MARIADB_PASSWORD"])
+    if os.environ.get("SLT_MARIADB_SOCKET"):
+        client += ["-S", os.environ["SLT_MARIADB_SOCKET"]]
+    else:
+        client += ["-h", os.environ.get("SLT_MARIADB_HOST", "127.0.0.1"),
+                   "-P", os.environ.get("SLT_MARIADB_PORT", "3307")]
+    subprocess.run(client + ["mysql"], input=script, check=True)
+    print("loaded the time zone tables from /usr/share/zoneinfo", file=sys.stderr)
 
 
 def db_name_for(path):
@@ -416,6 +440,7 @@ def main():
         with admin.cursor() as cur:
             cur.execute("SELECT VERSION()")
             version = cur.fetchone()[0]
+        ensure_time_zones(admin)
         admin.close()
         print("MariaDB %s, %d file(s)" % (version, len(files)), file=sys.stderr)
         for path in files:
