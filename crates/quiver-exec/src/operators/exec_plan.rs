@@ -136,25 +136,39 @@ fn run_partitions<T: Send>(
     if useful == 1 {
         return collecting_into(sink, || (0..n).map(&run).collect());
     }
+    let joined = run_on_threads(ctx, useful, &run);
+    let rest = (useful..n).map(|p| collecting_into(sink, || run(p)));
+    joined.into_iter().chain(rest).collect()
+}
+
+/// Runs `run(i)` for every `i` below `n` in parallel, each inside the
+/// query's warnings sink: `i` = 0 on this thread (one thread fewer to start
+/// per query, which is most of the time of a query over a few morsels),
+/// every other on a thread of its own. The results in order; a worker that
+/// panics gives an internal error.
+pub(crate) fn run_on_threads<T: Send>(
+    ctx: &ExecContext,
+    n: usize,
+    run: impl Fn(usize) -> Result<T> + Sync,
+) -> Vec<Result<T>> {
+    let sink = &ctx.warnings;
+    let panicked = || Err(QuiverError::internal("a worker thread panicked"));
     std::thread::scope(|s| {
         let run = &run;
-        let handles: Vec<_> = (1..useful)
-            .map(|p| s.spawn(move || collecting_into(sink, || run(p))))
+        let handles: Vec<_> = (1..n)
+            .map(|i| s.spawn(move || collecting_into(sink, || run(i))))
             .collect();
-        // Partition 0 runs on this thread: one thread fewer to start per
-        // query, which is most of the time of a query over a few morsels.
         let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             collecting_into(sink, || run(0))
         }))
-        .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")));
-        let joined: Vec<Result<T>> = std::iter::once(first)
-            .chain(handles.into_iter().map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")))
-            }))
-            .collect();
-        let rest = (useful..n).map(|p| collecting_into(sink, || run(p)));
-        joined.into_iter().chain(rest).collect()
+        .unwrap_or_else(|_| panicked());
+        std::iter::once(first)
+            .chain(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| panicked())),
+            )
+            .collect()
     })
 }
 

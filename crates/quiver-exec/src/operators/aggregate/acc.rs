@@ -15,12 +15,13 @@ use quiver_plan::AggFunc;
 use super::min_max_str::min_max_strs;
 use crate::bytes::is_binary;
 use crate::expr::{cast_array, scaled_div, PhysicalExpr};
+use crate::hash::{KeyColumn, KeyValues};
 use crate::operators::group_concat::{GroupConcatAcc, GroupConcatSpec};
 
 use super::distinct::{
     distinct_value_bytes, exact_values, string_bytes, tuple_parts, DistinctValue,
 };
-use super::distinct_pairs::{int_values, DistinctPairs};
+use super::distinct_pairs::DistinctPairs;
 use super::first_seen::is_exact;
 use super::first_seen::{Position, UNSEEN};
 use super::kernels::{
@@ -302,18 +303,27 @@ impl Acc {
     ) -> Result<()> {
         let nulls = arg.and_then(valid);
         let is_valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
-        if let (Some(a), true) = (arg, self.counts_distinct_nothing_yet()) {
-            if int_values(a).is_some() {
-                let mut pairs = DistinctPairs::default();
-                pairs.resize(self.groups_held());
-                *self = Acc::DistinctCount(pairs);
+        // Integer-like values (as a group key takes them: `KeyValues::Int`)
+        // go to one set of (group, value) pairs.
+        let ints = match arg {
+            Some(a)
+                if matches!(self, Acc::DistinctCount(_)) || self.counts_distinct_nothing_yet() =>
+            {
+                match KeyColumn::new(a)?.values {
+                    KeyValues::Int(v) => Some(v),
+                    _ => None,
+                }
             }
+            _ => None,
+        };
+        if ints.is_some() && self.counts_distinct_nothing_yet() {
+            let mut pairs = DistinctPairs::default();
+            pairs.resize(self.groups_held());
+            *self = Acc::DistinctCount(pairs);
         }
         match self {
             Acc::DistinctCount(pairs) => {
-                let a = arg
-                    .ok_or_else(|| QuiverError::internal("DISTINCT aggregate without argument"))?;
-                let values = int_values(a)
+                let values = ints
                     .ok_or_else(|| QuiverError::internal("COUNT(DISTINCT) values changed type"))?;
                 pairs.insert(ids, &values, is_valid);
             }

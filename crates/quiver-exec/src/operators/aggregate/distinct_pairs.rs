@@ -10,39 +10,7 @@
 //! ahead prefetched, as `IntTupleGroupMap` does for group keys. The pairs
 //! are split into parts by value (see `PARTS`).
 
-use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
-use arrow_schema::{DataType, TimeUnit};
-
 use crate::hash::{mix, prefetch};
-
-/// The values of an integer-like array (integers to 32 unsigned bits,
-/// dates, datetimes, short decimals of one scale, booleans) as `i64`s,
-/// equal where the values are; None for any other type.
-pub(super) fn int_values(a: &ArrayRef) -> Option<Vec<i64>> {
-    macro_rules! v {
-        ($t:ty) => {
-            a.as_primitive::<$t>()
-                .values()
-                .iter()
-                .map(|x| *x as i64)
-                .collect()
-        };
-    }
-    Some(match a.data_type() {
-        DataType::Int8 => v!(Int8Type),
-        DataType::Int16 => v!(Int16Type),
-        DataType::Int32 => v!(Int32Type),
-        DataType::Int64 => a.as_primitive::<Int64Type>().values().to_vec(),
-        DataType::UInt8 => v!(UInt8Type),
-        DataType::UInt16 => v!(UInt16Type),
-        DataType::UInt32 => v!(UInt32Type),
-        DataType::Date32 => v!(Date32Type),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => v!(TimestampMicrosecondType),
-        DataType::Decimal64(..) => v!(Decimal64Type),
-        DataType::Boolean => a.as_boolean().values().iter().map(|b| b as i64).collect(),
-        _ => return None,
-    })
-}
 
 /// Group of a free slot.
 const EMPTY: u32 = u32::MAX;

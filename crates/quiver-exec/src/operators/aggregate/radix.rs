@@ -22,7 +22,7 @@
 //! memory in order already.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
 use arrow_schema::{Field, Schema, SchemaRef};
@@ -32,7 +32,7 @@ use quiver_common::{QuiverError, Result};
 use crate::context::OwnedReservation;
 use crate::expr::PhysicalExpr;
 use crate::hash::{hash_rows, KeyColumn};
-use crate::warnings::collecting_into;
+use crate::operators::exec_plan::run_on_threads;
 use crate::ExecContext;
 
 use super::distinct::tuple_parts;
@@ -431,43 +431,30 @@ pub(super) fn aggregate_buckets(
         memory.grow(table.memory_size())?;
         Ok(Some(table.finish(schema, aggs)?))
     };
+    // Threads take the next bucket until none is left.
     let next = AtomicUsize::new(0);
-    let outputs: Vec<Mutex<Option<RecordBatch>>> =
-        (0..BUCKETS).map(|_| Default::default()).collect();
-    let work = || -> Result<()> {
+    let work = |_| -> Result<Vec<(usize, RecordBatch)>> {
+        let mut done = vec![];
         loop {
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= BUCKETS {
-                return Ok(());
+                return Ok(done);
             }
             if buckets[b].is_empty() {
                 continue;
             }
             ctx.check_cancelled()?;
-            *outputs[b].lock().expect("bucket output") = aggregate(&buckets[b])?;
+            done.extend(aggregate(&buckets[b])?.map(|out| (b, out)));
         }
     };
-    let threads = ctx.threads.clamp(1, BUCKETS);
-    let sink = &ctx.warnings;
-    std::thread::scope(|s| {
-        let work = &work;
-        let handles: Vec<_> = (1..threads)
-            .map(|_| s.spawn(move || collecting_into(sink, work)))
-            .collect();
-        let mut result = collecting_into(sink, work);
-        for h in handles {
-            let r = h
-                .join()
-                .unwrap_or_else(|_| Err(QuiverError::internal("a worker thread panicked")));
-            if result.is_ok() {
-                result = r;
-            }
-        }
-        result
-    })?;
+    let mut outputs = vec![];
+    for worker in run_on_threads(ctx, ctx.threads.clamp(1, BUCKETS), work) {
+        outputs.extend(worker?);
+    }
+    outputs.sort_unstable_by_key(|(b, _)| *b);
     Ok(outputs
         .into_iter()
-        .filter_map(|o| o.into_inner().expect("bucket output"))
-        .filter(|b| b.num_rows() > 0)
+        .map(|(_, out)| out)
+        .filter(|out| out.num_rows() > 0)
         .collect())
 }
